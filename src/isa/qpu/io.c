@@ -1,0 +1,201 @@
+/* io.c — the QPU's I/O registers (addresses 32..63 of both register files):
+ * what a read or write of each does, shared by the reference and the fast
+ * interpreter. Facts: reference/vc4.md §1.6, §1.7, §1.14, §1.17.
+ *
+ * Element-0 registers (setups, DMA addresses, uniforms address, host
+ * interrupt) take element 0's value and act only when element 0's write
+ * condition passed. Data registers (VPM, TMU, SFU) act when any lane's
+ * condition passed and carry all 16 lanes (docs/determinism.md).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "isa/qpu/qpu.h"
+#include "v3d/sfu.h"
+#include "v3d/tmu.h"
+#include "v3d/v3d.h"
+#include "v3d/vpm.h"
+
+int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...) {
+  char msg[GS_DIAG_MAX - 64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return gs_diag_set(&g->diag, code, "QPU %d at pc 0x%08x: %s", q->num, q->pc, msg);
+}
+
+void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t budget) {
+  memset(q, 0, sizeof *q);
+  q->num = num;
+  q->pc = code;
+  q->unif_addr = q->unif_base = uniforms;
+  q->budget = budget;
+  q->state = QPU_RUNNING;
+  for (unsigned c = 0; c < 48; c++)
+    for (int i = 0; i < QPU_LANES; i++) q->reg[QREG_SMALL_IMM0 + c].u[i] = qpu_small_imm_value(c);
+}
+
+static void commit(gs_qpu *q, const qpu_pending_write *p) {
+  gs_vec *r = &q->reg[p->reg];
+  for (int i = 0; i < QPU_LANES; i++)
+    if (p->lanes >> i & 1) r->u[i] = (r->u[i] & ~p->bytes) | (p->v.u[i] & p->bytes);
+}
+
+void qpu_retire(gs_qpu *q) {
+  for (int k = 0; k < q->npend; k++) commit(q, &q->pend[k]);
+  for (int k = 0; k < q->nnext; k++) q->pend[k] = q->next[k];
+  q->npend = q->nnext;
+  q->nnext = 0;
+  if (q->sfu_delay > 0 && --q->sfu_delay == 0) q->reg[QREG_R4] = q->sfu_result;
+}
+
+int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out) {
+  const void *p = gs_mem_ptr(g->mem, q->unif_addr, 4);
+  if (!p)
+    return qpu_fault(g, q, GS_EFAULT, "uniform read at 0x%08x is outside allocated GPU memory", q->unif_addr);
+  memcpy(out, p, 4);
+  q->unif_addr += 4;
+  return GS_OK;
+}
+
+static int mutex_read_in(uint64_t w) {
+  unsigned sig = qpu_get(w, QPU_F_SIG);
+  if (sig == QPU_SIG_LOAD_IMM || sig == QPU_SIG_BRANCH) return 0;
+  return qpu_get(w, QPU_F_RADDR_A) == QPU_R_MUTEX ||
+         (sig != QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) == QPU_R_MUTEX);
+}
+
+int qpu_io_would_block(gs_gpu *g, gs_qpu *q, uint64_t w) {
+  (void)q;
+  unsigned sig = qpu_get(w, QPU_F_SIG);
+  if (sig == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
+    unsigned n = qpu_get(w, QPU_F_SEM_NUM);
+    return qpu_get(w, QPU_F_SEM_SA) ? g->sem[n] == 0 : g->sem[n] == 15;
+  }
+  if (mutex_read_in(w)) return g->mutex_owner != -1;
+  return 0;
+}
+
+int qpu_io_semaphore(gs_gpu *g, gs_qpu *q, uint64_t w) {
+  unsigned n = qpu_get(w, QPU_F_SEM_NUM);
+  (void)q;
+  if (qpu_get(w, QPU_F_SEM_SA)) g->sem[n]--;
+  else g->sem[n]++;
+  return GS_OK;
+}
+
+static void broadcast(gs_vec *out, uint32_t v) {
+  for (int i = 0; i < QPU_LANES; i++) out->u[i] = v;
+}
+
+int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
+  uint32_t v;
+  int rc;
+  switch (addr) {
+  case QPU_R_UNIF:
+    if ((rc = qpu_uniform_pop(g, q, &v)) < 0) return rc;
+    broadcast(out, v);
+    return GS_OK;
+  case QPU_R_VARY:
+    return qpu_fault(g, q, GS_EHANG, "varying read in a program that has no varyings (only fragment shaders do)");
+  case QPU_R_ELEM_QPU:
+    for (int i = 0; i < QPU_LANES; i++) out->u[i] = file ? (uint32_t)q->num : (uint32_t)i;
+    return GS_OK;
+  case QPU_R_VPM:
+    return vpm_read(g, q, out);
+  case QPU_R_MUTEX:
+    g->mutex_owner = q->num;
+    broadcast(out, 0);
+    return GS_OK;
+  case QPU_R_NOP:
+  case QPU_R_XY_COORD: /* fragment-shader payload: 0 outside fragment shaders */
+  case QPU_R_MS_REV:
+  case QPU_R_BUSY:     /* DMA completes at once: never busy */
+  case QPU_R_WAIT:     /* ... and never waits */
+    broadcast(out, 0);
+    return GS_OK;
+  default:
+    return qpu_fault(g, q, GS_EINVAL, "read of unmapped regfile-%c address %u", file ? 'B' : 'A', addr);
+  }
+}
+
+int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v, uint16_t lanes) {
+  if (!lanes) return GS_OK;
+  int elem0 = lanes & 1;
+  switch (addr) {
+  case QPU_W_TMU_NOSWAP: /* TMU swapping is invisible to programs */
+  case QPU_W_NOP:
+    return GS_OK;
+  case QPU_W_ACC5: {
+    gs_vec *r5 = &q->reg[QREG_R5];
+    for (int i = 0; i < QPU_LANES; i++)
+      if (lanes >> i & 1) r5->u[i] = side ? v->u[0] : v->u[i & ~3];
+    return GS_OK;
+  }
+  case QPU_W_HOST_INT:
+    if (elem0 && v->u[0]) q->host_interrupt = 1;
+    return GS_OK;
+  case QPU_W_UNIFORMS_ADDRESS:
+    if (elem0) q->unif_addr = side ? q->unif_base + v->u[0] : v->u[0];
+    return GS_OK;
+  case QPU_W_QUAD_XY:
+  case QPU_W_MS_REV:
+  case QPU_W_TLB_STENCIL:
+  case QPU_W_TLB_Z:
+  case QPU_W_TLB_COLOUR_MS:
+  case QPU_W_TLB_COLOUR_ALL:
+  case QPU_W_TLB_ALPHA_MASK:
+    return qpu_fault(g, q, GS_EINVAL, "write to %s: the tile buffer is only reachable from fragment shaders",
+                     qpu_waddr_names[side][addr]);
+  case QPU_W_VPM:
+    return vpm_write(g, q, v);
+  case QPU_W_VPMVCD_SETUP:
+    if (!elem0) return GS_OK;
+    return side ? vpm_write_setup(g, q, v->u[0]) : vpm_read_setup(g, q, v->u[0]);
+  case QPU_W_VPM_ADDR:
+    if (!elem0) return GS_OK;
+    return side ? vpm_dma_store(g, q, v->u[0]) : vpm_dma_load(g, q, v->u[0]);
+  case QPU_W_MUTEX_RELEASE:
+    if (g->mutex_owner != q->num)
+      return qpu_fault(g, q, GS_EINVAL, "mutex released by a QPU that does not hold it");
+    g->mutex_owner = -1;
+    return GS_OK;
+  case QPU_W_SFU_RECIP:
+  case QPU_W_SFU_RECIPSQRT:
+  case QPU_W_SFU_EXP:
+  case QPU_W_SFU_LOG: {
+    uint32_t (*fn)(uint32_t) = addr == QPU_W_SFU_RECIP ? sfu_recip
+                               : addr == QPU_W_SFU_RECIPSQRT ? sfu_recipsqrt
+                               : addr == QPU_W_SFU_EXP ? sfu_exp2 : sfu_log2;
+    for (int i = 0; i < QPU_LANES; i++) q->sfu_result.u[i] = fn(v->u[i]);
+    q->sfu_delay = 3;
+    return GS_OK;
+  }
+  default:
+    if (addr >= QPU_W_TMU0_S && addr <= QPU_W_TMU1_B) {
+      unsigned k = addr - QPU_W_TMU0_S;
+      return tmu_write(g, q, (int)(k >> 2), (int)(k & 3), v, lanes);
+    }
+    return qpu_fault(g, q, GS_EINVAL, "write to register %u (%s) is not an I/O write", addr,
+                     qpu_waddr_names[side][addr & 63]);
+  }
+}
+
+int qpu_io_signal(gs_gpu *g, gs_qpu *q, unsigned sig) {
+  switch (sig) {
+  case QPU_SIG_LDTMU0:
+  case QPU_SIG_LDTMU1:
+    return tmu_pop(g, q, sig == QPU_SIG_LDTMU1, &q->reg[QREG_R4]);
+  case QPU_SIG_BKPT:
+    return qpu_fault(g, q, GS_EINVAL, "software breakpoint (bkpt)");
+  case QPU_SIG_LOADCV:
+  case QPU_SIG_LOADC:
+  case QPU_SIG_LDCEND:
+  case QPU_SIG_LOADAM:
+    return qpu_fault(g, q, GS_EINVAL, "%s: the tile buffer is only reachable from fragment shaders",
+                     qpu_sig_names[sig]);
+  default: /* thrsw, lthrsw, sbwait, sbdone: nothing to do for a single-threaded user program */
+    return GS_OK;
+  }
+}

@@ -1,0 +1,126 @@
+/* qpu.h — internal model of one VideoCore IV QPU: its register array, flags,
+ * pipeline latencies and the per-QPU state of the units it talks to.
+ *
+ * Every operand the interpreters touch lives in one 64-byte-aligned array of
+ * 16-lane vectors, reg[], so that predecoded micro-ops name operands by index
+ * (no pointers that alias) and the compiler can vectorise each lane loop.
+ */
+#ifndef GS_QPU_QPU_H
+#define GS_QPU_QPU_H
+
+#include <stdalign.h>
+#include <stdint.h>
+#include "gpusim/gpu.h"
+#include "isa/qpu/table.h"
+#include "v3d/vpm.h"
+#include "v3d/tmu.h"
+
+#define QPU_LANES 16
+#define QPU_ALL_LANES 0xFFFFu
+
+/* A 16-lane vector of 32-bit values. */
+typedef union gs_vec {
+  uint32_t u[QPU_LANES];
+  int32_t i[QPU_LANES];
+  float f[QPU_LANES];
+} gs_vec;
+
+/* Slots of gs_qpu.reg[]. */
+enum {
+  QREG_R0 = 0,          /* accumulators r0..r5 at 0..5 */
+  QREG_R4 = 4,
+  QREG_R5 = 5,
+  QREG_RA0 = 8,         /* regfile A at 8..39 */
+  QREG_RB0 = 40,        /* regfile B at 40..71 */
+  QREG_READ_A = 72,     /* value of an I/O read through raddr_a this instruction */
+  QREG_READ_B = 73,     /* value of an I/O read through raddr_b this instruction */
+  QREG_UNPACK_A_ADD = 74, /* regfile-A value unpacked for the ADD ALU */
+  QREG_UNPACK_A_MUL = 75, /* ... for the MUL ALU */
+  QREG_UNPACK_R4 = 76,  /* r4 unpacked (pm=1) */
+  QREG_ADD_OUT = 77,    /* ADD ALU result before write-back */
+  QREG_MUL_OUT = 78,    /* MUL ALU result before write-back */
+  QREG_TMP = 79,        /* scratch for the interpreters */
+  QREG_SMALL_IMM0 = 80, /* small immediates 0..47 (constant) at 80..127 */
+  QREG_COUNT = 128
+};
+
+enum { QPU_IDLE = 0, QPU_RUNNING, QPU_ENDED, QPU_FAILED };
+
+/* Return values of the per-QPU step functions (besides negative errors). */
+enum { QPU_STEP_OK = 0, QPU_STEP_STALL = 1, QPU_STEP_END = 2 };
+
+/* A regfile write waiting for its read-after-write latency: written by
+ * instruction N, readable from instruction N+2 (reference/vc4.md §1.15). */
+typedef struct qpu_pending_write {
+  alignas(64) gs_vec v;
+  uint32_t bytes;   /* bits of each lane that the write changes (pack) */
+  uint16_t lanes;   /* lanes whose condition passed */
+  uint8_t reg;      /* slot in reg[] */
+} qpu_pending_write;
+
+struct qpu_program; /* prepared program, decode.h */
+
+typedef struct gs_qpu {
+  alignas(64) gs_vec reg[QREG_COUNT];
+  /* Regfile writes of the previous instruction, committed at the end of
+   * the current one; writes of the current one are staged in `next`. */
+  qpu_pending_write pend[2], next[2];
+  uint8_t npend, nnext;
+  /* SFU result: lands in r4 when sfu_delay counts down to 0 (readable by
+   * the third instruction after the SFU write). */
+  alignas(64) gs_vec sfu_result;
+  int8_t sfu_delay;
+
+  uint16_t zf, nf, cf;   /* flags, one bit per lane */
+
+  uint32_t pc;           /* bus address of the next instruction */
+  uint32_t branch_target;
+  int8_t branch_delay;   /* >0: delay-slot instructions left before the jump */
+  int8_t end_delay;      /* >0: delay-slot instructions left before thread end */
+  int8_t state;          /* QPU_IDLE / RUNNING / ENDED / FAILED */
+  int8_t host_interrupt;
+  int num;               /* QPU number 0..11 */
+  uint32_t unif_addr;    /* address of the next uniform */
+  uint32_t unif_base;    /* start of the uniform stream (for unif_addr_rel) */
+  uint64_t instructions; /* executed so far */
+  uint64_t budget;       /* watchdog limit */
+
+  const struct qpu_program *prog; /* prepared code containing pc */
+
+  qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
+  qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h) */
+} gs_qpu;
+
+/* ---- I/O (io.c): reads and writes of the registers at addresses 32..63 ---
+ * These are shared by both interpreters. They return GS_OK, QPU_STEP_STALL
+ * or a negative error (the message, naming the QPU and pc, is in g). */
+
+/* True if the instruction word w cannot start now (semaphore, mutex). */
+int qpu_io_would_block(gs_gpu *g, gs_qpu *q, uint64_t w);
+/* Performs the read of address addr (>= 32) of regfile `file` (0 A, 1 B). */
+int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out);
+/* Performs a write to address addr (>= 32; accumulators excluded) through
+ * the `side` port (0 A, 1 B) for the lanes in `lanes`. */
+int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v, uint16_t lanes);
+/* Semaphore instruction (sig 14, type 4). */
+int qpu_io_semaphore(gs_gpu *g, gs_qpu *q, uint64_t w);
+/* Signals that touch units: ldtmu0/1 (r4 <- result), TLB loads. */
+int qpu_io_signal(gs_gpu *g, gs_qpu *q, unsigned sig);
+/* Pops the next uniform. */
+int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out);
+
+/* Records an error "QPU <n> at pc 0x<pc>: <message>" in g; returns code. */
+int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Resets q to start a program at code with uniforms. */
+void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t budget);
+
+/* Commits staged regfile writes at the end of an instruction and counts the
+ * SFU latency down; shared by both interpreters. */
+void qpu_retire(gs_qpu *q);
+
+#endif

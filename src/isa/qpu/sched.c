@@ -1,0 +1,125 @@
+/* sched.c — the user-program queue: runs (code, uniforms) pairs on the
+ * context's QPUs, as V3D_SRQPC/SRQUA do (reference/vc4.md §4.8, §10).
+ *
+ * QPUs take turns in a fixed order, each running a quantum of instructions
+ * or until it blocks on a semaphore or the mutex, so results never depend on
+ * host timing. When no running QPU can make progress the run ends with a
+ * deadlock error that says what each QPU waits for; a program that runs past
+ * its instruction budget ends with a watchdog error naming its QPU and pc.
+ */
+#include <fenv.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "gpusim/qpu.h"
+#include "isa/qpu/decode.h"
+#include "v3d/v3d.h"
+
+#define QPU_QUANTUM 256
+
+/* Describes why q cannot issue the instruction at its pc. */
+static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
+  uint64_t w = 0;
+  const void *p = gs_mem_ptr(g->mem, q->pc, 8);
+  if (p) memcpy(&w, p, 8);
+  if (qpu_get(w, QPU_F_SIG) == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
+    unsigned n = qpu_get(w, QPU_F_SEM_NUM);
+    snprintf(buf, len, "QPU %d at pc 0x%08x waits to %s semaphore %u (count %u)", q->num, q->pc,
+             qpu_get(w, QPU_F_SEM_SA) ? "acquire" : "release", n, g->sem[n]);
+  } else if (g->mutex_owner == q->num) {
+    snprintf(buf, len, "QPU %d at pc 0x%08x waits for the mutex it already holds", q->num, q->pc);
+  } else {
+    snprintf(buf, len, "QPU %d at pc 0x%08x waits for the mutex (held by QPU %d)", q->num, q->pc,
+             g->mutex_owner);
+  }
+}
+
+/* Runs one quantum of q; returns QPU_STEP_* or a negative error. */
+static int run_quantum(gs_gpu *g, gs_qpu *q) {
+  if (g->cfg.interpreter == GS_INTERP_REFERENCE) {
+    for (int k = 0; k < QPU_QUANTUM; k++) {
+      int rc = qpu_step_ref(g, q);
+      if (rc != QPU_STEP_OK) return rc;
+    }
+    return QPU_STEP_OK;
+  }
+  return qpu_run_fast(g, q, QPU_QUANTUM);
+}
+
+static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
+  int nq = g->cfg.qpus;
+  long prog_of[GS_MAX_QPUS];
+  size_t next = 0, done = 0;
+  for (int i = 0; i < nq; i++) prog_of[i] = -1;
+  while (done < n) {
+    /* Start queued programs on idle QPUs, in QPU order. */
+    for (int i = 0; i < nq && next < n; i++) {
+      if (prog_of[i] >= 0) continue;
+      qpu_reset(g->qpu[i], i, progs[next].code, progs[next].uniforms, g->cfg.watchdog);
+      prog_of[i] = (long)next++;
+    }
+    int progress = 0;
+    for (int i = 0; i < nq; i++) {
+      if (prog_of[i] < 0) continue;
+      gs_qpu *q = g->qpu[i];
+      uint64_t before = q->instructions;
+      int rc = run_quantum(g, q);
+      if (rc < 0) return rc;
+      if (q->instructions != before) progress = 1;
+      if (rc == QPU_STEP_END) {
+        gs_qpu_status *s = st ? &st[prog_of[i]] : NULL;
+        if (s) {
+          s->ended = 1;
+          s->host_interrupt = q->host_interrupt;
+          s->qpu = i;
+          s->instructions = q->instructions;
+        }
+        q->state = QPU_ENDED;
+        prog_of[i] = -1;
+        done++;
+        progress = 1;
+      } else if (q->instructions > q->budget) {
+        const gs_qpu_program *p = &progs[prog_of[i]];
+        return qpu_fault(g, q, GS_EWATCHDOG,
+                         "watchdog: the program at 0x%08x (uniforms 0x%08x) ran %" PRIu64
+                         " instructions without ending (budget %" PRIu64 ")",
+                         p->code, p->uniforms, q->instructions, q->budget);
+      }
+    }
+    if (!progress) {
+      char msg[GS_DIAG_MAX], one[160];
+      snprintf(msg, sizeof msg, "deadlock: no QPU can make progress:");
+      for (int i = 0; i < nq; i++) {
+        if (prog_of[i] < 0) continue;
+        describe_block(g, g->qpu[i], one, sizeof one);
+        size_t len = strlen(msg);
+        snprintf(msg + len, sizeof msg - len, " %s;", one);
+      }
+      return gs_diag_set(&g->diag, GS_EDEADLOCK, "%s", msg);
+    }
+  }
+  return GS_OK;
+}
+
+int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
+  gs_diag_clear(&g->diag);
+  if (n && !progs) return gs_diag_set(&g->diag, GS_EARG, "qpu.run: no programs");
+  if (st) memset(st, 0, n * sizeof *st);
+  for (size_t i = 0; i < n; i++) {
+    if (progs[i].code & 7)
+      return gs_diag_set(&g->diag, GS_EARG, "qpu.run: program %zu: code address 0x%08x is not 8-byte aligned",
+                         i + 1, progs[i].code);
+    if (progs[i].uniforms & 3)
+      return gs_diag_set(&g->diag, GS_EARG,
+                         "qpu.run: program %zu: uniforms address 0x%08x is not 4-byte aligned", i + 1,
+                         progs[i].uniforms);
+  }
+  memset(g->sem, 0, sizeof g->sem);
+  g->mutex_owner = -1;
+  /* fadd/fsub/fmul/itof round in the host's rounding mode (alu.h). */
+  int saved = fegetround();
+  fesetround(g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO);
+  int rc = run_all(g, progs, n, st);
+  fesetround(saved);
+  return rc;
+}
