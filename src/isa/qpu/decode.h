@@ -1,7 +1,13 @@
 /* decode.h — preparing QPU programs for the fast interpreter: each
  * instruction is decoded and validated once and predecoded into micro-ops
  * whose operands are indices into gs_qpu.reg[]; prepared programs are cached
- * per context by code address and content. */
+ * per context by code address and content.
+ *
+ * The fast interpreter handles the common instruction shapes itself and
+ * hands every other instruction (rotations, unpacks, packs, semaphores, rare
+ * signals) to the reference interpreter, so both always agree on what an
+ * instruction means; tests run whole programs through both and compare.
+ */
 #ifndef GS_QPU_DECODE_H
 #define GS_QPU_DECODE_H
 
@@ -10,8 +16,66 @@
 
 typedef struct qpu_cache qpu_cache;
 
+/* Micro-op kinds. ALU operations come first, one kind per opcode, so the
+ * interpreter's switch has one 16-lane loop per operation. */
+enum {
+#define X(code, name, n, fi, fo) UOP_ADD_##code,
+  QPU_ADD_OPS(X)
+#undef X
+#define X(code, name, fi, fo) UOP_MUL_##code,
+  QPU_MUL_OPS(X)
+#undef X
+  UOP_IO_READ,     /* reg[d] = I/O read of address `addr` in file `side` */
+  UOP_FLAGS_ADD,   /* flags from ADD op `op`: result reg[d], operands reg[a], reg[b], lanes cond */
+  UOP_FLAGS_MUL,   /* flags from MUL op `op` */
+  UOP_FLAGS_LDI,   /* flags from an immediate in reg[d] */
+  UOP_MOVE,        /* reg[d] = reg[a] in the lanes of cond (whole vector) */
+  UOP_STAGE,       /* stage reg[a] for regfile slot d under cond (read-after-write latency) */
+  UOP_IO_WRITE,    /* I/O write of reg[a] to address `addr` on side `side` under cond */
+  UOP_CONST,       /* reg[d] = program constant number `imm` */
+  UOP_LDTMU,       /* signal ldtmu<side> */
+  UOP_THREND,      /* thread end after two delay slots */
+  UOP_BRANCH,      /* branch: condition `cond` (branch codes), see exec.c */
+  UOP_COUNT
+};
+
+typedef struct qpu_uop {
+  uint8_t kind;
+  uint8_t d, a, b;     /* slots of gs_qpu.reg[] */
+  uint8_t cond;        /* write condition (QPU_CONDS) or branch condition */
+  uint8_t op;          /* opcode for flag uops */
+  uint8_t side;        /* register-file side / TMU number */
+  uint8_t addr;        /* I/O address */
+  uint32_t imm;        /* constant index, branch immediate */
+} qpu_uop;
+
+/* Instruction flags. */
+enum {
+  PI_SLOW = 1,      /* run by the reference interpreter */
+  PI_MAY_BLOCK = 2, /* check qpu_io_would_block first */
+};
+
+typedef struct qpu_pinsn {
+  uint32_t first_uop; /* index into program uops */
+  uint8_t nuops;
+  uint8_t flags;
+} qpu_pinsn;
+
+typedef struct qpu_program {
+  uint32_t start, end;       /* bus addresses [start, end) */
+  uint64_t *words;           /* the code as prepared, to detect changes */
+  qpu_pinsn *insns;          /* one per word */
+  qpu_uop *uops;
+  gs_vec *consts;            /* load-immediate values */
+  uint32_t nconsts;
+} qpu_program;
+
 qpu_cache *qpu_cache_new(void);
 void qpu_cache_free(qpu_cache *c);
+
+/* Returns the prepared program starting at pc, preparing (and caching) it if
+ * needed; NULL with an error in g if the code at pc cannot be fetched. */
+const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc);
 
 /* The reference interpreter: executes the one instruction at q->pc.
  * Returns QPU_STEP_OK, QPU_STEP_STALL (nothing changed; try again later),

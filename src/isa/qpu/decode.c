@@ -1,0 +1,350 @@
+/* decode.c — prepares QPU programs for the fast interpreter (see decode.h):
+ * finds the extent of the code, predecodes each instruction into micro-ops
+ * over gs_qpu.reg[] slots, and caches the result by start address, checking
+ * the code's content on every lookup. */
+#include <stdlib.h>
+#include <string.h>
+#include "isa/qpu/decode.h"
+#include "v3d/v3d.h"
+
+#define MAX_PROGRAM_WORDS (1u << 16)
+
+struct qpu_cache {
+  qpu_program **progs;
+  size_t n, cap;
+};
+
+qpu_cache *qpu_cache_new(void) { return calloc(1, sizeof(qpu_cache)); }
+
+static void program_free(qpu_program *p) {
+  if (!p) return;
+  free(p->words);
+  free(p->insns);
+  free(p->uops);
+  free(p->consts);
+  free(p);
+}
+
+void qpu_cache_free(qpu_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) program_free(c->progs[i]);
+  free(c->progs);
+  free(c);
+}
+
+/* ---- Extent of a program ------------------------------------------------- */
+
+/* Number of words from start that belong to the program: up to two delay
+ * slots past a thread end that no known branch target lies beyond, the end
+ * of the allocation, or MAX_PROGRAM_WORDS. */
+static uint32_t program_length(const gs_mem *m, uint32_t start) {
+  uint32_t n = 0, end_at = 0; /* end_at: word index after which the code may stop */
+  uint64_t furthest_target = 0;
+  while (n < MAX_PROGRAM_WORDS) {
+    const void *p = gs_mem_ptr(m, start + 8 * n, 8);
+    if (!p) break;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    unsigned sig = qpu_get(w, QPU_F_SIG);
+    if (sig == QPU_SIG_BRANCH && !qpu_get(w, QPU_F_REG)) {
+      uint64_t target = (uint64_t)qpu_get(w, QPU_F_IMM);
+      if (qpu_get(w, QPU_F_REL)) target = (uint32_t)(start + 8 * n + 32 + qpu_get(w, QPU_F_IMM));
+      if (target > furthest_target) furthest_target = target;
+    }
+    n++;
+    if (sig == QPU_SIG_THREND || sig == QPU_SIG_LDCEND) end_at = n + 2;
+    if (end_at && n >= end_at && furthest_target < (uint64_t)start + 8 * n) break;
+  }
+  return n;
+}
+
+/* ---- Predecoding ----------------------------------------------------------- */
+
+typedef struct builder {
+  qpu_uop *uops;
+  size_t n, cap;
+  gs_vec *consts;
+  uint32_t nconsts, capconsts;
+  int oom;
+} builder;
+
+static void emit(builder *b, qpu_uop u) {
+  if (b->n == b->cap) {
+    size_t ncap = b->cap ? b->cap * 2 : 256;
+    qpu_uop *nu = realloc(b->uops, ncap * sizeof *nu);
+    if (!nu) {
+      b->oom = 1;
+      return;
+    }
+    b->uops = nu;
+    b->cap = ncap;
+  }
+  b->uops[b->n++] = u;
+}
+
+static uint32_t add_const(builder *b, const gs_vec *v) {
+  if (b->nconsts == b->capconsts) {
+    uint32_t ncap = b->capconsts ? b->capconsts * 2 : 16;
+    gs_vec *nc = aligned_alloc(64, ncap * sizeof *nc);
+    if (!nc) {
+      b->oom = 1;
+      return 0;
+    }
+    if (b->consts) memcpy(nc, b->consts, b->nconsts * sizeof *nc);
+    free(b->consts);
+    b->consts = nc;
+    b->capconsts = ncap;
+  }
+  b->consts[b->nconsts] = *v;
+  return b->nconsts++;
+}
+
+/* Slot that mux `mux` reads in instruction w. */
+static uint8_t mux_slot(uint64_t w, unsigned mux) {
+  unsigned sig = qpu_get(w, QPU_F_SIG);
+  if (mux <= QPU_MUX_R5) return (uint8_t)(QREG_R0 + mux);
+  if (mux == QPU_MUX_A) {
+    unsigned ra = qpu_get(w, QPU_F_RADDR_A);
+    return (uint8_t)(ra < 32 ? QREG_RA0 + ra : ra == QPU_R_NOP ? QREG_SMALL_IMM0 : QREG_READ_A);
+  }
+  unsigned rb = qpu_get(w, QPU_F_RADDR_B);
+  if (sig == QPU_SIG_SMALL_IMM) return (uint8_t)(QREG_SMALL_IMM0 + rb);
+  return (uint8_t)(rb < 32 ? QREG_RB0 + rb : rb == QPU_R_NOP ? QREG_SMALL_IMM0 : QREG_READ_B);
+}
+
+/* Destination description of one ALU's write. */
+typedef struct dest {
+  unsigned side, addr, cond;
+  int writes; /* the write does something */
+} dest;
+
+static dest alu_dest(uint64_t w, int is_mul) {
+  dest d;
+  unsigned ws = qpu_get(w, QPU_F_WS);
+  d.side = is_mul ? !ws : ws;
+  d.addr = qpu_get(w, is_mul ? QPU_F_WADDR_MUL : QPU_F_WADDR_ADD);
+  d.cond = qpu_get(w, is_mul ? QPU_F_COND_MUL : QPU_F_COND_ADD);
+  d.writes = d.cond != 0 && d.addr != QPU_W_NOP;
+  return d;
+}
+
+static int is_acc(unsigned addr) { return addr >= QPU_W_ACC0 && addr <= QPU_W_ACC3; }
+
+/* Emits the write-back of reg[src] to d. */
+static void emit_writeback(builder *b, const dest *d, uint8_t src) {
+  if (!d->writes) return;
+  qpu_uop u = {0};
+  u.a = src;
+  u.cond = (uint8_t)d->cond;
+  if (d->addr < 32) {
+    u.kind = UOP_STAGE;
+    u.d = (uint8_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
+  } else if (is_acc(d->addr)) {
+    if (d->cond == 1 && src == QREG_R0 + d->addr - QPU_W_ACC0) return; /* computed in place */
+    u.kind = UOP_MOVE;
+    u.d = (uint8_t)(QREG_R0 + d->addr - QPU_W_ACC0);
+  } else {
+    u.kind = UOP_IO_WRITE;
+    u.side = (uint8_t)d->side;
+    u.addr = (uint8_t)d->addr;
+  }
+  emit(b, u);
+}
+
+/* Can the fast interpreter run this ALU-form instruction itself? */
+static int alu_is_fast(uint64_t w) {
+  unsigned sig = qpu_get(w, QPU_F_SIG);
+  unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
+  unsigned pm = qpu_get(w, QPU_F_PM), pack = qpu_get(w, QPU_F_PACK), unpack = qpu_get(w, QPU_F_UNPACK);
+  if (!(sig == QPU_SIG_NONE || sig == QPU_SIG_THREND || sig == QPU_SIG_LDTMU0 ||
+        sig == QPU_SIG_LDTMU1 || (sig == QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) < 48)))
+    return 0;
+  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
+  /* A nop that still names a destination: leave its meaning to the reference. */
+  if ((op_add == QPU_A_NOP && da.writes) || (op_mul == QPU_M_NOP && dm.writes)) return 0;
+  if (da.writes && dm.writes && da.addr == dm.addr && (da.addr >= 32 || da.side == dm.side)) return 0;
+  unsigned muxes[4] = {qpu_get(w, QPU_F_ADD_A), qpu_get(w, QPU_F_ADD_B), qpu_get(w, QPU_F_MUL_A),
+                       qpu_get(w, QPU_F_MUL_B)};
+  if (unpack) {
+    for (int i = 0; i < 4; i++) {
+      int used = i < 2 ? op_add != QPU_A_NOP : op_mul != QPU_M_NOP;
+      if (used && muxes[i] == (pm ? QPU_MUX_R4 : QPU_MUX_A)) return 0;
+    }
+  }
+  if (pack) {
+    if (pm) return 0;
+    if ((da.writes && da.side == 0 && da.addr < 32) || (dm.writes && dm.side == 0 && dm.addr < 32)) return 0;
+  }
+  return 1;
+}
+
+static void emit_alu(builder *b, uint64_t w) {
+  unsigned sig = qpu_get(w, QPU_F_SIG), sf = qpu_get(w, QPU_F_SF);
+  unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
+  unsigned ra = qpu_get(w, QPU_F_RADDR_A), rb = qpu_get(w, QPU_F_RADDR_B);
+  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
+  qpu_uop u;
+
+  /* Read stage: I/O reads happen whenever the field names an I/O register. */
+  if (ra >= 32 && ra != QPU_R_NOP) {
+    u = (qpu_uop){.kind = UOP_IO_READ, .d = QREG_READ_A, .side = 0, .addr = (uint8_t)ra};
+    emit(b, u);
+  }
+  if (sig != QPU_SIG_SMALL_IMM && rb >= 32 && rb != QPU_R_NOP) {
+    u = (qpu_uop){.kind = UOP_IO_READ, .d = QREG_READ_B, .side = 1, .addr = (uint8_t)rb};
+    emit(b, u);
+  }
+  uint8_t add_a = mux_slot(w, qpu_get(w, QPU_F_ADD_A)), add_b = mux_slot(w, qpu_get(w, QPU_F_ADD_B));
+  uint8_t mul_a = mux_slot(w, qpu_get(w, QPU_F_MUL_A)), mul_b = mux_slot(w, qpu_get(w, QPU_F_MUL_B));
+  int flags_from_add = sf && op_add != QPU_A_NOP;
+  int flags_from_mul = sf && op_add == QPU_A_NOP && op_mul != QPU_M_NOP;
+
+  uint8_t add_out = QREG_ADD_OUT, mul_out = QREG_MUL_OUT;
+  if (op_add != QPU_A_NOP) {
+    /* Compute straight into an accumulator when nothing else needs the old
+     * value: unconditional, no flags, and the MUL does not read it. */
+    if (da.writes && da.cond == 1 && !flags_from_add && is_acc(da.addr)) {
+      uint8_t acc = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
+      if (op_mul == QPU_M_NOP || (mul_a != acc && mul_b != acc)) add_out = acc;
+    }
+    u = (qpu_uop){.kind = (uint8_t)(UOP_ADD_0 + op_add), .d = add_out, .a = add_a, .b = add_b};
+    emit(b, u);
+    if (flags_from_add) {
+      u = (qpu_uop){.kind = UOP_FLAGS_ADD, .d = add_out, .a = add_a, .b = add_b,
+                    .cond = (uint8_t)da.cond, .op = (uint8_t)op_add};
+      emit(b, u);
+    }
+  }
+  if (op_mul != QPU_M_NOP) {
+    if (dm.writes && dm.cond == 1 && !flags_from_mul && is_acc(dm.addr))
+      mul_out = (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0);
+    u = (qpu_uop){.kind = (uint8_t)(UOP_MUL_0 + op_mul), .d = mul_out, .a = mul_a, .b = mul_b};
+    emit(b, u);
+    if (flags_from_mul) {
+      u = (qpu_uop){.kind = UOP_FLAGS_MUL, .d = mul_out, .a = mul_a, .b = mul_b,
+                    .cond = (uint8_t)dm.cond, .op = (uint8_t)op_mul};
+      emit(b, u);
+    }
+  }
+  if (op_add != QPU_A_NOP) emit_writeback(b, &da, add_out);
+  if (op_mul != QPU_M_NOP) emit_writeback(b, &dm, mul_out);
+  if (sig == QPU_SIG_LDTMU0 || sig == QPU_SIG_LDTMU1) {
+    u = (qpu_uop){.kind = UOP_LDTMU, .side = (uint8_t)(sig == QPU_SIG_LDTMU1)};
+    emit(b, u);
+  }
+  if (sig == QPU_SIG_THREND) {
+    u = (qpu_uop){.kind = UOP_THREND};
+    emit(b, u);
+  }
+}
+
+/* Load immediate (32-bit or per-element) without pack or flags. */
+static int ldi_is_fast(uint64_t w) {
+  unsigned t = qpu_get(w, QPU_F_LDI_TYPE);
+  if (t != QPU_LDI_32 && t != QPU_LDI_PES && t != QPU_LDI_PEU) return 0;
+  if (qpu_get(w, QPU_F_PACK) || qpu_get(w, QPU_F_SF)) return 0;
+  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
+  if (da.writes && dm.writes && da.addr == dm.addr && (da.addr >= 32 || da.side == dm.side)) return 0;
+  return 1;
+}
+
+static void emit_ldi(builder *b, uint64_t w) {
+  unsigned t = qpu_get(w, QPU_F_LDI_TYPE);
+  uint32_t imm = qpu_get(w, QPU_F_IMM);
+  gs_vec v;
+  for (int i = 0; i < QPU_LANES; i++) {
+    uint32_t two = ((imm >> i) & 1) | (((imm >> (16 + i)) & 1) << 1);
+    v.u[i] = t == QPU_LDI_32 ? imm : t == QPU_LDI_PEU ? two : (uint32_t)((int32_t)(two << 30) >> 30);
+  }
+  qpu_uop u = {.kind = UOP_CONST, .d = QREG_ADD_OUT};
+  u.imm = add_const(b, &v);
+  emit(b, u);
+  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
+  emit_writeback(b, &da, QREG_ADD_OUT);
+  emit_writeback(b, &dm, QREG_ADD_OUT);
+}
+
+/* Predecodes the instruction w into b; returns its PI_* flags. */
+static uint8_t predecode(builder *b, uint64_t w) {
+  unsigned sig = qpu_get(w, QPU_F_SIG);
+  if (qpu_invalid_reason(w)) return PI_SLOW; /* the reference reports it */
+  if (sig == QPU_SIG_BRANCH) return PI_SLOW;
+  if (sig == QPU_SIG_LOAD_IMM) {
+    if (!ldi_is_fast(w)) return PI_SLOW;
+    emit_ldi(b, w);
+    return 0;
+  }
+  if (!alu_is_fast(w)) return PI_SLOW;
+  emit_alu(b, w);
+  unsigned ra = qpu_get(w, QPU_F_RADDR_A), rb = qpu_get(w, QPU_F_RADDR_B);
+  return (ra == QPU_R_MUTEX || (sig != QPU_SIG_SMALL_IMM && rb == QPU_R_MUTEX)) ? PI_MAY_BLOCK : 0;
+}
+
+static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
+  qpu_program *p = calloc(1, sizeof *p);
+  builder b = {0};
+  if (!p) return NULL;
+  p->start = start;
+  p->end = start + 8 * n;
+  p->words = malloc(n * sizeof *p->words);
+  p->insns = calloc(n, sizeof *p->insns);
+  if (!p->words || !p->insns) goto oom;
+  memcpy(p->words, gs_mem_ptr(g->mem, start, 8 * n), 8 * (size_t)n);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t first = b.n;
+    p->insns[i].flags = predecode(&b, p->words[i]);
+    if (b.oom) goto oom;
+    p->insns[i].first_uop = (uint32_t)first;
+    p->insns[i].nuops = (uint8_t)(b.n - first);
+  }
+  p->uops = b.uops;
+  p->consts = b.consts;
+  p->nconsts = b.nconsts;
+  return p;
+oom:
+  free(b.uops);
+  free(b.consts);
+  program_free(p);
+  return NULL;
+}
+
+const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc) {
+  qpu_cache *c = g->cache;
+  if (pc & 7) {
+    qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", pc);
+    return NULL;
+  }
+  if (!gs_mem_ptr(g->mem, pc, 8)) {
+    qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is outside allocated GPU memory", pc);
+    return NULL;
+  }
+  for (size_t i = 0; i < c->n; i++) {
+    qpu_program *p = c->progs[i];
+    if (p->start != pc) continue;
+    const void *code = gs_mem_ptr(g->mem, p->start, p->end - p->start);
+    if (code && memcmp(code, p->words, p->end - p->start) == 0) return p;
+    /* The code changed since it was prepared: prepare it again. */
+    program_free(p);
+    c->progs[i] = c->progs[--c->n];
+    break;
+  }
+  uint32_t n = program_length(g->mem, pc);
+  qpu_program *p = program_build(g, pc, n);
+  if (c->n == c->cap) {
+    size_t ncap = c->cap ? c->cap * 2 : 16;
+    qpu_program **np = realloc(c->progs, ncap * sizeof *np);
+    if (!np) {
+      program_free(p);
+      p = NULL;
+    } else {
+      c->progs = np;
+      c->cap = ncap;
+    }
+  }
+  if (!p) {
+    gs_diag_set(&g->diag, GS_ENOMEM, "out of host memory preparing the program at 0x%08x", pc);
+    return NULL;
+  }
+  c->progs[c->n++] = p;
+  return p;
+}
