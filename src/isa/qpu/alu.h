@@ -129,9 +129,13 @@ static inline uint32_t qpu_v8muld(uint32_t a, uint32_t b) {
 /* ---- MUL ALU -------------------------------------------------------------- */
 static inline uint32_t qpu_fmul(uint32_t a, uint32_t b) {
   a = qf_in(a); b = qf_in(b);
-  uint32_t zero = ((a & 0x7fffffffu) == 0) | ((b & 0x7fffffffu) == 0);
   uint32_t r = qf_out(qf_u(qf_f(a) * qf_f(b)));
-  return zero ? ((a ^ b) & 0x80000000u) : r;
+  /* 0 * anything is a signed 0 (Inf included). Two separate selects: GCC 12
+   * does not vectorise the loop when both tests are or-ed into one. */
+  uint32_t za = (a & 0x7fffffffu) == 0, zb = (b & 0x7fffffffu) == 0;
+  uint32_t s = (a ^ b) & 0x80000000u;
+  r = za ? s : r;
+  return zb ? s : r;
 }
 static inline uint32_t qpu_mul24(uint32_t a, uint32_t b) {
   return (a & 0xffffffu) * (b & 0xffffffu);

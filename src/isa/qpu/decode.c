@@ -268,7 +268,15 @@ static void emit_ldi(builder *b, uint64_t w) {
 static uint8_t predecode(builder *b, uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG);
   if (qpu_invalid_reason(w)) return PI_SLOW; /* the reference reports it */
-  if (sig == QPU_SIG_BRANCH) return PI_SLOW;
+  if (sig == QPU_SIG_BRANCH) {
+    qpu_uop u = {.kind = UOP_BRANCH, .cond = (uint8_t)qpu_get(w, QPU_F_COND_BR),
+                 .op = (uint8_t)(qpu_get(w, QPU_F_REL) | qpu_get(w, QPU_F_REG) << 1),
+                 .a = (uint8_t)qpu_get(w, QPU_F_RADDR_A_BR), .side = (uint8_t)qpu_get(w, QPU_F_WS),
+                 .addr = (uint8_t)qpu_get(w, QPU_F_WADDR_ADD), .b = (uint8_t)qpu_get(w, QPU_F_WADDR_MUL),
+                 .imm = qpu_get(w, QPU_F_IMM)};
+    emit(b, u);
+    return 0;
+  }
   if (sig == QPU_SIG_LOAD_IMM) {
     if (!ldi_is_fast(w)) return PI_SLOW;
     emit_ldi(b, w);

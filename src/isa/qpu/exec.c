@@ -68,6 +68,56 @@ static inline void masked_move(gs_vec *d, const gs_vec *s, uint16_t lanes) {
   for (int i = 0; i < QPU_LANES; i++) d->u[i] = (lanes >> i & 1) ? s->u[i] : d->u[i];
 }
 
+/* Branch condition `cond` (QPU_BRANCH_CONDS) over the 16 lanes' flags. */
+static int branch_taken(const gs_qpu *q, unsigned cond) {
+  if (cond == 15) return 1;
+  uint16_t f = cond < 4 ? q->zf : cond < 8 ? q->nf : q->cf;
+  if (cond & 1) f = (uint16_t)~f; /* odd codes test "clear" */
+  return (cond & 2) ? f != 0 : f == QPU_ALL_LANES;
+}
+
+/* Writes the link value of a taken branch through one write port. */
+static int write_link(gs_gpu *g, gs_qpu *q, unsigned side, unsigned addr, const gs_vec *v) {
+  if (addr == QPU_W_NOP) return GS_OK;
+  if (addr < 32) {
+    qpu_pending_write *pw = &q->next[q->nnext++];
+    pw->v = *v;
+    pw->bytes = 0xffffffffu;
+    pw->lanes = QPU_ALL_LANES;
+    pw->reg = (uint8_t)((side ? QREG_RB0 : QREG_RA0) + addr);
+    return GS_OK;
+  }
+  if (addr <= QPU_W_ACC3) {
+    q->reg[QREG_R0 + addr - QPU_W_ACC0] = *v;
+    return GS_OK;
+  }
+  return qpu_io_write(g, q, (int)side, addr, v, QPU_ALL_LANES);
+}
+
+/* A branch (reference/vc4.md §1.14, errata §8.1): taken on the all/any
+ * condition; target = imm (+ pc + 32 if relative) (+ element 15 of ra[n] if
+ * register); the link pc + 32 is written only when taken, and an odd raddr_a
+ * (bit 45, the ALU form's sf) sets flags from it. */
+static int run_branch(gs_gpu *g, gs_qpu *q, const qpu_uop *u) {
+  if (!branch_taken(q, u->cond)) return GS_OK;
+  uint32_t target = u->imm;
+  if (u->op & 1) target += q->pc + 32;
+  if (u->op & 2) target += q->reg[QREG_RA0 + u->a].u[15];
+  q->branch_target = target;
+  q->branch_delay = 4;
+  gs_vec link;
+  for (int i = 0; i < QPU_LANES; i++) link.u[i] = q->pc + 32;
+  int rc;
+  if ((rc = write_link(g, q, u->side, u->addr, &link)) < 0) return rc;
+  if ((rc = write_link(g, q, !u->side, u->b, &link)) < 0) return rc;
+  if (u->a & 1) {
+    q->zf = 0;
+    q->nf = (uint16_t)((link.u[0] >> 31) ? QPU_ALL_LANES : 0);
+    q->cf = 0;
+  }
+  return GS_OK;
+}
+
 /* Runs the micro-ops of one instruction. Returns GS_OK or a negative error. */
 static int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
   gs_vec *R = q->reg;
@@ -143,6 +193,9 @@ static int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u
       break;
     case UOP_THREND:
       q->end_delay = 3;
+      break;
+    case UOP_BRANCH:
+      if ((rc = run_branch(g, q, u)) < 0) return rc;
       break;
     default: /* ADD/MUL nop never reach here: the predecoder emits nothing */
       break;
