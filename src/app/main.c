@@ -1,3 +1,452 @@
-/* main.c — PLACEHOLDER for the gpusim program. */
+/* main.c — the gpusim program: parses the command line, runs scene scripts
+ * with the gpusim Lua module, and provides the asm and disasm tools.
+ *
+ *   gpusim [--headless] [--traceback] SCRIPT.lua [ARGS...]
+ *   gpusim asm --isa qpu IN.s -o OUT.bin [--base ADDR]
+ *   gpusim disasm --isa qpu IN.bin [--base ADDR] [-o OUT.s]
+ *   gpusim bench [...]                      (bench.c)
+ *
+ * Exit status: 0; the script's os.exit status; 1 when a script or a tool
+ * fails (the message, naming the place, on stderr); 2 on a usage error.
+ * Output files are written whole or not at all: into a temporary file in
+ * the same directory, flushed to disk, then renamed over the target.
+ */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { puts("gpusim"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include "gpusim/lua.h"
+#include "gpusim/qpu.h"
+#include "app/app.h"
+
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+  "usage: gpusim [options] SCRIPT.lua [ARGS...]\n"
+  "       gpusim asm --isa ISA IN.s -o OUT.bin [--base ADDR]\n"
+  "       gpusim disasm --isa ISA IN.bin [--base ADDR] [-o OUT.s]\n"
+  "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
+  "\n"
+  "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
+  "(local gpusim = require \"gpusim\"). The script gets its arguments in the\n"
+  "table `arg` and in `...`, as with the lua interpreter; SCRIPT - reads\n"
+  "standard input.\n"
+  "\n"
+  "Options (before SCRIPT):\n"
+  "  --headless    run without a window. The SDL2 window comes with the next\n"
+  "                milestone; until then scripts run the same either way.\n"
+  "  --traceback   add a Lua stack traceback to the message of a script error\n"
+  "  --            end of options: the next argument is the script\n"
+  "  -h, --help    print this help and exit\n"
+  "  --version     print the version and exit\n"
+  "\n"
+  "Tools:\n"
+  "  asm           assemble text into a binary of 64-bit instruction words,\n"
+  "                little-endian, low 32 bits first. OUT.bin is written whole\n"
+  "                or not at all. IN or OUT may be - for stdin or stdout.\n"
+  "  disasm        disassemble a binary (its size must be a multiple of 8)\n"
+  "                to OUT.s, or to stdout without -o\n"
+  "    --isa ISA   instruction set: qpu (VideoCore IV); more ISAs later\n"
+  "    --base ADDR bus address the code is loaded at (default 0), used by\n"
+  "                absolute branches to labels\n"
+  "  bench         interpreter benchmarks\n"
+  "\n"
+  "Exit status: 0 on success, the script's os.exit status, 1 when the script\n"
+  "or a tool fails (\"gpusim: file:line: message\" on stderr), 2 on a usage\n"
+  "error.\n";
+
+/* Prints "gpusim[ tool]: <message>" and the --help hint; returns EXIT_USAGE. */
+static int usage_error(const char *tool, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int usage_error(const char *tool, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "gpusim%s%s: ", tool ? " " : "", tool ? tool : "");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'gpusim --help' for more information.\n");
+  return EXIT_USAGE;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
+ * after the last byte. Returns 0, or -1 with errno set. */
+static int read_file(const char *path, char **data, size_t *len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return -1;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  int err = buf ? 0 : ENOMEM;
+  while (!err) {
+    if (cap - n < 2) {
+      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!nb) {
+        err = ENOMEM;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f)) err = errno ? errno : EIO;
+      break;
+    }
+  }
+  if (f != stdin) fclose(f);
+  if (err) {
+    free(buf);
+    errno = err;
+    return -1;
+  }
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+/* Writes len bytes to path ("-": standard output) so that path ends up
+ * holding all of them or is left as it was: the bytes go to a temporary
+ * file beside path, which is synced and renamed over it, or removed on
+ * failure. Returns 0, or -1 with errno set. */
+static int write_file_atomic(const char *path, const void *data, size_t len) {
+  if (strcmp(path, "-") == 0) {
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) return -1;
+    return 0;
+  }
+  size_t plen = strlen(path);
+  char *tmp = malloc(plen + sizeof ".tmp-XXXXXX");
+  if (!tmp) return -1;
+  memcpy(tmp, path, plen);
+  memcpy(tmp + plen, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    free(tmp);
+    return -1;
+  }
+  /* mkstemp makes the file 0600; give it the mode fopen would have. */
+  mode_t mask = umask(0);
+  umask(mask);
+  FILE *f = fdopen(fd, "wb");
+  int ok = f && fchmod(fd, 0666 & ~mask) == 0 && fwrite(data, 1, len, f) == len && fflush(f) == 0 &&
+           fsync(fd) == 0;
+  int err = errno;
+  if (f) {
+    if (fclose(f) != 0 && ok) ok = 0, err = errno;
+  } else {
+    close(fd);
+  }
+  if (ok && rename(tmp, path) != 0) ok = 0, err = errno;
+  if (!ok) unlink(tmp);
+  free(tmp);
+  errno = err;
+  return ok ? 0 : -1;
+}
+
+/* ---- asm and disasm ------------------------------------------------------- */
+
+typedef struct tool_args {
+  const char *isa;   /* --isa */
+  const char *in;    /* the input file */
+  const char *out;   /* -o, NULL if not given */
+  uint32_t base;     /* --base */
+} tool_args;
+
+/* Instruction sets the tools know; the other ISAs join as they land. */
+static const char *const known_isas = "qpu";
+
+/* Returns the value of option argv[*i] written as "--opt VALUE" or
+ * "--opt=VALUE", advancing *i past it; NULL if argv[*i] is not `opt`.
+ * *missing is set when the option is there without a value. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt, int *missing) {
+  size_t n = strlen(opt);
+  if (strncmp(argv[*i], opt, n) != 0) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] != '\0') return NULL;
+  if (*i + 1 >= argc) {
+    *missing = 1;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+/* Parses the arguments of `gpusim asm|disasm` (argv[0] is the tool name).
+ * Returns -1 when they are valid, else the exit status to return (0 after
+ * --help, EXIT_USAGE after a message). */
+static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *a) {
+  const char *tool = argv[0], *base = NULL;
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    const char *v;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if ((v = option_value(argc, argv, &i, "--isa", &missing))) {
+      a->isa = v;
+    } else if ((v = option_value(argc, argv, &i, "--base", &missing))) {
+      base = v;
+    } else if ((v = option_value(argc, argv, &i, "-o", &missing))) {
+      a->out = v;
+    } else if (missing) {
+      return usage_error(tool, "option '%s' needs a value", argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return usage_error(tool, "unknown option '%s'", argv[i]);
+    } else if (a->in) {
+      return usage_error(tool, "more than one input file ('%s')", argv[i]);
+    } else {
+      a->in = argv[i];
+    }
+  }
+  if (!a->isa) return usage_error(tool, "--isa is required (known: %s)", known_isas);
+  if (strcmp(a->isa, "qpu") != 0) {
+    fprintf(stderr, "gpusim %s: unknown ISA '%s' (known: %s)\n", tool, a->isa, known_isas);
+    return EXIT_USAGE;
+  }
+  if (!a->in) return usage_error(tool, "no input file");
+  if (base) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(base, &end, 0);
+    if (errno || end == base || *end || base[0] == '-' || v > 0xFFFFFFFFull)
+      return usage_error(tool, "--base '%s' is not a bus address (0 .. 0xffffffff)", base);
+    a->base = (uint32_t)v;
+  }
+  return -1;
+}
+
+static const char asm_usage[] =
+  "usage: gpusim asm --isa qpu IN.s -o OUT.bin [--base ADDR]\n"
+  "Assembles IN.s into OUT.bin: 64-bit instruction words, little-endian, low\n"
+  "32 bits first. OUT.bin is written whole or not at all. - is stdin/stdout.\n"
+  "Errors are printed as IN.s:LINE:COL: error: ... and exit with status 1.\n";
+
+static const char disasm_usage[] =
+  "usage: gpusim disasm --isa qpu IN.bin [--base ADDR] [-o OUT.s]\n"
+  "Disassembles IN.bin (a multiple of 8 bytes) to OUT.s, or to stdout.\n";
+
+/* gpusim asm: assembles a file. argv[0] is "asm". */
+static int tool_asm(int argc, char **argv) {
+  tool_args a;
+  int rc = parse_tool_args(argc, argv, asm_usage, &a);
+  if (rc >= 0) return rc;
+  if (!a.out) return usage_error("asm", "no output file (-o OUT.bin)");
+  const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
+  char *text;
+  size_t len;
+  if (read_file(a.in, &text, &len) < 0) {
+    fprintf(stderr, "gpusim asm: cannot read %s: %s\n", name, strerror(errno));
+    return 1;
+  }
+  if (strlen(text) != len) {
+    fprintf(stderr, "gpusim asm: %s: NUL byte at offset %zu: not a text file\n", name, strlen(text));
+    free(text);
+    return 1;
+  }
+  uint64_t *words = NULL;
+  size_t n = 0;
+  gs_diag d;
+  gs_diag_clear(&d);
+  rc = gs_qpu_asm(text, name, a.base, &words, &n, &d);
+  free(text);
+  if (rc < 0) {
+    fprintf(stderr, "%s\n", d.msg[0] ? d.msg : "gpusim asm: assembly failed");
+    free(words);
+    return 1;
+  }
+  unsigned char *bin = malloc(n ? n * 8 : 1);
+  if (!bin) {
+    free(words);
+    fprintf(stderr, "gpusim asm: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 8; k++) bin[8 * i + k] = (unsigned char)(words[i] >> (8 * k));
+  free(words);
+  rc = 0;
+  if (write_file_atomic(a.out, bin, n * 8) < 0) {
+    fprintf(stderr, "gpusim asm: cannot write %s: %s\n", a.out, strerror(errno));
+    rc = 1;
+  }
+  free(bin);
+  return rc;
+}
+
+/* gpusim disasm: disassembles a file. argv[0] is "disasm". */
+static int tool_disasm(int argc, char **argv) {
+  tool_args a;
+  int rc = parse_tool_args(argc, argv, disasm_usage, &a);
+  if (rc >= 0) return rc;
+  const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
+  char *bin;
+  size_t len;
+  if (read_file(a.in, &bin, &len) < 0) {
+    fprintf(stderr, "gpusim disasm: cannot read %s: %s\n", name, strerror(errno));
+    return 1;
+  }
+  if (len % 8 != 0) {
+    fprintf(stderr,
+            "gpusim disasm: %s: size %zu bytes is not a multiple of 8 (instructions are 64-bit words)\n",
+            name, len);
+    free(bin);
+    return 1;
+  }
+  size_t n = len / 8;
+  uint64_t *words = malloc(n ? n * sizeof *words : 1);
+  if (!words) {
+    free(bin);
+    fprintf(stderr, "gpusim disasm: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    words[i] = 0;
+    for (int k = 0; k < 8; k++) words[i] |= (uint64_t)(unsigned char)bin[8 * i + k] << (8 * k);
+  }
+  free(bin);
+  char *text = NULL;
+  gs_diag d;
+  gs_diag_clear(&d);
+  rc = n ? gs_qpu_disasm(words, n, a.base, &text, &d) : GS_OK;
+  free(words);
+  if (rc < 0) {
+    fprintf(stderr, "gpusim disasm: %s: %s\n", name, d.msg[0] ? d.msg : "disassembly failed");
+    free(text);
+    return 1;
+  }
+  const char *out = a.out ? a.out : "-";
+  rc = 0;
+  if (write_file_atomic(out, text ? text : "", text ? strlen(text) : 0) < 0) {
+    fprintf(stderr, "gpusim disasm: cannot write %s: %s\n", strcmp(out, "-") ? out : "<stdout>",
+            strerror(errno));
+    rc = 1;
+  }
+  free(text);
+  return rc;
+}
+
+/* ---- scripts -------------------------------------------------------------- */
+
+typedef struct script_options {
+  int headless;   /* --headless */
+  int traceback;  /* --traceback */
+  int script;     /* index in argv of the script; argv[script+1..] are its args */
+} script_options;
+
+/* Message handler for running the script: makes the error a string (using
+ * __tostring if it has one) and, with --traceback, appends the traceback.
+ * Upvalue 1 is the --traceback flag. */
+static int message_handler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
+    else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  if (lua_toboolean(L, lua_upvalueindex(1))) luaL_traceback(L, L, msg, 1);
+  else lua_pushstring(L, msg);
+  return 1;
+}
+
+/* Builds the global `arg` as the lua interpreter does: arg[0] is the
+ * script, arg[1..] its arguments, arg[-1..] the program and its options. */
+static void create_arg_table(lua_State *L, int argc, char **argv, int script) {
+  lua_createtable(L, argc - script - 1, script + 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+/* Runs the script in protected mode. Arguments: the script_options (light
+ * userdata), argc and argv (light userdata). Errors propagate as strings
+ * already formatted by message_handler. */
+static int protected_main(lua_State *L) {
+  const script_options *o = lua_touserdata(L, 1);
+  int argc = (int)lua_tointeger(L, 2);
+  char **argv = lua_touserdata(L, 3);
+  luaL_openlibs(L);
+  luaL_requiref(L, "gpusim", luaopen_gpusim, 0);
+  lua_pop(L, 1);
+  create_arg_table(L, argc, argv, o->script);
+  lua_pushboolean(L, o->traceback);
+  lua_pushcclosure(L, message_handler, 1);
+  int handler = lua_gettop(L);
+  const char *path = argv[o->script];
+  if (luaL_loadfile(L, strcmp(path, "-") == 0 ? NULL : path) != LUA_OK) return lua_error(L);
+  int nargs = argc - o->script - 1;
+  luaL_checkstack(L, nargs, "too many script arguments");
+  for (int i = o->script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
+  if (lua_pcall(L, nargs, 0, handler) != LUA_OK) return lua_error(L);
+  /* Without --headless the next milestone opens the SDL2 window here and
+   * shows what the script drew (gs_lua_gpu(L) gives its GPU); until then
+   * both modes end when the script returns. */
+  (void)o->headless;
+  return 0;
+}
+
+/* Runs the script argv[o->script]; returns the exit status. */
+static int run_script(const script_options *o, int argc, char **argv) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "gpusim: cannot create the Lua state: out of memory\n");
+    return 1;
+  }
+  lua_pushcfunction(L, protected_main);
+  lua_pushlightuserdata(L, (void *)o);
+  lua_pushinteger(L, argc);
+  lua_pushlightuserdata(L, argv);
+  int status = lua_pcall(L, 3, 0, 0);
+  int rc = 0;
+  if (status != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "gpusim: %s\n", msg ? msg : "(error object is not a string)");
+    rc = 1;
+  }
+  lua_close(L);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2) {
+    if (strcmp(argv[1], "asm") == 0) return tool_asm(argc - 1, argv + 1);
+    if (strcmp(argv[1], "disasm") == 0) return tool_disasm(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
+  }
+  script_options o = {0, 0, 0};
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("gpusim %s\n", GS_VERSION_STRING);
+      return 0;
+    } else if (strcmp(a, "--headless") == 0) {
+      o.headless = 1;
+    } else if (strcmp(a, "--traceback") == 0) {
+      o.traceback = 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error(NULL, "unknown option '%s'", a);
+    } else {
+      break;
+    }
+  }
+  if (i >= argc) return usage_error(NULL, "no script given");
+  o.script = i;
+  return run_script(&o, argc, argv);
+}

@@ -1,0 +1,60 @@
+/* lgpusim.h — what the files of the `gpusim` Lua module share: the GPU
+ * context upvalue, address and option checks, malloc boxes and the way
+ * simulator errors become Lua errors. The Lua-side manual is in
+ * include/gpusim/lua.h.
+ *
+ * Every function of the module is a C closure whose upvalue 1 is the
+ * state's context userdata ("gpusim.GPU"), so no function needs a global or
+ * a registry lookup to find its gs_gpu.
+ */
+#ifndef GS_LUA_LGPUSIM_H
+#define GS_LUA_LGPUSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include "gpusim/gpu.h"
+#include "gpusim/mem.h"
+
+/* The functions of the subtables, registered with the context as upvalue. */
+extern const luaL_Reg lgs_mem_funcs[];   /* gpusim.mem.*  (lmem.c) */
+extern const luaL_Reg lgs_qpu_funcs[];   /* gpusim.qpu.*  (lqpu.c) */
+extern const luaL_Reg lgs_prog_funcs[];  /* gpusim.asm, gpusim.disasm (lqpu.c) */
+
+/* The context of the running closure; raises if it has been closed. */
+gs_gpu *lgs_gpu(lua_State *L);
+
+/* Checks that argument arg is an integer bus address (0 .. 2^32-1). */
+gs_addr lgs_checkaddr(lua_State *L, int arg);
+
+/* Reads the optional integer field `name` of the table at index t into *out,
+ * checking lo <= value <= hi; returns 0 if the field is nil. Errors name
+ * argument arg and the field. */
+int lgs_optfield_int(lua_State *L, int arg, int t, const char *name, lua_Integer lo,
+                     lua_Integer hi, lua_Integer *out);
+
+/* Like luaL_checkoption for the optional string field `name` of the table
+ * at index t: returns the index of its value in lst, or def if nil. */
+int lgs_optfield_option(lua_State *L, int arg, int t, const char *name, int def,
+                        const char *const lst[]);
+
+/* Reads the run options of the table at index arg into *cfg: interpreter
+ * ("fast"|"reference"), rounding ("toward_zero"|"nearest_even"), qpus
+ * (1..12) and the watchdog under the name watchdog_field. Fields that are
+ * nil keep their value; *cfg is changed only if every field is valid. */
+void lgs_read_config(lua_State *L, int arg, gs_gpu_config *cfg, const char *watchdog_field);
+
+/* Raises "gpusim.<fn>: <msg>", leaving out a copy of "<fn>: " that msg
+ * already starts with. Never returns. */
+int lgs_error(lua_State *L, const char *fn, const char *msg);
+
+/* Pushes a box: a userdata holding one malloc'ed pointer (NULL at first)
+ * that is freed when the box is collected or closed, so a C result survives
+ * a Lua error raised while it is being converted. Returns the slot to pass
+ * to the C call that allocates. */
+void **lgs_newbox(lua_State *L);
+/* Frees the pointer in the box at index idx now. */
+void lgs_closebox(lua_State *L, int idx);
+
+#endif
