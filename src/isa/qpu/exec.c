@@ -4,6 +4,13 @@
  * qpu_step_ref, which shares the QPU state, so the two paths interleave
  * freely and always mean the same thing. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#define HAVE_MXCSR 1
+#endif
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include "isa/qpu/alu.h"
 #include "isa/qpu/decode.h"
 #include "v3d/v3d.h"
@@ -39,6 +46,40 @@ static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
     for (int i = 0; i < QPU_LANES; i++) r_[i] = fn(x_[i]); \
     memcpy(R[u->d].u, r_, sizeof r_);                      \
   } while (0)
+
+/* With the host's denormals-are-zero and flush-to-zero modes on (set by
+ * qpu_run_fast), a host float add or multiply gives exactly alu.h's result
+ * unless an operand is an infinity or NaN (exponent 255): then the lane loop
+ * of the full model runs instead. The test is off the data's critical path. */
+#if HAVE_MXCSR
+static inline uint32_t host_fadd(uint32_t a, uint32_t b) { return qf_u(qf_f(a) + qf_f(b)); }
+static inline uint32_t host_fsub(uint32_t a, uint32_t b) { return qf_u(qf_f(a) - qf_f(b)); }
+static inline uint32_t host_fmul(uint32_t a, uint32_t b) { return qf_u(qf_f(a) * qf_f(b)); }
+static inline int any_special(const gs_vec *a, const gs_vec *b) {
+#if defined(__AVX512F__)
+  const __m512i e = _mm512_set1_epi32(0x7f800000);
+  __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_load_si512(a->u), e), e) |
+                _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_load_si512(b->u), e), e);
+  return m != 0;
+#else
+  uint32_t x[QPU_LANES], y[QPU_LANES], any = 0;
+  memcpy(x, a->u, sizeof x);
+  memcpy(y, b->u, sizeof y);
+  /* exponent 255 is the only one that carries into bit 31; keep the loop
+   * rolled so that GCC vectorises it instead of unrolling it to scalars */
+#pragma GCC unroll 1
+  for (int i = 0; i < QPU_LANES; i++) any |= ((x[i] & 0x7f800000u) + 0x00800000u) | ((y[i] & 0x7f800000u) + 0x00800000u);
+  return (int)(any >> 31);
+#endif
+}
+#define FLOAT_OP(host, full) \
+  do {                                                 \
+    if (any_special(&R[u->a], &R[u->b])) LANES2(full); \
+    else LANES2(host);                                 \
+  } while (0)
+#else
+#define FLOAT_OP(host, full) LANES2(full)
+#endif
 
 static inline uint32_t op_add(uint32_t a, uint32_t b) { return a + b; }
 static inline uint32_t op_sub(uint32_t a, uint32_t b) { return a - b; }
@@ -119,13 +160,13 @@ static int run_branch(gs_gpu *g, gs_qpu *q, const qpu_uop *u) {
 }
 
 /* Runs the micro-ops of one instruction. Returns GS_OK or a negative error. */
-static int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
+static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
   gs_vec *R = q->reg;
   int rc;
   for (; u < end; u++) {
     switch (u->kind) {
-    case UOP_ADD_1: LANES2(qpu_fadd); break;
-    case UOP_ADD_2: LANES2(qpu_fsub); break;
+    case UOP_ADD_1: FLOAT_OP(host_fadd, qpu_fadd); break;
+    case UOP_ADD_2: FLOAT_OP(host_fsub, qpu_fsub); break;
     case UOP_ADD_3: LANES2(qpu_fmin); break;
     case UOP_ADD_4: LANES2(qpu_fmax); break;
     case UOP_ADD_5: LANES2(qpu_fminabs); break;
@@ -147,7 +188,7 @@ static int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u
     case UOP_ADD_24: LANES1(qpu_clz); break;
     case UOP_ADD_30: LANES2(qpu_v8adds); break;
     case UOP_ADD_31: LANES2(qpu_v8subs); break;
-    case UOP_MUL_1: LANES2(qpu_fmul); break;
+    case UOP_MUL_1: FLOAT_OP(host_fmul, qpu_fmul); break;
     case UOP_MUL_2: LANES2(qpu_mul24); break;
     case UOP_MUL_3: LANES2(qpu_v8muld); break;
     case UOP_MUL_4: LANES2(qpu_v8min); break;
@@ -204,7 +245,7 @@ static int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u
   return GS_OK;
 }
 
-int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   const qpu_program *p = q->prog;
   uint32_t done = 0;
   int rc = QPU_STEP_OK;
@@ -249,4 +290,16 @@ int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
     }
   }
   return rc;
+}
+
+int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
+#if HAVE_MXCSR
+  unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040u); /* flush-to-zero (bit 15), denormals-are-zero (bit 6) */
+  int rc = run(g, q, max);
+  _mm_setcsr(csr);
+  return rc;
+#else
+  return run(g, q, max);
+#endif
 }
