@@ -88,17 +88,26 @@ static inline uint32_t op_or(uint32_t a, uint32_t b) { return a | b; }
 static inline uint32_t op_xor(uint32_t a, uint32_t b) { return a ^ b; }
 static inline uint32_t op_not(uint32_t a) { return ~a; }
 
-/* Flags from a result in lanes `lanes`. */
-static inline void set_flags(gs_qpu *q, const uint32_t *r, const uint32_t *carry, uint16_t lanes) {
+/* New flags computed by an instruction; they take effect after its writes,
+ * whose conditions see the flags from before the instruction. */
+typedef struct new_flags {
+  uint16_t z, n, c;
+  int set;
+} new_flags;
+
+/* Flags from a result in lanes `lanes`; the other lanes keep theirs. */
+static inline void compute_flags(const gs_qpu *q, new_flags *f, const uint32_t *r, const uint32_t *carry,
+                                 uint16_t lanes) {
   uint16_t z = 0, n = 0, c = 0;
   for (int i = 0; i < QPU_LANES; i++) {
     z |= (uint16_t)((r[i] == 0) << i);
     n |= (uint16_t)((r[i] >> 31) << i);
     c |= (uint16_t)((carry[i] & 1) << i);
   }
-  q->zf = (uint16_t)((q->zf & ~lanes) | (z & lanes));
-  q->nf = (uint16_t)((q->nf & ~lanes) | (n & lanes));
-  q->cf = (uint16_t)((q->cf & ~lanes) | (c & lanes));
+  f->z = (uint16_t)((q->zf & ~lanes) | (z & lanes));
+  f->n = (uint16_t)((q->nf & ~lanes) | (n & lanes));
+  f->c = (uint16_t)((q->cf & ~lanes) | (c & lanes));
+  f->set = 1;
 }
 
 static inline void masked_move(gs_vec *d, const gs_vec *s, uint16_t lanes) {
@@ -162,6 +171,7 @@ static int run_branch(gs_gpu *g, gs_qpu *q, const qpu_uop *u) {
 /* Runs the micro-ops of one instruction. Returns GS_OK or a negative error. */
 static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
   gs_vec *R = q->reg;
+  new_flags nf = {0, 0, 0, 0};
   int rc;
   for (; u < end; u++) {
     switch (u->kind) {
@@ -201,13 +211,13 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
     case UOP_FLAGS_ADD: {
       uint32_t c[QPU_LANES];
       for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_add_carry(u->op, R[u->a].u[i], R[u->b].u[i], R[u->d].u[i]);
-      set_flags(q, R[u->d].u, c, cond_lanes(q, u->cond));
+      compute_flags(q, &nf, R[u->d].u, c, cond_lanes(q, u->cond));
       break;
     }
     case UOP_FLAGS_MUL: {
       uint32_t c[QPU_LANES];
       for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_mul_carry(u->op, R[u->a].u[i], R[u->b].u[i]);
-      set_flags(q, R[u->d].u, c, cond_lanes(q, u->cond));
+      compute_flags(q, &nf, R[u->d].u, c, cond_lanes(q, u->cond));
       break;
     }
     case UOP_MOVE:
@@ -241,6 +251,11 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
     default: /* ADD/MUL nop never reach here: the predecoder emits nothing */
       break;
     }
+  }
+  if (nf.set) {
+    q->zf = nf.z;
+    q->nf = nf.n;
+    q->cf = nf.c;
   }
   return GS_OK;
 }
