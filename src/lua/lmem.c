@@ -11,6 +11,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -126,6 +127,18 @@ static uint32_t check_count(lua_State *L, int arg, lua_Integer n, unsigned size)
   return (uint32_t)n;
 }
 
+/* Raises the error of function fn for a read of len bytes at a unless they
+ * lie inside one allocation; checked before the host buffer for a read is
+ * allocated, so a huge count fails with the address, not out of memory. */
+static void check_readable(lua_State *L, gs_gpu *g, const char *fn, gs_addr a, uint32_t len) {
+  if (len && !gs_mem_ptr(gs_gpu_mem(g), a, len)) {
+    char msg[128]; /* lua_pushfstring has no %u or %08x */
+    snprintf(msg, sizeof msg, "read of %u bytes at 0x%08x is outside allocated GPU memory", (unsigned)len,
+             (unsigned)a);
+    lgs_error(L, fn, msg);
+  }
+}
+
 /* gpusim.mem.alloc(bytes [, align]) -> bus address */
 static int l_alloc(lua_State *L) {
   gs_gpu *g = lgs_gpu(L);
@@ -182,6 +195,7 @@ static int l_read(lua_State *L) {
   gs_addr a = lgs_checkaddr(L, 1);
   const elem_type *t = check_type(L, 2);
   uint32_t n = check_count(L, 3, luaL_optinteger(L, 3, 1), t->size);
+  check_readable(L, g, "mem.read", a, n * t->size);
   uint8_t *buf = lua_newuserdatauv(L, n ? (size_t)n * t->size : 1, 0);
   gs_diag d;
   if (n && gs_mem_read(gs_gpu_mem(g), a, buf, n * t->size, &d) < 0) return lgs_error(L, "mem.read", d.msg);
@@ -211,6 +225,7 @@ static int l_read_bytes(lua_State *L) {
   gs_gpu *g = lgs_gpu(L);
   gs_addr a = lgs_checkaddr(L, 1);
   uint32_t n = check_count(L, 2, luaL_checkinteger(L, 2), 1);
+  check_readable(L, g, "mem.read_bytes", a, n);
   luaL_Buffer b;
   char *p = luaL_buffinitsize(L, &b, n);
   gs_diag d;
