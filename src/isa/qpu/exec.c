@@ -51,17 +51,29 @@ static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
  * qpu_run_fast), a host float add or multiply gives exactly alu.h's result
  * unless an operand is an infinity or NaN (exponent 255): then the lane loop
  * of the full model runs instead. The test is off the data's critical path. */
-#if HAVE_MXCSR
+#if HAVE_MXCSR && defined(__AVX512F__)
+/* One AVX-512 instruction per operation; GCC's own vectorisation of the
+ * lane loop rebuilds the vectors lane by lane after the infinity test. */
+static inline int any_special(__m512 a, __m512 b) {
+  const __m512i e = _mm512_set1_epi32(0x7f800000);
+  __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(a), e), e) |
+                _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(b), e), e);
+  return m != 0;
+}
+#define FLOAT_OP(intrinsic, full)                                  \
+  do {                                                             \
+    __m512 a_ = _mm512_load_ps(R[u->a].f), b_ = _mm512_load_ps(R[u->b].f); \
+    if (any_special(a_, b_)) LANES2(full);                         \
+    else _mm512_store_ps(R[u->d].f, intrinsic(a_, b_));            \
+  } while (0)
+#define HOST_FADD _mm512_add_ps
+#define HOST_FSUB _mm512_sub_ps
+#define HOST_FMUL _mm512_mul_ps
+#elif HAVE_MXCSR
 static inline uint32_t host_fadd(uint32_t a, uint32_t b) { return qf_u(qf_f(a) + qf_f(b)); }
 static inline uint32_t host_fsub(uint32_t a, uint32_t b) { return qf_u(qf_f(a) - qf_f(b)); }
 static inline uint32_t host_fmul(uint32_t a, uint32_t b) { return qf_u(qf_f(a) * qf_f(b)); }
 static inline int any_special(const gs_vec *a, const gs_vec *b) {
-#if defined(__AVX512F__)
-  const __m512i e = _mm512_set1_epi32(0x7f800000);
-  __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_load_si512(a->u), e), e) |
-                _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_load_si512(b->u), e), e);
-  return m != 0;
-#else
   uint32_t x[QPU_LANES], y[QPU_LANES], any = 0;
   memcpy(x, a->u, sizeof x);
   memcpy(y, b->u, sizeof y);
@@ -70,13 +82,15 @@ static inline int any_special(const gs_vec *a, const gs_vec *b) {
 #pragma GCC unroll 1
   for (int i = 0; i < QPU_LANES; i++) any |= ((x[i] & 0x7f800000u) + 0x00800000u) | ((y[i] & 0x7f800000u) + 0x00800000u);
   return (int)(any >> 31);
-#endif
 }
-#define FLOAT_OP(host, full) \
+#define FLOAT_OP(host, full)                           \
   do {                                                 \
     if (any_special(&R[u->a], &R[u->b])) LANES2(full); \
     else LANES2(host);                                 \
   } while (0)
+#define HOST_FADD host_fadd
+#define HOST_FSUB host_fsub
+#define HOST_FMUL host_fmul
 #else
 #define FLOAT_OP(host, full) LANES2(full)
 #endif
@@ -169,14 +183,17 @@ static int run_branch(gs_gpu *g, gs_qpu *q, const qpu_uop *u) {
 }
 
 /* Runs the micro-ops of one instruction. Returns GS_OK or a negative error. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
   gs_vec *R = q->reg;
   new_flags nf = {0, 0, 0, 0};
   int rc;
   for (; u < end; u++) {
     switch (u->kind) {
-    case UOP_ADD_1: FLOAT_OP(host_fadd, qpu_fadd); break;
-    case UOP_ADD_2: FLOAT_OP(host_fsub, qpu_fsub); break;
+    case UOP_ADD_1: FLOAT_OP(HOST_FADD, qpu_fadd); break;
+    case UOP_ADD_2: FLOAT_OP(HOST_FSUB, qpu_fsub); break;
     case UOP_ADD_3: LANES2(qpu_fmin); break;
     case UOP_ADD_4: LANES2(qpu_fmax); break;
     case UOP_ADD_5: LANES2(qpu_fminabs); break;
@@ -198,7 +215,7 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
     case UOP_ADD_24: LANES1(qpu_clz); break;
     case UOP_ADD_30: LANES2(qpu_v8adds); break;
     case UOP_ADD_31: LANES2(qpu_v8subs); break;
-    case UOP_MUL_1: FLOAT_OP(host_fmul, qpu_fmul); break;
+    case UOP_MUL_1: FLOAT_OP(HOST_FMUL, qpu_fmul); break;
     case UOP_MUL_2: LANES2(qpu_mul24); break;
     case UOP_MUL_3: LANES2(qpu_v8muld); break;
     case UOP_MUL_4: LANES2(qpu_v8min); break;
@@ -291,10 +308,15 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
     const qpu_uop *u = p->uops + pi->first_uop;
     if ((rc = run_uops(g, q, p, u, u + pi->nuops)) < 0) break;
     rc = QPU_STEP_OK;
-    /* End of instruction: the same bookkeeping as the reference's. */
-    if (q->npend | q->nnext | q->sfu_delay) qpu_retire(q);
     q->instructions++;
     done++;
+    /* End of instruction, as in the reference: most instructions leave no
+     * staged write, SFU result, branch or thread end to account for. */
+    if ((q->npend | q->nnext | q->sfu_delay | q->branch_delay | q->end_delay) == 0) {
+      q->pc += 8;
+      continue;
+    }
+    if (q->npend | q->nnext | q->sfu_delay) qpu_retire(q);
     if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target;
     else q->pc += 8;
     if (q->end_delay > 0 && --q->end_delay == 0) {
