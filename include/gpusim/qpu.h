@@ -38,6 +38,11 @@
 int gs_qpu_asm(const char *src, const char *filename, uint32_t base,
                uint64_t **words, size_t *n, gs_diag *d);
 
+/* Assembles the one instruction (or `.word lo, hi` / `.dword`) in `line`,
+ * placed at byte address addr, into *w. Labels are not known here: branch
+ * targets are raw immediates. The disassembler uses it to check its text. */
+int gs_qpu_asm_word(const char *line, uint32_t addr, uint64_t *w, gs_diag *d);
+
 /* Disassembles one word into buf (always NUL-terminated). The text
  * assembles back to exactly w. Returns the text length. */
 size_t gs_qpu_disasm_word(uint64_t w, char *buf, size_t len);
