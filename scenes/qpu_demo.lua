@@ -73,22 +73,23 @@ local status = gpusim.qpu.run(programs)
 -- Show and check the results.
 local results = {}
 for q = 1, QPUS do results[q] = gpusim.mem.read(outputs[q], "f32", LANES) end
-local header = {"lane"}
+local title, columns = {"lane"}, {"    "}
 for q = 1, QPUS do
-  header[#header + 1] = string.format("%18s", string.format("QPU %d: x  ->  x*x", status[q].qpu))
+  title[#title + 1] = string.format("%-18s", "QPU " .. status[q].qpu)
+  columns[#columns + 1] = string.format("%7s %9s ", "x", "x*x")
 end
-print(table.concat(header, " |"))
+print(table.concat(title, " | "))
+print(table.concat(columns, " | "))
 local wrong = 0
 for lane = 1, LANES do
   local cells = {string.format("%4d", lane - 1)}
   for q = 1, QPUS do
     local x = gpusim.mem.read(inputs[q] + 4 * (lane - 1), "f32")[1]
     local got, want = results[q][lane], x * x
-    local mark = got == want and " " or "!"
     if got ~= want then wrong = wrong + 1 end
-    cells[#cells + 1] = string.format("%8.2f -> %7.4f%s", x, got, mark)
+    cells[#cells + 1] = string.format("%7.2f %9.4f%s", x, got, got == want and " " or "!")
   end
-  print(table.concat(cells, " |"))
+  print(table.concat(cells, " | "))
 end
 for q = 1, QPUS do
   assert(status[q].ended, "program " .. q .. " did not reach thread end")
