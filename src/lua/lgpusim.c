@@ -47,8 +47,8 @@ static const luaL_Reg context_metameth[] = {
   {NULL, NULL}
 };
 
-/* Pushes the context of L, creating it (and the metatables of the module's
- * userdata) on first use. Raises on host out of memory. */
+/* Pushes the context of L, creating it (and its metatable) on first use.
+ * Raises on host out of memory. */
 static void push_context(lua_State *L) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CONTEXT_KEY) == LUA_TUSERDATA) return;
   lua_pop(L, 1);
