@@ -563,7 +563,8 @@ static void parse_op(assembler *a, alu_op *op, token name) {
       op->rotate = ROTATE_BY_R5 + (int)int_in(a, parse_expr(a), 1, 15, "rotation");
     }
   }
-  if (!component_end(a)) unexpected(a, "',', ';' or the end of the line");
+  if (!component_end(a))
+    unexpected(a, op->nsrc == 1 && op->rotate < 0 ? "',', ';' or the end of the line" : "';' or the end of the line");
 }
 
 /* The opcode of op on the ADD or MUL ALU ("mov" is or / v8min with both
