@@ -36,15 +36,16 @@ void qpu_cache_free(qpu_cache *c) {
 
 /* Number of words from start that belong to the program: up to two delay
  * slots past a thread end that no known branch target lies beyond, the end
- * of the allocation, or MAX_PROGRAM_WORDS. */
+ * of the allocation holding start (the words must be one contiguous host
+ * range), or MAX_PROGRAM_WORDS. */
 static uint32_t program_length(const gs_mem *m, uint32_t start) {
   uint32_t n = 0, end_at = 0; /* end_at: word index after which the code may stop */
   uint64_t furthest_target = 0;
   while (n < MAX_PROGRAM_WORDS) {
-    const void *p = gs_mem_ptr(m, start + 8 * n, 8);
+    const uint8_t *p = gs_mem_ptr(m, start, 8 * (n + 1));
     if (!p) break;
     uint64_t w;
-    memcpy(&w, p, 8);
+    memcpy(&w, p + 8 * n, 8);
     unsigned sig = qpu_get(w, QPU_F_SIG);
     if (sig == QPU_SIG_BRANCH && !qpu_get(w, QPU_F_REG)) {
       uint64_t target = (uint64_t)qpu_get(w, QPU_F_IMM);
