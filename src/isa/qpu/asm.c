@@ -62,6 +62,7 @@ typedef struct assembler {
   jmp_buf fail;
   symbol *syms;
   size_t nsyms, capsyms;
+  size_t *index, capindex;  /* open hash of syms: entry k+1 for syms[k], 0 = empty */
   uint32_t *out;  /* emitted 32-bit words (pass 2) */
   size_t nout, capout;
   size_t nwords;  /* 32-bit words placed so far in this pass */
@@ -192,11 +193,37 @@ static int shown(token t) { return (int)(t.len < SHOWN ? t.len : SHOWN); }
 
 static int64_t here(const assembler *a) { return (int64_t)a->base + 4 * (int64_t)a->nwords; }
 
+static size_t name_hash(const char *s, size_t n) {
+  size_t h = 2166136261u; /* FNV-1a */
+  while (n--) h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h;
+}
+
 static symbol *find_symbol(assembler *a, token t) {
-  for (size_t i = 0; i < a->nsyms; i++)
-    if (strlen(a->syms[i].name) == t.len && memcmp(a->syms[i].name, t.at, t.len) == 0)
-      return &a->syms[i];
+  if (!a->capindex) return NULL;
+  for (size_t i = name_hash(t.at, t.len) & (a->capindex - 1); a->index[i]; i = (i + 1) & (a->capindex - 1)) {
+    symbol *s = &a->syms[a->index[i] - 1];
+    if (strlen(s->name) == t.len && memcmp(s->name, t.at, t.len) == 0) return s;
+  }
   return NULL;
+}
+
+/* Enters syms[k] into the hash, doubling it (and re-entering all) when it
+ * would be more than half full. */
+static void index_symbol(assembler *a, size_t k) {
+  if (2 * (k + 1) > a->capindex) {
+    size_t cap = a->capindex ? 2 * a->capindex : 64;
+    size_t *index = calloc(cap, sizeof *index);
+    if (!index) fail_nomem(a);
+    free(a->index);
+    a->index = index;
+    a->capindex = cap;
+    for (size_t j = 0; j < k; j++) index_symbol(a, j);
+  }
+  const char *name = a->syms[k].name;
+  size_t i = name_hash(name, strlen(name)) & (a->capindex - 1);
+  while (a->index[i]) i = (i + 1) & (a->capindex - 1);
+  a->index[i] = k + 1;
 }
 
 /* Defines a label or constant. The second pass re-runs the definitions of
@@ -214,7 +241,8 @@ static void define_symbol(assembler *a, token t, value v, int is_label) {
   memcpy(name, t.at, t.len);
   name[t.len] = '\0';
   symbol sym = {name, v, is_label, a->lineno};
-  a->syms[a->nsyms++] = sym;
+  a->syms[a->nsyms] = sym;
+  index_symbol(a, a->nsyms++);
 }
 
 /* A symbol's value. Labels may be used before their line; constants only
@@ -1037,6 +1065,7 @@ static int run_pass(assembler *a, const char *src, int pass) {
 static void release(assembler *a) {
   for (size_t i = 0; i < a->nsyms; i++) free(a->syms[i].name);
   free(a->syms);
+  free(a->index);
   free(a->out);
 }
 
