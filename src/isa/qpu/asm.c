@@ -72,10 +72,10 @@ typedef struct assembler {
 
 /* ---- errors ------------------------------------------------------------ */
 
-static void fail_at(assembler *a, const char *at, const char *fmt, ...) ASM_PRINTF(3, 4);
+static _Noreturn void fail_at(assembler *a, const char *at, const char *fmt, ...) ASM_PRINTF(3, 4);
 
 /* Records "file:line:col: error: ..." for the position `at` and unwinds. */
-static void fail_at(assembler *a, const char *at, const char *fmt, ...) {
+static _Noreturn void fail_at(assembler *a, const char *at, const char *fmt, ...) {
   char what[320];
   va_list ap;
   va_start(ap, fmt);
@@ -86,7 +86,7 @@ static void fail_at(assembler *a, const char *at, const char *fmt, ...) {
   longjmp(a->fail, 1);
 }
 
-static void fail_nomem(assembler *a) {
+static _Noreturn void fail_nomem(assembler *a) {
   a->err = gs_diag_set(a->d, GS_ENOMEM, "%s:%d: out of memory", a->file, a->lineno);
   longjmp(a->fail, 1);
 }
@@ -129,7 +129,7 @@ static int accept(assembler *a, char c) {
 }
 
 /* Fails naming what stands at the scan position. */
-static void unexpected(assembler *a, const char *wanted) {
+static _Noreturn void unexpected(assembler *a, const char *wanted) {
   skip_space(a);
   size_t n = 0;
   if (at_end(a->p)) fail_at(a, a->p, "expected %s before the end of the line", wanted);
@@ -256,7 +256,6 @@ static value symbol_value(assembler *a, token t) {
     return zero;
   }
   fail_at(a, t.at, "undefined symbol '%.*s'", TOK(t));
-  return symbol_value(a, t); /* not reached */
 }
 
 /* Decimal or 0x hex integer, or a float literal (digits with '.' or an
@@ -393,7 +392,6 @@ static unsigned small_imm_code(assembler *a, value x) {
   for (unsigned code = 0; code < ROTATE_BY_R5; code++)
     if (qpu_small_imm_value(code) == v) return code;
   fail_at(a, x.at, "no small immediate has this value (integers -16..15, powers of two 1/256..128)");
-  return 0; /* not reached */
 }
 
 /* ---- operands -------------------------------------------------------------- */
@@ -625,7 +623,6 @@ static unsigned choose_ws(assembler *a, const dest *add, const dest *mul) {
     if (add->addr[ws] >= 0 && mul->addr[!ws] >= 0) return ws;
   fail_at(a, mul->at, "ADD and MUL destinations both need the regfile-%c write side",
           add->addr[0] >= 0 ? 'A' : 'B');
-  return 0; /* not reached */
 }
 
 /* The pack written on one destination, as (pm, code): a regfile-A pack when
