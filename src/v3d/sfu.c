@@ -141,7 +141,7 @@ static int64_t exp2_fixed_arg(uint32_t sign, uint32_t mant, int exp) {
   if (shift >= 0) {
     mag = (uint64_t)mant << shift;
   } else if (shift > -40) {
-    mag = mant >> -shift;
+    mag = (uint64_t)mant >> -shift; /* shifts up to 39: widen first */
     inexact = (mant & ((UINT64_C(1) << -shift) - 1)) != 0;
   } else {
     mag = 0;
