@@ -90,6 +90,12 @@ static void test_special_values(void **state) {
       {EXP2, 0xc2fe0000u, 0},             /* -127 -> denormal, flushed */
       {EXP2, POS_INF, POS_INF},
       {EXP2, NEG_INF, 0},
+      /* tiny arguments (their fixed-point conversion shifts by 33..39 bits):
+       * 2^(2^-42) truncates to 1; 2^(-2^-42) = 1 - 2^-42 ln 2 truncates to
+       * 1 - 2^-15, mantissa field (2^14 - 1) << 9 */
+      {EXP2, 0x2a800000u, 0x3f800000u},
+      {EXP2, 0xaa800000u, 0x3f7ffe00u},
+      {EXP2, 0x2b7fffffu, 0x3f800000u},   /* just below 2^-40 */
       /* log2 uses |x| */
       {LOG2, 0, NEG_INF},
       {LOG2, NEG_ZERO, NEG_INF},
