@@ -88,4 +88,21 @@ gpusim.mem.write(unif, "u32", {2, 3})
 local st = gpusim.qpu.run {{code = prog, uniforms = unif}}
 assert(st[1].ended and st[1].host_interrupt and st[1].instructions == 7)
 
+-- loads and stores outside GPU memory name the QPU, the pc and the address
+local bad = gpusim.mem.alloc(4)
+gpusim.mem.write(bad, "u32", {0x40})
+local load = gpusim.qpu.load(gpusim.asm("qpu", "mov r0, unif\nmov tmu0_s, r0\nldtmu0\nthrend\nnop\nnop"))
+fails({"gpusim.qpu.run", "QPU 0 at pc 0x", "0x00000040", "outside"},
+      gpusim.qpu.run, {{code = load, uniforms = bad}})
+local store = gpusim.qpu.load(gpusim.asm("qpu", [[
+        ldi vw_setup, 0x80904000    # VDW: one row of 16 words from VPM row 0
+        mov vw_addr, unif
+        mov -, vw_wait
+        thrend
+        nop
+        nop
+]]))
+fails({"gpusim.qpu.run", "QPU 0 at pc 0x", "0x00000040", "outside"},
+      gpusim.qpu.run, {{code = store, uniforms = bad}})
+
 print("asm: ok")
