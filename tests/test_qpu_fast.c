@@ -148,7 +148,9 @@ static int run_one(gs_gpu *g, int interp, int rounding, gs_qpu_status *st) {
 }
 
 static gs_gpu *gpu_with(const uint64_t *w, const uint32_t *unif) {
-  gs_gpu *g = gs_gpu_new(NULL);
+  /* a small memory: sanitizers pay for every byte a context reserves */
+  gs_gpu_config cfg = {.mem_limit = 64 * 1024};
+  gs_gpu *g = gs_gpu_new(&cfg);
   gs_addr code, u;
   assert_non_null(g);
   assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), 8 * PROG_LEN, 8, &code, NULL), GS_OK);
