@@ -312,11 +312,11 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
     done++;
     /* End of instruction, as in the reference: most instructions leave no
      * staged write, SFU result, branch or thread end to account for. */
-    if ((q->npend | q->nnext | q->sfu_delay | q->branch_delay | q->end_delay) == 0) {
+    if ((q->npend | q->nnext | q->sfu_delay | q->r5_pending | q->branch_delay | q->end_delay) == 0) {
       q->pc += 8;
       continue;
     }
-    if (q->npend | q->nnext | q->sfu_delay) qpu_retire(q);
+    if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) qpu_retire(q);
     if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target;
     else q->pc += 8;
     if (q->end_delay > 0 && --q->end_delay == 0) {

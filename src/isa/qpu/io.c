@@ -48,6 +48,10 @@ void qpu_retire(gs_qpu *q) {
   q->npend = q->nnext;
   q->nnext = 0;
   if (q->sfu_delay > 0 && --q->sfu_delay == 0) q->reg[QREG_R4] = q->sfu_result;
+  if (q->r5_pending) {
+    q->reg[QREG_R5] = q->r5_next;
+    q->r5_pending = 0;
+  }
 }
 
 int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out) {
@@ -98,7 +102,11 @@ int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
     broadcast(out, v);
     return GS_OK;
   case QPU_R_VARY:
-    return qpu_fault(g, q, GS_EHANG, "varying read in a program that has no varyings (only fragment shaders do)");
+    if (!q->shader_io || !q->shader_io->varying)
+      return qpu_fault(g, q, GS_EHANG, "varying read in a program that has no varyings (only fragment shaders do)");
+    if ((rc = q->shader_io->varying(q->shader_io->ctx, q, out, &q->r5_next)) < 0) return rc;
+    q->r5_pending = 1;
+    return GS_OK;
   case QPU_R_ELEM_QPU:
     for (int i = 0; i < QPU_LANES; i++) out->u[i] = file ? (uint32_t)q->num : (uint32_t)i;
     return GS_OK;
@@ -108,9 +116,13 @@ int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
     g->mutex_owner = q->num;
     broadcast(out, 0);
     return GS_OK;
-  case QPU_R_NOP:
-  case QPU_R_XY_COORD: /* fragment-shader payload: 0 outside fragment shaders */
+  case QPU_R_XY_COORD: /* fragment payload; 0 outside fragment shaders (reset) */
+    *out = q->payload[file ? QPU_PAYLOAD_Y : QPU_PAYLOAD_X];
+    return GS_OK;
   case QPU_R_MS_REV:
+    *out = q->payload[file ? QPU_PAYLOAD_REV : QPU_PAYLOAD_MS];
+    return GS_OK;
+  case QPU_R_NOP:
   case QPU_R_BUSY:     /* DMA completes at once: never busy */
   case QPU_R_WAIT:     /* ... and never waits */
     broadcast(out, 0);
@@ -140,12 +152,20 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     if (elem0) q->unif_addr = side ? q->unif_base + v->u[0] : v->u[0];
     return GS_OK;
   case QPU_W_QUAD_XY:
-  case QPU_W_MS_REV:
+  case QPU_W_MS_REV: {
+    gs_vec *r = &q->payload[addr == QPU_W_QUAD_XY ? (side ? QPU_PAYLOAD_Y : QPU_PAYLOAD_X)
+                                                  : (side ? QPU_PAYLOAD_REV : QPU_PAYLOAD_MS)];
+    for (int i = 0; i < QPU_LANES; i++)
+      if (lanes >> i & 1) r->u[i] = v->u[i];
+    return GS_OK;
+  }
   case QPU_W_TLB_STENCIL:
   case QPU_W_TLB_Z:
   case QPU_W_TLB_COLOUR_MS:
   case QPU_W_TLB_COLOUR_ALL:
   case QPU_W_TLB_ALPHA_MASK:
+    if (q->shader_io && q->shader_io->tlb_write)
+      return q->shader_io->tlb_write(q->shader_io->ctx, q, addr, v, lanes);
     return qpu_fault(g, q, GS_EINVAL, "write to %s: the tile buffer is only reachable from fragment shaders",
                      qpu_waddr_names[side][addr]);
   case QPU_W_VPM:
@@ -193,6 +213,8 @@ int qpu_io_signal(gs_gpu *g, gs_qpu *q, unsigned sig) {
   case QPU_SIG_LOADC:
   case QPU_SIG_LDCEND:
   case QPU_SIG_LOADAM:
+    if (q->shader_io && q->shader_io->tlb_load)
+      return q->shader_io->tlb_load(q->shader_io->ctx, q, sig, &q->reg[QREG_R4]);
     return qpu_fault(g, q, GS_EINVAL, "%s: the tile buffer is only reachable from fragment shaders",
                      qpu_sig_names[sig]);
   default: /* thrsw, lthrsw, sbwait, sbdone: nothing to do for a single-threaded user program */

@@ -59,6 +59,25 @@ typedef struct qpu_pending_write {
 } qpu_pending_write;
 
 struct qpu_program; /* prepared program, decode.h */
+struct gs_qpu;
+
+/* What a shader stage connects a QPU to: the pipeline's varyings and tile
+ * buffer (DESIGN.md: the QPU does not know the pipeline; the pipeline fills
+ * this in). NULL for user programs, which have neither. */
+typedef struct qpu_shader_io {
+  void *ctx;
+  /* The next varying: VP per lane into *vp and C per lane into *c; r5
+   * receives C at the end of the reading instruction (reference/vc4.md §3.4). */
+  int (*varying)(void *ctx, struct gs_qpu *q, gs_vec *vp, gs_vec *c);
+  /* A write to a tile-buffer register, QPU_W_TLB_STENCIL..QPU_W_TLB_ALPHA_MASK. */
+  int (*tlb_write)(void *ctx, struct gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes);
+  /* A tile-buffer load signal (loadcv, loadc, ldcend, loadam): the value for r4. */
+  int (*tlb_load)(void *ctx, struct gs_qpu *q, unsigned sig, gs_vec *r4);
+} qpu_shader_io;
+
+/* Fragment payload registers (reference/vc4.md §3.5): read at 41/42 of
+ * regfile A/B, written at the same addresses. */
+enum { QPU_PAYLOAD_X = 0, QPU_PAYLOAD_Y, QPU_PAYLOAD_MS, QPU_PAYLOAD_REV };
 
 typedef struct gs_qpu {
   alignas(64) gs_vec reg[QREG_COUNT];
@@ -70,6 +89,9 @@ typedef struct gs_qpu {
    * the third instruction after the SFU write). */
   alignas(64) gs_vec sfu_result;
   int8_t sfu_delay;
+  /* r5 after a varying read: C lands at the end of the reading instruction. */
+  int8_t r5_pending;
+  alignas(64) gs_vec r5_next;
 
   uint16_t zf, nf, cf;   /* flags, one bit per lane */
 
@@ -86,6 +108,9 @@ typedef struct gs_qpu {
   uint64_t budget;       /* watchdog limit */
 
   const struct qpu_program *prog; /* prepared code containing pc */
+
+  const qpu_shader_io *shader_io; /* NULL for user programs */
+  alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
   qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h) */
@@ -118,6 +143,11 @@ int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...)
 
 /* Resets q to start a program at code with uniforms. */
 void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t budget);
+
+/* Runs the program q was reset to, alone, until thread end (shaders: the
+ * caller resets q, then sets shader_io, payload and registers). A stall is a
+ * deadlock error, a runaway program a watchdog error. sched.c */
+int qpu_run_to_end(gs_gpu *g, gs_qpu *q);
 
 /* Commits staged regfile writes at the end of an instruction and counts the
  * SFU latency down; shared by both interpreters. */

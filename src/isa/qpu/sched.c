@@ -101,6 +101,48 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
   return GS_OK;
 }
 
+/* Runs run(g, arg) with the host rounding mode the context asks for. */
+static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
+  int saved = fegetround();
+  fesetround(g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO);
+  int rc = run(g, arg);
+  fesetround(saved);
+  return rc;
+}
+
+static int run_alone(gs_gpu *g, void *arg) {
+  gs_qpu *q = arg;
+  for (;;) {
+    int rc = run_quantum(g, q);
+    if (rc < 0) return rc;
+    if (rc == QPU_STEP_END) {
+      q->state = QPU_ENDED;
+      return GS_OK;
+    }
+    if (rc == QPU_STEP_STALL) {
+      char why[160];
+      describe_block(g, q, why, sizeof why);
+      return gs_diag_set(&g->diag, GS_EDEADLOCK, "deadlock: %s, and no other QPU runs", why);
+    }
+    if (q->instructions > q->budget)
+      return qpu_fault(g, q, GS_EWATCHDOG, "watchdog: the shader ran %" PRIu64 " instructions without ending (budget %" PRIu64 ")",
+                       q->instructions, q->budget);
+  }
+}
+
+int qpu_run_to_end(gs_gpu *g, gs_qpu *q) { return with_rounding(g, run_alone, q); }
+
+typedef struct user_run {
+  const gs_qpu_program *progs;
+  size_t n;
+  gs_qpu_status *st;
+} user_run;
+
+static int run_user(gs_gpu *g, void *arg) {
+  user_run *r = arg;
+  return run_all(g, r->progs, r->n, r->st);
+}
+
 int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
   gs_diag_clear(&g->diag);
   if (n && !progs) return gs_diag_set(&g->diag, GS_EARG, "qpu.run: no programs");
@@ -117,9 +159,6 @@ int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_sta
   memset(g->sem, 0, sizeof g->sem);
   g->mutex_owner = -1;
   /* fadd/fsub/fmul/itof round in the host's rounding mode (alu.h). */
-  int saved = fegetround();
-  fesetround(g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO);
-  int rc = run_all(g, progs, n, st);
-  fesetround(saved);
-  return rc;
+  user_run r = {progs, n, st};
+  return with_rounding(g, run_user, &r);
 }
