@@ -1,0 +1,263 @@
+/* tlb.c — the tile buffer: tests, colour access, clears, stores and loads
+ * (see tlb.h; choices in docs/tile-buffer.md). */
+#include <string.h>
+#include "v3d/tlb.h"
+
+void tlb_init(gs_tlb *t, int ms) {
+  memset(t, 0, sizeof *t);
+  t->ms = ms != 0;
+  t->size = ms ? TLB_SIZE / 2 : TLB_SIZE;
+  t->samples = ms ? 4 : 1;
+  t->z_func = TLB_ALWAYS;
+}
+
+void tlb_set_clear(gs_tlb *t, uint32_t colour, uint32_t z, uint8_t stencil) {
+  t->clear_colour = colour;
+  t->clear_zs = (z & 0xffffffu) << 8 | stencil;
+}
+
+void tlb_clear(gs_tlb *t, int colour, int zs) {
+  for (unsigned i = 0; i < TLB_WORDS; i++) {
+    if (colour) t->colour[i] = t->clear_colour;
+    if (zs) t->zs[i] = t->clear_zs;
+  }
+}
+
+void tlb_begin_tile(gs_tlb *t, unsigned tile_x, unsigned tile_y) {
+  t->x0 = tile_x * t->size;
+  t->y0 = tile_y * t->size;
+}
+
+void tlb_set_depth(gs_tlb *t, unsigned func, int write) {
+  t->z_func = func & 7;
+  t->z_write = write != 0;
+}
+
+void tlb_begin_batch(gs_tlb *t) { t->stencil_enabled = 0; }
+
+/* Write-mask codes of the stencil setup word (reference/vc4.md §3.6). */
+static const uint8_t write_mask_codes[4] = {0x01, 0x03, 0x0f, 0xff};
+
+static void set_face(tlb_stencil_face *f, uint32_t w) {
+  f->value_mask = (uint8_t)w;
+  f->ref = (uint8_t)(w >> 8);
+  f->func = (w >> 16) & 7;
+  f->op_fail = (w >> 19) & 7;
+  f->op_zpass = (w >> 22) & 7;
+  f->op_zfail = (w >> 25) & 7;
+  f->write_mask = write_mask_codes[(w >> 28) & 3];
+}
+
+void tlb_stencil_setup(gs_tlb *t, uint32_t word) {
+  unsigned wsel = word >> 30;
+  if (wsel == 0) { /* full write masks: back in 15:8, front in 7:0 */
+    t->front.write_mask = (uint8_t)word;
+    t->back.write_mask = (uint8_t)(word >> 8);
+    return;
+  }
+  if (wsel & 1) set_face(&t->front, word);
+  if (wsel & 2) set_face(&t->back, word);
+  t->stencil_enabled = 1;
+}
+
+static int compare(unsigned func, uint32_t a, uint32_t b) {
+  switch (func) {
+  case TLB_NEVER: return 0;
+  case TLB_LESS: return a < b;
+  case TLB_EQUAL: return a == b;
+  case TLB_LEQUAL: return a <= b;
+  case TLB_GREATER: return a > b;
+  case TLB_NOTEQUAL: return a != b;
+  case TLB_GEQUAL: return a >= b;
+  default: return 1;
+  }
+}
+
+static uint8_t stencil_op(unsigned op, uint8_t s, uint8_t ref) {
+  switch (op) {
+  case TLB_OP_ZERO: return 0;
+  case TLB_OP_REPLACE: return ref;
+  case TLB_OP_INCR_SAT: return s == 255 ? 255 : (uint8_t)(s + 1);
+  case TLB_OP_DECR_SAT: return s == 0 ? 0 : (uint8_t)(s - 1);
+  case TLB_OP_INVERT: return (uint8_t)~s;
+  case TLB_OP_INCR_WRAP: return (uint8_t)(s + 1);
+  case TLB_OP_DECR_WRAP: return (uint8_t)(s - 1);
+  default: return s; /* keep */
+  }
+}
+
+/* Index of sample s of pixel (x, y) (absolute), or -1 outside the tile. */
+static long sample_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
+  uint32_t lx = x - t->x0, ly = y - t->y0;
+  if (lx >= t->size || ly >= t->size || s >= t->samples) return -1;
+  return (long)((ly * t->size + lx) * t->samples + s);
+}
+
+/* Stencil and depth test of one sample; updates the buffer; returns whether
+ * the sample survives. */
+static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
+  uint32_t zs = t->zs[i];
+  uint8_t s = (uint8_t)zs;
+  const tlb_stencil_face *f = back ? &t->back : &t->front;
+  int pass = 1;
+  uint8_t ns = s;
+  if (t->stencil_enabled && !compare(f->func, f->ref & f->value_mask, s & f->value_mask)) {
+    ns = stencil_op(f->op_fail, s, f->ref);
+    pass = 0;
+  } else {
+    int zpass = compare(t->z_func, z & 0xffffffu, zs >> 8);
+    if (t->stencil_enabled) ns = stencil_op(zpass ? f->op_zpass : f->op_zfail, s, f->ref);
+    if (zpass && t->z_write) zs = (z & 0xffffffu) << 8 | (zs & 0xff);
+    pass = zpass;
+  }
+  if (t->stencil_enabled) ns = (uint8_t)((s & ~f->write_mask) | (ns & f->write_mask));
+  t->zs[i] = (zs & ~0xffu) | ns;
+  return pass;
+}
+
+void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
+                 uint32_t *coverage, uint16_t lanes) {
+  for (int l = 0; l < 16; l++) {
+    if (!(lanes >> l & 1)) continue;
+    for (unsigned s = 0; s < t->samples; s++) {
+      long i = sample_index(t, x[l], y[l], s);
+      if (i < 0 || !(coverage[l] >> s & 1)) continue;
+      if (!test_sample(t, i, z[l], rev[l] & 1)) coverage[l] &= ~(1u << s);
+    }
+  }
+}
+
+void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
+                uint16_t lanes) {
+  for (int l = 0; l < 16; l++) {
+    if (!(lanes >> l & 1)) continue;
+    for (unsigned s = 0; s < t->samples; s++) {
+      long i = sample_index(t, x[l], y[l], s);
+      if (i >= 0 && !compare(t->z_func, z[l] & 0xffffffu, t->zs[i] >> 8)) coverage[l] &= ~(1u << s);
+    }
+  }
+}
+
+void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
+                      const uint32_t *coverage, uint16_t lanes, int sample) {
+  for (int l = 0; l < 16; l++) {
+    if (!(lanes >> l & 1)) continue;
+    for (unsigned s = 0; s < t->samples; s++) {
+      if ((sample >= 0 && (unsigned)sample != s) || !(coverage[l] >> s & 1)) continue;
+      long i = sample_index(t, x[l], y[l], s);
+      if (i >= 0) t->colour[i] = colour[l];
+    }
+  }
+}
+
+void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
+                     int sample) {
+  for (int l = 0; l < 16; l++) {
+    long i = (lanes >> l & 1) ? sample_index(t, x[l], y[l], sample < 0 ? 0u : (unsigned)sample) : -1;
+    out[l] = i >= 0 ? t->colour[i] : 0;
+  }
+}
+
+/* ---- Stores and loads ------------------------------------------------------ */
+
+static unsigned format_bytes(unsigned format) { return format == TLB_RGBA8888 ? 4 : 2; }
+
+/* TLB word (byte 0 R, 1 G, 2 B, 3 A) to BGR565: R in bits 15:11, G 10:5,
+ * B 4:0 (reference/vc4.md §3.8; gpusim does not dither). */
+static uint16_t to_565(uint32_t c) {
+  return (uint16_t)(((c & 0xf8u) << 8) | ((c >> 5) & 0x7e0u) | ((c >> 19) & 0x1fu));
+}
+
+/* BGR565 to a TLB word, channels widened by bit replication, A = 255. */
+static uint32_t from_565(uint16_t v) {
+  uint32_t r = v >> 11, g = (v >> 5) & 63, b = v & 31;
+  r = (r << 3) | (r >> 2);
+  g = (g << 2) | (g >> 4);
+  b = (b << 3) | (b >> 2);
+  return r | g << 8 | b << 16 | 0xff000000u;
+}
+
+/* Average of the 4 samples of a pixel, per byte, rounding half up. */
+static uint32_t resolve4(const uint32_t *s) {
+  uint32_t out = 0;
+  for (int b = 0; b < 32; b += 8) {
+    uint32_t sum = ((s[0] >> b) & 255) + ((s[1] >> b) & 255) + ((s[2] >> b) & 255) + ((s[3] >> b) & 255);
+    out |= ((sum + 2) / 4) << b;
+  }
+  return out;
+}
+
+/* Pixels of the current tile inside frame f: [0, w) × [0, h) tile-local. */
+static void tile_extent(const gs_tlb *t, const tlb_frame *f, uint32_t *w, uint32_t *h) {
+  *w = t->x0 >= f->width ? 0 : f->width - t->x0 < t->size ? f->width - t->x0 : t->size;
+  *h = t->y0 >= f->height ? 0 : f->height - t->y0 < t->size ? f->height - t->y0 : t->size;
+}
+
+/* Host pointer to the whole frame, checked once so that a store or load
+ * touches nothing when any part would fault. */
+static uint8_t *frame_bytes(const gs_mem *m, const tlb_frame *f, unsigned cpp, gs_diag *d) {
+  uint32_t size = tiling_size(f->layout, f->width, f->height, cpp);
+  uint8_t *p = gs_mem_ptr(m, f->address, size);
+  if (!p)
+    gs_diag_set(d, GS_EFAULT, "tile buffer access to the %ux%u frame buffer at 0x%08x (%u bytes) is outside allocated GPU memory",
+                f->width, f->height, f->address, size);
+  return p;
+}
+
+typedef enum { MOVE_STORE_COLOUR, MOVE_LOAD_COLOUR, MOVE_STORE_ZS, MOVE_LOAD_ZS } move_kind;
+
+/* Moves the current tile between the buffer and frame f, one pixel at a time. */
+static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind kind, gs_diag *d) {
+  int colour = kind == MOVE_STORE_COLOUR || kind == MOVE_LOAD_COLOUR;
+  unsigned cpp = colour ? format_bytes(f->format) : 4;
+  uint8_t *base = frame_bytes(m, f, cpp, d);
+  if (!base) return GS_EFAULT;
+  uint32_t w, h;
+  tile_extent(t, f, &w, &h);
+  for (uint32_t ly = 0; ly < h; ly++) {
+    for (uint32_t lx = 0; lx < w; lx++) {
+      uint8_t *p = base + tiling_offset(f->layout, t->x0 + lx, t->y0 + ly, f->width, cpp);
+      uint32_t *c = &t->colour[(ly * t->size + lx) * t->samples];
+      uint32_t *zs = &t->zs[(ly * t->size + lx) * t->samples];
+      uint32_t v;
+      uint16_t v16;
+      switch (kind) {
+      case MOVE_STORE_COLOUR:
+        v = (t->samples == 4 && f->decimate == TLB_DECIMATE4) ? resolve4(c) : c[0];
+        if (cpp == 4) memcpy(p, &v, 4);
+        else { v16 = to_565(v); memcpy(p, &v16, 2); }
+        break;
+      case MOVE_LOAD_COLOUR:
+        if (cpp == 4) memcpy(&v, p, 4);
+        else { memcpy(&v16, p, 2); v = from_565(v16); }
+        for (unsigned s = 0; s < t->samples; s++) c[s] = v;
+        break;
+      case MOVE_STORE_ZS:
+        memcpy(p, &zs[0], 4);
+        break;
+      case MOVE_LOAD_ZS:
+        memcpy(&v, p, 4);
+        for (unsigned s = 0; s < t->samples; s++) zs[s] = v;
+        break;
+      }
+    }
+  }
+  return GS_OK;
+}
+
+int tlb_store_colour(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d) {
+  return move_tile((gs_tlb *)t, m, f, MOVE_STORE_COLOUR, d);
+}
+int tlb_load_colour(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
+  return move_tile(t, m, f, MOVE_LOAD_COLOUR, d);
+}
+int tlb_store_zs(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d) {
+  return move_tile((gs_tlb *)t, m, f, MOVE_STORE_ZS, d);
+}
+int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
+  return move_tile(t, m, f, MOVE_LOAD_ZS, d);
+}
+
+unsigned tlb_format_from_113(unsigned code) {
+  return code == 1 ? TLB_RGBA8888 : code == 0 ? TLB_BGR565_DITHER : TLB_BGR565;
+}

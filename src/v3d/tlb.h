@@ -1,0 +1,114 @@
+/* tlb.h — the tile buffer (TLB): the on-chip colour, depth and stencil
+ * buffers of one 64×64 tile (32×32 pixels × 4 samples in 4× multisample
+ * mode), the depth and stencil tests fragment shaders trigger by writing
+ * TLB_Z, colour writes and loads, clears, and the stores and loads that move
+ * a tile to and from a frame buffer in memory. Facts: reference/vc4.md §3.6–
+ * 3.8 and §4.2 (records 26–29, 113, 114); choices: docs/tile-buffer.md.
+ *
+ * The unit knows nothing of QPUs or control lists (DESIGN.md rule 4): it
+ * takes up to 16 fragments at a time as arrays of absolute pixel
+ * coordinates with a lane mask, and per-lane 4-bit sample coverage masks
+ * (bit s = sample s; non-multisample tiles use bit 0) that the depth and
+ * stencil tests clear where fragments fail.
+ *
+ * Blending is not a unit of the VideoCore IV: a fragment shader that blends
+ * loads the tile's colour (loadc), mixes, and writes the result back.
+ */
+#ifndef GS_V3D_TLB_H
+#define GS_V3D_TLB_H
+
+#include <stdint.h>
+#include "gpusim/mem.h"
+#include "v3d/tiling.h"
+
+#define TLB_SIZE 64            /* pixels per side of a non-multisample tile */
+#define TLB_SAMPLES_MAX 4
+#define TLB_WORDS (TLB_SIZE * TLB_SIZE)
+
+/* Compare functions, in the GL order the configuration bits and stencil
+ * setup use (reference/vc4.md §3.6, record 96). */
+enum { TLB_NEVER = 0, TLB_LESS, TLB_EQUAL, TLB_LEQUAL, TLB_GREATER, TLB_NOTEQUAL, TLB_GEQUAL, TLB_ALWAYS };
+/* Stencil operations. */
+enum { TLB_OP_ZERO = 0, TLB_OP_KEEP, TLB_OP_REPLACE, TLB_OP_INCR_SAT, TLB_OP_DECR_SAT, TLB_OP_INVERT,
+       TLB_OP_INCR_WRAP, TLB_OP_DECR_WRAP };
+/* Frame-buffer colour formats (record 113's codes differ: see tlb_format_from_113). */
+enum { TLB_RGBA8888 = 0, TLB_BGR565_DITHER = 1, TLB_BGR565 = 2 };
+/* Which samples a store writes. */
+enum { TLB_SAMPLE0 = 0, TLB_DECIMATE4 = 1 };
+
+typedef struct tlb_stencil_face {
+  uint8_t func, ref, value_mask, write_mask;
+  uint8_t op_fail, op_zfail, op_zpass;
+} tlb_stencil_face;
+
+typedef struct gs_tlb {
+  int ms;                  /* 1: 4× multisample tile of 32×32 pixels */
+  unsigned size;           /* pixels per side: 64, or 32 with ms */
+  unsigned samples;        /* 1 or 4 */
+  uint32_t x0, y0;         /* pixel origin of the current tile */
+  uint32_t clear_colour;   /* record 114 */
+  uint32_t clear_zs;       /* Z24 in bits 31:8, stencil in 7:0 */
+  unsigned z_func;         /* configuration bits 14:12 */
+  int z_write;             /* configuration bit 15 */
+  int stencil_enabled;     /* set by a stencil setup write, reset per batch */
+  tlb_stencil_face front, back;
+  uint32_t colour[TLB_WORDS]; /* sample words, index tlb_index() */
+  uint32_t zs[TLB_WORDS];     /* Z24 << 8 | stencil */
+} gs_tlb;
+
+/* Frame buffer a tile is stored to or loaded from. */
+typedef struct tlb_frame {
+  gs_addr address;
+  uint32_t width, height;  /* pixels */
+  unsigned format;         /* TLB_RGBA8888 / TLB_BGR565_DITHER / TLB_BGR565 */
+  tiling_layout layout;    /* raster, T or LT */
+  unsigned decimate;       /* TLB_SAMPLE0 or TLB_DECIMATE4 (multisample tiles) */
+} tlb_frame;
+
+/* Sets up an empty tile buffer; ms selects 4× multisample mode. */
+void tlb_init(gs_tlb *t, int ms);
+/* The clear values of record 114; z is 24-bit. */
+void tlb_set_clear(gs_tlb *t, uint32_t colour, uint32_t z, uint8_t stencil);
+/* Clears the colour and/or depth-stencil buffers to the clear values. */
+void tlb_clear(gs_tlb *t, int colour, int zs);
+/* Makes tile (tile_x, tile_y) current: its pixel origin. */
+void tlb_begin_tile(gs_tlb *t, unsigned tile_x, unsigned tile_y);
+/* Depth state from the configuration bits (record 96). */
+void tlb_set_depth(gs_tlb *t, unsigned func, int write);
+/* A fragment batch starts: stencil is disabled until a setup is written. */
+void tlb_begin_batch(gs_tlb *t);
+/* A write to TLB_STENCIL_SETUP (element 0's value). */
+void tlb_stencil_setup(gs_tlb *t, uint32_t word);
+
+/* A write to TLB_Z: stencil then depth test of up to 16 fragments (lanes),
+ * updating the buffers and clearing failed samples in coverage[]. rev[i] is
+ * 1 for a reverse-facing fragment (selects the back stencil face). */
+void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
+                 uint32_t *coverage, uint16_t lanes);
+/* The early-Z test: clears samples that would fail the depth test, without
+ * writing anything. */
+void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
+                uint16_t lanes);
+/* A colour write: every covered sample (sample < 0), or sample `sample`
+ * if covered. */
+void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
+                      const uint32_t *coverage, uint16_t lanes, int sample);
+/* A colour load of sample `sample` (0 outside multisample mode). */
+void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
+                     int sample);
+
+/* Stores the current tile's colour (resolved per f->decimate) to frame f,
+ * clipped to its size; GS_EFAULT naming the address if the tile's footprint
+ * leaves allocated memory (nothing is written then). */
+int tlb_store_colour(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d);
+/* Loads the current tile's colour from frame f (all samples get the pixel). */
+int tlb_load_colour(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d);
+/* Stores / loads depth-stencil as 32-bit Z24 << 8 | stencil words in f's
+ * layout (f->format is ignored). */
+int tlb_store_zs(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d);
+int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d);
+
+/* Record 113 codes 0 BGR565 dithered, 1 RGBA8888, 2 BGR565 -> TLB_*. */
+unsigned tlb_format_from_113(unsigned code);
+
+#endif
