@@ -534,6 +534,28 @@ static void test_dma_load_fault_leaves_vpm(void **state) {
     for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, y, x), vpm_pattern(y, x));
 }
 
+/* A shader's input and output segments: reads from the main window, writes
+ * to the write window, both addressed from Y = 0 (reference/vc4.md §2.1). */
+static void test_shader_segments(void **state) {
+  fixture *f = *state;
+  fill_vpm(f->g);
+  vpm_set_window(f->q, 100, 8);
+  vpm_set_write_window(f->q, 140, 8);
+  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00101a02), GS_OK); /* 1 vector, row 2 */
+  gs_vec v = read_vec(f);
+  for (unsigned x = 0; x < 16; x++) assert_int_equal(v.u[x], vpm_pattern(102, x));
+  assert_int_equal(vpm_write_setup(f->g, f->q, 0x00001a09), GS_OK); /* row 9 wraps to 1 */
+  for (unsigned x = 0; x < 16; x++) v.u[x] = 0xabc00000u + x;
+  write_vec(f, &v);
+  for (unsigned x = 0; x < 16; x++) {
+    assert_int_equal(*vpm_at(f->g, 141, x), 0xabc00000u + x);
+    assert_int_equal(*vpm_at(f->g, 101, x), vpm_pattern(101, x)); /* input untouched */
+  }
+  vpm_set_write_window(f->q, 0, 0); /* writes follow the main window again */
+  write_vec(f, &v);
+  for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, 100 + 2, x), 0xabc00000u + x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_generic_modes, setup, teardown),
@@ -558,6 +580,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dma_load_wraps_window, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dma_store_fault_leaves_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dma_load_fault_leaves_vpm, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shader_segments, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,11 @@ void vpm_set_window(gs_qpu *q, unsigned row_base, unsigned rows) {
   q->vpm.rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
 }
 
+void vpm_set_write_window(gs_qpu *q, unsigned row_base, unsigned rows) {
+  q->vpm.wr_row_base = (uint16_t)(row_base % VPM_ROWS);
+  q->vpm.wr_rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
+}
+
 /* The VPM word holding element k of st and the bit shift of the element in
  * it. Row addresses wrap inside the QPU's window (reference/vc4.md §2.2:
  * "the address wraps beyond Y = 63"). */
@@ -175,7 +180,12 @@ int vpm_write(gs_gpu *g, gs_qpu *q, const gs_vec *v) {
   if (!s->wr_valid)
     return qpu_fault(g, q, GS_EINVAL, "VPM write before any VPM write setup (write one to VPMVCD_WR_SETUP first)");
   vpm_stream st = generic_stream(s->wr_setup, s->wr_addr);
-  for (uint32_t e = 0; e < QPU_LANES; e++) stream_put(g, s, &st, e, v->u[e]);
+  qpu_vpm_state out = *s; /* the output segment, when the pipeline set one */
+  if (s->wr_rows) {
+    out.row_base = s->wr_row_base;
+    out.rows = s->wr_rows;
+  }
+  for (uint32_t e = 0; e < QPU_LANES; e++) stream_put(g, &out, &st, e, v->u[e]);
   s->wr_addr = (s->wr_addr + generic_stride(s->wr_setup)) & 0xff;
   return GS_OK;
 }

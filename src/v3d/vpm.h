@@ -54,6 +54,9 @@ typedef struct qpu_vpm_state {
   /* the window of the shared VPM this QPU addresses */
   uint16_t row_base;      /* VPM row the QPU's Y=0 maps to */
   uint16_t rows;          /* rows in the window; 0 means VPM_USER_ROWS */
+  /* generic writes of vertex and coordinate shaders go to their batch's
+   * output segment; wr_rows 0 means "the same window as everything else" */
+  uint16_t wr_row_base, wr_rows;
 } qpu_vpm_state;
 
 struct gs_gpu;
@@ -79,5 +82,10 @@ int vpm_dma_store(struct gs_gpu *g, struct gs_qpu *q, uint32_t addr);
  * vertex and coordinate shaders their segments; user programs keep the
  * default rows 0..63). */
 void vpm_set_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
+/* Sets a separate window for generic writes (a shader's output segment);
+ * rows 0 makes writes use the main window again. Both start at Y = 0 for
+ * the shader (reference/vc4.md §2.1: reads and writes are relocated to the
+ * batch's input and output segments). */
+void vpm_set_write_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
 
 #endif
