@@ -22,7 +22,7 @@ static void test_fetch(void **s) {
   for (int i = 0; i < 8 * 20; i++) p1[i] = (uint8_t)(0x80 + i);
   vcd_attr at[2] = {{a0, 12, 12, 0}, {a1, 6, 8, 12}};
   uint32_t idx[3] = {5, 0, 19};
-  assert_int_equal(vcd_fetch(g, 40, at, 2, idx, 3, NULL), GS_OK);
+  assert_int_equal(vcd_fetch(g, &g->vpm, 40, at, 2, idx, 3, NULL), GS_OK);
   /* vertex 0 (index 5): bytes 60..71 of stream 0 in rows 40..42, column 0 */
   assert_int_equal(g->vpm.words[40 * 16 + 0], 0x3f3e3d3cu);
   assert_int_equal(g->vpm.words[42 * 16 + 0], 0x47464544u);
@@ -37,7 +37,7 @@ static void test_fetch(void **s) {
   gs_diag d;
   uint32_t bad[2] = {1, 20};
   g->vpm.words[40 * 16 + 0] = 0;
-  assert_int_equal(vcd_fetch(g, 40, at, 2, bad, 2, &d), GS_EFAULT);
+  assert_int_equal(vcd_fetch(g, &g->vpm, 40, at, 2, bad, 2, &d), GS_EFAULT);
   assert_non_null(strstr(d.msg, "vertex 20"));
   assert_int_equal(g->vpm.words[40 * 16 + 0], 0);
   gs_gpu_free(g);

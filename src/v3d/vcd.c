@@ -3,7 +3,7 @@
 #include "v3d/v3d.h"
 #include "v3d/vcd.h"
 
-int vcd_fetch(gs_gpu *g, unsigned row_base, const vcd_attr *attrs, unsigned nattrs, const uint32_t *indices,
+int vcd_fetch(gs_gpu *g, gs_vpm *vpm, unsigned row_base, const vcd_attr *attrs, unsigned nattrs, const uint32_t *indices,
               unsigned nverts, gs_diag *d) {
   if (nverts > 16) return gs_diag_set(d, GS_EARG, "VCD batch of %u vertices: at most 16", nverts);
   /* Check every read first, so that a fault leaves the VPM untouched. */
@@ -28,7 +28,7 @@ int vcd_fetch(gs_gpu *g, unsigned row_base, const vcd_attr *attrs, unsigned natt
         unsigned n = attrs[a].size - 4 * k < 4 ? attrs[a].size - 4 * k : 4;
         memcpy(&w, src + 4 * k, n);
         unsigned row = (row_base + attrs[a].vpm_offset / 4 + k) % VPM_ROWS;
-        g->vpm.words[row * 16 + v] = w;
+        vpm->words[row * 16 + v] = w;
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "gpusim/mem.h"
 
 struct gs_gpu;
+struct gs_vpm;
 
 typedef struct vcd_attr {
   gs_addr address;     /* base address of the array */
@@ -20,12 +21,13 @@ typedef struct vcd_attr {
 } vcd_attr;
 
 /* Loads attributes attrs[0..nattrs) of the vertices indices[0..nverts)
- * (nverts <= 16) into the VPM rows starting at row_base: vertex i, attribute
+ * (nverts <= 16) from g's memory into the rows of vpm starting at row_base:
+ * vertex i, attribute
  * bytes b at row row_base + (vpm_offset + b) / 4, column i, byte b % 4; the
  * unused bytes of an attribute's last word are 0. A read outside allocated
  * memory is GS_EFAULT naming the array, the vertex index and the address,
  * and nothing is written. */
-int vcd_fetch(struct gs_gpu *g, unsigned row_base, const vcd_attr *attrs, unsigned nattrs,
+int vcd_fetch(struct gs_gpu *g, struct gs_vpm *vpm, unsigned row_base, const vcd_attr *attrs, unsigned nattrs,
               const uint32_t *indices, unsigned nverts, gs_diag *d);
 
 #endif

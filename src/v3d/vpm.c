@@ -52,7 +52,8 @@ static uint32_t *stream_word(gs_gpu *g, const qpu_vpm_state *s, const vpm_stream
   uint32_t word = st->horiz ? (pos / 4) % 16 : st->col;
   row = (s->row_base + row % window_rows(s)) % VPM_ROWS;
   *shift = (pos % 4) * 8;
-  return &g->vpm.words[row * 16 + word];
+  gs_vpm *vpm = s->mem ? s->mem : &g->vpm;
+  return &vpm->words[row * 16 + word];
 }
 
 static uint32_t width_mask(uint32_t width) { return width == 4 ? 0xffffffffu : (1u << (8 * width)) - 1; }

@@ -57,6 +57,9 @@ typedef struct qpu_vpm_state {
   /* generic writes of vertex and coordinate shaders go to their batch's
    * output segment; wr_rows 0 means "the same window as everything else" */
   uint16_t wr_row_base, wr_rows;
+  /* the VPM this QPU uses: NULL for the context's; a rendering thread
+   * gives its QPU a VPM of its own */
+  struct gs_vpm *mem;
 } qpu_vpm_state;
 
 struct gs_gpu;

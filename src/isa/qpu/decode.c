@@ -4,17 +4,28 @@
  * the code's content on every lookup. */
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include "isa/qpu/decode.h"
 #include "v3d/v3d.h"
 
 #define MAX_PROGRAM_WORDS (1u << 16)
 
+/* Rendering threads prepare programs concurrently: the cache is locked.
+ * Prepared programs never change; code must not change during a run. */
 struct qpu_cache {
+  mtx_t lock;
   qpu_program **progs;
   size_t n, cap;
 };
 
-qpu_cache *qpu_cache_new(void) { return calloc(1, sizeof(qpu_cache)); }
+qpu_cache *qpu_cache_new(void) {
+  qpu_cache *c = calloc(1, sizeof(qpu_cache));
+  if (c && mtx_init(&c->lock, mtx_plain) != thrd_success) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
 
 static void program_free(qpu_program *p) {
   if (!p) return;
@@ -29,6 +40,7 @@ void qpu_cache_free(qpu_cache *c) {
   if (!c) return;
   for (size_t i = 0; i < c->n; i++) program_free(c->progs[i]);
   free(c->progs);
+  mtx_destroy(&c->lock);
   free(c);
 }
 
@@ -317,7 +329,16 @@ oom:
   return NULL;
 }
 
+static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc);
+
 const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc) {
+  mtx_lock(&g->cache->lock);
+  const qpu_program *p = prepare_locked(g, q, pc);
+  mtx_unlock(&g->cache->lock);
+  return p;
+}
+
+static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   qpu_cache *c = g->cache;
   if (pc & 7) {
     qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", pc);
@@ -351,7 +372,7 @@ const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc) {
     }
   }
   if (!p) {
-    gs_diag_set(&g->diag, GS_ENOMEM, "out of host memory preparing the program at 0x%08x", pc);
+    qpu_fault(g, q, GS_ENOMEM, "out of host memory preparing the program at 0x%08x", pc);
     return NULL;
   }
   c->progs[c->n++] = p;

@@ -284,7 +284,7 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   while (done < max) {
     if (!p || q->pc < p->start || q->pc >= p->end) {
       if (!(p = qpu_prepare(g, q, q->pc))) {
-        rc = g->diag.code;
+        rc = qpu_diag(g, q)->code;
         break;
       }
       q->prog = p;

@@ -22,7 +22,7 @@ int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return gs_diag_set(&g->diag, code, "QPU %d at pc 0x%08x: %s", q->num, q->pc, msg);
+  return gs_diag_set(qpu_diag(g, q), code, "QPU %d at pc 0x%08x: %s", q->num, q->pc, msg);
 }
 
 void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t budget) {

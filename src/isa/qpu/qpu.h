@@ -110,6 +110,7 @@ typedef struct gs_qpu {
   const struct qpu_program *prog; /* prepared code containing pc */
 
   const qpu_shader_io *shader_io; /* NULL for user programs */
+  gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */
   alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
@@ -134,7 +135,11 @@ int qpu_io_signal(gs_gpu *g, gs_qpu *q, unsigned sig);
 /* Pops the next uniform. */
 int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out);
 
-/* Records an error "QPU <n> at pc 0x<pc>: <message>" in g; returns code. */
+/* Where q's errors go: its own diag (a rendering thread's) or the context's. */
+static inline gs_diag *qpu_diag(gs_gpu *g, const gs_qpu *q) { return q->diag ? q->diag : gs_gpu_diag(g); }
+
+/* Records an error "QPU <n> at pc 0x<pc>: <message>" in qpu_diag(g, q);
+ * returns code. */
 int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

@@ -122,7 +122,7 @@ static int run_alone(gs_gpu *g, void *arg) {
     if (rc == QPU_STEP_STALL) {
       char why[160];
       describe_block(g, q, why, sizeof why);
-      return gs_diag_set(&g->diag, GS_EDEADLOCK, "deadlock: %s, and no other QPU runs", why);
+      return gs_diag_set(qpu_diag(g, q), GS_EDEADLOCK, "deadlock: %s, and no other QPU runs", why);
     }
     if (q->instructions > q->budget)
       return qpu_fault(g, q, GS_EWATCHDOG, "watchdog: the shader ran %" PRIu64 " instructions without ending (budget %" PRIu64 ")",

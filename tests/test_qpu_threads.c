@@ -1,0 +1,116 @@
+/* test_qpu_threads.c — QPU programs on several host threads at once, as the
+ * tile renderer will run shaders: each worker has its own QPU, VPM and error
+ * message; the program cache is shared. Results must equal the one-thread
+ * results, and the reported failure must be the lowest failing job's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/pool.h"
+#include "gpusim/qpu.h"
+#include "v3d/v3d.h"
+
+#define NJOBS 64
+#define MAXW 8
+
+typedef struct ctx {
+  gs_gpu *g;
+  gs_addr code, out, unif;
+  gs_qpu *qpu[MAXW];
+  gs_vpm vpm[MAXW];
+  gs_diag diag[MAXW];
+} ctx;
+
+/* Job i: stores (unif0 = 1000 i) + elem_num, squared as a float chain, to out + 64 i. */
+static int job(void *p, unsigned index, unsigned worker) {
+  ctx *c = p;
+  gs_qpu *q = c->qpu[worker];
+  qpu_reset(q, (int)worker, c->code, c->unif + 8 * index, 1000000);
+  q->diag = &c->diag[worker];
+  q->vpm.mem = &c->vpm[worker];
+  return qpu_run_to_end(c->g, q);
+}
+
+static const char program[] =
+    "    mov r0, unif\n"
+    "    add r0, r0, elem_num\n"
+    "    itof r0, r0\n"
+    "    fmul r1, r0, r0\n"
+    "    ldi vw_setup, 0x1a00\n"
+    "    mov vpm, r1\n"
+    "    ldi vw_setup, 0x80904000\n"
+    "    mov vw_addr, unif\n"
+    "    mov -, vw_wait\n"
+    "    thrend\n    nop\n    nop\n";
+
+static void setup_ctx(ctx *c, int fault_from) {
+  memset(c, 0, sizeof *c);
+  c->g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(c->g);
+  uint64_t *w;
+  size_t n;
+  gs_diag d;
+  if (gs_qpu_asm(program, "t.s", 0, &w, &n, &d) < 0) fail_msg("%s", d.msg);
+  assert_int_equal(gs_mem_alloc(m, (uint32_t)(8 * n), 8, &c->code, NULL), GS_OK);
+  gs_mem_write(m, c->code, w, (uint32_t)(8 * n), NULL);
+  free(w);
+  assert_int_equal(gs_mem_alloc(m, 64 * NJOBS, 64, &c->out, NULL), GS_OK);
+  assert_int_equal(gs_mem_alloc(m, 8 * NJOBS, 4, &c->unif, NULL), GS_OK);
+  for (uint32_t i = 0; i < NJOBS; i++) {
+    /* jobs >= fault_from with i % 5 == 2 store to an unallocated address */
+    uint32_t u[2] = {1000 * i, (int)i >= fault_from && i % 5 == 2 ? 0x40u + i : c->out + 64 * i};
+    gs_mem_write(m, c->unif + 8 * i, u, 8, NULL);
+  }
+  for (int k = 0; k < MAXW; k++) {
+    c->qpu[k] = aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63);
+    assert_non_null(c->qpu[k]);
+  }
+}
+
+static void free_ctx(ctx *c) {
+  for (int k = 0; k < MAXW; k++) free(c->qpu[k]);
+  gs_gpu_free(c->g);
+}
+
+static void test_same_results_for_any_thread_count(void **s) {
+  (void)s;
+  for (unsigned threads = 1; threads <= MAXW; threads *= 2) {
+    static ctx c;
+    setup_ctx(&c, NJOBS);
+    if (gs_parallel_for(threads, NJOBS, job, &c, NULL) != GS_OK) fail_msg("run failed");
+    for (uint32_t i = 0; i < NJOBS; i++)
+      for (uint32_t lane = 0; lane < 16; lane++) {
+        float got;
+        gs_mem_read(gs_gpu_mem(c.g), c.out + 64 * i + 4 * lane, &got, 4, NULL);
+        /* the product rounds toward zero: at most one unit in the last place (2^-23) below */
+        double exact = (double)(1000 * i + lane) * (double)(1000 * i + lane);
+        if (!(got <= exact && (double)got >= exact * (1 - 0x1p-23))) fail_msg("%u threads, job %u lane %u: %.1f, want %.1f", threads, i, lane, (double)got, exact);
+      }
+    free_ctx(&c);
+  }
+}
+
+static void test_lowest_failing_job_reported(void **s) {
+  (void)s;
+  for (unsigned threads = 1; threads <= MAXW; threads *= 2) {
+    static ctx c;
+    setup_ctx(&c, 20); /* the first failing job is 22 */
+    unsigned worker;
+    assert_int_equal(gs_parallel_for(threads, NJOBS, job, &c, &worker), GS_EFAULT);
+    char want[64];
+    snprintf(want, sizeof want, "0x%08x", 0x40u + 22);
+    if (!strstr(c.diag[worker].msg, want)) fail_msg("%u threads: \"%s\" does not name %s", threads, c.diag[worker].msg, want);
+    free_ctx(&c);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_results_for_any_thread_count),
+      cmocka_unit_test(test_lowest_failing_job_reported),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
