@@ -1,0 +1,317 @@
+/* sph.c — the SPH field table expanded, and everything that walks it field
+ * by field: decode, encode, validate and the readable dump (gpusim/sph.h).
+ * Every path goes through sph_fields; none knows a bit position itself. */
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "gpusim/sph.h"
+#include "sph/table.h"
+
+#define SPH_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+const sph_field sph_fields[SPH_F_COUNT] = {
+#define X(id, name, member, names, vbit, vn, vw, pbit, pn, pw, fmt, map, k0) \
+  [SPH_F_##id] = {name, offsetof(gs_sph, member), SPH_MAX(vn, pn), names, fmt, map, k0, \
+                  {{vbit, vn, vw}, {pbit, pn, pw}}},
+    SPH_FIELDS(X)
+#undef X
+};
+
+/* The table and the struct must agree: a scalar is a uint32_t, an array
+ * holds exactly as many uint8_t elements as the larger layout has. */
+#define X(id, name, member, names, vbit, vn, vw, pbit, pn, pw, fmt, map, k0)        \
+  _Static_assert(sizeof(((gs_sph *)0)->member) ==                                   \
+                     (SPH_MAX(vn, pn) == 1 ? sizeof(uint32_t) : (size_t)SPH_MAX(vn, pn)), \
+                 "gs_sph member " #member " does not match its table row");
+SPH_FIELDS(X)
+#undef X
+
+/* ---- elements ------------------------------------------------------------- */
+
+uint32_t sph_field_get(const gs_sph *s, const sph_field *f, unsigned i) {
+  const unsigned char *p = (const unsigned char *)s + f->offset;
+  assert(i < f->count);
+  if (f->count == 1) {
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  return p[i];
+}
+
+void sph_field_set(gs_sph *s, const sph_field *f, unsigned i, uint32_t v) {
+  unsigned char *p = (unsigned char *)s + f->offset;
+  assert(i < f->count);
+  if (f->count == 1)
+    memcpy(p, &v, sizeof v);
+  else
+    p[i] = (unsigned char)v;  /* array elements are at most 2 bits wide */
+}
+
+static const char *const xyzw[] = {"X", "Y", "Z", "W"};
+static const char *const strq[] = {"S", "T", "R", "Q"};
+static const char *const rgba[] = {"Red", "Green", "Blue", "Alpha"};
+static const char *const lod[] = {"Left", "Right", "Bottom", "Top"};
+static const char *const uv[] = {"U", "V"};
+static const char *const st[] = {"S", "T"};
+static const char *const digits[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
+static const char *const colors[] = {"FrontDiffuse", "FrontSpecular", "BackDiffuse",
+                                     "BackSpecular"};
+
+/* Element naming per enum sph_names: outer names (or "[v]." when vector
+ * is set) for element i / n, then inner[i % n]. */
+static const struct {
+  const char *const *outer, *const *inner;
+  unsigned n, vector;
+} element_names[] = {
+    [SPH_NM_NONE] = {NULL, NULL, 1, 0},     [SPH_NM_XYZW] = {NULL, xyzw, 4, 0},
+    [SPH_NM_LOD] = {NULL, lod, 4, 0},       [SPH_NM_UV] = {NULL, uv, 2, 0},
+    [SPH_NM_ST] = {NULL, st, 2, 0},         [SPH_NM_DIGIT] = {NULL, digits, 8, 0},
+    [SPH_NM_COLOR] = {colors, rgba, 4, 0},  [SPH_NM_VEC_XYZW] = {NULL, xyzw, 4, 1},
+    [SPH_NM_VEC_STRQ] = {NULL, strq, 4, 1}, [SPH_NM_VEC_RGBA] = {NULL, rgba, 4, 1},
+};
+
+void sph_element_name(const sph_field *f, unsigned i, char *buf, size_t len) {
+  unsigned n = element_names[f->names].n;
+  const char *inner = element_names[f->names].inner ? element_names[f->names].inner[i % n] : "";
+  if (element_names[f->names].vector)
+    snprintf(buf, len, "%s[%u].%s", f->name, i / n, inner);
+  else if (element_names[f->names].outer)
+    snprintf(buf, len, "%s%s%s", f->name, element_names[f->names].outer[i / n], inner);
+  else
+    snprintf(buf, len, "%s%s", f->name, inner);
+}
+
+/* "word 8 bits 13:12" or "word 5 bit 31" for bits [bit, bit + width). */
+static void place_text(unsigned bit, unsigned width, char *buf, size_t len) {
+  if (width == 1)
+    snprintf(buf, len, "word %u bit %u", bit / 32, bit % 32);
+  else
+    snprintf(buf, len, "word %u bits %u:%u", bit / 32, bit % 32 + width - 1, bit % 32);
+}
+
+/* Records "SPH <place>, <element name>: <message>" in d and returns code.
+ * The place is that of element i of f in layout; left out if the layout
+ * has no such element. */
+static int field_error(gs_diag *d, int code, int layout, const sph_field *f, unsigned i,
+                       const char *fmt, ...) {
+  char name[64], place[32] = "", msg[256];
+  const sph_place *p = &f->at[layout];
+  va_list ap;
+  sph_element_name(f, i, name, sizeof name);
+  if (i < p->n) place_text(p->bit + i * p->width, p->width, place, sizeof place);
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return gs_diag_set(d, code, "SPH %s%s%s: %s", place, *place ? ", " : "", name, msg);
+}
+
+/* ---- bits ------------------------------------------------------------------- */
+
+static uint32_t bits_get(const uint32_t w[GS_SPH_WORDS], unsigned bit, unsigned width) {
+  unsigned i = bit / 32;
+  uint64_t v = w[i];
+  if (i + 1 < GS_SPH_WORDS) v |= (uint64_t)w[i + 1] << 32;
+  return (uint32_t)((v >> (bit % 32)) & ((UINT64_C(1) << width) - 1));
+}
+
+/* ORs v (already checked to fit) into bits [bit, bit + width) of w. */
+static void bits_or(uint32_t w[GS_SPH_WORDS], unsigned bit, unsigned width, uint32_t v) {
+  unsigned i = bit / 32;
+  uint64_t shifted = (uint64_t)v << (bit % 32);
+  (void)width; /* only checked */
+  assert(width <= 32 && bit + width <= 32 * GS_SPH_WORDS);
+  w[i] |= (uint32_t)shifted;
+  if (shifted >> 32) w[i + 1] |= (uint32_t)(shifted >> 32);
+}
+
+static const char *sph_type_name(uint32_t t) {
+  return t == GS_SPH_TYPE_VTG ? "VTG" : t == GS_SPH_TYPE_PS ? "PS" : "invalid";
+}
+
+static int sph_type_error(gs_diag *d, uint32_t t) {
+  return field_error(d, GS_EINVAL, 0, &sph_fields[SPH_F_SPH_TYPE], 0,
+                     "%u is neither 1 (VTG) nor 2 (PS)", (unsigned)t);
+}
+
+/* ---- decode / encode ------------------------------------------------------ */
+
+int gs_sph_decode(const uint32_t words[GS_SPH_WORDS], gs_sph *out, gs_diag *d) {
+  const sph_field *f;
+  uint32_t type = bits_get(words, sph_fields[SPH_F_SPH_TYPE].at[0].bit,
+                           sph_fields[SPH_F_SPH_TYPE].at[0].width);
+  int layout = sph_layout(type);
+  memset(out, 0, sizeof *out);
+  if (type != GS_SPH_TYPE_VTG && type != GS_SPH_TYPE_PS) return sph_type_error(d, type);
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) {
+    const sph_place *p = &f->at[layout];
+    unsigned i;
+    for (i = 0; i < p->n; i++) sph_field_set(out, f, i, bits_get(words, p->bit + i * p->width, p->width));
+  }
+  return GS_OK;
+}
+
+/* Checks that every element of *s can be encoded: SphType valid, every
+ * value within its width, nothing set that the layout lacks. */
+static int check_encodable(const gs_sph *s, gs_diag *d) {
+  const sph_field *f;
+  int layout = sph_layout(s->sph_type);
+  if (s->sph_type != GS_SPH_TYPE_VTG && s->sph_type != GS_SPH_TYPE_PS)
+    return sph_type_error(d, s->sph_type);
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) {
+    const sph_place *p = &f->at[layout];
+    unsigned i;
+    for (i = 0; i < f->count; i++) {
+      uint32_t v = sph_field_get(s, f, i);
+      if (v == 0) continue;
+      if (i >= p->n)
+        return field_error(d, GS_EINVAL, layout, f, i, "%u, but a Type %u (%s) header has no such field",
+                           (unsigned)v, (unsigned)s->sph_type, sph_type_name(s->sph_type));
+      if (p->width < 32 && v >> p->width)
+        return field_error(d, GS_EINVAL, layout, f, i, "%u does not fit in %u bit%s", (unsigned)v,
+                           (unsigned)p->width, p->width == 1 ? "" : "s");
+    }
+  }
+  return GS_OK;
+}
+
+int gs_sph_encode(const gs_sph *s, uint32_t words[GS_SPH_WORDS], gs_diag *d) {
+  const sph_field *f;
+  int layout = sph_layout(s->sph_type), rc;
+  memset(words, 0, GS_SPH_WORDS * sizeof words[0]);
+  if ((rc = check_encodable(s, d)) < 0) return rc;
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) {
+    const sph_place *p = &f->at[layout];
+    unsigned i;
+    for (i = 0; i < p->n; i++) bits_or(words, p->bit + i * p->width, p->width, sph_field_get(s, f, i));
+  }
+  return GS_OK;
+}
+
+/* ---- validation ------------------------------------------------------------- */
+
+static const char *const shader_type_names[] = {
+    "invalid", "VERTEX", "TESSELLATION_INIT", "TESSELLATION", "GEOMETRY", "PIXEL"};
+
+static const char *shader_type_name(uint32_t t) {
+  return t < sizeof shader_type_names / sizeof shader_type_names[0] ? shader_type_names[t]
+                                                                     : "invalid";
+}
+
+static const char *topology_name(uint32_t t) {
+  switch (t) {
+  case GS_SPH_POINTLIST: return "POINTLIST";
+  case GS_SPH_LINESTRIP: return "LINESTRIP";
+  case GS_SPH_TRIANGLESTRIP: return "TRIANGLESTRIP";
+  default: return NULL;
+  }
+}
+
+/* The rules of a geometry shader's header (seed 000, CommonWord3/4). */
+static int validate_geometry(const gs_sph *s, int layout, gs_diag *d) {
+  if (!topology_name(s->output_topology))
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_OUTPUT_TOPOLOGY], 0,
+                       "%u is not 1 (POINTLIST), 6 (LINESTRIP) or 7 (TRIANGLESTRIP), "
+                       "as a geometry shader needs", (unsigned)s->output_topology);
+  if (s->max_output_vertex_count < 1 || s->max_output_vertex_count > 1024)
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_MAX_OUTPUT_VERTICES], 0,
+                       "%u is not 1-1024, as a geometry shader needs",
+                       (unsigned)s->max_output_vertex_count);
+  return GS_OK;
+}
+
+int gs_sph_validate(const gs_sph *s, gs_diag *d) {
+  int layout = sph_layout(s->sph_type), rc;
+  uint32_t is_ps = s->sph_type == GS_SPH_TYPE_PS;
+  if ((rc = check_encodable(s, d)) < 0) return rc;
+  if (s->version != GS_SPH_VERSION)
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_VERSION], 0,
+                       "%u is not 3 (gpusim reads the 20-word SPH version 3 of Maxwell)",
+                       (unsigned)s->version);
+  if (s->shader_type < GS_SPH_VERTEX || s->shader_type > GS_SPH_PIXEL)
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_SHADER_TYPE], 0,
+                       "%u is not 1 (VERTEX) to 5 (PIXEL)", (unsigned)s->shader_type);
+  if (is_ps != (s->shader_type == GS_SPH_PIXEL))
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_SHADER_TYPE], 0,
+                       "%s does not go with SphType %u (%s): PIXEL needs PS, the others VTG",
+                       shader_type_name(s->shader_type), (unsigned)s->sph_type,
+                       sph_type_name(s->sph_type));
+  if (s->shader_type == GS_SPH_GEOMETRY && (rc = validate_geometry(s, layout, d)) < 0) return rc;
+  if (s->shader_local_memory_crs_size % 512 || s->shader_local_memory_crs_size > (1u << 20))
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_LOCAL_CRS], 0,
+                       "%u bytes is not a multiple of 512 up to 1 MiB",
+                       (unsigned)s->shader_local_memory_crs_size);
+  if (is_ps && !s->imap_position[3])
+    return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_IMAP_POSITION], 3,
+                       "0, but a pixel shader must map it (the hardware traps without it)");
+  return GS_OK;
+}
+
+/* ---- dump ------------------------------------------------------------------- */
+
+/* An snprintf-like sink: counts everything, stores what fits. */
+typedef struct dump_sink {
+  char *buf;
+  size_t len, pos;
+} dump_sink;
+
+static void sink_printf(dump_sink *k, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(k->pos < k->len ? k->buf + k->pos : NULL, k->pos < k->len ? k->len - k->pos : 0,
+                fmt, ap);
+  va_end(ap);
+  if (n > 0) k->pos += (size_t)n;
+}
+
+static const char *const pixel_imap_names[] = {"Unused", "Constant", "Perspective", "ScreenLinear"};
+
+/* The value of element i of f as the dump shows it. */
+static void value_text(const gs_sph *s, const sph_field *f, const sph_place *p, uint32_t v,
+                       char *buf, size_t len) {
+  const char *name = NULL;
+  switch ((enum sph_fmt)f->fmt) {
+  case SPH_FMT_HEX: snprintf(buf, len, "0x%x", (unsigned)v); return;
+  case SPH_FMT_SPH_TYPE: name = sph_type_name(v); break;
+  case SPH_FMT_SHADER_TYPE: name = shader_type_name(v); break;
+  case SPH_FMT_TOPOLOGY: name = v ? topology_name(v) : NULL; break;
+  case SPH_FMT_MAP:
+    if (s->sph_type == GS_SPH_TYPE_PS && p->width == 2 && v < 4) name = pixel_imap_names[v];
+    break;
+  case SPH_FMT_DEC: break;
+  }
+  if (name)
+    snprintf(buf, len, "%u (%s)", (unsigned)v, name);
+  else
+    snprintf(buf, len, "%u", (unsigned)v);
+}
+
+size_t gs_sph_dump(const gs_sph *s, char *buf, size_t len) {
+  dump_sink k = {buf, len, 0};
+  int layout = sph_layout(s->sph_type);
+  const sph_field *f;
+  if (len) buf[0] = '\0';
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) {
+    const sph_place *p = &f->at[layout];
+    int common = p->n && p->bit < 160; /* words 0-4: always listed */
+    unsigned i;
+    for (i = 0; i < f->count; i++) {
+      uint32_t v = sph_field_get(s, f, i);
+      char place[16] = "-", name[64], value[48];
+      if (v == 0 && !(common && i < p->n)) continue;
+      if (i < p->n) {
+        unsigned bit = p->bit + i * p->width;
+        if (p->width == 1)
+          snprintf(place, sizeof place, "w%u[%u]", bit / 32, bit % 32);
+        else
+          snprintf(place, sizeof place, "w%u[%u:%u]", bit / 32, bit % 32 + p->width - 1, bit % 32);
+      }
+      sph_element_name(f, i, name, sizeof name);
+      value_text(s, f, p, v, value, sizeof value);
+      sink_printf(&k, "%-11s%-34s%s\n", place, name, value);
+    }
+  }
+  return k.pos;
+}
