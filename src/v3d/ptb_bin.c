@@ -1,0 +1,238 @@
+/* ptb_bin.c — which 64x64 tiles a primitive covers, and the per-tile
+ * primitive lists. Coverage is decided with the PSE's integer edge
+ * functions in 12.4 units and its fill rule (stated at ptb_cover_polygon in
+ * ptb.h), one sample row at a time: each edge bounds the row's covered
+ * samples to one side, the intersection of those bounds is the row's span,
+ * and the span's tiles are collected per band of 64 rows. So a tile is
+ * binned exactly when the rasteriser will find a sample in it, including
+ * for slivers that pass between a tile's samples, and a large triangle
+ * costs three divisions per pixel row rather than work per pixel.
+ */
+#include <string.h>
+#include "v3d/ptb.h"
+
+#define SAMPLE_OFFSET 8 /* the sample is the pixel centre: +1/2 pixel in 12.4 */
+#define BAND_WORDS (PTB_MAX_TILES_X / 64)
+#define MAX_POLY 8
+
+uint32_t ptb_tiles_for(uint32_t pixels) { return (pixels + PTB_TILE_SIZE - 1) / PTB_TILE_SIZE; }
+
+void ptb_window_make(ptb_window *w, const ptb_state *st, uint32_t tiles_x, uint32_t tiles_y) {
+  int32_t right = (int32_t)st->clip_left + (int32_t)st->clip_width - 1;
+  int32_t top = (int32_t)st->clip_bottom + (int32_t)st->clip_height - 1;
+  int32_t frame_right = (int32_t)(tiles_x * PTB_TILE_SIZE) - 1;
+  int32_t frame_top = (int32_t)(tiles_y * PTB_TILE_SIZE) - 1;
+  w->x0 = st->clip_left;
+  w->y0 = st->clip_bottom;
+  w->x1 = right < frame_right ? right : frame_right;
+  w->y1 = top < frame_top ? top : frame_top;
+}
+
+/* floor(a / b) and ceil(a / b) for b > 0 (C division truncates). */
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* An edge as E(X, Y) = a*X + b*Y + c, a sample covered iff E >= 0: the
+ * fill rule's strict inequality on exclusive edges is E - 1 >= 0 on
+ * integers, so it is folded into c. */
+typedef struct edge {
+  int64_t a, b, c;
+} edge;
+
+static unsigned make_edges(const int32_t *x, const int32_t *y, unsigned n, edge *e) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned j = i + 1 < n ? i + 1 : 0;
+    int64_t dx = (int64_t)x[j] - x[i], dy = (int64_t)y[j] - y[i];
+    if (dx == 0 && dy == 0)
+      continue;
+    bool inclusive = dy < 0 || (dy == 0 && dx > 0);
+    e[m].a = -dy;
+    e[m].b = dx;
+    e[m].c = dy * x[i] - dx * y[i] - (inclusive ? 0 : 1);
+    m++;
+  }
+  return m;
+}
+
+/* Narrows the covered columns [*lo, *hi] of the sample row at 12.4 height
+ * Y to those inside edge e. Sample X = 16*px + 8, so the condition
+ * a*(16px + 8) + b*Y + c >= 0 reads 16a*px >= s. */
+static void clip_span(const edge *e, int64_t Y, int64_t *lo, int64_t *hi) {
+  int64_t s = -(e->a * SAMPLE_OFFSET + e->b * Y + e->c);
+  if (e->a > 0) {
+    int64_t m = ceil_div(s, 16 * e->a);
+    if (m > *lo)
+      *lo = m;
+  } else if (e->a < 0) {
+    int64_t m = floor_div(-s, -16 * e->a);
+    if (m < *hi)
+      *hi = m;
+  } else if (s > 0) {
+    *hi = *lo - 1; /* a horizontal edge with this row outside it */
+  }
+}
+
+static void band_set(uint64_t *band, int64_t t0, int64_t t1) {
+  for (int64_t t = t0; t <= t1; t++)
+    band[t >> 6] |= UINT64_C(1) << (t & 63);
+}
+
+/* Visits the tiles marked in one band (tile row ty) and clears the marks. */
+static uint32_t band_flush(uint64_t *band, uint32_t ty, uint32_t tiles_x, ptb_tile_visit *visit, void *ctx) {
+  uint32_t count = 0;
+  for (uint32_t w = 0; w < BAND_WORDS; w++) {
+    uint64_t bits = band[w];
+    band[w] = 0;
+    while (bits) {
+      unsigned bit = 0;
+      while (!(bits >> bit & 1))
+        bit++;
+      bits &= bits - 1;
+      if (visit)
+        visit(ctx, ty * tiles_x + w * 64 + bit);
+      count++;
+    }
+  }
+  return count;
+}
+
+uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, uint32_t tiles_x,
+                           ptb_tile_visit *visit, void *ctx) {
+  edge e[MAX_POLY];
+  uint64_t band[BAND_WORDS] = {0};
+  if (n < 3 || n > MAX_POLY || w->x0 > w->x1 || w->y0 > w->y1)
+    return 0;
+  unsigned m = make_edges(x, y, n, e);
+  int32_t ymin = y[0], ymax = y[0];
+  for (unsigned i = 1; i < n; i++) {
+    ymin = y[i] < ymin ? y[i] : ymin;
+    ymax = y[i] > ymax ? y[i] : ymax;
+  }
+  /* Rows whose samples lie within the polygon's height; the edges decide
+   * the rest. */
+  int64_t row0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), row1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
+  row0 = row0 > w->y0 ? row0 : w->y0;
+  row1 = row1 < w->y1 ? row1 : w->y1;
+  uint32_t count = 0;
+  bool marked = false;
+  for (int64_t py = row0; py <= row1; py++) {
+    int64_t lo = w->x0, hi = w->x1, Y = 16 * py + SAMPLE_OFFSET;
+    for (unsigned i = 0; i < m && lo <= hi; i++)
+      clip_span(&e[i], Y, &lo, &hi);
+    if (lo <= hi) {
+      band_set(band, lo / PTB_TILE_SIZE, hi / PTB_TILE_SIZE);
+      marked = true;
+    }
+    if (marked && (py == row1 || (py + 1) % PTB_TILE_SIZE == 0)) {
+      count += band_flush(band, (uint32_t)(py / PTB_TILE_SIZE), tiles_x, visit, ctx);
+      marked = false;
+    }
+  }
+  return count;
+}
+
+/* ---- the lists ------------------------------------------------------------ */
+
+ptb_result ptb_bins_init(ptb_bins *b, uint32_t tiles_x, uint32_t tiles_y, const ptb_buffers *buf) {
+  memset(b, 0, sizeof *b);
+  if (tiles_x == 0 || tiles_y == 0 || tiles_x > PTB_MAX_TILES_X || tiles_y > PTB_MAX_TILES_Y ||
+      buf->tile_cap < tiles_x * tiles_y || buf->tiles == NULL)
+    return PTB_ERR_TILES;
+  b->tiles_x = tiles_x, b->tiles_y = tiles_y;
+  b->tiles = buf->tiles;
+  b->prims = buf->prims, b->prim_cap = buf->prims ? buf->prim_cap : 0;
+  b->clips = buf->clips, b->clip_cap = buf->clips ? buf->clip_cap : 0;
+  b->refs = buf->refs, b->ref_cap = buf->refs ? buf->ref_cap : 0;
+  ptb_bins_clear(b);
+  return PTB_OK;
+}
+
+void ptb_bins_clear(ptb_bins *b) {
+  for (uint32_t t = 0; t < b->tiles_x * b->tiles_y; t++)
+    b->tiles[t] = (ptb_tile){PTB_NONE, PTB_NONE, 0};
+  b->prim_count = b->clip_count = b->ref_count = 0;
+  memset(&b->stats, 0, sizeof b->stats);
+}
+
+uint32_t ptb_tile_prims(const ptb_bins *b, uint32_t tx, uint32_t ty, uint32_t *out, uint32_t cap) {
+  if (tx >= b->tiles_x || ty >= b->tiles_y)
+    return 0;
+  const ptb_tile *t = &b->tiles[ty * b->tiles_x + tx];
+  uint32_t k = 0;
+  for (uint32_t r = t->head; r != PTB_NONE; r = b->refs[r].next, k++)
+    if (k < cap)
+      out[k] = b->refs[r].prim;
+  return k;
+}
+
+/* Tiles of the window holding a sample inside the polygon's bounding box:
+ * an upper bound on what ptb_cover_polygon visits, for the capacity check. */
+static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w) {
+  int32_t xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
+  for (unsigned i = 1; i < n; i++) {
+    xmin = x[i] < xmin ? x[i] : xmin, xmax = x[i] > xmax ? x[i] : xmax;
+    ymin = y[i] < ymin ? y[i] : ymin, ymax = y[i] > ymax ? y[i] : ymax;
+  }
+  int64_t c0 = ceil_div((int64_t)xmin - SAMPLE_OFFSET, 16), c1 = floor_div((int64_t)xmax - SAMPLE_OFFSET, 16);
+  int64_t r0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), r1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
+  c0 = c0 > w->x0 ? c0 : w->x0, c1 = c1 < w->x1 ? c1 : w->x1;
+  r0 = r0 > w->y0 ? r0 : w->y0, r1 = r1 < w->y1 ? r1 : w->y1;
+  if (c0 > c1 || r0 > r1)
+    return 0;
+  return (uint64_t)(c1 / PTB_TILE_SIZE - c0 / PTB_TILE_SIZE + 1) * (uint64_t)(r1 / PTB_TILE_SIZE - r0 / PTB_TILE_SIZE + 1);
+}
+
+/* ptb_tile_visit that links the primitive being added (number
+ * b->prim_count) into a tile's list. Capacity was checked beforehand. */
+static void append_ref(void *ctx, uint32_t tile) {
+  ptb_bins *b = ctx;
+  uint32_t r = b->ref_count++;
+  ptb_tile *t = &b->tiles[tile];
+  b->refs[r].prim = b->prim_count;
+  b->refs[r].next = PTB_NONE;
+  if (t->tail == PTB_NONE)
+    t->head = r;
+  else
+    b->refs[t->tail].next = r;
+  t->tail = r;
+  t->count++;
+}
+
+ptb_result ptb_bins_add(ptb_bins *b, const ptb_prim *prim, const ptb_clip_record *rec, const int32_t *x,
+                        const int32_t *y, unsigned n, const ptb_window *w, uint32_t *tiles) {
+  uint32_t covered;
+  if (tiles)
+    *tiles = 0;
+  uint64_t bound = bbox_tiles(x, y, n, w);
+  if (bound == 0)
+    return PTB_OK;
+  /* When the bounding box might not fit, count exactly first so that a
+   * primitive is either stored whole or not at all. */
+  if (b->prim_count == b->prim_cap || (rec && b->clip_count == b->clip_cap) || bound > b->ref_cap - b->ref_count) {
+    covered = ptb_cover_polygon(x, y, n, w, b->tiles_x, NULL, NULL);
+    if (covered == 0)
+      return PTB_OK;
+    if (b->prim_count == b->prim_cap)
+      return PTB_ERR_PRIMS_FULL;
+    if (rec && b->clip_count == b->clip_cap)
+      return PTB_ERR_CLIPS_FULL;
+    if (covered > b->ref_cap - b->ref_count)
+      return PTB_ERR_REFS_FULL;
+  }
+  covered = ptb_cover_polygon(x, y, n, w, b->tiles_x, append_ref, b);
+  if (covered == 0)
+    return PTB_OK;
+  ptb_prim *p = &b->prims[b->prim_count++];
+  *p = *prim;
+  p->clip = PTB_NONE;
+  if (rec) {
+    p->clip = b->clip_count;
+    b->clips[b->clip_count++] = *rec;
+  }
+  b->stats.binned++;
+  b->stats.tile_refs += covered;
+  if (tiles)
+    *tiles = covered;
+  return PTB_OK;
+}
