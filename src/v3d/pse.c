@@ -1,0 +1,493 @@
+/* pse.c — primitive setup: edge functions with the fill-rule bias, face
+ * classification and culling, the bounding rectangle inside the clip window,
+ * and the planes of Z, 1/W and every varying FIFO entry; then, per 4×4
+ * block, the fragment shader's inputs (Z, W, VP and C). Coverage itself is
+ * in raster.c. Conventions and every choice: docs/rasterization.md.
+ *
+ * All positions are absolute 12.4 fixed point (1/16 pixel): Xs + the
+ * viewport offset. Vertex coordinates are 16-bit, so a difference of two is
+ * below 2^16 in magnitude; edge and weight coefficients are such differences
+ * (or twice a half size below 2^15), and every product and sum below stays
+ * under 2^40, far inside int64_t.
+ *
+ * Interpolation weights are exact: λ1, λ2 are ratios of integer plane
+ * values (numerators below 2^40, converted to double exactly) to the
+ * primitive's integer denominator, so at a vertex they are exactly 0 or 1.
+ */
+#include "v3d/pse.h"
+
+#include <assert.h>
+#include <fenv.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+/* How a FIFO entry makes VP from the weights λ1, λ2 of a sample. */
+enum {
+  PSE_VP_ZERO = 0,         /* VP = ±0 with C's sign: v = C exactly */
+  PSE_VP_PLANE = 1,        /* VP = λ1·q1 + λ2·q2 (the hardware's plane) */
+  PSE_VP_PLANE_OVER_W = 2  /* VP = (λ1·q1 + λ2·q2) / W (screen-linear) */
+};
+
+enum { PSE_KIND_POINT = 1, PSE_KIND_LINE = 2, PSE_KIND_TRIANGLE = 3 };
+
+/* ---- host rounding --------------------------------------------------- */
+
+/* Sets round-to-nearest and returns the caller's mode for pse_round_end:
+ * the renderer may call in while a QPU rounding mode is set. */
+static int pse_round_begin(void) {
+  int mode = fegetround();
+  if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
+  return mode;
+}
+
+static void pse_round_end(int mode) {
+  if (mode != FE_TONEAREST) fesetround(mode);
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+void pse_state_init(pse_state *st, uint16_t width, uint16_t height) {
+  memset(st, 0, sizeof *st);
+  st->config = PSE_CFG_FORWARD | PSE_CFG_REVERSE;
+  st->clip_width = width;
+  st->clip_height = height;
+  st->point_size = 1.0f;
+  st->line_width = 1.0f;
+  for (int i = 0; i < PSE_MAX_VARYINGS; i++) st->interp[i] = PSE_INTERP_PERSPECTIVE;
+}
+
+void pse_state_set_flat_flags(pse_state *st, uint32_t flags) {
+  for (int i = 0; i < st->nvary && i < PSE_MAX_VARYINGS; i++)
+    st->interp[i] = (flags >> i & 1u) ? PSE_INTERP_CONSTANT : PSE_INTERP_PERSPECTIVE;
+}
+
+static float pse_bits_to_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+void pse_vertex_unpack(const uint32_t *col, size_t stride, bool has_point_size,
+                       int nvary, pse_vertex *v) {
+  assert(nvary >= 0 && nvary <= PSE_MAX_VARYINGS);
+  memset(v, 0, sizeof *v);
+  uint32_t xy = col[0];
+  /* Two's complement halves, without implementation-defined conversions. */
+  v->xs = (int16_t)((int32_t)(xy & 0xFFFFu) - (int32_t)((xy & 0x8000u) << 1));
+  v->ys = (int16_t)((int32_t)(xy >> 16) - (int32_t)((xy >> 31) << 16));
+  v->zs = pse_bits_to_float(col[stride]);
+  v->inv_wc = pse_bits_to_float(col[2 * stride]);
+  size_t row = 3;
+  if (has_point_size) v->point_size = pse_bits_to_float(col[row++ * stride]);
+  for (int k = 0; k < nvary; k++) v->vary[k] = pse_bits_to_float(col[(row + (size_t)k) * stride]);
+}
+
+/* ---- integer helpers -------------------------------------------------- */
+
+static int64_t pse_floor_div(int64_t n, int64_t d) {
+  int64_t q = n / d;
+  if (n % d != 0 && (n < 0) != (d < 0)) q--;
+  return q;
+}
+
+static int64_t pse_ceil_div(int64_t n, int64_t d) { return -pse_floor_div(-n, d); }
+
+static int64_t pse_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t pse_max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ---- edges and the covered rectangle ---------------------------------- */
+
+/* The edge from (xa, ya) to (xb, yb) of a positively oriented polygon
+ * (signed area > 0 with y up: counter-clockwise when row 0 is drawn at the
+ * bottom), whose interior is where E > 0:
+ *   E(p) = (xb − xa)(py − ya) − (yb − ya)(px − xa).
+ * A sample exactly on the edge (E = 0) is covered only if the edge is a
+ * "left" edge (∂E/∂x = a > 0: the interior lies at larger x) or a "low"
+ * horizontal edge (a = 0, ∂E/∂y = b > 0: the interior lies at larger y).
+ * Other edges get c − 1, so that E ≥ 0 is the whole test. */
+static pse_edge pse_make_edge(int32_t xa, int32_t ya, int32_t xb, int32_t yb) {
+  pse_edge e;
+  e.a = ya - yb;
+  e.b = xb - xa;
+  e.c = -(int64_t)e.a * xa - (int64_t)e.b * ya;
+  bool owns_samples_on_it = e.a > 0 || (e.a == 0 && e.b > 0);
+  if (!owns_samples_on_it) e.c -= 1;
+  return e;
+}
+
+/* Twice the signed area of polygon pt[0..n-1] (shoelace formula). */
+static int64_t pse_polygon_area2(const int32_t pt[][2], int n) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++) {
+    const int32_t *a = pt[i], *b = pt[(i + 1) % n];
+    s += (int64_t)a[0] * b[1] - (int64_t)b[0] * a[1];
+  }
+  return s;
+}
+
+/* Sets p's edges from a convex polygon given in either orientation (its
+ * area must not be zero): reversed first if negatively oriented. */
+static void pse_set_edges(pse_prim *p, const int32_t pt[][2], int n) {
+  bool reversed = pse_polygon_area2(pt, n) < 0;
+  p->nedges = (uint8_t)n;
+  for (int i = 0; i < n; i++) {
+    int ia = reversed ? n - 1 - i : i;
+    int ib = reversed ? (2 * n - 2 - i) % n : (i + 1) % n;
+    p->edge[i] = pse_make_edge(pt[ia][0], pt[ia][1], pt[ib][0], pt[ib][1]);
+  }
+}
+
+/* Sets p's pixel rectangle: the pixels whose centre lies in the bounding
+ * box of pt[0..n-1], inside the clip window. Returns false if none. */
+static bool pse_set_rect(const pse_state *st, pse_prim *p, const int32_t pt[][2], int n) {
+  int64_t xmin = pt[0][0], xmax = pt[0][0], ymin = pt[0][1], ymax = pt[0][1];
+  for (int i = 1; i < n; i++) {
+    xmin = pse_min64(xmin, pt[i][0]);
+    xmax = pse_max64(xmax, pt[i][0]);
+    ymin = pse_min64(ymin, pt[i][1]);
+    ymax = pse_max64(ymax, pt[i][1]);
+  }
+  /* pixel x has its centre 16x + 8 in [xmin, xmax] */
+  int64_t x0 = pse_ceil_div(xmin - 8, 16), x1 = pse_floor_div(xmax - 8, 16) + 1;
+  int64_t y0 = pse_ceil_div(ymin - 8, 16), y1 = pse_floor_div(ymax - 8, 16) + 1;
+  x0 = pse_max64(pse_max64(x0, st->clip_left), 0);
+  y0 = pse_max64(pse_max64(y0, st->clip_bottom), 0);
+  x1 = pse_min64(pse_min64(x1, (int64_t)st->clip_left + st->clip_width), 65536);
+  y1 = pse_min64(pse_min64(y1, (int64_t)st->clip_bottom + st->clip_height), 65536);
+  p->x0 = (int32_t)x0;
+  p->y0 = (int32_t)y0;
+  p->x1 = (int32_t)x1;
+  p->y1 = (int32_t)y1;
+  return x0 < x1 && y0 < y1;
+}
+
+/* ---- planes ----------------------------------------------------------- */
+
+/* The weight plane of edge function E_ab without bias: the numerator of
+ * the barycentric weight of the vertex opposite that edge. */
+static pse_plane pse_edge_plane(int32_t xa, int32_t ya, int32_t xb, int32_t yb) {
+  pse_plane pl;
+  pl.u = (int64_t)ya - yb;
+  pl.v = (int64_t)xb - xa;
+  pl.w = -pl.u * xa - pl.v * ya;
+  return pl;
+}
+
+static double pse_plane_at(const pse_plane *pl, int64_t px, int64_t py) {
+  return (double)(pl->u * px + pl->v * py + pl->w);
+}
+
+/* Z, 1/W and the shader record's varyings of vertices v[0..nv-1], appended
+ * to the FIFO after the extras already in p. Vertex 0 is the reference of
+ * every plane; weights λ1, λ2 belong to v[1], v[2]. */
+static void pse_setup_values(const pse_state *st, pse_prim *p, const pse_vertex *const v[], int nv) {
+  double z[3] = {0, 0, 0}, iw[3] = {0, 0, 0};
+  for (int i = 0; i < nv; i++) {
+    z[i] = (double)v[i]->zs * 16777215.0; /* exact: 24 × 24 bits */
+    iw[i] = v[i]->inv_wc;
+  }
+  p->z0 = z[0];
+  p->dz1 = nv > 1 ? z[1] - z[0] : 0.0;
+  p->dz2 = nv > 2 ? z[2] - z[0] : 0.0;
+  p->iw0 = iw[0];
+  p->diw1 = nv > 1 ? iw[1] - iw[0] : 0.0;
+  p->diw2 = nv > 2 ? iw[2] - iw[0] : 0.0;
+
+  int provoking = st->provoking_first ? 0 : nv - 1;
+  assert(st->nvary <= PSE_MAX_VARYINGS);
+  for (int k = 0; k < st->nvary; k++) {
+    pse_fifo_entry *e = &p->fifo[p->nfifo++];
+    double a0 = v[0]->vary[k];
+    double d1 = nv > 1 ? (double)v[1]->vary[k] - a0 : 0.0;
+    double d2 = nv > 2 ? (double)v[2]->vary[k] - a0 : 0.0;
+    e->q1 = e->q2 = 0.0;
+    e->c = v[0]->vary[k];
+    switch (st->interp[k]) {
+    case PSE_INTERP_PERSPECTIVE: /* VP = Σ λi (ai − a0)/wi, the hardware plane */
+      e->kind = PSE_VP_PLANE;
+      e->q1 = d1 * iw[1];
+      e->q2 = d2 * iw[2];
+      break;
+    case PSE_INTERP_SCREEN_LINEAR: /* VP = Σ λi (ai − a0) / W */
+      e->kind = PSE_VP_PLANE_OVER_W;
+      e->q1 = d1;
+      e->q2 = d2;
+      break;
+    case PSE_INTERP_CONSTANT:
+      e->kind = PSE_VP_ZERO;
+      e->c = v[provoking]->vary[k];
+      break;
+    default: /* unused: 0.0 */
+      e->kind = PSE_VP_ZERO;
+      e->c = 0.0f;
+      break;
+    }
+  }
+}
+
+/* An extra FIFO entry whose value is the weight λ1 (q1 = 1) or λ2 (q2 = 1)
+ * itself, screen-linear, with C = 0. */
+static void pse_add_weight_entry(pse_prim *p, double q1, double q2) {
+  pse_fifo_entry *e = &p->fifo[p->nfifo++];
+  e->kind = PSE_VP_PLANE_OVER_W;
+  e->c = 0.0f;
+  e->q1 = q1;
+  e->q2 = q2;
+}
+
+/* A float in the Depth Offset record's 1-8-7 format (the upper half of an
+ * IEEE float32). */
+static double pse_float187(uint16_t h) { return pse_bits_to_float((uint32_t)h << 16); }
+
+/* Adds the depth offset to the Z plane of a triangle (config bit 3):
+ * factor × max(|∂Z/∂x|, |∂Z/∂y|) + units, with Z in 24-bit units and the
+ * slopes per pixel (OpenGL's polygon offset with r = one 24-bit unit). */
+static void pse_apply_depth_offset(const pse_state *st, pse_prim *p) {
+  double dzdx = 16.0 * ((double)p->lambda[0].u * p->dz1 + (double)p->lambda[1].u * p->dz2) / p->den;
+  double dzdy = 16.0 * ((double)p->lambda[0].v * p->dz1 + (double)p->lambda[1].v * p->dz2) / p->den;
+  double slope = fmax(fabs(dzdx), fabs(dzdy));
+  p->z0 += pse_float187(st->depth_offset_factor) * slope + pse_float187(st->depth_offset_units);
+}
+
+static void pse_prim_init(pse_prim *p, int kind) {
+  memset(p, 0, sizeof *p);
+  p->kind = (uint8_t)kind;
+  p->den = 1.0;
+}
+
+/* Clamps a point size or line width (pixels) and returns half of it in
+ * 1/16 pixel, at least 1; 0 for a size that draws nothing (≤ 0 or NaN). */
+static int32_t pse_half_size(float size) {
+  if (!(size > 0.0f)) return 0;
+  if (size > PSE_MAX_SIZE) size = PSE_MAX_SIZE;
+  double h = floor((double)size * 8.0 + 0.5);
+  return h < 1.0 ? 1 : (int32_t)h;
+}
+
+/* ---- setup entry points ----------------------------------------------- */
+
+pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v0,
+                              const pse_vertex *v1, const pse_vertex *v2,
+                              pse_prim *p) {
+  const pse_vertex *const v[3] = {v0, v1, v2};
+  int32_t pt[3][2];
+  for (int i = 0; i < 3; i++) {
+    pt[i][0] = (int32_t)v[i]->xs + st->vp_x;
+    pt[i][1] = (int32_t)v[i]->ys + st->vp_y;
+  }
+  int64_t area2 = (int64_t)(pt[1][0] - pt[0][0]) * (pt[2][1] - pt[0][1]) -
+                  (int64_t)(pt[2][0] - pt[0][0]) * (pt[1][1] - pt[0][1]);
+  if (area2 == 0) return PSE_DEGENERATE;
+  bool forward = (st->config & PSE_CFG_CLOCKWISE) ? area2 < 0 : area2 > 0;
+  if (!(st->config & (forward ? PSE_CFG_FORWARD : PSE_CFG_REVERSE))) return PSE_CULLED;
+
+  pse_prim_init(p, PSE_KIND_TRIANGLE);
+  p->reverse = !forward;
+  if (!pse_set_rect(st, p, pt, 3)) return PSE_OUTSIDE;
+  pse_set_edges(p, pt, 3);
+  /* λ1 = E_20 / A, λ2 = E_01 / A (A = area2, original vertex order) */
+  p->lambda[0] = pse_edge_plane(pt[2][0], pt[2][1], pt[0][0], pt[0][1]);
+  p->lambda[1] = pse_edge_plane(pt[0][0], pt[0][1], pt[1][0], pt[1][1]);
+  p->den = (double)area2;
+
+  int mode = pse_round_begin();
+  pse_setup_values(st, p, v, 3);
+  if (st->config & PSE_CFG_DEPTH_OFFSET) pse_apply_depth_offset(st, p);
+  pse_round_end(mode);
+  return PSE_DRAW;
+}
+
+pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
+                          const pse_vertex *v1, pse_prim *p) {
+  const pse_vertex *const v[2] = {v0, v1};
+  int32_t x0 = (int32_t)v0->xs + st->vp_x, y0 = (int32_t)v0->ys + st->vp_y;
+  int32_t x1 = (int32_t)v1->xs + st->vp_x, y1 = (int32_t)v1->ys + st->vp_y;
+  int32_t dx = x1 - x0, dy = y1 - y0;
+  int32_t hw = pse_half_size(st->line_width);
+  if ((dx == 0 && dy == 0) || hw == 0) return PSE_DEGENERATE;
+
+  pse_prim_init(p, PSE_KIND_LINE);
+  bool x_major = (dx < 0 ? -dx : dx) >= (dy < 0 ? -dy : dy);
+  /* The parallelogram: the segment moved by ±hw along the minor axis. */
+  int32_t ox = x_major ? 0 : hw, oy = x_major ? hw : 0;
+  int32_t pt[4][2] = {{x0 - ox, y0 - oy}, {x1 - ox, y1 - oy}, {x1 + ox, y1 + oy}, {x0 + ox, y0 + oy}};
+  if (!pse_set_rect(st, p, pt, 4)) return PSE_OUTSIDE;
+  pse_set_edges(p, pt, 4);
+  /* λ1 = position along the major axis: 0 at v0, 1 at v1 */
+  p->lambda[0].u = x_major ? 1 : 0;
+  p->lambda[0].v = x_major ? 0 : 1;
+  p->lambda[0].w = x_major ? -(int64_t)x0 : -(int64_t)y0;
+  p->den = x_major ? dx : dy;
+
+  int mode = pse_round_begin();
+  pse_add_weight_entry(p, 1.0, 0.0); /* the line coordinate */
+  pse_setup_values(st, p, v, 2);
+  pse_round_end(mode);
+  return PSE_DRAW;
+}
+
+pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p) {
+  const pse_vertex *const vv[1] = {v};
+  int32_t hs = pse_half_size(st->per_vertex_point_size ? v->point_size : st->point_size);
+  if (hs == 0) return PSE_DEGENERATE;
+  int32_t x = (int32_t)v->xs + st->vp_x, y = (int32_t)v->ys + st->vp_y;
+
+  pse_prim_init(p, PSE_KIND_POINT);
+  int32_t pt[4][2] = {{x - hs, y - hs}, {x + hs, y - hs}, {x + hs, y + hs}, {x - hs, y + hs}};
+  if (!pse_set_rect(st, p, pt, 4)) return PSE_OUTSIDE;
+  pse_set_edges(p, pt, 4);
+  /* s = (px − x + hs) / 2hs grows with x; t = (y + hs − py) / 2hs shrinks
+   * as y (the memory row) grows (docs/rasterization.md, point sprites). */
+  p->lambda[0].u = 1;
+  p->lambda[0].w = (int64_t)hs - x;
+  p->lambda[1].v = -1;
+  p->lambda[1].w = (int64_t)y + hs;
+  p->den = 2.0 * hs;
+
+  int mode = pse_round_begin();
+  pse_add_weight_entry(p, 1.0, 0.0); /* s */
+  pse_add_weight_entry(p, 0.0, 1.0); /* t */
+  pse_setup_values(st, p, vv, 1);
+  pse_round_end(mode);
+  return PSE_DRAW;
+}
+
+/* ---- per-block values ------------------------------------------------- */
+
+/* The weights λ1, λ2 at the centres of the 16 lanes of block b. */
+static void pse_block_weights(const pse_prim *p, const pse_block *b, double l1[16], double l2[16]) {
+  for (int e = 0; e < 16; e++) {
+    int64_t px = 16 * ((int64_t)b->x + PSE_LANE_DX(e)) + 8;
+    int64_t py = 16 * ((int64_t)b->y + PSE_LANE_DY(e)) + 8;
+    l1[e] = pse_plane_at(&p->lambda[0], px, py) / p->den;
+    l2[e] = pse_plane_at(&p->lambda[1], px, py) / p->den;
+  }
+}
+
+/* Z × (2^24−1) to the 24-bit Z: round to nearest, halves up, clamped to
+ * [0, 2^24−1]; NaN gives 0. Exact: floor and the subtraction are. */
+static uint32_t pse_round_z(double zf) {
+  if (!(zf > 0.0)) return 0;
+  if (zf >= (double)PSE_Z_MAX) return PSE_Z_MAX;
+  double whole = floor(zf);
+  uint32_t z = (uint32_t)whole + (zf - whole >= 0.5 ? 1u : 0u);
+  return z > PSE_Z_MAX ? PSE_Z_MAX : z;
+}
+
+static void pse_depth_from_weights(const pse_prim *p, const double l1[16], const double l2[16], uint32_t z[16]) {
+  for (int e = 0; e < 16; e++) z[e] = pse_round_z(p->z0 + l1[e] * p->dz1 + l2[e] * p->dz2);
+}
+
+void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
+  double l1[16], l2[16];
+  int mode = pse_round_begin();
+  pse_block_weights(p, b, l1, l2);
+  pse_depth_from_weights(p, l1, l2, z);
+  pse_round_end(mode);
+}
+
+void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
+  double l1[16], l2[16], w[16];
+  int mode = pse_round_begin();
+  out->mask = b->mask;
+  out->reverse = p->reverse;
+  out->nfifo = p->nfifo;
+  pse_block_weights(p, b, l1, l2);
+  pse_depth_from_weights(p, l1, l2, out->z);
+  for (int e = 0; e < 16; e++) {
+    out->x[e] = (uint16_t)(b->x + PSE_LANE_DX(e));
+    out->y[e] = (uint16_t)(b->y + PSE_LANE_DY(e));
+    /* W = 1 / (1/W interpolated linearly in screen space) */
+    double iw = p->iw0 + l1[e] * p->diw1 + l2[e] * p->diw2;
+    out->w[e] = iw == 0.0 ? INFINITY : (float)(1.0 / iw);
+    w[e] = out->w[e]; /* VP / W uses the W the QPU will multiply by */
+  }
+  for (int k = 0; k < p->nfifo; k++) {
+    const pse_fifo_entry *f = &p->fifo[k];
+    float *vp = out->vp[k];
+    out->c[k] = f->c;
+    switch (f->kind) {
+    case PSE_VP_PLANE:
+      for (int e = 0; e < 16; e++) vp[e] = (float)(l1[e] * f->q1 + l2[e] * f->q2);
+      break;
+    case PSE_VP_PLANE_OVER_W:
+      for (int e = 0; e < 16; e++) vp[e] = (float)((l1[e] * f->q1 + l2[e] * f->q2) / w[e]);
+      break;
+    default: /* ±0 × W = ±0, and ±0 + C = C for either sign of C */
+      for (int e = 0; e < 16; e++) vp[e] = signbit(f->c) ? -0.0f : 0.0f;
+      break;
+    }
+  }
+  pse_round_end(mode);
+}
+
+/* ---- micro-benchmark -------------------------------------------------- */
+
+static uint32_t pse_bench_rand(uint32_t *s) { /* xorshift32 */
+  uint32_t x = *s;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *s = x;
+}
+
+static double pse_bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One pass over the same ntris triangles; returns seconds. */
+static double pse_bench_pass(int ntris, uint32_t seed, bool batches, pse_bench_result *r) {
+  pse_state st;
+  pse_state_init(&st, PSE_TILE_SIZE, PSE_TILE_SIZE);
+  st.nvary = 4;
+  pse_vertex v[3];
+  memset(v, 0, sizeof v);
+  pse_prim prim;
+  pse_coverage cov;
+  pse_batch batch;
+  uint32_t s = seed ? seed : 1u;
+  uint64_t frags = 0, blocks = 0;
+  double sink = 0.0;
+  double t0 = pse_bench_now();
+  for (int i = 0; i < ntris; i++) {
+    /* an anchor inside the tile and three corners within 12 px of it */
+    int32_t ax = (int32_t)(pse_bench_rand(&s) % (52 * 16)), ay = (int32_t)(pse_bench_rand(&s) % (52 * 16));
+    for (int k = 0; k < 3; k++) {
+      v[k].xs = (int16_t)(ax + (int32_t)(pse_bench_rand(&s) % (12 * 16)));
+      v[k].ys = (int16_t)(ay + (int32_t)(pse_bench_rand(&s) % (12 * 16)));
+      v[k].zs = (float)(pse_bench_rand(&s) & 0xFFFF) / 65536.0f;
+      v[k].inv_wc = 1.0f / (float)(1 + (pse_bench_rand(&s) & 3));
+      for (int j = 0; j < 4; j++) v[k].vary[j] = (float)(pse_bench_rand(&s) & 0xFF) / 255.0f;
+    }
+    if (pse_setup_triangle(&st, &v[0], &v[1], &v[2], &prim) != PSE_DRAW) continue;
+    int n = pse_rasterize_tile(&prim, 0, 0, &cov);
+    blocks += (uint64_t)n;
+    for (int b = 0; b < n; b++) {
+      uint16_t m = cov.block[b].mask;
+      while (m) {
+        frags++;
+        m &= (uint16_t)(m - 1);
+      }
+      if (batches) {
+        pse_batch_setup(&prim, &cov.block[b], &batch);
+        sink += batch.vp[0][0];
+      }
+    }
+  }
+  double dt = pse_bench_now() - t0;
+  r->fragments = frags;
+  r->blocks = blocks;
+  (void)sink;
+  return dt > 0.0 ? dt : 1e-9;
+}
+
+void pse_bench(int ntris, uint32_t seed, pse_bench_result *r) {
+  memset(r, 0, sizeof *r);
+  if (ntris <= 0) return;
+  r->setup_raster_per_s = ntris / pse_bench_pass(ntris, seed, false, r);
+  r->with_batches_per_s = ntris / pse_bench_pass(ntris, seed, true, r);
+}

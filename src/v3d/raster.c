@@ -1,0 +1,154 @@
+/* raster.c — coverage of one set-up primitive inside one 64×64 tile: the
+ * tile, then its 16×16 blocks, then their 4×4 blocks, each level with
+ * trivial reject and trivial accept per edge, and a 16-lane mask in QPU
+ * element order for every 4×4 block left partial (reference/rasterizers-
+ * and-peers.md §1.1, §1.4 describe the scheme; docs/rasterization.md the
+ * conventions and the integer widths).
+ *
+ * Widths. An edge is E(p) = a·px + b·py + c with |a|, |b| < 2^17 over 12.4
+ * positions. One pixel step changes E by 16a (or 16b), below 2^21, and the
+ * 64×64 samples of a tile lie within 63 steps of its first sample in x and
+ * y: E varies by less than R = 63·16·(|a| + |b|) < 2^28 over the tile. So
+ * an edge whose int64 value e at the first sample has e − R ≥ 0 covers the
+ * whole tile and is dropped, one with e + R < 0 covers none of it and
+ * rejects the tile, and otherwise |e| < R < 2^28: every value inside the
+ * tile is then below 2^29 in magnitude, and the per-tile arithmetic runs in
+ * int32_t without overflow.
+ */
+#include "v3d/pse.h"
+
+#include <assert.h>
+
+/* One edge inside one tile: value at the tile's first sample, steps per
+ * pixel in x and y. */
+typedef struct pse_tile_edge {
+  int32_t e, sx, sy;
+} pse_tile_edge;
+
+static int32_t pse_abs32(int32_t v) { return v < 0 ? -v : v; }
+static int32_t pse_pos(int32_t v) { return v > 0 ? v : 0; }
+static int32_t pse_neg(int32_t v) { return v < 0 ? v : 0; }
+
+/* The edges of p that cut the tile whose first sample is (px, py) (12.4),
+ * into te[]. Returns their number, or -1 if an edge rejects the tile. */
+static int pse_tile_edges(const pse_prim *p, int64_t px, int64_t py, pse_tile_edge te[4]) {
+  int n = 0;
+  for (int i = 0; i < p->nedges; i++) {
+    const pse_edge *ed = &p->edge[i];
+    int64_t e = (int64_t)ed->a * px + (int64_t)ed->b * py + ed->c;
+    int64_t reach = (int64_t)(PSE_TILE_SIZE - 1) * 16 * ((int64_t)pse_abs32(ed->a) + pse_abs32(ed->b));
+    if (e - reach >= 0) continue; /* the whole tile is inside this edge */
+    if (e + reach < 0) return -1; /* none of it is */
+    te[n].e = (int32_t)e;
+    te[n].sx = 16 * ed->a;
+    te[n].sy = 16 * ed->b;
+    n++;
+  }
+  return n;
+}
+
+/* Lanes of columns (bits 0..3 of cols) and of rows, in element order. */
+static uint16_t pse_column_lanes(unsigned cols) {
+  uint16_t m = 0;
+  for (int l = 0; l < 16; l++)
+    if (cols >> PSE_LANE_DX(l) & 1u) m |= (uint16_t)(1u << l);
+  return m;
+}
+
+static uint16_t pse_row_lanes(unsigned rows) {
+  uint16_t m = 0;
+  for (int l = 0; l < 16; l++)
+    if (rows >> PSE_LANE_DY(l) & 1u) m |= (uint16_t)(1u << l);
+  return m;
+}
+
+/* Bits 0..3: which of the 4 pixels from `start` lie in [lo, hi). */
+static unsigned pse_span_bits(int start, int lo, int hi) {
+  unsigned bits = 0;
+  for (int i = 0; i < 4; i++)
+    if (start + i >= lo && start + i < hi) bits |= 1u << i;
+  return bits;
+}
+
+/* Lanes of the 4×4 block at tile-local (x, y) inside the rectangle
+ * [x0,x1) × [y0,y1) (tile-local). */
+static uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int y1) {
+  unsigned cols = pse_span_bits(x, x0, x1), rows = pse_span_bits(y, y0, y1);
+  if (cols == 0xF && rows == 0xF) return 0xFFFF;
+  return (uint16_t)(pse_column_lanes(cols) & pse_row_lanes(rows));
+}
+
+/* Lanes whose sample is covered by one edge, its value at lane 0 being e. */
+static uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
+  uint16_t m = 0;
+  for (int l = 0; l < 16; l++) {
+    int32_t v = e + PSE_LANE_DX(l) * sx + PSE_LANE_DY(l) * sy;
+    m |= (uint16_t)((v >= 0 ? 1u : 0u) << l);
+  }
+  return m;
+}
+
+/* Classifies an edge over a square of `span` samples per side whose first
+ * sample has value e: -1 none covered, 1 all covered, 0 partial. */
+static int pse_classify(int32_t e, const pse_tile_edge *t, int span) {
+  int32_t hi = e + (span - 1) * (pse_pos(t->sx) + pse_pos(t->sy));
+  int32_t lo = e + (span - 1) * (pse_neg(t->sx) + pse_neg(t->sy));
+  if (hi < 0) return -1;
+  if (lo >= 0) return 1;
+  return 0;
+}
+
+static void pse_emit(pse_coverage *cov, int x, int y, uint16_t mask) {
+  assert(cov->count < PSE_MAX_BLOCKS);
+  pse_block *b = &cov->block[cov->count++];
+  b->x = (uint16_t)x;
+  b->y = (uint16_t)y;
+  b->mask = mask;
+}
+
+int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov) {
+  assert(tile_col >= 0 && tile_col < 1024 && tile_row >= 0 && tile_row < 1024);
+  cov->count = 0;
+  int tx = tile_col * PSE_TILE_SIZE, ty = tile_row * PSE_TILE_SIZE;
+  /* the covered rectangle, tile-local */
+  int x0 = p->x0 - tx, y0 = p->y0 - ty, x1 = p->x1 - tx, y1 = p->y1 - ty;
+  if (x0 < 0) x0 = 0;
+  if (y0 < 0) y0 = 0;
+  if (x1 > PSE_TILE_SIZE) x1 = PSE_TILE_SIZE;
+  if (y1 > PSE_TILE_SIZE) y1 = PSE_TILE_SIZE;
+  if (x0 >= x1 || y0 >= y1) return 0;
+
+  pse_tile_edge te[4];
+  int n = pse_tile_edges(p, 16 * (int64_t)tx + 8, 16 * (int64_t)ty + 8, te);
+  if (n < 0) return 0;
+
+  for (int by = y0 & ~15; by < y1; by += 16) {
+    for (int bx = x0 & ~15; bx < x1; bx += 16) {
+      /* 16×16: keep the edges that cut it, with their value at its first sample */
+      pse_tile_edge part[4];
+      int np = 0, rejected = 0;
+      for (int i = 0; i < n && !rejected; i++) {
+        int32_t e = te[i].e + bx * te[i].sx + by * te[i].sy;
+        int k = pse_classify(e, &te[i], 16);
+        if (k < 0) rejected = 1;
+        else if (k == 0) part[np++] = (pse_tile_edge){e, te[i].sx, te[i].sy};
+      }
+      if (rejected) continue;
+      int ylo = by > (y0 & ~3) ? by : (y0 & ~3), yhi = by + 16 < y1 ? by + 16 : y1;
+      int xlo = bx > (x0 & ~3) ? bx : (x0 & ~3), xhi = bx + 16 < x1 ? bx + 16 : x1;
+      for (int y = ylo; y < yhi; y += 4) {
+        for (int x = xlo; x < xhi; x += 4) {
+          uint16_t mask = pse_rect_lanes(x, y, x0, y0, x1, y1);
+          for (int i = 0; i < np && mask; i++) {
+            int32_t e = part[i].e + (x - bx) * part[i].sx + (y - by) * part[i].sy;
+            int k = pse_classify(e, &part[i], 4);
+            if (k < 0) mask = 0;
+            else if (k == 0) mask &= pse_edge_lanes(e, part[i].sx, part[i].sy);
+          }
+          if (mask) pse_emit(cov, tx + x, ty + y, mask);
+        }
+      }
+    }
+  }
+  return cov->count;
+}
