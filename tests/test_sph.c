@@ -534,6 +534,10 @@ static void test_dump(void **state) {
   assert_non_null(strstr(buf, "w15[19:18] ImapFixedFncTexture[2].T          2 (Perspective)\n"));
   assert_non_null(strstr(buf, "w18[2]     OmapTarget[0].Blue                1\n"));
   assert_null(strstr(buf, "ImapGenericVector"));
+  s.imap_color[1][0] = GS_PIXEL_IMAP_CONSTANT; /* a PS has no front/back split */
+  gs_sph_dump(&s, buf, sizeof buf);
+  assert_non_null(strstr(buf, "w14[9:8]   ImapColorSpecularRed              1 (Constant)\n"));
+  s.imap_color[1][0] = 0;
   /* truncation keeps snprintf's contract */
   assert_int_equal(gs_sph_dump(&s, small, sizeof small), n);
   assert_int_equal(strlen(small), sizeof small - 1);

@@ -28,7 +28,7 @@ static int declare_component(gs_sph *s, int map, const gs_sph_io *io, unsigned k
     return gs_diag_set(d, GS_EARG, "SPH build: %s %zu: a %s shader has no %s entry for the "
                        "component at 0x%03x", what, index, stage_names[s->shader_type],
                        map == SPH_MAP_IMAP ? "IMAP" : "OMAP", 4 * k);
-  sph_element_name(f, elem, name, sizeof name);
+  sph_element_name(f, layout, elem, name, sizeof name);
   if (f->at[layout].width == 2) { /* a PS input with a PixelImap */
     if (io->interp < GS_PIXEL_IMAP_CONSTANT || io->interp > GS_PIXEL_IMAP_SCREEN_LINEAR)
       return gs_diag_set(d, GS_EARG, "SPH build: %s %zu (0x%03x, %s): a pixel shader input needs "

@@ -58,6 +58,7 @@ static const char *const st[] = {"S", "T"};
 static const char *const digits[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
 static const char *const colors[] = {"FrontDiffuse", "FrontSpecular", "BackDiffuse",
                                      "BackSpecular"};
+static const char *const ps_colors[] = {"Diffuse", "Specular"}; /* the PS picks the face */
 
 /* Element naming per enum sph_names: outer names (or "[v]." when vector
  * is set) for element i / n, then inner[i % n]. */
@@ -72,13 +73,15 @@ static const struct {
     [SPH_NM_VEC_STRQ] = {NULL, strq, 4, 1}, [SPH_NM_VEC_RGBA] = {NULL, rgba, 4, 1},
 };
 
-void sph_element_name(const sph_field *f, unsigned i, char *buf, size_t len) {
+void sph_element_name(const sph_field *f, int layout, unsigned i, char *buf, size_t len) {
   unsigned n = element_names[f->names].n;
+  const char *const *outer = element_names[f->names].outer;
   const char *inner = element_names[f->names].inner ? element_names[f->names].inner[i % n] : "";
+  if (outer == colors && layout == 1 && i < 8) outer = ps_colors;
   if (element_names[f->names].vector)
     snprintf(buf, len, "%s[%u].%s", f->name, i / n, inner);
-  else if (element_names[f->names].outer)
-    snprintf(buf, len, "%s%s%s", f->name, element_names[f->names].outer[i / n], inner);
+  else if (outer)
+    snprintf(buf, len, "%s%s%s", f->name, outer[i / n], inner);
   else
     snprintf(buf, len, "%s%s", f->name, inner);
 }
@@ -99,7 +102,7 @@ static int field_error(gs_diag *d, int code, int layout, const sph_field *f, uns
   char name[64], place[32] = "", msg[256];
   const sph_place *p = &f->at[layout];
   va_list ap;
-  sph_element_name(f, i, name, sizeof name);
+  sph_element_name(f, layout, i, name, sizeof name);
   if (i < p->n) place_text(p->bit + i * p->width, p->width, place, sizeof place);
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -308,7 +311,7 @@ size_t gs_sph_dump(const gs_sph *s, char *buf, size_t len) {
         else
           snprintf(place, sizeof place, "w%u[%u:%u]", bit / 32, bit % 32 + p->width - 1, bit % 32);
       }
-      sph_element_name(f, i, name, sizeof name);
+      sph_element_name(f, layout, i, name, sizeof name);
       value_text(s, f, p, v, value, sizeof value);
       sink_printf(&k, "%-11s%-34s%s\n", place, name, value);
     }

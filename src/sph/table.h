@@ -117,7 +117,7 @@ enum sph_names {
   SPH_NM_UV,        /* U V */
   SPH_NM_ST,        /* S T */
   SPH_NM_DIGIT,     /* 0 1 ... 7 */
-  SPH_NM_COLOR,     /* {Front,Back}{Diffuse,Specular}{Red,Green,Blue,Alpha} */
+  SPH_NM_COLOR,     /* {Front,Back}{Diffuse,Specular}{Red,...}; PS: {Diffuse,Specular}{Red,...} */
   SPH_NM_VEC_XYZW,  /* [v].X ... */
   SPH_NM_VEC_STRQ,  /* [v].S ... */
   SPH_NM_VEC_RGBA   /* [v].Red ... */
@@ -160,7 +160,9 @@ void sph_field_set(gs_sph *s, const sph_field *f, unsigned i, uint32_t v);
  * element in *elem; NULL if that layout has none (link.c). */
 const sph_field *sph_find_map(int layout, int map, unsigned k, unsigned *elem);
 
-/* Writes the name of element i of f ("ImapGenericVector[3].Z") into buf. */
-void sph_element_name(const sph_field *f, unsigned i, char *buf, size_t len);
+/* Writes the name of element i of f in layout (0 VTG, 1 PS) into buf:
+ * "ImapGenericVector[3].Z"; a PS's colours are "ImapColorDiffuseRed", as
+ * seed 000 names them in that layout. */
+void sph_element_name(const sph_field *f, int layout, unsigned i, char *buf, size_t len);
 
 #endif
