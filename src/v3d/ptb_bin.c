@@ -73,9 +73,15 @@ static void clip_span(const edge *e, int64_t Y, int64_t *lo, int64_t *hi) {
   }
 }
 
-static void band_set(uint64_t *band, int64_t t0, int64_t t1) {
-  for (int64_t t = t0; t <= t1; t++)
-    band[t >> 6] |= UINT64_C(1) << (t & 63);
+/* Marks tiles t0..t1 of the band; returns how many were not marked yet. */
+static uint32_t band_set(uint64_t *band, int64_t t0, int64_t t1) {
+  uint32_t fresh = 0;
+  for (int64_t t = t0; t <= t1; t++) {
+    uint64_t bit = UINT64_C(1) << (t & 63);
+    fresh += !(band[t >> 6] & bit);
+    band[t >> 6] |= bit;
+  }
+  return fresh;
 }
 
 /* Visits the tiles marked in one band (tile row ty) and clears the marks. */
@@ -104,29 +110,38 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   if (n < 3 || n > MAX_POLY || w->x0 > w->x1 || w->y0 > w->y1)
     return 0;
   unsigned m = make_edges(x, y, n, e);
-  int32_t ymin = y[0], ymax = y[0];
+  int32_t xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
   for (unsigned i = 1; i < n; i++) {
-    ymin = y[i] < ymin ? y[i] : ymin;
-    ymax = y[i] > ymax ? y[i] : ymax;
+    xmin = x[i] < xmin ? x[i] : xmin, xmax = x[i] > xmax ? x[i] : xmax;
+    ymin = y[i] < ymin ? y[i] : ymin, ymax = y[i] > ymax ? y[i] : ymax;
   }
+  /* Tile columns the bounding box allows: once a band has them all, its
+   * remaining rows cannot add a tile. Small triangles mostly sit in one
+   * tile, so their first covered row ends the work. */
+  int64_t col0 = ceil_div((int64_t)xmin - SAMPLE_OFFSET, 16), col1 = floor_div((int64_t)xmax - SAMPLE_OFFSET, 16);
+  col0 = col0 > w->x0 ? col0 : w->x0;
+  col1 = col1 < w->x1 ? col1 : w->x1;
+  if (col0 > col1)
+    return 0;
+  uint32_t band_full = (uint32_t)(col1 / PTB_TILE_SIZE - col0 / PTB_TILE_SIZE + 1);
   /* Rows whose samples lie within the polygon's height; the edges decide
    * the rest. */
   int64_t row0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), row1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
   row0 = row0 > w->y0 ? row0 : w->y0;
   row1 = row1 < w->y1 ? row1 : w->y1;
-  uint32_t count = 0;
-  bool marked = false;
+  uint32_t count = 0, marked = 0;
   for (int64_t py = row0; py <= row1; py++) {
-    int64_t lo = w->x0, hi = w->x1, Y = 16 * py + SAMPLE_OFFSET;
+    int64_t lo = col0, hi = col1, Y = 16 * py + SAMPLE_OFFSET;
     for (unsigned i = 0; i < m && lo <= hi; i++)
       clip_span(&e[i], Y, &lo, &hi);
-    if (lo <= hi) {
-      band_set(band, lo / PTB_TILE_SIZE, hi / PTB_TILE_SIZE);
-      marked = true;
-    }
-    if (marked && (py == row1 || (py + 1) % PTB_TILE_SIZE == 0)) {
+    if (lo <= hi)
+      marked += band_set(band, lo / PTB_TILE_SIZE, hi / PTB_TILE_SIZE);
+    int64_t band_last = py - py % PTB_TILE_SIZE + PTB_TILE_SIZE - 1;
+    if (marked == band_full)
+      py = band_last < row1 ? band_last : row1; /* skip the band's other rows */
+    if (marked && (py == row1 || py == band_last)) {
       count += band_flush(band, (uint32_t)(py / PTB_TILE_SIZE), tiles_x, visit, ctx);
-      marked = false;
+      marked = 0;
     }
   }
   return count;
