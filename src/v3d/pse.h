@@ -93,7 +93,8 @@ typedef enum pse_result {
   PSE_DRAW = 0,       /* set up; the primitive may still cover no sample */
   PSE_DEGENERATE = 1, /* zero area, zero length, zero or NaN size */
   PSE_CULLED = 2,     /* its face is not enabled (Configuration Bits) */
-  PSE_OUTSIDE = 3     /* its bounding box misses the clip window */
+  PSE_OUTSIDE = 3     /* its bounding box holds no sample centre inside the
+                         clip window */
 } pse_result;
 
 /* The render state the PSE reads, from the records of reference/vc4.md §4.2
