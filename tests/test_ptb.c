@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "v3d/pse.h"
 #include "v3d/ptb.h"
 
 #define PX(p) ((int32_t)((p) * 16)) /* pixels to 12.4 (exact for multiples of 1/16) */
@@ -895,6 +896,61 @@ static void test_bin_against_oracle(void **state) {
   }
 }
 
+/* The invariant between binner and rasteriser, against the PSE itself
+ * (src/v3d/pse.c, raster.c): for random triangles, lines and points under
+ * random clip windows, widths and sizes, pse_rasterize_tile finds covered
+ * samples in a tile of the frame exactly when the PTB binned the primitive
+ * there. */
+static void test_bin_matches_pse(void **state) {
+  (void)state;
+  static pse_coverage cov;
+  uint32_t seed = 777;
+  for (int iter = 0; iter < 600; iter++) {
+    fixture_reset(64, 32, 512);
+    pse_state ps;
+    pse_state_init(&ps, 256, 256);
+    fx.st.viewport_x = ps.vp_x = (int16_t)(rng_next(&seed) % 4096);
+    fx.st.viewport_y = ps.vp_y = (int16_t)(rng_next(&seed) % 4096);
+    if (iter % 3 == 0) {
+      fx.st.clip_left = ps.clip_left = (uint16_t)(rng_next(&seed) % 200);
+      fx.st.clip_bottom = ps.clip_bottom = (uint16_t)(rng_next(&seed) % 200);
+      fx.st.clip_width = ps.clip_width = (uint16_t)(rng_next(&seed) % 150);
+      fx.st.clip_height = ps.clip_height = (uint16_t)(rng_next(&seed) % 150);
+    } else {
+      fx.st.clip_width = ps.clip_width = 256, fx.st.clip_height = ps.clip_height = 256;
+    }
+    fx.st.line_width = ps.line_width = (float)(rng_next(&seed) % 64) / 8.0f;
+    fx.st.point_size = ps.point_size = (float)(rng_next(&seed) % 400) / 8.0f;
+    uint32_t span = iter % 2 ? 3000 : 400;
+    pse_vertex pv[3];
+    memset(pv, 0, sizeof pv);
+    for (int k = 0; k < 3; k++) {
+      int32_t xs = (int32_t)(rng_next(&seed) % span) - (int32_t)span / 2;
+      int32_t ys = (int32_t)(rng_next(&seed) % span) - (int32_t)span / 2;
+      if (iter % 4 == 1) /* on sample points */
+        xs = xs / 16 * 16 + 8, ys = ys / 16 * 16 + 8;
+      screen_vertex(&fx.v[k], xs, ys);
+      pv[k].xs = (int16_t)xs, pv[k].ys = (int16_t)ys, pv[k].inv_wc = 1.0f;
+    }
+    ptb_mode mode = iter % 3 == 0 ? PTB_POINTS : iter % 3 == 1 ? PTB_LINES : PTB_TRIANGLES;
+    assert_int_equal(draw_array(mode, ptb_mode_vertices(mode), 0), PTB_OK); /* one primitive */
+    uint32_t binned = fx.bins.prim_count ? tiles_of(0) : 0;
+    pse_prim prim;
+    pse_result r = mode == PTB_POINTS ? pse_setup_point(&ps, &pv[0], &prim)
+                   : mode == PTB_LINES ? pse_setup_line(&ps, &pv[0], &pv[1], &prim)
+                                       : pse_setup_triangle(&ps, &pv[0], &pv[1], &pv[2], &prim);
+    uint32_t rasterised = 0;
+    if (r == PSE_DRAW)
+      for (int ty = 0; ty < 4; ty++)
+        for (int tx = 0; tx < 4; tx++)
+          if (pse_rasterize_tile(&prim, tx, ty, &cov) > 0)
+            rasterised |= T(tx, ty);
+    if (binned != rasterised)
+      print_message("iteration %d (mode %d): binned %#x, rasterised %#x\n", iter, mode, binned, rasterised);
+    assert_int_equal(binned, rasterised);
+  }
+}
+
 /* ---- points and lines --------------------------------------------------------- */
 
 static uint32_t point_tiles(double x, double y, float size) {
@@ -916,9 +972,16 @@ static void test_bin_points(void **state) {
   assert_int_equal(point_tiles(64.5, 10.5, 1), T(1, 0));
   /* size 3 at x = 64: [62.5, 65.5) -> columns 62, 63, 64 */
   assert_int_equal(point_tiles(64, 10.5, 3), T(0, 0) | T(1, 0));
-  /* size 0 is clamped to 1/8 (half-size 1/16): [64.4375, 64.5625) still
-   * holds the sample 64.5 */
-  assert_int_equal(point_tiles(64.5, 64.5, 0), T(1, 1));
+  /* a tiny size still gets half a size of 1/16 pixel (as the PSE):
+   * [64.4375, 64.5625) holds the sample 64.5 */
+  assert_int_equal(point_tiles(64.5, 64.5, 0.01f), T(1, 1));
+  /* size 0, negative or NaN: nothing (HW-2726: drivers never send these) */
+  assert_int_equal(point_tiles(64.5, 64.5, 0), 0);
+  assert_int_equal(point_tiles(64.5, 64.5, -1), 0);
+  assert_int_equal(point_tiles(64.5, 64.5, NAN), 0);
+  assert_int_equal(fx.bins.stats.culled, 1);
+  /* a huge size is clamped to 2048 pixels: the whole frame */
+  assert_int_equal(point_tiles(128, 128, 1e9f), 0xffff);
   /* a size-1 point between samples in x ([64, 65) contains 64.5 only) at
    * y = 64: rows [63.5, 64.5) -> 63.5 */
   assert_int_equal(point_tiles(64.5, 64, 1), T(1, 0));
@@ -968,8 +1031,9 @@ static void test_bin_lines(void **state) {
    * x = 124.5: c = 64.24, row 64.5); c stays below 100. So tiles (0,0)
    * (1,0) below and (1,1) (2,1) (3,1) above. */
   assert_int_equal(line_tiles(10, 10, 200, 100, 1), T(0, 0) | T(1, 0) | T(1, 1) | T(2, 1) | T(3, 1));
-  /* zero length: nothing */
+  /* zero length, or width 0: nothing */
   assert_int_equal(line_tiles(30, 30, 30, 30, 4), 0);
+  assert_int_equal(line_tiles(10, 30, 100, 30, 0), 0);
 }
 
 /* ---- list order, storage, errors ------------------------------------------------ */
@@ -1122,6 +1186,7 @@ int main(void) {
       cmocka_unit_test(test_bin_full_screen_pair),
       cmocka_unit_test(test_bin_guard_band_triangle),
       cmocka_unit_test(test_bin_against_oracle),
+      cmocka_unit_test(test_bin_matches_pse),
       cmocka_unit_test(test_bin_points),
       cmocka_unit_test(test_bin_lines),
       cmocka_unit_test(test_order_and_tags),

@@ -211,15 +211,17 @@ static ptb_result bin_triangle(bin_ctx *cx, const uint32_t idx[3]) {
   return bin_screen_triangle(cx, &p, x, y);
 }
 
-/* Half a point size or line width in 12.4 units, rounded to nearest, after
- * clamping the size to [PTB_MIN_POINT_SIZE, PTB_MAX_POINT_SIZE] (NaN gives
- * the minimum). */
+/* Half a point size or line width in 12.4 units, exactly as the PSE
+ * computes it (pse.c, pse_half_size): floor(size * 8 + 0.5), at least 1,
+ * after clamping the size to PTB_MAX_POINT_SIZE; 0 (draw nothing) for a
+ * size <= 0 or NaN. */
 static int32_t half_size_12_4(float size) {
-  if (!(size >= PTB_MIN_POINT_SIZE))
-    size = PTB_MIN_POINT_SIZE;
+  if (!(size > 0.0f))
+    return 0;
   if (size > PTB_MAX_POINT_SIZE)
     size = PTB_MAX_POINT_SIZE;
-  return (int32_t)(size * 8.0f + 0.5f);
+  double h = floor((double)size * 8.0 + 0.5);
+  return h < 1.0 ? 1 : (int32_t)h;
 }
 
 /* A point is the square of side `size` centred on its vertex, covering
@@ -238,6 +240,10 @@ static ptb_result bin_point(bin_ctx *cx, const uint32_t *idx) {
     }
   }
   int32_t h = half_size_12_4(cx->st->per_vertex_point_size ? v[0]->point_size : cx->st->point_size);
+  if (h == 0) {
+    cx->b->stats.culled++;
+    return PTB_OK;
+  }
   int32_t X = v[0]->xs + cx->st->viewport_x, Y = v[0]->ys + cx->st->viewport_y;
   int32_t x[4] = {X - h, X + h, X + h, X - h}, y[4] = {Y - h, Y - h, Y + h, Y + h};
   ptb_prim p;
@@ -248,12 +254,13 @@ static ptb_result bin_point(bin_ctx *cx, const uint32_t *idx) {
 /* A line of width w between absolute 12.4 ends (x0, y0), (x1, y1) is the
  * parallelogram spanned by the segment and an offset of w/2 to each side
  * along the minor axis (vertical for x-major lines, horizontal otherwise),
- * as GL draws non-antialiased wide lines. Zero-length lines cover nothing. */
+ * as GL draws non-antialiased wide lines and as the PSE rasterises them.
+ * Zero-length lines and widths <= 0 cover nothing. */
 static ptb_result bin_line_screen(bin_ctx *cx, const ptb_prim *p, const ptb_clip_record *rec, const int32_t *ex,
                                   const int32_t *ey) {
   int32_t hw = half_size_12_4(cx->st->line_width);
   int64_t dx = (int64_t)ex[1] - ex[0], dy = (int64_t)ey[1] - ey[0];
-  if (dx == 0 && dy == 0) {
+  if ((dx == 0 && dy == 0) || hw == 0) {
     cx->b->stats.culled++;
     return PTB_OK;
   }

@@ -57,11 +57,10 @@
  * Each plane adds at most one vertex to a convex polygon. */
 #define PTB_CLIP_PLANES 7
 #define PTB_CLIP_MAX_VERTS (3 + PTB_CLIP_PLANES)
-/* Smallest point size and line width the PTB accepts (erratum HW-2726:
- * zero-size points break the hardware PTB; drivers clamp to 0.125). */
-#define PTB_MIN_POINT_SIZE 0.125f
-/* Largest point size and line width the PTB accepts, in pixels. */
-#define PTB_MAX_POINT_SIZE 4096.0f
+/* Point sizes and line widths clamp to this many pixels, as in the PSE
+ * (PSE_MAX_SIZE); a size <= 0 or NaN draws nothing (the hardware PTB fails
+ * on zero-size points, erratum HW-2726, so drivers never send one). */
+#define PTB_MAX_POINT_SIZE 2048.0f
 
 typedef enum ptb_result {
   PTB_OK = 0,
