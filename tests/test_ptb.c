@@ -39,7 +39,9 @@ static fixture fx;
 static void fixture_reset(uint32_t prim_cap, uint32_t clip_cap, uint32_t ref_cap) {
   memset(&fx, 0, offsetof(fixture, v));
   ptb_buffers buf = {fx.tiles, 16, fx.prims, prim_cap, fx.clips, clip_cap, fx.refs, ref_cap};
-  assert_int_equal(ptb_bins_init(&fx.bins, 4, 4, &buf), PTB_OK);
+  ptb_grid g;
+  ptb_grid_make(&g, 4, 4, false, false);
+  assert_int_equal(ptb_bins_init(&fx.bins, &g, &buf), PTB_OK);
   ptb_state_init(&fx.st);
 }
 
@@ -709,10 +711,12 @@ static void test_bin_shared_edge(void **state) {
   (void)state;
   const int32_t ax[3] = {PX(10.5), PX(20.5), PX(20.5)}, ay[3] = {PX(10.5), PX(10.5), PX(20.5)};
   const int32_t bx[3] = {PX(10.5), PX(20.5), PX(10.5)}, by[3] = {PX(10.5), PX(20.5), PX(20.5)};
+  ptb_grid g;
+  ptb_grid_make(&g, 4, 4, false, false);
   for (int32_t py = 7; py < 24; py++)
     for (int32_t px = 7; px < 24; px++) {
       ptb_window w = {px, py, px, py};
-      uint32_t n = ptb_cover_polygon(ax, ay, 3, &w, 4, NULL, NULL) + ptb_cover_polygon(bx, by, 3, &w, 4, NULL, NULL);
+      uint32_t n = ptb_cover_polygon(ax, ay, 3, &w, &g, NULL, NULL) + ptb_cover_polygon(bx, by, 3, &w, &g, NULL, NULL);
       uint32_t want = px >= 10 && px <= 19 && py >= 10 && py <= 19;
       assert_int_equal(n, want);
     }
@@ -884,7 +888,9 @@ static void test_bin_against_oracle(void **state) {
       w.x1 = w.x1 > 255 ? 255 : w.x1, w.y1 = w.y1 > 255 ? 255 : w.y1;
     }
     uint32_t got = 0;
-    uint32_t count = ptb_cover_polygon(x, y, n, &w, 4, collect_tile, &got);
+    ptb_grid g;
+    ptb_grid_make(&g, 4, 4, false, false);
+    uint32_t count = ptb_cover_polygon(x, y, n, &w, &g, collect_tile, &got);
     uint32_t want = oracle_tiles(x, y, n, &w);
     if (got != want)
       print_message("iteration %d: got %#x want %#x\n", iter, got, want);
@@ -1036,6 +1042,36 @@ static void test_bin_lines(void **state) {
   assert_int_equal(line_tiles(10, 30, 100, 30, 0), 0);
 }
 
+/* Record 112's other tile sizes (reference §3.7): 32x32 with 4x
+ * multisampling, 64x32 with 64-bit colour, 32x16 with both. The triangle
+ * (10,10) (50,10) (10,50) covers samples with x + y < 60 (hypotenuse
+ * exclusive) from 10.5 up: in 32x32 tiles, (0,0), (1,0) (e.g. (32.5,
+ * 10.5)) and (0,1) but not (1,1) (32.5 + 32.5 = 65 > 60). */
+static void test_bin_tile_sizes(void **state) {
+  (void)state;
+  ptb_grid g;
+  ptb_grid_make(&g, 4, 4, true, false);
+  assert_true(g.tile_w == 32 && g.tile_h == 32);
+  ptb_grid_make(&g, 4, 4, false, true);
+  assert_true(g.tile_w == 64 && g.tile_h == 32);
+  ptb_grid_make(&g, 4, 4, true, true);
+  assert_true(g.tile_w == 32 && g.tile_h == 16);
+  const int32_t x[3] = {PX(10), PX(50), PX(10)}, y[3] = {PX(10), PX(10), PX(50)};
+  ptb_window w = {0, 0, 1000, 1000}; /* clamped to the grid */
+  uint32_t got = 0;
+  ptb_grid_make(&g, 4, 4, true, false);
+  assert_int_equal(ptb_cover_polygon(x, y, 3, &w, &g, collect_tile, &got), 3);
+  assert_int_equal(got, T(0, 0) | T(1, 0) | T(0, 1));
+  /* 32x16 tiles: rows 10..49 span tile rows 0..3; tile (1, 2) (x >= 32,
+   * y in [32, 48)) needs 32.5 + 32.5 < 60: no; tile (1, 1) (y in [16, 32)):
+   * (32.5, 16.5) sums to 49: yes; tile (1, 0): yes; tile (0, 3) (y >= 48):
+   * (10.5, 48.5) sums to 59: yes. */
+  got = 0;
+  ptb_grid_make(&g, 4, 4, true, true);
+  assert_int_equal(ptb_cover_polygon(x, y, 3, &w, &g, collect_tile, &got), 6);
+  assert_int_equal(got, T(0, 0) | T(1, 0) | T(0, 1) | T(1, 1) | T(0, 2) | T(0, 3));
+}
+
 /* ---- list order, storage, errors ------------------------------------------------ */
 
 static void test_order_and_tags(void **state) {
@@ -1143,12 +1179,19 @@ static void test_errors(void **state) {
   ptb_bins b;
   ptb_tile tiles[4];
   ptb_buffers buf = {tiles, 4, NULL, 0, NULL, 0, NULL, 0};
-  assert_int_equal(ptb_bins_init(&b, 2, 2, &buf), PTB_OK);
-  assert_int_equal(ptb_bins_init(&b, 3, 2, &buf), PTB_ERR_TILES);
-  assert_int_equal(ptb_bins_init(&b, 0, 2, &buf), PTB_ERR_TILES);
-  assert_int_equal(ptb_tiles_for(1920), 30);
-  assert_int_equal(ptb_tiles_for(1080), 17);
-  assert_int_equal(ptb_tiles_for(64), 1);
+  ptb_grid g;
+  ptb_grid_make(&g, 2, 2, false, false);
+  assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_OK);
+  ptb_grid_make(&g, 3, 2, false, false);
+  assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
+  ptb_grid_make(&g, 0, 2, false, false);
+  assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
+  g = (ptb_grid){2, 2, 128, 64};
+  assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
+  assert_int_equal(ptb_tiles_for(1920, 64), 30);
+  assert_int_equal(ptb_tiles_for(1080, 64), 17);
+  assert_int_equal(ptb_tiles_for(64, 64), 1);
+  assert_int_equal(ptb_tiles_for(65, 32), 3);
   assert_string_equal(ptb_result_string(PTB_ERR_REFS_FULL), "tile-reference pool full");
 }
 
@@ -1187,6 +1230,7 @@ int main(void) {
       cmocka_unit_test(test_bin_guard_band_triangle),
       cmocka_unit_test(test_bin_against_oracle),
       cmocka_unit_test(test_bin_matches_pse),
+      cmocka_unit_test(test_bin_tile_sizes),
       cmocka_unit_test(test_bin_points),
       cmocka_unit_test(test_bin_lines),
       cmocka_unit_test(test_order_and_tags),

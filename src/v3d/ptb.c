@@ -163,7 +163,7 @@ static ptb_result bin_clipped_triangle(bin_ctx *cx, const uint32_t idx[3], const
     }
     if (area < 0)
       swap_corners(f->x, f->y, 1, 2);
-    uint32_t n = ptb_cover_polygon(f->x, f->y, 3, &cx->win, cx->b->tiles_x, NULL, NULL);
+    uint32_t n = ptb_cover_polygon(f->x, f->y, 3, &cx->win, &cx->b->grid, NULL, NULL);
     if (n == 0)
       continue;
     refs += n;
@@ -321,7 +321,7 @@ ptb_result ptb_bin_draw(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs
     return PTB_ERR_MODE;
   bin_ctx cx = {.b = b, .st = st, .vs = vs, .tag = d->tag};
   ptb_planes_init(&cx.planes, st);
-  ptb_window_make(&cx.win, st, b->tiles_x, b->tiles_y);
+  ptb_window_make(&cx.win, st, &b->grid);
   uint32_t total = ptb_prim_count(d->mode, d->count);
   for (uint32_t k = 0; k < total; k++) {
     uint32_t idx[3];

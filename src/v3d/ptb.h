@@ -15,8 +15,9 @@
  * 1. Fill a ptb_state (ptb_state_init gives the defaults, then copy in the
  *    current records) and describe the shaded vertices with a ptb_vertices:
  *    the vertex whose original index is i lives at v[i - first].
- * 2. Give the binner its storage: ptb_bins_init(&bins, tiles_x, tiles_y,
- *    &buffers). Nothing is allocated; every array comes from the caller and
+ * 2. Describe the tile grid (ptb_grid_make from record 112) and give the
+ *    binner its storage: ptb_bins_init(&bins, &grid, &buffers). Nothing is
+ *    allocated; every array comes from the caller and
  *    a full array is reported (PTB_ERR_*_FULL), never overrun.
  * 3. For each draw call (record 32 or 33) call ptb_bin_draw. Primitives are
  *    assembled in submission order, culled, clipped and appended to every
@@ -25,6 +26,7 @@
  *    caller can flush the lists (as the hardware does when out of memory)
  *    and call again with the remaining work.
  * 4. Read the lists: for tile (tx, ty), r = bins.tiles[ty * tiles_x + tx].head;
+ *    (tiles_x = bins.grid.tiles_x)
  *    while (r != PTB_NONE) { use bins.prims[bins.refs[r].prim]; r =
  *    bins.refs[r].next; } or copy them out with ptb_tile_prims. Primitives
  *    keep their original vertex indices so the render pass can re-fetch and
@@ -41,7 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PTB_TILE_SIZE 64      /* pixels per tile side */
+#define PTB_TILE_SIZE 64      /* largest tile side in pixels (non-MS, 32-bit colour) */
 #define PTB_MAX_TILES_X 256   /* record 112 holds the tile counts in a byte */
 #define PTB_MAX_TILES_Y 256
 #define PTB_NONE UINT32_MAX   /* end of a tile list / no clip record */
@@ -275,20 +277,37 @@ void ptb_clip_vertex_make(ptb_clip_vertex *out, const ptb_state *st, const ptb_v
 
 /* ---- tile coverage --------------------------------------------------------- */
 
+/* The tile grid of a frame (reference §3.7): tiles of tile_w x tile_h
+ * pixels, tiles_x x tiles_y of them, tile (tx, ty) holding pixels
+ * [tx*tile_w, (tx+1)*tile_w) x [ty*tile_h, (ty+1)*tile_h), numbered
+ * ty*tiles_x + tx (the order the render list branches to them in). */
+typedef struct ptb_grid {
+  uint32_t tiles_x, tiles_y;
+  uint32_t tile_w, tile_h;
+} ptb_grid;
+
+/* The grid of record 112: tiles_x x tiles_y tiles, 64x64 pixels, 32x32
+ * with 4x multisampling (flag bit 0), half as high with 64-bit colour
+ * (flag bit 1). */
+void ptb_grid_make(ptb_grid *g, uint32_t tiles_x, uint32_t tiles_y, bool multisample, bool color64);
+
+/* Tiles of `tile` pixels needed to cover `pixels` along one axis. */
+uint32_t ptb_tiles_for(uint32_t pixels, uint32_t tile);
+
 /* The pixels a primitive may cover: columns x0..x1 and rows y0..y1
  * inclusive (empty when x0 > x1 or y0 > y1). */
 typedef struct ptb_window {
   int32_t x0, y0, x1, y1;
 } ptb_window;
 
-/* The clip window (record 102) intersected with the tiles of the frame. */
-void ptb_window_make(ptb_window *w, const ptb_state *st, uint32_t tiles_x, uint32_t tiles_y);
+/* The clip window (record 102) intersected with the grid's pixels. */
+void ptb_window_make(ptb_window *w, const ptb_state *st, const ptb_grid *g);
 
 typedef void ptb_tile_visit(void *ctx, uint32_t tile);
 
-/* Visits, once each and in increasing order, every tile (index ty*tiles_x
- * + tx) holding at least one pixel of window w whose sample point the
- * convex polygon covers, and returns how many. x[], y[] are n <= 8 vertices
+/* Visits, once each and in increasing order, every tile of grid g holding
+ * at least one pixel of window w whose sample point the convex polygon
+ * covers, and returns how many. w must lie within the grid. x[], y[] are n <= 8 vertices
  * in absolute 12.4 units (Xs + viewport offset), counter-clockwise (y up):
  * positive area. visit may be NULL (count only).
  *
@@ -299,7 +318,7 @@ typedef void ptb_tile_visit(void *ctx, uint32_t tile);
  * the interior at larger y, "top" in memory-row order). Zero-length edges
  * are ignored. This is exact: a tile is visited iff some sample in it is
  * covered. */
-uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, uint32_t tiles_x,
+uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, const ptb_grid *g,
                            ptb_tile_visit *visit, void *ctx);
 
 /* ---- the tile lists ---------------------------------------------------------- */
@@ -337,7 +356,7 @@ typedef struct ptb_stats {
 /* The caller's storage. */
 typedef struct ptb_buffers {
   ptb_tile *tiles;
-  uint32_t tile_cap;   /* >= tiles_x * tiles_y */
+  uint32_t tile_cap;   /* >= grid tiles_x * tiles_y */
   ptb_prim *prims;
   uint32_t prim_cap;
   ptb_clip_record *clips;
@@ -347,7 +366,7 @@ typedef struct ptb_buffers {
 } ptb_buffers;
 
 typedef struct ptb_bins {
-  uint32_t tiles_x, tiles_y;
+  ptb_grid grid;
   ptb_tile *tiles;
   ptb_prim *prims;
   uint32_t prim_cap, prim_count;
@@ -358,13 +377,10 @@ typedef struct ptb_bins {
   ptb_stats stats;
 } ptb_bins;
 
-/* Tile counts for a render target of width x height pixels. */
-uint32_t ptb_tiles_for(uint32_t pixels);
-
-/* Sets up empty lists for tiles_x x tiles_y tiles in the caller's buffers.
- * PTB_ERR_TILES if a count is 0 or above PTB_MAX_TILES_X/Y or the tile
- * array is too small. */
-ptb_result ptb_bins_init(ptb_bins *b, uint32_t tiles_x, uint32_t tiles_y, const ptb_buffers *buf);
+/* Sets up empty lists for the tiles of grid g in the caller's buffers.
+ * PTB_ERR_TILES if a count is 0 or above PTB_MAX_TILES_X/Y, a tile side is
+ * 0 or above PTB_TILE_SIZE, or the tile array is too small. */
+ptb_result ptb_bins_init(ptb_bins *b, const ptb_grid *g, const ptb_buffers *buf);
 
 /* Empties every list and the counters, keeping the storage. */
 void ptb_bins_clear(ptb_bins *b);

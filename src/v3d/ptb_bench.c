@@ -35,7 +35,9 @@ static void random_vertex(ptb_vertex *v, uint32_t *seed, int32_t cx, int32_t cy)
 }
 
 ptb_result ptb_bench_triangles(uint32_t n, uint32_t seed, double *tris_per_second, ptb_stats *stats) {
-  uint32_t tx = ptb_tiles_for(BENCH_WIDTH), ty = ptb_tiles_for(BENCH_HEIGHT);
+  ptb_grid grid;
+  ptb_grid_make(&grid, ptb_tiles_for(BENCH_WIDTH, PTB_TILE_SIZE), ptb_tiles_for(BENCH_HEIGHT, PTB_TILE_SIZE), false, false);
+  uint32_t tx = grid.tiles_x, ty = grid.tiles_y;
   uint32_t batch = n < BENCH_BATCH ? n : BENCH_BATCH;
   ptb_vertex *verts = malloc(sizeof *verts * 3 * (size_t)(batch ? batch : 1));
   ptb_buffers buf = {
@@ -50,7 +52,7 @@ ptb_result ptb_bench_triangles(uint32_t n, uint32_t seed, double *tris_per_secon
   double elapsed = 0;
   if (!verts || !buf.tiles || !buf.prims || !buf.clips || !buf.refs)
     goto done;
-  if ((r = ptb_bins_init(&bins, tx, ty, &buf)) != PTB_OK)
+  if ((r = ptb_bins_init(&bins, &grid, &buf)) != PTB_OK)
     goto done;
   ptb_state st;
   ptb_state_init(&st);

@@ -1,9 +1,9 @@
-/* ptb_bin.c — which 64x64 tiles a primitive covers, and the per-tile
+/* ptb_bin.c — which tiles a primitive covers, and the per-tile
  * primitive lists. Coverage is decided with the PSE's integer edge
  * functions in 12.4 units and its fill rule (stated at ptb_cover_polygon in
  * ptb.h), one sample row at a time: each edge bounds the row's covered
  * samples to one side, the intersection of those bounds is the row's span,
- * and the span's tiles are collected per band of 64 rows. So a tile is
+ * and the span's tiles are collected per band of tile-high rows. So a tile is
  * binned exactly when the rasteriser will find a sample in it, including
  * for slivers that pass between a tile's samples, and a large triangle
  * costs three divisions per pixel row rather than work per pixel.
@@ -15,13 +15,19 @@
 #define BAND_WORDS (PTB_MAX_TILES_X / 64)
 #define MAX_POLY 8
 
-uint32_t ptb_tiles_for(uint32_t pixels) { return (pixels + PTB_TILE_SIZE - 1) / PTB_TILE_SIZE; }
+void ptb_grid_make(ptb_grid *g, uint32_t tiles_x, uint32_t tiles_y, bool multisample, bool color64) {
+  g->tiles_x = tiles_x, g->tiles_y = tiles_y;
+  g->tile_w = multisample ? PTB_TILE_SIZE / 2 : PTB_TILE_SIZE;
+  g->tile_h = g->tile_w / (color64 ? 2 : 1);
+}
 
-void ptb_window_make(ptb_window *w, const ptb_state *st, uint32_t tiles_x, uint32_t tiles_y) {
+uint32_t ptb_tiles_for(uint32_t pixels, uint32_t tile) { return tile ? (pixels + tile - 1) / tile : 0; }
+
+void ptb_window_make(ptb_window *w, const ptb_state *st, const ptb_grid *g) {
   int32_t right = (int32_t)st->clip_left + (int32_t)st->clip_width - 1;
   int32_t top = (int32_t)st->clip_bottom + (int32_t)st->clip_height - 1;
-  int32_t frame_right = (int32_t)(tiles_x * PTB_TILE_SIZE) - 1;
-  int32_t frame_top = (int32_t)(tiles_y * PTB_TILE_SIZE) - 1;
+  int32_t frame_right = (int32_t)(g->tiles_x * g->tile_w) - 1;
+  int32_t frame_top = (int32_t)(g->tiles_y * g->tile_h) - 1;
   w->x0 = st->clip_left;
   w->y0 = st->clip_bottom;
   w->x1 = right < frame_right ? right : frame_right;
@@ -103,11 +109,19 @@ static uint32_t band_flush(uint64_t *band, uint32_t ty, uint32_t tiles_x, ptb_ti
   return count;
 }
 
-uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, uint32_t tiles_x,
+uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, const ptb_grid *g,
                            ptb_tile_visit *visit, void *ctx) {
+  const int64_t tw = g->tile_w, th = g->tile_h;
   edge e[MAX_POLY];
   uint64_t band[BAND_WORDS] = {0};
-  if (n < 3 || n > MAX_POLY || w->x0 > w->x1 || w->y0 > w->y1)
+  /* The grid bounds the window whatever the caller passed: the band
+   * bitmap has room for PTB_MAX_TILES_X tiles only. */
+  ptb_window win = *w;
+  int64_t right = (int64_t)g->tiles_x * tw - 1, top = (int64_t)g->tiles_y * th - 1;
+  win.x0 = win.x0 > 0 ? win.x0 : 0, win.y0 = win.y0 > 0 ? win.y0 : 0;
+  win.x1 = win.x1 < right ? win.x1 : (int32_t)right, win.y1 = win.y1 < top ? win.y1 : (int32_t)top;
+  w = &win;
+  if (n < 3 || n > MAX_POLY || w->x0 > w->x1 || w->y0 > w->y1 || g->tiles_x > PTB_MAX_TILES_X || tw == 0 || th == 0)
     return 0;
   unsigned m = make_edges(x, y, n, e);
   int32_t xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
@@ -123,7 +137,7 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   col1 = col1 < w->x1 ? col1 : w->x1;
   if (col0 > col1)
     return 0;
-  uint32_t band_full = (uint32_t)(col1 / PTB_TILE_SIZE - col0 / PTB_TILE_SIZE + 1);
+  uint32_t band_full = (uint32_t)(col1 / tw - col0 / tw + 1);
   /* Rows whose samples lie within the polygon's height; the edges decide
    * the rest. */
   int64_t row0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), row1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
@@ -135,12 +149,12 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
     for (unsigned i = 0; i < m && lo <= hi; i++)
       clip_span(&e[i], Y, &lo, &hi);
     if (lo <= hi)
-      marked += band_set(band, lo / PTB_TILE_SIZE, hi / PTB_TILE_SIZE);
-    int64_t band_last = py - py % PTB_TILE_SIZE + PTB_TILE_SIZE - 1;
+      marked += band_set(band, lo / tw, hi / tw);
+    int64_t band_last = py - py % th + th - 1;
     if (marked == band_full)
       py = band_last < row1 ? band_last : row1; /* skip the band's other rows */
     if (marked && (py == row1 || py == band_last)) {
-      count += band_flush(band, (uint32_t)(py / PTB_TILE_SIZE), tiles_x, visit, ctx);
+      count += band_flush(band, (uint32_t)(py / th), g->tiles_x, visit, ctx);
       marked = 0;
     }
   }
@@ -149,12 +163,13 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
 
 /* ---- the lists ------------------------------------------------------------ */
 
-ptb_result ptb_bins_init(ptb_bins *b, uint32_t tiles_x, uint32_t tiles_y, const ptb_buffers *buf) {
+ptb_result ptb_bins_init(ptb_bins *b, const ptb_grid *g, const ptb_buffers *buf) {
   memset(b, 0, sizeof *b);
-  if (tiles_x == 0 || tiles_y == 0 || tiles_x > PTB_MAX_TILES_X || tiles_y > PTB_MAX_TILES_Y ||
-      buf->tile_cap < tiles_x * tiles_y || buf->tiles == NULL)
+  if (g->tiles_x == 0 || g->tiles_y == 0 || g->tiles_x > PTB_MAX_TILES_X || g->tiles_y > PTB_MAX_TILES_Y ||
+      g->tile_w == 0 || g->tile_h == 0 || g->tile_w > PTB_TILE_SIZE || g->tile_h > PTB_TILE_SIZE ||
+      buf->tile_cap < g->tiles_x * g->tiles_y || buf->tiles == NULL)
     return PTB_ERR_TILES;
-  b->tiles_x = tiles_x, b->tiles_y = tiles_y;
+  b->grid = *g;
   b->tiles = buf->tiles;
   b->prims = buf->prims, b->prim_cap = buf->prims ? buf->prim_cap : 0;
   b->clips = buf->clips, b->clip_cap = buf->clips ? buf->clip_cap : 0;
@@ -164,16 +179,16 @@ ptb_result ptb_bins_init(ptb_bins *b, uint32_t tiles_x, uint32_t tiles_y, const 
 }
 
 void ptb_bins_clear(ptb_bins *b) {
-  for (uint32_t t = 0; t < b->tiles_x * b->tiles_y; t++)
+  for (uint32_t t = 0; t < b->grid.tiles_x * b->grid.tiles_y; t++)
     b->tiles[t] = (ptb_tile){PTB_NONE, PTB_NONE, 0};
   b->prim_count = b->clip_count = b->ref_count = 0;
   memset(&b->stats, 0, sizeof b->stats);
 }
 
 uint32_t ptb_tile_prims(const ptb_bins *b, uint32_t tx, uint32_t ty, uint32_t *out, uint32_t cap) {
-  if (tx >= b->tiles_x || ty >= b->tiles_y)
+  if (tx >= b->grid.tiles_x || ty >= b->grid.tiles_y)
     return 0;
-  const ptb_tile *t = &b->tiles[ty * b->tiles_x + tx];
+  const ptb_tile *t = &b->tiles[ty * b->grid.tiles_x + tx];
   uint32_t k = 0;
   for (uint32_t r = t->head; r != PTB_NONE; r = b->refs[r].next, k++)
     if (k < cap)
@@ -183,7 +198,7 @@ uint32_t ptb_tile_prims(const ptb_bins *b, uint32_t tx, uint32_t ty, uint32_t *o
 
 /* Tiles of the window holding a sample inside the polygon's bounding box:
  * an upper bound on what ptb_cover_polygon visits, for the capacity check. */
-static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w) {
+static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, const ptb_grid *g) {
   int32_t xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
   for (unsigned i = 1; i < n; i++) {
     xmin = x[i] < xmin ? x[i] : xmin, xmax = x[i] > xmax ? x[i] : xmax;
@@ -195,7 +210,7 @@ static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const
   r0 = r0 > w->y0 ? r0 : w->y0, r1 = r1 < w->y1 ? r1 : w->y1;
   if (c0 > c1 || r0 > r1)
     return 0;
-  return (uint64_t)(c1 / PTB_TILE_SIZE - c0 / PTB_TILE_SIZE + 1) * (uint64_t)(r1 / PTB_TILE_SIZE - r0 / PTB_TILE_SIZE + 1);
+  return (uint64_t)(c1 / g->tile_w - c0 / g->tile_w + 1) * (uint64_t)(r1 / g->tile_h - r0 / g->tile_h + 1);
 }
 
 /* ptb_tile_visit that links the primitive being added (number
@@ -219,13 +234,13 @@ ptb_result ptb_bins_add(ptb_bins *b, const ptb_prim *prim, const ptb_clip_record
   uint32_t covered;
   if (tiles)
     *tiles = 0;
-  uint64_t bound = bbox_tiles(x, y, n, w);
+  uint64_t bound = bbox_tiles(x, y, n, w, &b->grid);
   if (bound == 0)
     return PTB_OK;
   /* When the bounding box might not fit, count exactly first so that a
    * primitive is either stored whole or not at all. */
   if (b->prim_count == b->prim_cap || (rec && b->clip_count == b->clip_cap) || bound > b->ref_cap - b->ref_count) {
-    covered = ptb_cover_polygon(x, y, n, w, b->tiles_x, NULL, NULL);
+    covered = ptb_cover_polygon(x, y, n, w, &b->grid, NULL, NULL);
     if (covered == 0)
       return PTB_OK;
     if (b->prim_count == b->prim_cap)
@@ -235,7 +250,7 @@ ptb_result ptb_bins_add(ptb_bins *b, const ptb_prim *prim, const ptb_clip_record
     if (covered > b->ref_cap - b->ref_count)
       return PTB_ERR_REFS_FULL;
   }
-  covered = ptb_cover_polygon(x, y, n, w, b->tiles_x, append_ref, b);
+  covered = ptb_cover_polygon(x, y, n, w, &b->grid, append_ref, b);
   if (covered == 0)
     return PTB_OK;
   ptb_prim *p = &b->prims[b->prim_count++];
