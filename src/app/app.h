@@ -3,14 +3,51 @@
  *
  *   gpusim [options] SCRIPT.lua [ARGS...]   main.c: run a scene script
  *   gpusim asm ... / gpusim disasm ...      main.c: assemble, disassemble
+ *   gpusim view IMAGE.png [--frames N]      main.c: show an image (window.c)
+ *   gpusim diff A.png B.png [...]           diff.c: compare two images
+ *   gpusim dump-cl ...                      dumpcl.c: print a control list
  *   gpusim bench [...]                      bench.c: the benchmarks
+ *
+ * Every *_main function takes argv[0] = the command's name and
+ * argv[1..argc-1] = the arguments after it, and returns the process exit
+ * status; messages go to stdout and stderr.
  */
 #ifndef GS_APP_APP_H
 #define GS_APP_APP_H
 
-/* Runs `gpusim bench`. argv[0] is "bench" and argv[1..argc-1] are the
- * arguments after it. Returns the process exit status (0 on success, 1 on
- * failure, 2 on a usage error); messages go to stdout and stderr. */
+/* Frame size when --size is not given. */
+#define GS_DEFAULT_WIDTH 640
+#define GS_DEFAULT_HEIGHT 480
+/* Largest --size side: the VideoCore IV renders at most 4096 pixels wide
+ * or high (reference/vc4.md §3.1). */
+#define GS_MAX_SIDE 4096
+/* Largest --threads value. */
+#define GS_MAX_THREADS 1024
+
+/* How `gpusim [options] SCRIPT.lua` runs a script: the options before the
+ * script, as parsed and checked by main.c. The rendering options are read
+ * by the pipeline milestone; until it lands, scripts render nothing. */
+typedef struct gs_run_options {
+  int headless;        /* --headless: no window */
+  int traceback;       /* --traceback: Lua traceback on script errors */
+  const char *output;  /* -o OUT.png: write the last frame there; NULL if not given */
+  int width, height;   /* --size WxH: frame size; 0, 0 if not given (the scene's
+                          choice, else GS_DEFAULT_WIDTH x GS_DEFAULT_HEIGHT) */
+  long frames;         /* --frames N: stop after N frames; 0 = until the user quits */
+  int threads;         /* --threads N: render threads; default the online cores */
+  int script;          /* index in argv of the script; argv[script+1..] are its args */
+} gs_run_options;
+
+/* `gpusim bench`: interpreter benchmarks. 0 on success, 1 on failure, 2 on
+ * a usage error. */
 int gs_bench_main(int argc, char **argv);
+
+/* `gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]` (diff.c). 0 when
+ * no pixel differs by more than T, 1 when some do, 2 on a usage error, an
+ * unreadable or unwritable file, or images of different sizes. */
+int gs_diff_main(int argc, char **argv);
+
+/* `gpusim dump-cl ...` (dumpcl.c): decodes and prints a control list. */
+int gs_dumpcl_main(int argc, char **argv);
 
 #endif

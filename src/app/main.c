@@ -1,10 +1,17 @@
 /* main.c — the gpusim program: parses the command line, runs scene scripts
- * with the gpusim Lua module, and provides the asm and disasm tools.
+ * with the gpusim Lua module, shows images, and provides the asm and disasm
+ * tools.
  *
- *   gpusim [--headless] [--traceback] SCRIPT.lua [ARGS...]
+ *   gpusim [options] SCRIPT.lua [ARGS...]
  *   gpusim asm --isa qpu IN.s -o OUT.bin [--base ADDR]
  *   gpusim disasm --isa qpu IN.bin [--base ADDR] [-o OUT.s]
- *   gpusim bench [...]                      (bench.c)
+ *   gpusim view IMAGE.png [--frames N]
+ *   gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]   (diff.c)
+ *   gpusim bench [...]                                      (bench.c)
+ *
+ * Without --headless a script run ends in the SDL2 window (window.c), which
+ * stays until the user quits or --frames frames have been shown; with no
+ * display the script runs without it and a note says so.
  *
  * Exit status: 0; the script's os.exit status; 1 when a script or a tool
  * fails (the message, naming the place, on stderr); 2 on a usage error.
@@ -24,6 +31,8 @@
 #include "gpusim/lua.h"
 #include "gpusim/qpu.h"
 #include "app/app.h"
+#include "app/image.h"
+#include "app/window.h"
 
 #define EXIT_USAGE 2
 
@@ -31,16 +40,25 @@ static const char usage_text[] =
   "usage: gpusim [options] SCRIPT.lua [ARGS...]\n"
   "       gpusim asm --isa ISA IN.s -o OUT.bin [--base ADDR]\n"
   "       gpusim disasm --isa ISA IN.bin [--base ADDR] [-o OUT.s]\n"
+  "       gpusim view IMAGE.png [--frames N]\n"
+  "       gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]\n"
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
   "(local gpusim = require \"gpusim\"). The script gets its arguments in the\n"
   "table `arg` and in `...`, as with the lua interpreter; SCRIPT - reads\n"
-  "standard input.\n"
+  "standard input. Then, without --headless and when there is a display, a\n"
+  "window shows the frame until you close it or press Esc or q. Scenes render\n"
+  "with the pipeline milestone; until then the window shows a test card.\n"
   "\n"
   "Options (before SCRIPT):\n"
-  "  --headless    run without a window. The SDL2 window comes with the next\n"
-  "                milestone; until then scripts run the same either way.\n"
+  "  --headless    run without a window\n"
+  "  -o OUT.png    write the rendered frame to OUT.png (coming with the\n"
+  "                pipeline; for now nothing is written and a note says so)\n"
+  "  --size WxH    frame size in pixels, e.g. 640x480; each side 1..4096\n"
+  "                (default: the scene's choice, else 640x480)\n"
+  "  --frames N    stop after N frames (default: until you quit the window)\n"
+  "  --threads N   render threads (default: the number of cores)\n"
   "  --traceback   add a Lua stack traceback to the message of a script error\n"
   "  --            end of options: the next argument is the script\n"
   "  -h, --help    print this help and exit\n"
@@ -55,6 +73,11 @@ static const char usage_text[] =
   "    --isa ISA   instruction set: qpu (VideoCore IV); more ISAs later\n"
   "    --base ADDR bus address the code is loaded at (default 0), used by\n"
   "                absolute branches to labels\n"
+  "  view          show an image (PNG, or another format stb_image reads) in\n"
+  "                a window until you quit, or for N frames with --frames N\n"
+  "  diff          compare two images pixel by pixel; exit 0 when no channel\n"
+  "                differs by more than T, 1 when some do, 2 on errors\n"
+  "                (gpusim diff --help)\n"
   "  bench         interpreter benchmarks\n"
   "\n"
   "Exit status: 0 on success, the script's os.exit status, 1 when the script\n"
@@ -335,13 +358,133 @@ static int tool_disasm(int argc, char **argv) {
   return rc;
 }
 
-/* ---- scripts -------------------------------------------------------------- */
+/* ---- numbers on the command line ----------------------------------------- */
 
-typedef struct script_options {
-  int headless;   /* --headless */
-  int traceback;  /* --traceback */
-  int script;     /* index in argv of the script; argv[script+1..] are its args */
-} script_options;
+/* Parses a decimal whole number of digits only (no sign, no spaces) in
+ * lo..hi into *v. Returns 0, or -1 when text is anything else. */
+static int parse_count(const char *text, long lo, long hi, long *v) {
+  long n = 0;
+  if (!*text) return -1;
+  for (const char *p = text; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    if (n > (hi - (*p - '0')) / 10) return -1;  /* beyond hi: stop before overflowing */
+    n = n * 10 + (*p - '0');
+  }
+  if (n < lo) return -1;
+  *v = n;
+  return 0;
+}
+
+/* Parses --size's WxH (e.g. 640x480, each side 1..GS_MAX_SIDE) into *w, *h.
+ * Returns -1 when the value is valid, else EXIT_USAGE after a message. */
+static int parse_size(const char *text, int *w, int *h) {
+  const char *x = strchr(text, 'x');
+  char width[16];
+  long wv, hv;
+  size_t wlen = x ? (size_t)(x - text) : 0;
+  if (!x || wlen == 0 || wlen >= sizeof width || !x[1])
+    return usage_error(NULL, "--size: expected WxH like 640x480, got '%s'", text);
+  memcpy(width, text, wlen);
+  width[wlen] = '\0';
+  if (parse_count(width, 0, 1000000, &wv) < 0 || parse_count(x + 1, 0, 1000000, &hv) < 0)
+    return usage_error(NULL, "--size: expected WxH like 640x480, got '%s'", text);
+  if (wv < 1 || hv < 1 || wv > GS_MAX_SIDE || hv > GS_MAX_SIDE)
+    return usage_error(NULL, "--size: each side must be 1..%d, got '%s'", GS_MAX_SIDE, text);
+  *w = (int)wv;
+  *h = (int)hv;
+  return -1;
+}
+
+/* Parses --frames N (1 .. 10^9) into *frames. Returns -1 when valid, else
+ * EXIT_USAGE after a message naming `tool` (NULL for the script options). */
+static int parse_frames(const char *tool, const char *text, long *frames) {
+  if (parse_count(text, 1, 1000000000L, frames) < 0)
+    return usage_error(tool, "--frames: expected a whole number of frames, 1 or more, got '%s'",
+                       text);
+  return -1;
+}
+
+/* The number of cores online, at least 1 and at most GS_MAX_THREADS. */
+static int online_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) return 1;
+  return n > GS_MAX_THREADS ? GS_MAX_THREADS : (int)n;
+}
+
+/* ---- the window ----------------------------------------------------------- */
+
+/* Shows `frame` in a window titled `title` until the user quits or, when
+ * frames > 0, for that many frames. Returns GS_OK, or an error code with
+ * the message in d (GS_WINDOW_NO_DISPLAY when there is no display). */
+static int show_in_window(const char *title, const gs_image *frame, long frames, gs_diag *d) {
+  gs_window *win;
+  int rc = gs_window_open(&win, title, frame->width, frame->height, d);
+  if (rc != GS_OK) return rc;
+  for (long shown = 0; rc == GS_OK && !gs_window_poll(win);) {
+    rc = gs_window_present(win, frame->pixels, (ptrdiff_t)frame->stride, d);
+    if (frames > 0 && ++shown >= frames) break;
+  }
+  gs_window_close(win);
+  return rc;
+}
+
+/* Builds "<prefix><the last component of path><suffix>" for a window
+ * title in buf. */
+static void window_title(char *buf, size_t size, const char *prefix, const char *path,
+                         const char *suffix) {
+  const char *slash = strrchr(path, '/');
+  snprintf(buf, size, "%s%s%s", prefix, slash ? slash + 1 : path, suffix);
+}
+
+static const char view_usage[] =
+  "usage: gpusim view IMAGE.png [--frames N]\n"
+  "Shows IMAGE.png (or another format stb_image reads) in a window, upright\n"
+  "and enlarged with nearest-pixel sampling, until you close the window or\n"
+  "press Esc or q; with --frames N, for N frames (about N/60 s) only.\n";
+
+/* gpusim view: shows an image. argv[0] is "view". */
+static int tool_view(int argc, char **argv) {
+  const char *path = NULL;
+  long frames = 0;
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    const char *v;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(view_usage, stdout);
+      return 0;
+    } else if ((v = option_value(argc, argv, &i, "--frames", &missing))) {
+      int rc = parse_frames("view", v, &frames);
+      if (rc >= 0) return rc;
+    } else if (missing) {
+      return usage_error("view", "option '%s' needs a value", argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return usage_error("view", "unknown option '%s'", argv[i]);
+    } else if (path) {
+      return usage_error("view", "more than one image ('%s')", argv[i]);
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) return usage_error("view", "no image given");
+  gs_diag d;
+  gs_diag_clear(&d);
+  gs_image image;
+  if (gs_image_read_png(&image, path, &d) != GS_OK) {
+    fprintf(stderr, "gpusim view: %s\n", d.msg);
+    return 1;
+  }
+  char title[256];
+  window_title(title, sizeof title, "gpusim view: ", path, "");
+  int rc = show_in_window(title, &image, frames, &d);
+  gs_image_free(&image);
+  if (rc == GS_OK) return 0;
+  fprintf(stderr, "gpusim view: %s\n", d.msg);
+  if (rc == GS_WINDOW_NO_DISPLAY)
+    fprintf(stderr, "gpusim view: a window needs a display (without one: xvfb-run -a gpusim view ...)\n");
+  return 1;
+}
+
+/* ---- scripts -------------------------------------------------------------- */
 
 /* Message handler for running the script: makes the error a string (using
  * __tostring if it has one) and, with --traceback, appends the traceback.
@@ -368,11 +511,11 @@ static void create_arg_table(lua_State *L, int argc, char **argv, int script) {
   lua_setglobal(L, "arg");
 }
 
-/* Runs the script in protected mode. Arguments: the script_options (light
+/* Runs the script in protected mode. Arguments: the gs_run_options (light
  * userdata), argc and argv (light userdata). Errors propagate as strings
  * already formatted by message_handler. */
 static int protected_main(lua_State *L) {
-  const script_options *o = lua_touserdata(L, 1);
+  const gs_run_options *o = lua_touserdata(L, 1);
   int argc = (int)lua_tointeger(L, 2);
   char **argv = lua_touserdata(L, 3);
   luaL_openlibs(L);
@@ -388,15 +531,40 @@ static int protected_main(lua_State *L) {
   luaL_checkstack(L, nargs, "too many script arguments");
   for (int i = o->script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
   if (lua_pcall(L, nargs, 0, handler) != LUA_OK) return lua_error(L);
-  /* Without --headless the next milestone opens the SDL2 window here and
-   * shows what the script drew (gs_lua_gpu(L) gives its GPU); until then
-   * both modes end when the script returns. */
-  (void)o->headless;
+  /* The pipeline milestone renders the script's frames here (gs_lua_gpu(L)
+   * gives its GPU), reading o's size, frames, threads and output. */
   return 0;
 }
 
+/* Shows the script's frame in the window after the script has run. Until
+ * scenes render, the frame is the test card. With no display the run goes
+ * on without a window, saying so. Returns the exit status. */
+static int show_script_window(const gs_run_options *o, const char *script) {
+  gs_diag d;
+  gs_diag_clear(&d);
+  gs_image frame;
+  int w = o->width ? o->width : GS_DEFAULT_WIDTH, h = o->height ? o->height : GS_DEFAULT_HEIGHT;
+  if (gs_image_alloc(&frame, w, h, &d) != GS_OK) {
+    fprintf(stderr, "gpusim: %s\n", d.msg);
+    return 1;
+  }
+  gs_image_fill_test_pattern(&frame);
+  char title[256];
+  window_title(title, sizeof title, "gpusim: ", strcmp(script, "-") ? script : "<stdin>",
+               " (test card: scenes render with the pipeline)");
+  int rc = show_in_window(title, &frame, o->frames, &d);
+  gs_image_free(&frame);
+  if (rc == GS_OK) return 0;
+  if (rc == GS_WINDOW_NO_DISPLAY) {
+    fprintf(stderr, "gpusim: note: ran without a window: %s\n", d.msg);
+    return 0;
+  }
+  fprintf(stderr, "gpusim: %s\n", d.msg);
+  return 1;
+}
+
 /* Runs the script argv[o->script]; returns the exit status. */
-static int run_script(const script_options *o, int argc, char **argv) {
+static int run_script(const gs_run_options *o, int argc, char **argv) {
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "gpusim: cannot create the Lua state: out of memory\n");
@@ -414,19 +582,24 @@ static int run_script(const script_options *o, int argc, char **argv) {
     rc = 1;
   }
   lua_close(L);
+  if (rc == 0 && o->output)
+    fprintf(stderr, "gpusim: note: -o %s: not written: scenes render with the pipeline milestone\n",
+            o->output);
+  if (rc == 0 && !o->headless) rc = show_script_window(o, argv[o->script]);
   return rc;
 }
 
-int main(int argc, char **argv) {
-  if (argc >= 2) {
-    if (strcmp(argv[1], "asm") == 0) return tool_asm(argc - 1, argv + 1);
-    if (strcmp(argv[1], "disasm") == 0) return tool_disasm(argc - 1, argv + 1);
-    if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
-  }
-  script_options o = {0, 0, 0};
+/* Parses the options before the script into *o. Returns -1 when the script
+ * is to run, else the exit status (0 after --help or --version, EXIT_USAGE
+ * after a message). */
+static int parse_run_options(int argc, char **argv, gs_run_options *o) {
+  memset(o, 0, sizeof *o);
+  o->threads = online_cores();
   int i;
   for (i = 1; i < argc; i++) {
-    const char *a = argv[i];
+    const char *a = argv[i], *v;
+    int missing = 0, rc = -1;
+    long n;
     if (strcmp(a, "--") == 0) {
       i++;
       break;
@@ -437,16 +610,44 @@ int main(int argc, char **argv) {
       printf("gpusim %s\n", GS_VERSION_STRING);
       return 0;
     } else if (strcmp(a, "--headless") == 0) {
-      o.headless = 1;
+      o->headless = 1;
     } else if (strcmp(a, "--traceback") == 0) {
-      o.traceback = 1;
+      o->traceback = 1;
+    } else if ((v = option_value(argc, argv, &i, "-o", &missing))) {
+      o->output = v;
+    } else if ((v = option_value(argc, argv, &i, "--size", &missing))) {
+      rc = parse_size(v, &o->width, &o->height);
+    } else if ((v = option_value(argc, argv, &i, "--frames", &missing))) {
+      rc = parse_frames(NULL, v, &o->frames);
+    } else if ((v = option_value(argc, argv, &i, "--threads", &missing))) {
+      if (parse_count(v, 1, GS_MAX_THREADS, &n) < 0)
+        return usage_error(NULL, "--threads: expected a whole number of threads 1..%d, got '%s'",
+                           GS_MAX_THREADS, v);
+      o->threads = (int)n;
+    } else if (missing) {
+      return usage_error(NULL, "option '%s' needs a value", a);
     } else if (a[0] == '-' && a[1] != '\0') {
       return usage_error(NULL, "unknown option '%s'", a);
     } else {
       break;
     }
+    if (rc >= 0) return rc;
   }
   if (i >= argc) return usage_error(NULL, "no script given");
-  o.script = i;
+  o->script = i;
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2) {
+    if (strcmp(argv[1], "asm") == 0) return tool_asm(argc - 1, argv + 1);
+    if (strcmp(argv[1], "disasm") == 0) return tool_disasm(argc - 1, argv + 1);
+    if (strcmp(argv[1], "view") == 0) return tool_view(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0) return gs_diff_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
+  }
+  gs_run_options o;
+  int rc = parse_run_options(argc, argv, &o);
+  if (rc >= 0) return rc;
   return run_script(&o, argc, argv);
 }

@@ -1,0 +1,203 @@
+/* window.c — the SDL2 window gpusim shows frames in (see window.h).
+ *
+ * One streaming texture of the frame's size in SDL_PIXELFORMAT_RGBA32
+ * (ABGR8888 on little-endian hosts: bytes R, G, B, A in memory, as in a
+ * gs_image and a PNG) is rewritten completely for every frame through
+ * SDL_LockTexture, honouring the pitch SDL returns (the lock is write-only:
+ * SDL keeps no old contents). The renderer's logical size is the frame
+ * size, so SDL scales it to any window size with black bars keeping the
+ * aspect ratio, and the texture samples the nearest pixel.
+ */
+#include "app/window.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <SDL.h>
+
+/* Frames are enlarged by a whole factor up to this many times ... */
+#define MAX_ZOOM 8
+/* ... while the window's longer side stays within this many pixels. */
+#define ZOOM_TARGET 512
+/* Without vsync, frames are at least this many milliseconds apart. */
+#define FRAME_MS 16
+
+struct gs_window {
+  int sdl_started;       /* SDL's video subsystem is initialised */
+  SDL_Window *window;
+  SDL_Renderer *renderer;
+  SDL_Texture *texture;
+  int width, height;     /* the frame size */
+  int vsync;             /* the renderer waits for vertical blank */
+  Uint64 last_present;   /* SDL_GetTicks64() of the previous frame, 0 if none */
+  int quit;              /* the user asked to quit */
+};
+
+/* Records the failure of SDL call `call` with SDL_GetError(); GS_EIO. */
+static int sdl_error(gs_diag *d, const char *call) {
+  return gs_diag_set(d, GS_EIO, "%s failed: %s", call, SDL_GetError());
+}
+
+/* Chooses the window's first size for a width × height frame: enlarged by
+ * a whole factor when small, shrunk (keeping the aspect) when it would not
+ * fit the usable area of the first display. */
+static void initial_window_size(int width, int height, int *ww, int *wh) {
+  int longer = width > height ? width : height;
+  int zoom = 1;
+  while (zoom < MAX_ZOOM && (zoom + 1) * longer <= ZOOM_TARGET) zoom++;
+  double w = (double)width * zoom, h = (double)height * zoom;
+  SDL_Rect usable;
+  if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+    double fit_w = 0.9 * usable.w / w, fit_h = 0.9 * usable.h / h;
+    double fit = fit_w < fit_h ? fit_w : fit_h;
+    if (fit < 1.0) {
+      w *= fit;
+      h *= fit;
+    }
+  }
+  *ww = w < 1 ? 1 : (int)w;
+  *wh = h < 1 ? 1 : (int)h;
+}
+
+/* Creates the renderer, with vsync when the system offers it. */
+static int create_renderer(gs_window *win, gs_diag *d) {
+  win->renderer = SDL_CreateRenderer(win->window, -1, SDL_RENDERER_PRESENTVSYNC);
+  if (!win->renderer) win->renderer = SDL_CreateRenderer(win->window, -1, 0);
+  if (!win->renderer) return sdl_error(d, "SDL_CreateRenderer");
+  SDL_RendererInfo info;
+  win->vsync = SDL_GetRendererInfo(win->renderer, &info) == 0 &&
+               (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
+  if (SDL_RenderSetLogicalSize(win->renderer, win->width, win->height) != 0)
+    return sdl_error(d, "SDL_RenderSetLogicalSize");
+  return GS_OK;
+}
+
+/* Creates the streaming texture the frames are copied into. */
+static int create_texture(gs_window *win, gs_diag *d) {
+  win->texture = SDL_CreateTexture(win->renderer, SDL_PIXELFORMAT_RGBA32,
+                                   SDL_TEXTUREACCESS_STREAMING, win->width, win->height);
+  if (!win->texture) return sdl_error(d, "SDL_CreateTexture");
+  if (SDL_SetTextureScaleMode(win->texture, SDL_ScaleModeNearest) != 0)
+    return sdl_error(d, "SDL_SetTextureScaleMode");
+  return GS_OK;
+}
+
+/* With no display SDL falls back to its offscreen driver, whose windows
+ * nobody sees: a window would wait forever for a quit nobody can give.
+ * That counts as no display unless the user chose the driver by name
+ * (SDL_VIDEODRIVER=offscreen or dummy, e.g. to test the window path).
+ * Returns GS_OK or GS_WINDOW_NO_DISPLAY. */
+static int check_real_display(gs_diag *d) {
+  const char *driver = SDL_GetCurrentVideoDriver();
+  const char *chosen = SDL_GetHint(SDL_HINT_VIDEODRIVER);
+  if (!driver || (chosen && *chosen)) return GS_OK;
+  if (strcmp(driver, "offscreen") != 0 && strcmp(driver, "dummy") != 0) return GS_OK;
+  return gs_diag_set(d, GS_WINDOW_NO_DISPLAY,
+                     "no display: SDL found no screen to open a window on, only its '%s' video "
+                     "driver (use --headless to run without a window)",
+                     driver);
+}
+
+/* Starts SDL video and opens everything in win; GS_OK or an error code.
+ * Whatever was created stays in win for gs_window_close to release. */
+static int open_window(gs_window *win, const char *title, gs_diag *d) {
+  if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
+    return gs_diag_set(d, GS_WINDOW_NO_DISPLAY,
+                       "no display: SDL_Init(SDL_INIT_VIDEO) failed: %s "
+                       "(use --headless to run without a window)",
+                       SDL_GetError());
+  win->sdl_started = 1;
+  int rc = check_real_display(d);
+  if (rc != GS_OK) return rc;
+  int ww, wh;
+  initial_window_size(win->width, win->height, &ww, &wh);
+  win->window = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww, wh,
+                                 SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  if (!win->window) return sdl_error(d, "SDL_CreateWindow");
+  rc = create_renderer(win, d);
+  if (rc == GS_OK) rc = create_texture(win, d);
+  return rc;
+}
+
+int gs_window_open(gs_window **out, const char *title, int width, int height, gs_diag *d) {
+  *out = NULL;
+  if (width < 1 || height < 1 || width > 16384 || height > 16384)
+    return gs_diag_set(d, GS_EARG, "window for %dx%d frames: each side must be 1..16384", width,
+                       height);
+  gs_window *win = calloc(1, sizeof *win);
+  if (!win) return gs_diag_set(d, GS_ENOMEM, "window: out of memory");
+  win->width = width;
+  win->height = height;
+  int rc = open_window(win, title ? title : "gpusim", d);
+  if (rc != GS_OK) {
+    gs_window_close(win);
+    return rc;
+  }
+  *out = win;
+  return GS_OK;
+}
+
+/* Copies the frame into the locked texture row by row: the texture's pitch
+ * and the caller's stride may both differ from 4 × width. */
+static void copy_rows(uint8_t *dst, int pitch, const uint8_t *src, ptrdiff_t stride, int width,
+                      int height) {
+  for (int y = 0; y < height; y++)
+    memcpy(dst + (size_t)y * (size_t)pitch, src + (ptrdiff_t)y * stride, (size_t)width * 4);
+}
+
+/* Without vsync, sleeps until FRAME_MS have passed since the last frame so
+ * that a window showing a still image does not spin a core. */
+static void pace_frame(gs_window *win) {
+  Uint64 now = SDL_GetTicks64();
+  if (!win->vsync && win->last_present && now - win->last_present < FRAME_MS) {
+    SDL_Delay((Uint32)(FRAME_MS - (now - win->last_present)));
+    now = SDL_GetTicks64();
+  }
+  win->last_present = now;
+}
+
+int gs_window_present(gs_window *win, const uint8_t *rgba, ptrdiff_t stride, gs_diag *d) {
+  if (!rgba) return gs_diag_set(d, GS_EARG, "gs_window_present: no pixels");
+  void *pixels;
+  int pitch;
+  if (SDL_LockTexture(win->texture, NULL, &pixels, &pitch) != 0)
+    return sdl_error(d, "SDL_LockTexture");
+  copy_rows(pixels, pitch, rgba, stride, win->width, win->height);
+  SDL_UnlockTexture(win->texture);
+  if (SDL_SetRenderDrawColor(win->renderer, 0, 0, 0, 255) != 0)
+    return sdl_error(d, "SDL_SetRenderDrawColor");
+  if (SDL_RenderClear(win->renderer) != 0) return sdl_error(d, "SDL_RenderClear");
+  if (SDL_RenderCopy(win->renderer, win->texture, NULL, NULL) != 0)
+    return sdl_error(d, "SDL_RenderCopy");
+  pace_frame(win);
+  SDL_RenderPresent(win->renderer);
+  return GS_OK;
+}
+
+/* Whether event e asks to quit. */
+static int is_quit_request(const SDL_Event *e) {
+  switch (e->type) {
+  case SDL_QUIT: return 1;
+  case SDL_WINDOWEVENT: return e->window.event == SDL_WINDOWEVENT_CLOSE;
+  case SDL_KEYDOWN: return e->key.keysym.sym == SDLK_ESCAPE || e->key.keysym.sym == SDLK_q;
+  default: return 0;
+  }
+}
+
+int gs_window_poll(gs_window *win) {
+  SDL_Event e;
+  while (SDL_PollEvent(&e))
+    if (is_quit_request(&e)) win->quit = 1;
+  return win->quit;
+}
+
+void gs_window_close(gs_window *win) {
+  if (!win) return;
+  if (win->texture) SDL_DestroyTexture(win->texture);
+  if (win->renderer) SDL_DestroyRenderer(win->renderer);
+  if (win->window) SDL_DestroyWindow(win->window);
+  if (win->sdl_started) {
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    SDL_Quit();
+  }
+  free(win);
+}
