@@ -345,7 +345,8 @@ typedef struct ptb_tile {
 /* What happened to the primitives, for traces and teaching. */
 typedef struct ptb_stats {
   uint64_t assembled;  /* primitives assembled from draws */
-  uint64_t culled;     /* triangles culled by facing or zero area */
+  uint64_t culled;     /* culled by facing; zero-area triangles (or fan
+                          pieces), zero-length lines, sizes <= 0 or NaN */
   uint64_t discarded;  /* outside a clip plane, or not finite */
   uint64_t clipped;    /* primitives that crossed a plane and were clipped */
   uint64_t no_tiles;   /* survivors that covered no sample of the window */
