@@ -420,17 +420,19 @@ static int parse_value(const gs_cl_field_info *fi, const char *t, uint32_t *v) {
   }
 }
 
-/* Parses "flags=a|b" (or none) at t into values. */
-static int parse_flags(parser *ps, const gs_cl_format_info *f, const char *at, const char *t, uint32_t *values) {
-  if (strcmp(t, "none") == 0) return GS_OK;
-  while (*t) {
-    const char *bar = strchr(t, '|');
-    char name[64];
-    token(t, bar ? bar : t + strlen(t), name, sizeof name);
-    int k = gs_cl_field_index(f, name);
-    if (k < 0 || f->fields[k].kind != GS_CL_FLAG) return parse_error(ps, at, "no such flag", name);
+/* Parses the flag set "a|b" (or "none") in [t, end) into values. */
+static int parse_flags(parser *ps, const gs_cl_format_info *f, const char *t, const char *end, uint32_t *values) {
+  char name[64];
+  token(t, end, name, sizeof name);
+  if (strcmp(name, "none") == 0) return GS_OK;
+  while (t < end) {
+    const char *bar = t;
+    while (bar < end && *bar != '|') bar++;
+    token(t, bar, name, sizeof name);
+    int k = (size_t)(bar - t) < sizeof name ? gs_cl_field_index(f, name) : -1;
+    if (k < 0 || f->fields[k].kind != GS_CL_FLAG) return parse_error(ps, t, "no such flag", name);
     values[k] = 1;
-    t = bar ? bar + 1 : t + strlen(t);
+    t = bar + 1;
   }
   return GS_OK;
 }
@@ -463,13 +465,14 @@ int gs_cl_parse(const char *text, uint8_t *dst, size_t cap, gs_diag *d) {
     token(a, eq, name, sizeof name);
     token(eq + 1, p, val, sizeof val);
     if (strcmp(name, "flags") == 0) {
-      int rc = parse_flags(&ps, f, eq + 1, val, values);
+      int rc = parse_flags(&ps, f, eq + 1, p, values);
       if (rc < 0) return rc;
       continue;
     }
-    int k = gs_cl_field_index(f, name);
+    int k = (size_t)(eq - a) < sizeof name ? gs_cl_field_index(f, name) : -1;
     if (k < 0 || f->fields[k].kind == GS_CL_FLAG) return parse_error(&ps, a, "no such field", name);
-    if (parse_value(&f->fields[k], val, &values[k]) < 0) return parse_error(&ps, eq + 1, "bad value", val);
+    if ((size_t)(p - eq - 1) >= sizeof val || parse_value(&f->fields[k], val, &values[k]) < 0)
+      return parse_error(&ps, eq + 1, "bad value", val);
   }
   return gs_cl_pack(f, values, dst, cap, d);
 }
