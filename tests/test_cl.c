@@ -1282,6 +1282,10 @@ static void test_writer_chaining(void **state) {
   assert_int_equal(gs_cl_emit_tile_coordinates(&w, &(gs_cl_tile_coordinates){1, 2}, &d), GS_OK);
   assert_error(gs_cl_emit_tile_coordinates(&w, &(gs_cl_tile_coordinates){1, 2}, &d), GS_ENOMEM, &d,
                "0x00100003: control list full: 3 bytes needed, 2 left");
+  /* NULL values are zeros: 56 with none gives points without a data type */
+  gs_cl_writer_init(&w, fx->mem, base, 64);
+  assert_int_equal(gs_cl_put_id(&w, GS_CL_PRIMITIVE_LIST_FORMAT, NULL, &d), GS_OK);
+  assert_true(w.fmt.type == 0 && w.fmt.data == 0);
   /* a compressed list needs a format; bad values name the address */
   gs_cl_writer_init(&w, fx->mem, base, 64);
   assert_error(gs_cl_put_id(&w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &d), GS_EINVAL, &d,
@@ -1356,6 +1360,28 @@ static void test_fuzz(void **state) {
     if (rc < 0) assert_true(strncmp(d.msg, "0x", 2) == 0);
   }
   fclose(devnull);
+  /* the parser: random text, and dump lines with one character changed */
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz0123456789=|.-+ x\t";
+  size_t np;
+  const gs_cl_format_info *t = gs_cl_packets(&np);
+  for (int round = 0; round < 20000; round++) {
+    char text[256];
+    uint8_t out[64];
+    if (round & 1) {
+      const gs_cl_format_info *f = &t[rnd_below((uint32_t)np)];
+      uint32_t v[GS_CL_MAX_FIELDS];
+      for (int k = 0; k < f->nfields; k++) v[k] = value_for_raw(&f->fields[k], rnd() & field_max_raw(&f->fields[k]));
+      size_t len = gs_cl_format(f, v, text, sizeof text);
+      if (len >= sizeof text) continue;
+      text[rnd_below((uint32_t)len)] = alphabet[rnd_below(sizeof alphabet - 1)];
+    } else {
+      size_t len = rnd_below(sizeof text);
+      for (size_t i = 0; i < len; i++) text[i] = alphabet[rnd_below(sizeof alphabet - 1)];
+      text[len] = '\0';
+    }
+    int rc = gs_cl_parse(text, out, sizeof out, &d);
+    assert_true(rc > 0 || rc == GS_EARG);
+  }
 }
 
 /* ---- docs/control-lists.md lists every packet ---------------------------- */

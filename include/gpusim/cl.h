@@ -280,8 +280,10 @@ typedef struct gs_cl_writer {
 /* Starts writing at start, with size bytes available there. */
 void gs_cl_writer_init(gs_cl_writer *w, gs_mem *mem, gs_addr start, uint32_t size);
 /* Lets the writer chain to new blocks: Branch (16) between packets,
- * relative branch (130) inside compressed lists. Each block then keeps 5
- * bytes free for the chaining record (docs/control-lists.md). */
+ * relative branch (130) inside compressed lists (or, when the new block is
+ * beyond its +-1 MB reach, escape + Branch + a new 48). Each block then
+ * keeps 6 bytes free for that; only Return and Halt may use them
+ * (docs/control-lists.md, "The tile lists gpusim's PTB writes"). */
 void gs_cl_writer_chain(gs_cl_writer *w, gs_cl_more_fn more, void *ud);
 
 /* Appends a packet (values by field; NULL for none). Writing 56 sets the

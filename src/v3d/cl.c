@@ -125,6 +125,8 @@ static uint32_t field_get_raw(const uint8_t *payload, const gs_cl_field_info *fi
   return (uint32_t)((w >> fi->lo) & mask_of(fi->width));
 }
 
+/* ORs raw into the field's bits: the caller starts from zeroed bytes, and
+ * fields never share a bit (test_table checks it). */
 static void field_put_raw(uint8_t *payload, const gs_cl_field_info *fi, uint32_t raw) {
   uint64_t w = (uint64_t)raw << fi->lo;
   unsigned n = field_nbytes(fi);
@@ -853,8 +855,10 @@ int gs_cl_end_list(gs_cl_writer *w, gs_diag *d) {
 }
 
 int gs_cl_put(gs_cl_writer *w, const gs_cl_format_info *f, const uint32_t *values, gs_diag *d) {
+  static const uint32_t zeros[GS_CL_MAX_FIELDS];
   uint8_t b[256];
   int restarted, rc;
+  if (!values) values = zeros;
   if (f->id < 0) return gs_diag_set(d, GS_EARG, "0x%08x: %s is a record, not a packet", w->cur, f->name);
   if (f->tail == GS_CL_TAIL_VG)
     return gs_diag_set(d, GS_EARG, "0x%08x: %s: use gs_cl_put_vg_inline", w->cur, f->name);
