@@ -4,15 +4,8 @@
 -- that runs.
 local gpusim = require "gpusim"
 
-local function fails(patterns, f, ...)
-  local ok, msg = pcall(f, ...)
-  assert(not ok, "expected an error")
-  msg = tostring(msg)
-  for _, p in ipairs(patterns) do
-    assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p))
-  end
-  return msg
-end
+package.path = "tests/lua/lib/?.lua;" .. package.path
+local fails = require("check").fails
 
 local function words(bin)
   local t = {}

@@ -4,17 +4,8 @@
 local gpusim = require "gpusim"
 local mem = gpusim.mem
 
--- Calls f(...) expecting an error whose message contains every pattern
--- given (plain text); returns the message.
-local function fails(patterns, f, ...)
-  local ok, msg = pcall(f, ...)
-  assert(not ok, "expected an error")
-  msg = tostring(msg)
-  for _, p in ipairs(patterns) do
-    assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p))
-  end
-  return msg
-end
+package.path = "tests/lua/lib/?.lua;" .. package.path
+local fails = require("check").fails
 
 -- alloc: aligned, zero-filled, distinct
 local a = mem.alloc(64)

@@ -5,15 +5,8 @@
 local gpusim = require "gpusim"
 local qpu, mem = gpusim.qpu, gpusim.mem
 
-local function fails(patterns, f, ...)
-  local ok, msg = pcall(f, ...)
-  assert(not ok, "expected an error")
-  msg = tostring(msg)
-  for _, p in ipairs(patterns) do
-    assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p))
-  end
-  return msg
-end
+package.path = "tests/lua/lib/?.lua;" .. package.path
+local fails = require("check").fails
 
 -- Instruction words (reference/vc4.md §1.2), written as 64-bit integers.
 local NOP = 0x100009e7009e7000      -- nop ; nop

@@ -1,0 +1,17 @@
+-- check.lua — helpers shared by the Lua tests (tests/lua/*.lua, which run
+-- from the repository root: package.path gets "tests/lua/lib/?.lua").
+local check = {}
+
+-- Calls f(...) expecting an error whose message contains every pattern
+-- given (plain text); returns the message.
+function check.fails(patterns, f, ...)
+  local ok, msg = pcall(f, ...)
+  assert(not ok, "expected an error")
+  msg = tostring(msg)
+  for _, p in ipairs(patterns) do
+    assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p))
+  end
+  return msg
+end
+
+return check
