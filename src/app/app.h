@@ -15,6 +15,8 @@
 #ifndef GS_APP_APP_H
 #define GS_APP_APP_H
 
+#include <stddef.h>
+
 /* Frame size when --size is not given. */
 #define GS_DEFAULT_WIDTH 640
 #define GS_DEFAULT_HEIGHT 480
@@ -37,6 +39,15 @@ typedef struct gs_run_options {
   int threads;         /* --threads N: render threads; default the online cores */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
 } gs_run_options;
+
+/* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
+ * after the last byte. Returns 0, or -1 with errno set. cli.c */
+int gs_cli_read_file(const char *path, char **data, size_t *len);
+
+/* Returns the value of option argv[*i] written as "OPT VALUE" or
+ * "OPT=VALUE", advancing *i past it; NULL if argv[*i] is not `opt`.
+ * *missing is set when the option is there without a value. cli.c */
+const char *gs_cli_option(int argc, char **argv, int *i, const char *opt, int *missing);
 
 /* `gpusim bench`: interpreter benchmarks. 0 on success, 1 on failure, 2 on
  * a usage error. */

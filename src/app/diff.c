@@ -161,21 +161,6 @@ static int parse_tolerance(const char *text, int *t) {
   return 0;
 }
 
-/* Returns the value of option `opt` at argv[*i] ("opt VALUE" or "opt=VALUE"),
- * advancing *i; NULL if argv[*i] is another argument. *missing is set when
- * the value is absent. */
-static const char *diff_option(int argc, char **argv, int *i, const char *opt, int *missing) {
-  size_t n = strlen(opt);
-  if (strncmp(argv[*i], opt, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 /* Parses `gpusim diff` arguments (argv[0] is "diff"). Returns -1 when they
  * are valid, else the exit status (0 after --help, 2 after a message). */
 static int parse_diff_args(int argc, char **argv, diff_args *a) {
@@ -186,10 +171,10 @@ static int parse_diff_args(int argc, char **argv, diff_args *a) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       fputs(diff_usage, stdout);
       return 0;
-    } else if ((v = diff_option(argc, argv, &i, "--tolerance", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--tolerance", &missing))) {
       if (parse_tolerance(v, &a->tolerance) < 0)
         return diff_usage_error("--tolerance: expected a whole number 0..255, got '%s'", v);
-    } else if ((v = diff_option(argc, argv, &i, "-o", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {
       a->out = v;
     } else if (missing) {
       return diff_usage_error("option '%s' needs a value", argv[i]);

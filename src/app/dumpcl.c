@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/app.h"
 #include "gpusim/cl.h"
 
 /* Runs `gpusim dump-cl`. argv[0] is "dump-cl" and argv[1..argc-1] are the
  * arguments after it. Returns the exit status: 0 when the whole list
  * decoded, 1 when it did not or the file cannot be read, 2 on a usage
  * error. */
-int gs_dumpcl_main(int argc, char **argv);
 
 #define EXIT_USAGE 2
 
@@ -63,21 +63,6 @@ static int dumpcl_usage_error(FILE *err, const char *fmt, const char *what) {
   return EXIT_USAGE;
 }
 
-/* Returns the value of "--opt VALUE" or "--opt=VALUE" at argv[*i] (moving
- * *i past it), NULL if argv[*i] is another option; *missing when the value
- * is absent. */
-static const char *dumpcl_option(int argc, char **argv, int *i, const char *opt, int *missing) {
-  size_t n = strlen(opt);
-  if (strncmp(argv[*i], opt, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 static int parse_addr(const char *text, uint32_t *v) {
   char *end;
   errno = 0;
@@ -117,17 +102,17 @@ static int dumpcl_parse(int argc, char **argv, dumpcl_args *a, FILE *out, FILE *
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       fputs(dumpcl_usage, out);
       return 0;
-    } else if ((v = dumpcl_option(argc, argv, &i, "--base", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--base", &missing))) {
       if (parse_addr(v, &a->base) < 0)
         return dumpcl_usage_error(err, "--base '%s' is not a bus address (0 .. 0xffffffff)", v);
-    } else if ((v = dumpcl_option(argc, argv, &i, "--end", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--end", &missing))) {
       if (parse_addr(v, &a->end) < 0)
         return dumpcl_usage_error(err, "--end '%s' is not a bus address (0 .. 0xffffffff)", v);
       a->have_end = 1;
-    } else if ((v = dumpcl_option(argc, argv, &i, "--prims", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--prims", &missing))) {
       if (parse_prims(v, &a->opts.fmt) < 0)
         return dumpcl_usage_error(err, "--prims '%s': expected TYPE/DATA such as triangles/index16", v);
-    } else if ((v = dumpcl_option(argc, argv, &i, "--depth", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--depth", &missing))) {
       char *end;
       long n = strtol(v, &end, 10);
       if (*end || end == v || n < 1 || n > 64) return dumpcl_usage_error(err, "--depth '%s' is not 1..64", v);
@@ -150,64 +135,29 @@ static int dumpcl_parse(int argc, char **argv, dumpcl_args *a, FILE *out, FILE *
   return -1;
 }
 
-/* Reads all of path ("-": standard input) into a malloc'ed buffer. */
-static int dumpcl_read(const char *path, uint8_t **data, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return -1;
-  size_t cap = 4096, n = 0;
-  uint8_t *buf = malloc(cap);
-  int err = buf ? 0 : ENOMEM;
-  while (!err) {
-    if (n == cap) {
-      uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        err = ENOMEM;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) err = errno ? errno : EIO;
-      break;
-    }
-  }
-  if (f != stdin) fclose(f);
-  if (err) {
-    free(buf);
-    errno = err;
-    return -1;
-  }
-  *data = buf;
-  *len = n;
-  return 0;
-}
-
 /* The whole tool, with its streams as parameters so that tests can run it. */
 static int dumpcl_run(int argc, char **argv, FILE *out, FILE *err) {
   dumpcl_args a;
   int rc = dumpcl_parse(argc, argv, &a, out, err);
   if (rc >= 0) return rc;
   const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
-  uint8_t *bytes;
+  char *text;
   size_t len;
-  if (dumpcl_read(a.in, &bytes, &len) < 0) {
+  if (gs_cli_read_file(a.in, &text, &len) < 0) {
     fprintf(err, "gpusim dump-cl: cannot read %s: %s\n", name, strerror(errno));
     return 1;
   }
   if ((uint64_t)a.base + len > 0x100000000ull) {
     fprintf(err, "gpusim dump-cl: %s: %zu bytes at 0x%08x run past the 32-bit bus address space\n", name, len, a.base);
-    free(bytes);
+    free(text);
     return 1;
   }
-  gs_cl_view view = {NULL, bytes, a.base, (uint32_t)len};
+  gs_cl_view view = {NULL, (const uint8_t *)text, a.base, (uint32_t)len};
   gs_addr end = a.have_end ? a.end : a.base + (uint32_t)len;
   gs_diag d;
   gs_diag_clear(&d);
   rc = gs_cl_dump(&view, a.base, end, &a.opts, out, &d);
-  free(bytes);
+  free(text);
   fflush(out);
   if (rc < 0) {
     fprintf(err, "gpusim dump-cl: %s: %s\n", name, d.msg);

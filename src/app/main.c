@@ -102,43 +102,6 @@ static int usage_error(const char *tool, const char *fmt, ...) {
 
 /* ---- files ---------------------------------------------------------------- */
 
-/* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
- * after the last byte. Returns 0, or -1 with errno set. */
-static int read_file(const char *path, char **data, size_t *len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return -1;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  int err = buf ? 0 : ENOMEM;
-  while (!err) {
-    if (cap - n < 2) {
-      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        err = ENOMEM;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) err = errno ? errno : EIO;
-      break;
-    }
-  }
-  if (f != stdin) fclose(f);
-  if (err) {
-    free(buf);
-    errno = err;
-    return -1;
-  }
-  buf[n] = '\0';
-  *data = buf;
-  *len = n;
-  return 0;
-}
-
 /* Writes len bytes to path ("-": standard output) so that path ends up
  * holding all of them or is left as it was: the bytes go to a temporary
  * file beside path, which is synced and renamed over it, or removed on
@@ -189,21 +152,6 @@ typedef struct tool_args {
 /* Instruction sets the tools know; the other ISAs join as they land. */
 static const char *const known_isas = "qpu";
 
-/* Returns the value of option argv[*i] written as "--opt VALUE" or
- * "--opt=VALUE", advancing *i past it; NULL if argv[*i] is not `opt`.
- * *missing is set when the option is there without a value. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt, int *missing) {
-  size_t n = strlen(opt);
-  if (strncmp(argv[*i], opt, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 /* Parses the arguments of `gpusim asm|disasm` (argv[0] is the tool name).
  * Returns -1 when they are valid, else the exit status to return (0 after
  * --help, EXIT_USAGE after a message). */
@@ -216,11 +164,11 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if ((v = option_value(argc, argv, &i, "--isa", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--isa", &missing))) {
       a->isa = v;
-    } else if ((v = option_value(argc, argv, &i, "--base", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--base", &missing))) {
       base = v;
-    } else if ((v = option_value(argc, argv, &i, "-o", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {
       a->out = v;
     } else if (missing) {
       return usage_error(tool, "option '%s' needs a value", argv[i]);
@@ -268,7 +216,7 @@ static int tool_asm(int argc, char **argv) {
   const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
   char *text;
   size_t len;
-  if (read_file(a.in, &text, &len) < 0) {
+  if (gs_cli_read_file(a.in, &text, &len) < 0) {
     fprintf(stderr, "gpusim asm: cannot read %s: %s\n", name, strerror(errno));
     return 1;
   }
@@ -314,7 +262,7 @@ static int tool_disasm(int argc, char **argv) {
   const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
   char *bin;
   size_t len;
-  if (read_file(a.in, &bin, &len) < 0) {
+  if (gs_cli_read_file(a.in, &bin, &len) < 0) {
     fprintf(stderr, "gpusim disasm: cannot read %s: %s\n", name, strerror(errno));
     return 1;
   }
@@ -452,7 +400,7 @@ static int tool_view(int argc, char **argv) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       fputs(view_usage, stdout);
       return 0;
-    } else if ((v = option_value(argc, argv, &i, "--frames", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--frames", &missing))) {
       int rc = parse_frames("view", v, &frames);
       if (rc >= 0) return rc;
     } else if (missing) {
@@ -613,13 +561,13 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
       o->headless = 1;
     } else if (strcmp(a, "--traceback") == 0) {
       o->traceback = 1;
-    } else if ((v = option_value(argc, argv, &i, "-o", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {
       o->output = v;
-    } else if ((v = option_value(argc, argv, &i, "--size", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--size", &missing))) {
       rc = parse_size(v, &o->width, &o->height);
-    } else if ((v = option_value(argc, argv, &i, "--frames", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--frames", &missing))) {
       rc = parse_frames(NULL, v, &o->frames);
-    } else if ((v = option_value(argc, argv, &i, "--threads", &missing))) {
+    } else if ((v = gs_cli_option(argc, argv, &i, "--threads", &missing))) {
       if (parse_count(v, 1, GS_MAX_THREADS, &n) < 0)
         return usage_error(NULL, "--threads: expected a whole number of threads 1..%d, got '%s'",
                            GS_MAX_THREADS, v);
@@ -644,6 +592,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "disasm") == 0) return tool_disasm(argc - 1, argv + 1);
     if (strcmp(argv[1], "view") == 0) return tool_view(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0) return gs_diff_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "dump-cl") == 0) return gs_dumpcl_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
   }
   gs_run_options o;
