@@ -1,0 +1,297 @@
+/* gpusim/driver.h — the driver: lowers frames of draw calls into real
+ * VideoCore IV control lists, shader records and uniform streams in GPU
+ * memory, the way Mesa's vc4 driver and the kernel's render-list builder do
+ * (reference/vc4.md §4.1, §4.5). The control-list executor then runs the
+ * four addresses a frame hands back; the driver never runs anything itself.
+ *
+ * MANUAL
+ *
+ *   gs_driver *drv = gs_driver_new(gs_gpu_mem(g));
+ *
+ *   gs_drv_target t = {.width = 320, .height = 240, .format = GS_DRV_RGBA8888};
+ *   gs_drv_target_alloc(mem, &t, &d);           // the frame buffer
+ *
+ *   gs_drv_program vs, cs, fs;                  // code with its SPH before it
+ *   gs_drv_program_load(mem, words, n, &sph, &vs, &d);   ...
+ *   gs_drv_shader sh = {.vs_code = vs.code, .cs_code = cs.code,
+ *                       .fs_code = fs.code, .nvaryings = 3};
+ *
+ *   gs_drv_state st;  gs_drv_state_init(&st);   // whole-target viewport, ...
+ *   gs_drv_attr a[2] = {{pos, 16, 28}, {pos + 16, 12, 28}};
+ *   gs_drv_draw dr = {.mode = GS_DRV_TRIANGLES, .shader = &sh, .attrs = a,
+ *                     .nattrs = 2, .count = 3, .state = &st, .uniforms = ...};
+ *
+ *   gs_driver_begin_frame(drv, &t, &d);         // resets the previous frame
+ *   gs_driver_set_clear(drv, &(gs_drv_clear){0xff000000u, 1.0f, 0});
+ *   gs_driver_draw(drv, &dr, &d);  ...
+ *   gs_drv_frame f;
+ *   gs_driver_end_frame(drv, &f, &d);
+ *   // run f.bin_start..f.bin_end and f.render_start..f.render_end; the image
+ *   // is then at f.framebuffer (f.stride bytes per row, row 0 = bottom)
+ *
+ * WHAT A FRAME BECOMES (reference §4.1, in Mesa's order)
+ *
+ *   binning list:   112 TILE_BINNING_MODE_CONFIGURATION (tile allocation
+ *                   memory, its size, the tile state data array, tiles)
+ *                   6 START_TILE_BINNING
+ *                   56 PRIMITIVE_LIST_FORMAT (triangles, 16-bit indices)
+ *                   per draw, each record only when its bytes changed:
+ *                     102 CLIP_WINDOW, 96 CONFIGURATION_BITS, 98 POINT_SIZE,
+ *                     99 LINE_WIDTH, 105 CLIPPER_XY_SCALING,
+ *                     103 VIEWPORT_OFFSET, 106 CLIPPER_Z_SCALE_AND_OFFSET,
+ *                     97 FLAT_SHADE_FLAGS, 56 when the primitive class
+ *                     (points, lines, triangles) changes,
+ *                     64 GL_SHADER_STATE -> GL shader record + attributes,
+ *                     33 VERTEX_ARRAY_PRIMITIVES or 32 INDEXED_PRIMITIVE_LIST
+ *                   7 INCREMENT_SEMAPHORE, 4 FLUSH
+ *   rendering list: 114 CLEAR_COLORS, 113 TILE_RENDERING_MODE_CONFIGURATION,
+ *                   115 (0,0) + 28 STORE_TILE_BUFFER_GENERAL buffer=none
+ *                   (loads the new clear values into the tile buffer, as
+ *                   the kernel does), then per tile in raster order:
+ *                   115 TILE_COORDINATES, (first tile) 8 WAIT_ON_SEMAPHORE,
+ *                   17 BRANCH_TO_SUB_LIST tile_alloc + 32 (row tiles_x +
+ *                   col), 24 STORE_MS_RESOLVED_TILE_COLOR_BUFFER (25, with
+ *                   end of frame, on the last tile).
+ *
+ * The binning list grows in 4 KB blocks chained with Branch (16). Tile
+ * allocation memory starts with one 32-byte initial block per tile (so the
+ * rendering list can branch to them) and grows in 128-byte blocks from a
+ * pool sized from the frame's work: docs/scenes.md gives the formula.
+ *
+ * MEMORY. Lists, records, uniform streams, tile allocation memory and the
+ * tile state data array of a frame live in the driver's frame arena: GPU
+ * memory the driver allocates through gs_mem once and reuses for every
+ * frame (gs_driver_begin_frame makes the previous frame's lists invalid).
+ * Frame buffers belong to targets, programs and vertex data to the caller.
+ * gs_driver_free releases everything the driver allocated.
+ *
+ * PROGRAMS AND THEIR SPH. Every program gets a Shader Program Header
+ * (DESIGN.md, "The SPH is every program's header"): gs_drv_program_load
+ * places, in one allocation,
+ *   code - 96  u32 GS_DRV_PROGRAM_MAGIC ("GSPH" little-endian), u32 code
+ *              bytes, u32 the SPH's ShaderType, u32 0
+ *   code - 80  the 20 SPH words (gs_sph_encode)
+ *   code       the instructions (16-byte aligned)
+ * so that the pipeline, given only a code address from a shader record,
+ * finds the program's SPH with gs_drv_program_sph. A hand-written control
+ * list whose programs lack the header still runs: the pipeline then uses
+ * the Flat Shade Flags alone.
+ *
+ * UNIFORMS. A stream is a list of gs_drv_uniform: a constant 32-bit word, or
+ * a value the driver knows when it lowers the draw, as Mesa's QUNIFORM_*:
+ * the viewport's X/Y scale in 1/16 pixel (half width × 16, half height ×
+ * 16) and its Z scale and offset. The vertex, coordinate and fragment
+ * shaders each get their own stream (the shader record holds three
+ * addresses). Streams are copied into the frame arena.
+ *
+ * ERRORS. Every call that can fail returns GS_OK or a negative GS_E* code
+ * and writes the reason into d (may be NULL), naming the argument and the
+ * value: GS_EARG for a bad description (a size out of range, no attribute,
+ * too many varyings, a mode out of range, an index outside the index
+ * buffer's allocation, more than 65536 vertices in a strip), GS_ENOMEM when
+ * GPU memory is exhausted, GS_EFAULT when an index buffer lies outside
+ * allocated memory. A failed draw leaves the frame as it was before it.
+ */
+#ifndef GPUSIM_DRIVER_H
+#define GPUSIM_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gpusim/diag.h"
+#include "gpusim/mem.h"
+#include "gpusim/sph.h"
+
+/* ---- render targets ------------------------------------------------------ */
+
+/* Colour formats: RGBA8888 stores the TLB word as is (byte 0 = R), BGR565
+ * packs R into bits 15:11, G 10:5, B 4:0 (reference §3.8). */
+typedef enum gs_drv_format { GS_DRV_RGBA8888 = 0, GS_DRV_BGR565 = 1 } gs_drv_format;
+
+/* Largest target side: the Viewport Offset record holds the centre as a
+ * signed 12.4 number, so a centred viewport reaches 4095 pixels. */
+#define GS_DRV_MAX_SIDE 4095
+#define GS_DRV_TILE_SIZE 64
+
+typedef struct gs_drv_target {
+  uint32_t width, height;  /* pixels, 1..GS_DRV_MAX_SIDE */
+  gs_drv_format format;
+  bool depth;              /* has a depth buffer (the tile buffer's Z) */
+  gs_addr framebuffer;     /* set by gs_drv_target_alloc; row 0 = bottom */
+  uint32_t stride;         /* bytes per row: width × 4 or width × 2 */
+} gs_drv_target;
+
+/* Bytes per pixel of a format (4 or 2). */
+unsigned gs_drv_format_bytes(gs_drv_format f);
+
+/* Allocates t's frame buffer (zero-filled, 4 KB aligned) from its width,
+ * height and format, and sets framebuffer and stride. GS_EARG for a size
+ * or format out of range, GS_ENOMEM when memory is exhausted. */
+int gs_drv_target_alloc(gs_mem *m, gs_drv_target *t, gs_diag *d);
+/* Releases t's frame buffer (if any) and sets framebuffer to 0. */
+void gs_drv_target_release(gs_mem *m, gs_drv_target *t);
+
+/* ---- programs ------------------------------------------------------------ */
+
+#define GS_DRV_PROGRAM_MAGIC 0x48505347u  /* "GSPH" */
+#define GS_DRV_PROGRAM_HEADER 96u         /* bytes before the code */
+
+typedef struct gs_drv_program {
+  gs_addr block;     /* the allocation: the header, then the code */
+  gs_addr code;      /* first instruction: block + GS_DRV_PROGRAM_HEADER */
+  uint32_t ninstr;   /* 64-bit instructions */
+} gs_drv_program;
+
+/* Loads n instruction words (n >= 1) after the header holding sph (which
+ * must encode: gs_sph_encode). */
+int gs_drv_program_load(gs_mem *m, const uint64_t *words, size_t n, const gs_sph *sph,
+                        gs_drv_program *out, gs_diag *d);
+/* Releases p's allocation (if any) and zeroes p. */
+void gs_drv_program_release(gs_mem *m, gs_drv_program *p);
+/* Reads the SPH of the program whose code starts at `code` into *out.
+ * GS_EINVAL when no driver header precedes the code (no magic, or code
+ * too close to the start of its allocation) or the SPH does not decode. */
+int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d);
+
+/* The three programs of a draw and what the GL shader record says of them. */
+typedef struct gs_drv_shader {
+  gs_addr vs_code, cs_code, fs_code;  /* from gs_drv_program.code */
+  unsigned nvaryings;       /* varyings the FS reads, 0..32 (record byte 3) */
+  uint32_t flat_varyings;   /* bit i: varying i is flat (record 97) */
+  bool fs_threaded;         /* the FS switches threads (else single-threaded) */
+  uint8_t cs_attrs;         /* bit i: the CS loads attribute i; 0 = all */
+} gs_drv_shader;
+
+/* ---- draws --------------------------------------------------------------- */
+
+/* Primitive modes: the codes of packets 32 and 33. */
+typedef enum gs_drv_mode {
+  GS_DRV_POINTS = 0, GS_DRV_LINES = 1, GS_DRV_LINE_LOOP = 2, GS_DRV_LINE_STRIP = 3,
+  GS_DRV_TRIANGLES = 4, GS_DRV_TRIANGLE_STRIP = 5, GS_DRV_TRIANGLE_FAN = 6
+} gs_drv_mode;
+
+/* Depth functions: the codes of Configuration Bits 14:12 (GL order). */
+typedef enum gs_drv_depth_func {
+  GS_DRV_NEVER = 0, GS_DRV_LESS = 1, GS_DRV_EQUAL = 2, GS_DRV_LEQUAL = 3,
+  GS_DRV_GREATER = 4, GS_DRV_NOTEQUAL = 5, GS_DRV_GEQUAL = 6, GS_DRV_ALWAYS = 7
+} gs_drv_depth_func;
+
+typedef enum gs_drv_cull {
+  GS_DRV_CULL_NONE = 0, GS_DRV_CULL_FRONT = 1, GS_DRV_CULL_BACK = 2, GS_DRV_CULL_BOTH = 3
+} gs_drv_cull;
+
+/* A rectangle in pixels; y counts from the bottom row (row 0 of memory). */
+typedef struct gs_drv_rect {
+  int32_t x, y;
+  uint32_t width, height;
+} gs_drv_rect;
+
+typedef struct gs_drv_state {
+  bool depth_test;             /* ignored (off) for a target without depth */
+  gs_drv_depth_func depth_func;
+  bool depth_write;
+  gs_drv_cull cull;
+  bool front_cw;               /* clockwise triangles face forward */
+  gs_drv_rect viewport;        /* width or height 0: the whole target */
+  float depth_near, depth_far; /* depth range the Z of clip -1..1 maps to */
+  bool scissor;                /* clip to scissor_rect too */
+  gs_drv_rect scissor_rect;
+  float point_size, line_width;/* pixels */
+} gs_drv_state;
+
+/* The defaults: no depth test (LESS when enabled), depth writes on, no
+ * culling, counter-clockwise front, the whole target, depth range 0..1, no
+ * scissor, point size and line width 1. */
+void gs_drv_state_init(gs_drv_state *s);
+
+#define GS_DRV_MAX_ATTRS 8     /* attribute arrays of a GL shader record */
+#define GS_DRV_MAX_VARYINGS 32 /* Flat Shade Flags bits */
+
+/* One attribute array: vertex v's `size` bytes at base + v × stride. */
+typedef struct gs_drv_attr {
+  gs_addr base;
+  uint32_t size;    /* 1..64 bytes */
+  uint32_t stride;  /* 0..255 bytes */
+} gs_drv_attr;
+
+/* Uniform values the driver fills in (Mesa's QUNIFORM_*). */
+typedef enum gs_drv_uniform_kind {
+  GS_DRV_U_CONSTANT = 0,       /* value as given */
+  GS_DRV_U_VIEWPORT_X_SCALE,   /* f32: viewport width / 2 × 16 */
+  GS_DRV_U_VIEWPORT_Y_SCALE,   /* f32: viewport height / 2 × 16 */
+  GS_DRV_U_VIEWPORT_Z_SCALE,   /* f32: (far − near) / 2 */
+  GS_DRV_U_VIEWPORT_Z_OFFSET,  /* f32: (far + near) / 2 */
+  GS_DRV_U_KIND_COUNT
+} gs_drv_uniform_kind;
+
+typedef struct gs_drv_uniform {
+  uint32_t kind;   /* gs_drv_uniform_kind */
+  uint32_t value;  /* GS_DRV_U_CONSTANT: the word */
+} gs_drv_uniform;
+
+typedef struct gs_drv_uniforms {
+  const gs_drv_uniform *u;
+  size_t n;
+} gs_drv_uniforms;
+
+enum { GS_DRV_STAGE_VERTEX = 0, GS_DRV_STAGE_COORDINATE = 1, GS_DRV_STAGE_FRAGMENT = 2 };
+
+typedef struct gs_drv_draw {
+  gs_drv_mode mode;
+  const gs_drv_shader *shader;
+  const gs_drv_attr *attrs;     /* attribute i feeds input i of the VS (and CS) */
+  unsigned nattrs;              /* 1..GS_DRV_MAX_ATTRS */
+  gs_addr indices;              /* 0: draw arrays */
+  unsigned index_size;          /* with indices: 1 or 2 bytes */
+  uint32_t first;               /* first vertex, or first index */
+  uint32_t count;               /* vertices or indices */
+  gs_drv_uniforms uniforms[3];  /* by GS_DRV_STAGE_* */
+  const gs_drv_state *state;    /* NULL: the defaults */
+} gs_drv_draw;
+
+/* ---- frames -------------------------------------------------------------- */
+
+/* Clear values of a frame (record 114). */
+typedef struct gs_drv_clear {
+  uint32_t color;   /* the RGBA8888 TLB word: R in bits 7:0, A in 31:24 */
+  float depth;      /* 0..1, stored as 24-bit Z */
+  uint8_t stencil;
+} gs_drv_clear;
+
+/* What the executor needs to run a frame and read its image. */
+typedef struct gs_drv_frame {
+  gs_addr bin_start, bin_end;        /* CT0CA, CT0EA */
+  gs_addr render_start, render_end;  /* CT1CA, CT1EA */
+  gs_addr framebuffer;
+  uint32_t width, height, stride;
+  gs_drv_format format;
+  uint32_t tiles_x, tiles_y;
+  gs_addr tile_alloc, tsda;
+  uint32_t tile_alloc_size;
+  uint32_t draws;                    /* draw packets (32/33) emitted */
+} gs_drv_frame;
+
+typedef struct gs_driver gs_driver;
+
+/* Creates a driver allocating from m. NULL when the host is out of memory. */
+gs_driver *gs_driver_new(gs_mem *m);
+/* Releases the driver and every GPU allocation it made. */
+void gs_driver_free(gs_driver *drv);
+
+/* Starts a frame into target t (allocated with gs_drv_target_alloc), which
+ * must stay allocated until the frame has run. Resets the frame arena (the
+ * previous frame's lists become invalid) and the clear values (opaque
+ * black, depth 1, stencil 0). */
+int gs_driver_begin_frame(gs_driver *drv, const gs_drv_target *t, gs_diag *d);
+/* Sets the frame's clear values; may be called any time before end. */
+void gs_driver_set_clear(gs_driver *drv, const gs_drv_clear *c);
+/* Lowers one draw into the binning list. A draw of zero vertices adds
+ * nothing. Arrays of points, lines or triangles reaching past vertex 65535
+ * are split into several draws (erratum GFXH-515: the binner keeps 16-bit
+ * indices), each with its own shader record whose attribute bases start at
+ * the chunk's first vertex. */
+int gs_driver_draw(gs_driver *drv, const gs_drv_draw *draw, gs_diag *d);
+/* Ends the binning list, writes the rendering list and fills *out. */
+int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *out, gs_diag *d);
+
+#endif
