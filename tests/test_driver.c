@@ -539,6 +539,29 @@ static void test_program_header(void **state) {
   assert_int_equal(got.sph_type, GS_SPH_TYPE_PS);
   assert_int_equal(gs_sph_pixel_imap(&got, GS_SPH_ATTR_GENERIC(0) + 4), GS_PIXEL_IMAP_SCREEN_LINEAR);
   assert_int_equal(gs_sph_pixel_imap(&got, GS_SPH_ATTR_GENERIC(0) + 12), GS_PIXEL_IMAP_UNUSED);
+  /* a frame lists the modes of its fragment shaders from their SPH */
+  gs_driver *drv = gs_driver_new(m);
+  gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0};
+  assert_int_equal(gs_drv_target_alloc(m, &t, NULL), GS_OK);
+  gs_drv_shader sh = {p.code, p.code, p.code, 3, 0, false, 0};
+  gs_drv_attr a = {t.framebuffer, 4, 4};
+  gs_drv_draw dr;
+  memset(&dr, 0, sizeof dr);
+  dr.mode = GS_DRV_POINTS;
+  dr.shader = &sh;
+  dr.attrs = &a;
+  dr.nattrs = 1;
+  dr.count = 1;
+  gs_drv_frame f;
+  assert_int_equal(gs_driver_begin_frame(drv, &t, &d), GS_OK);
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
+  assert_int_equal(gs_driver_end_frame(drv, &f, &d), GS_OK);
+  assert_int_equal(f.n_fs_interp, 1);
+  assert_int_equal(f.fs_interp[0].fs_code, p.code);
+  static const uint8_t want[32] = {3, 3, 3};
+  assert_memory_equal(f.fs_interp[0].mode, want, 32);
+  gs_driver_free(drv);
   /* code without the header */
   gs_addr raw;
   assert_int_equal(gs_mem_alloc(m, 256, 16, &raw, NULL), GS_OK);

@@ -153,6 +153,15 @@ void gs_drv_program_release(gs_mem *m, gs_drv_program *p);
  * too close to the start of its allocation) or the SPH does not decode. */
 int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d);
 
+/* The interpolation of each fragment varying from a fragment shader's SPH:
+ * varyings come in the order of the SPH's mapped input components —
+ * generic vectors 0..31, then x y z w within each — and varying i gets the
+ * PixelImap of the i-th such component (1 constant, 2 perspective, 3
+ * screen linear). *n receives the count (at most GS_DRV_MAX_VARYINGS; the
+ * rest of mode is 0). GS_EARG if s is not a pixel shader's SPH or maps more
+ * than 32 components. */
+int gs_drv_sph_varyings(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d);
+
 /* The three programs of a draw and what the GL shader record says of them. */
 typedef struct gs_drv_shader {
   gs_addr vs_code, cs_code, fs_code;  /* from gs_drv_program.code */
@@ -258,6 +267,13 @@ typedef struct gs_drv_clear {
   uint8_t stencil;
 } gs_drv_clear;
 
+/* How the varyings of one fragment shader are interpolated, from its SPH
+ * (gs_drv_sph_varyings): what the executor's options take. */
+typedef struct gs_drv_fs_interp {
+  gs_addr fs_code;
+  uint8_t mode[32];
+} gs_drv_fs_interp;
+
 /* What the executor needs to run a frame and read its image. */
 typedef struct gs_drv_frame {
   gs_addr bin_start, bin_end;        /* CT0CA, CT0EA */
@@ -269,6 +285,10 @@ typedef struct gs_drv_frame {
   gs_addr tile_alloc, tsda;
   uint32_t tile_alloc_size;
   uint32_t draws;                    /* draw packets (32/33) emitted */
+  const gs_drv_fs_interp *fs_interp; /* one per fragment shader of the frame
+                                        that has a driver header; valid until
+                                        the next gs_driver_begin_frame */
+  unsigned n_fs_interp;
 } gs_drv_frame;
 
 typedef struct gs_driver gs_driver;

@@ -39,6 +39,7 @@ typedef struct emit_state {
   uint32_t draws;
   uint64_t vertices;
   bool early_z;
+  unsigned n_interp;   /* entries of gs_driver.interp in use */
 } emit_state;
 
 struct gs_driver {
@@ -49,6 +50,8 @@ struct gs_driver {
   gs_drv_clear clear;
   gs_addr bin_start;
   emit_state e;
+  gs_drv_fs_interp *interp;  /* the frame's fragment shaders and their modes */
+  unsigned cap_interp;
 };
 
 gs_driver *gs_driver_new(gs_mem *m) {
@@ -62,6 +65,7 @@ gs_driver *gs_driver_new(gs_mem *m) {
 void gs_driver_free(gs_driver *drv) {
   if (!drv) return;
   drv_arena_free(&drv->arena);
+  free(drv->interp);
   free(drv);
 }
 
@@ -430,10 +434,36 @@ static int emit_arrays(gs_driver *drv, const gs_drv_draw *dr, const gs_addr unif
   return GS_OK;
 }
 
-/* Lowers a checked draw; may fail only on memory. */
+/* Records how the draw's fragment shader interpolates its varyings, read
+ * from its SPH header, the first time the frame uses it. A shader without
+ * the header is left to the Flat Shade Flags. */
+static int note_fs_interp(gs_driver *drv, gs_addr fs_code, gs_diag *d) {
+  for (unsigned i = 0; i < drv->e.n_interp; i++)
+    if (drv->interp[i].fs_code == fs_code) return GS_OK;
+  gs_sph sph;
+  if (gs_drv_program_sph(drv->mem, fs_code, &sph, NULL) < 0) return GS_OK;
+  gs_drv_fs_interp fi = {fs_code, {0}};
+  unsigned n;
+  gs_diag sd;
+  if (gs_drv_sph_varyings(&sph, fi.mode, &n, &sd) < 0)
+    return gs_diag_set(d, GS_EARG, "draw: fragment shader 0x%08x: %s", fs_code, sd.msg);
+  if (drv->e.n_interp == drv->cap_interp) {
+    unsigned cap = drv->cap_interp ? 2 * drv->cap_interp : 8;
+    gs_drv_fs_interp *ni = realloc(drv->interp, cap * sizeof *ni);
+    if (!ni) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
+    drv->interp = ni;
+    drv->cap_interp = cap;
+  }
+  drv->interp[drv->e.n_interp++] = fi;
+  return GS_OK;
+}
+
+/* Lowers a checked draw; fails on memory or a fragment shader whose SPH
+ * is not a pixel shader's (the caller then undoes the draw). */
 static int lower_draw(gs_driver *drv, const gs_drv_draw *dr, const gs_drv_state *s,
                       uint8_t b[SLOT_COUNT][SLOT_BYTES], uint32_t maxi, gs_diag *d) {
-  int rc;
+  int rc = note_fs_interp(drv, dr->shader->fs_code, d);
+  if (rc < 0) return rc;
   for (int slot = 0; slot < SLOT_COUNT; slot++)
     if ((rc = put_state(&drv->e, slot, b[slot], d)) < 0) return rc;
   gs_addr unif[3];
@@ -557,6 +587,8 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   f->tiles_x = (t->width + GS_DRV_TILE_SIZE - 1) / GS_DRV_TILE_SIZE;
   f->tiles_y = (t->height + GS_DRV_TILE_SIZE - 1) / GS_DRV_TILE_SIZE;
   f->draws = drv->e.draws;
+  f->fs_interp = drv->interp;
+  f->n_fs_interp = drv->e.n_interp;
   uint32_t tiles = f->tiles_x * f->tiles_y;
   int rc = gs_cl_put_id(&drv->e.w, GS_CL_INCREMENT_SEMAPHORE, NULL, d);
   if (rc >= 0) rc = gs_cl_put_id(&drv->e.w, GS_CL_FLUSH, NULL, d);

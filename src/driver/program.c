@@ -76,3 +76,20 @@ int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d) {
   for (int i = 0; i < GS_SPH_WORDS; i++) w[i] = get_u32(h + 16 + 4 * i);
   return gs_sph_decode(w, out, d);
 }
+
+int gs_drv_sph_varyings(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d) {
+  memset(mode, 0, 32);
+  *n = 0;
+  if (s->sph_type != GS_SPH_TYPE_PS)
+    return gs_diag_set(d, GS_EARG, "SPH of SphType %u is not a pixel shader's", s->sph_type);
+  for (unsigned g = 0; g < 32; g++) {
+    for (unsigned c = 0; c < 4; c++) {
+      gs_pixel_imap m = gs_sph_pixel_imap(s, GS_SPH_ATTR_GENERIC(g) + 4 * c);
+      if (m == GS_PIXEL_IMAP_UNUSED) continue;
+      if (*n == GS_DRV_MAX_VARYINGS)
+        return gs_diag_set(d, GS_EARG, "SPH maps more than %d fragment input components", GS_DRV_MAX_VARYINGS);
+      mode[(*n)++] = (uint8_t)m;
+    }
+  }
+  return GS_OK;
+}
