@@ -244,6 +244,7 @@ int luaopen_gpusim(lua_State *L) {
   set_closures(L, ctx, lgs_prog_funcs);
   open_subtable(L, ctx, "mem", lgs_mem_funcs);
   open_subtable(L, ctx, "qpu", lgs_qpu_funcs);
+  { extern void lgs_open_scene(lua_State *L, int ctx); lgs_open_scene(L, ctx); } /* lscene.c */
   lua_pushliteral(L, GS_VERSION);
   lua_setfield(L, -2, "version");
   return 1;

@@ -1,0 +1,107 @@
+-- scene_triangle.lua — scenes/triangle.lua: it lowers into one draw of 5×4
+-- tiles, and its coordinate and vertex shaders compute what the binner and
+-- the primitive setup expect. Each shader runs as a user program between a
+-- prologue that fills the VPM rows it reads (16 vertices, one per lane) and
+-- an epilogue that stores the rows it wrote to memory; the rows are checked
+-- against values worked out here.
+local gpusim = require "gpusim"
+local mem = gpusim.mem
+
+dofile("scenes/triangle.lua")
+local f = gpusim.render()
+assert(f.draws == 1 and f.width == 320 and f.height == 240)
+assert(f.tiles_x == 5 and f.tiles_y == 4)           -- ceil(320/64), ceil(240/64)
+
+-- the shaders' text, as the scene gives it
+local src = assert(io.open("scenes/triangle.lua")):read("a")
+local function shader_text(name)
+  return (assert(src:match("local " .. name .. " = %[%[(.-)%]%]"), name))
+end
+
+-- Removes the closing "thrend / nop / nop" of a program.
+local function body(text)
+  local b = text:gsub("%s*thrend[^\n]*\n%s*nop[^\n]*\n%s*nop[^\n]*\n%s*$", "\n")
+  assert(b ~= text, "no thrend ending")
+  return b
+end
+
+-- Runs program text between a prologue that writes `rows` (a list of
+-- 16-lane expressions, see below) into VPM rows 0.. and an epilogue that
+-- stores `nout` rows of 16 words; returns them as out[row][lane] (u32).
+-- Uniform stream: the shader's uniforms, then the store address.
+local function run(text, rows, uniforms, nout)
+  local pro = {"    ldi vw_setup, 0x00001a00", "    itof r1, elem_num            # r1 = lane"}
+  for _, r in ipairs(rows) do pro[#pro + 1] = r end
+  local epi = string.format([[
+    ldi vw_setup, 0x%08x
+    mov vw_addr, unif
+    mov -, vw_wait
+    thrend
+    nop
+    nop
+]], 0x80004000 | nout << 23 | 16 << 16)
+  local code = gpusim.qpu.load(gpusim.asm("qpu", table.concat(pro, "\n") .. "\n" .. body(text) .. epi))
+  local out = mem.alloc(nout * 64)
+  local u = {}
+  for i, v in ipairs(uniforms) do u[i] = v end
+  local unif = mem.alloc(4 * (#u + 1))
+  mem.write(unif, "f32", u)
+  mem.write(unif + 4 * #u, "u32", out)
+  local st = gpusim.qpu.run {{code = code, uniforms = unif}}
+  assert(st[1].ended)
+  local words = mem.read(out, "u32", nout * 16)
+  local res = {}
+  for r = 0, nout - 1 do
+    res[r] = {}
+    for l = 0, 15 do res[r][l] = words[r * 16 + l + 1] end
+  end
+  return res
+end
+
+local function f32(x) return string.unpack("<I4", string.pack("<f", x)) end
+local function xy(xs, ys) return (ys & 0xffff) << 16 | (xs & 0xffff) end
+
+-- Vertices: Xc = lane/8 - 1 (exact), Yc = 0.5, Zc = 0.25, Wc = 2.
+local position_rows = {
+  "    fsub r0, r1, 8.0 ; nop",       -- lane - 8
+  "    fmul r0, r0, 0.125             # (lane - 8) / 8",
+  "    mov vpm, r0                    # Xc",
+  "    mov vpm, 0.5                   # Yc",
+  "    mov vpm, 0.25                  # Zc",
+  "    mov vpm, 2.0                   # Wc",
+}
+-- The driver's values for a 320×240 viewport and depth range 0..1.
+local scales = {160 * 16, 120 * 16, 0.5, 0.5}
+
+local cs = run(shader_text("coordinate"), position_rows, scales, 7)
+for lane = 0, 15 do
+  local xc = lane / 8 - 1
+  assert(cs[0][lane] == f32(xc), "Xc")
+  assert(cs[1][lane] == f32(0.5) and cs[2][lane] == f32(0.25) and cs[3][lane] == f32(2.0))
+  -- Xs = Xc/Wc × 160 × 16 (exact here), Ys = 0.5/2 × 120 × 16 = 480
+  local xs = math.tointeger(xc / 2 * 2560)
+  assert(cs[4][lane] == xy(xs, 480), string.format("lane %d: Ys|Xs 0x%08x", lane, cs[4][lane]))
+  assert(cs[5][lane] == f32(0.25 / 2 * 0.5 + 0.5), "Zs")      -- 0.5625
+  assert(cs[6][lane] == f32(0.5), "1/Wc")
+end
+
+-- The vertex shader also reads the colour: r = lane/16, g = 1, b = 0.
+local vertex_rows = {table.unpack(position_rows)}
+for _, r in ipairs {
+  "    fmul r0, r1, 0.0625            # lane / 16",
+  "    mov vpm, r0                    # r",
+  "    mov vpm, 1.0                   # g",
+  "    mov vpm, 0                     # b",
+} do vertex_rows[#vertex_rows + 1] = r end
+local vs = run(shader_text("vertex"), vertex_rows, scales, 6)
+for lane = 0, 15 do
+  local xs = math.tointeger((lane / 8 - 1) / 2 * 2560)
+  assert(vs[0][lane] == xy(xs, 480), "Ys|Xs")
+  assert(vs[1][lane] == f32(0.5625) and vs[2][lane] == f32(0.5), "Zs, 1/Wc")
+  assert(vs[3][lane] == f32(lane / 16) and vs[4][lane] == f32(1.0) and vs[5][lane] == 0, "varyings")
+end
+
+-- The fragment shader assembles and ends as a fragment shader must.
+local fs = gpusim.disasm("qpu", gpusim.asm("qpu", shader_text("fragment")))
+assert(fs:match("tlb_colour_all") and fs:match("thrend") and fs:match("sbdone"))
+print("scene_triangle: ok")
