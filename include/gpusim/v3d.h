@@ -1,0 +1,103 @@
+/* gpusim/v3d.h — running VideoCore IV control lists: the control-list
+ * executor (CLE) with its two threads, the binning pass and the rendering
+ * pass that make a frame from lists in GPU memory.
+ *
+ * A frame is two control lists in GPU memory, as a VC4 driver builds them
+ * (reference/vc4.md §4, §10): the binning list (CLE thread 0) configures
+ * the tile grid (packet 112), sets state, selects shaders (64 GL, 65 NV)
+ * and draws (32, 33); coordinate shaders run on a QPU, the PTB bins the
+ * primitives and gpusim writes one tile list per tile into the
+ * tile-allocation memory (format: docs/control-lists.md, "The tile lists
+ * gpusim's PTB writes"). The rendering list (CLE thread 1) configures the
+ * frame buffer (113, 114) and, per tile, loads, sets the tile coordinates
+ * (115), branches into the tile's list (17) and stores (24, 25, 28); there
+ * vertex shaders, the PSE, fragment shaders and the tile buffer make the
+ * pixels. docs/pipeline.md describes the whole flow and every choice.
+ *
+ *   gs_v3d_options o = {0};
+ *   o.threads = 4;                                   // 0: all cores
+ *   if (gs_v3d_run(g, bin, bin_end, rend, rend_end, &o) < 0)
+ *     fprintf(stderr, "%s\n", gs_gpu_error(g));
+ *
+ * The two threads run as CT0 and CT1 do: each from its start address until
+ * its current address equals its end address (or a Halt); thread 0 first,
+ * thread 1 when thread 0 has ended or waits on its semaphore; Increment
+ * Semaphore (7) in one thread releases a Wait on Semaphore (8) in the
+ * other. An empty list (start == end) does nothing, so a rendering list
+ * whose tile lists are already in memory runs alone.
+ *
+ * Tiles render in parallel on `threads` host threads; the frame is
+ * bit-identical for any thread count.
+ *
+ * ERRORS. The result is GS_OK or a negative GS_E* code, and gs_gpu_error(g)
+ * says what and where:
+ *   GS_EINVAL    an unknown or malformed packet, a packet of the other
+ *                thread, a packet out of place (a draw before 112, a
+ *                primitive before 115), a loop (more than max_packets
+ *                packets), sub-lists nested too deep, both threads waiting,
+ *                what gpusim does not model (VG, multisample, 64-bit
+ *                colour, full-resolution dumps) — naming the packet's bus
+ *                address (and thread);
+ *   GS_EFAULT    a list, record, index or vertex array outside allocated
+ *                GPU memory, naming the address;
+ *   GS_ENOMEM    the tile-allocation memory is full, or the host is out
+ *                of memory;
+ *   QPU errors   (GS_EFAULT, GS_EINVAL, GS_EHANG, GS_EWATCHDOG, ...) from a
+ *                shader, naming the shader, the QPU, its pc, the draw
+ *                packet (binning) or the tile (rendering).
+ * Nothing is stored for the tiles after the failing one when one thread
+ * renders; with several threads, tiles that were already running when the
+ * failure happened complete (docs/pipeline.md).
+ */
+#ifndef GPUSIM_V3D_H
+#define GPUSIM_V3D_H
+
+#include <stdint.h>
+#include "gpusim/gpu.h"
+#include "gpusim/mem.h"
+
+/* Interpolation of fragment-shader varying i, as the SPH PixelImap codes
+ * (gs_pixel_imap in gpusim/sph.h): 1 constant, 2 perspective, 3 screen
+ * linear; 0 leaves the varying to the Flat Shade Flags record (97). */
+typedef struct gs_v3d_fs_interp {
+  gs_addr fs_code;          /* the fragment shader these modes belong to */
+  uint8_t mode[32];         /* per varying */
+} gs_v3d_fs_interp;
+
+typedef struct gs_v3d_options {
+  unsigned threads;         /* host threads for tiles; 0 = all cores */
+  uint32_t max_packets;     /* per CLE thread, against loops; 0 = 1 << 24 */
+  int max_depth;            /* sub-list nesting; 0 = 2 (reference §4.1) */
+  /* Interpolation modes from the programs' SPHs (DESIGN.md): the driver
+   * lists, per fragment shader, how each varying is interpolated. */
+  const gs_v3d_fs_interp *fs_interp;
+  unsigned n_fs_interp;
+} gs_v3d_options;
+
+/* What a run did, for the benchmark and for teaching. Counts do not
+ * depend on the thread count; times do. */
+typedef struct gs_v3d_stats {
+  double bin_seconds;       /* CLE thread 0: walking, coordinate shading, PTB */
+  double render_seconds;    /* CLE thread 1: walking and rendering the tiles */
+  uint64_t packets[2];      /* packets executed by thread 0 and thread 1 */
+  uint64_t cs_vertices;     /* vertices shaded by coordinate shaders (or fetched in NV mode) */
+  uint64_t prims_binned;    /* primitives the PTB stored (clipped fans count each piece) */
+  uint64_t tile_refs;       /* primitive entries written into tile lists */
+  uint64_t tiles;           /* tile jobs rendered (a 115 that starts a tile) */
+  uint64_t vs_vertices;     /* vertices shaded by vertex shaders in the tiles */
+  uint64_t prims_drawn;     /* primitives the PSE set up in the tiles */
+  uint64_t fs_batches;      /* fragment-shader invocations (4x4 blocks) */
+  uint64_t fragments;       /* covered pixels shaded */
+} gs_v3d_stats;
+
+/* Runs the binning list [bin_start, bin_end) and the rendering list
+ * [render_start, render_end) to their ends; opt may be NULL. */
+int gs_v3d_run(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
+               const gs_v3d_options *opt);
+
+/* As gs_v3d_run, and fills *stats (may be NULL) with what the run did and
+ * how long each pass took: the hook `gpusim bench` uses. */
+int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
+                     const gs_v3d_options *opt, gs_v3d_stats *stats);
+
+#endif

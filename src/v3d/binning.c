@@ -1,0 +1,478 @@
+/* binning.c — CLE thread 0, the binning pass (reference/vc4.md §4.3, §10
+ * "Binning pass"): Tile Binning Mode Configuration (112) sets the tile grid
+ * and the tile-allocation memory; state records update the binner's state;
+ * each draw (32, 33) has its vertices shaded — in GL mode the VCD fetches
+ * the coordinate shader's attributes into the VPM and the coordinate shader
+ * runs on a QPU in batches of 16, in NV mode the pre-shaded vertices are
+ * read from memory — then the PTB (ptb.h) assembles, culls, clips and bins
+ * the primitives, and this file writes every tile's list into
+ * tile-allocation memory with the control-list writer, in the byte format
+ * docs/control-lists.md defines ("The tile lists gpusim's PTB writes").
+ * Flush (4) ends the lists with Return.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "v3d/cle.h"
+#include "v3d/ptb.h"
+
+#define BIN_MAX_CAP (1u << 27)      /* PTB storage limit per draw */
+#define CLIP_RECORD_BYTES (3u * GS_CL_CLIPPED_VERTEX_SIZE)
+
+typedef struct cle_bin {
+  cle_state st;
+  bool configured, flushed;
+  ptb_grid grid;
+  uint32_t ntiles;
+  gs_addr alloc_base;        /* the tile-allocation memory */
+  uint32_t alloc_size;
+  gs_addr pool_next, pool_end; /* its free part, after the initial blocks */
+  uint32_t block_size;
+  gs_cl_writer *w;           /* one writer per tile list */
+  uint32_t *sent;            /* per tile, per tile-list item: the version last written */
+  /* the PTB's storage, grown when a draw does not fit */
+  ptb_bins bins;
+  ptb_tile *tiles;
+  ptb_prim *prims;
+  ptb_clip_record *clips;
+  ptb_ref *refs;
+  uint32_t prim_cap, clip_cap, ref_cap;
+  gs_addr *clip_addr;        /* where clip record i of the draw was written (0: not yet) */
+  uint32_t clip_addr_cap;
+  /* the shaded vertices of one draw */
+  ptb_vertex *verts;
+  uint32_t vert_cap;
+  uint8_t *used;             /* bitmap: indices an indexed draw references */
+  uint32_t used_cap;
+  cle_shader sh;
+  uint32_t sh_version;       /* of the shader item sh was decoded from */
+  cle_unit unit;             /* the QPU that runs coordinate shaders */
+  uint32_t draws;
+} cle_bin;
+
+/* ---- storage -------------------------------------------------------------- */
+
+static void free_lists(cle_bin *b) {
+  free(b->w);
+  free(b->sent);
+  free(b->tiles);
+  b->w = NULL, b->sent = NULL, b->tiles = NULL;
+}
+
+void cle_bin_free(cle_run *r) {
+  cle_bin *b = r->bin;
+  if (!b) return;
+  free_lists(b);
+  free(b->prims);
+  free(b->clips);
+  free(b->refs);
+  free(b->clip_addr);
+  free(b->verts);
+  free(b->used);
+  cle_unit_free(&b->unit);
+  free(b);
+  r->bin = NULL;
+}
+
+/* Makes *p hold at least n elements of `size` bytes (contents kept). */
+static int reserve(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap) return GS_OK;
+  uint32_t c = *cap ? *cap : 64;
+  while (c < n) c = c > UINT32_MAX / 2 ? n : c * 2;
+  void *q = realloc(*p, (size_t)c * size);
+  if (!q) return GS_ENOMEM;
+  *p = q;
+  *cap = c;
+  return GS_OK;
+}
+
+static cle_bin *get_bin(cle_run *r) {
+  if (!r->bin) {
+    r->bin = calloc(1, sizeof *r->bin);
+    if (r->bin && cle_unit_init(&r->bin->unit, 0) < 0) {
+      free(r->bin);
+      r->bin = NULL;
+    }
+  }
+  return r->bin;
+}
+
+gs_cl_prim_format cle_bin_fmt(const cle_run *r) {
+  gs_cl_prim_format f = {0, 0};
+  return r->bin ? cle_state_fmt(&r->bin->st) : f;
+}
+
+/* ---- tile-allocation memory ---------------------------------------------------- */
+
+/* Takes n bytes (a multiple of 32) from the pool after the initial blocks. */
+static int pool_take(cle_bin *b, uint32_t n, gs_addr *out, gs_diag *d) {
+  if (b->pool_end - b->pool_next < n)
+    return gs_diag_set(d, GS_ENOMEM, "tile allocation memory at 0x%08x (%u bytes) is full", b->alloc_base,
+                       b->alloc_size);
+  *out = b->pool_next;
+  b->pool_next += n;
+  return GS_OK;
+}
+
+/* The writers' `more` callback: the next block of the pool. */
+static int more_block(void *ud, gs_addr *start, uint32_t *size, gs_diag *d) {
+  cle_bin *b = ud;
+  *size = b->block_size;
+  return pool_take(b, b->block_size, start, d);
+}
+
+/* Tile Binning Mode Configuration (112): the grid, the tile-allocation
+ * memory and one empty list per tile at tile_alloc + i x initial size. */
+static int configure(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+  gs_cl_tile_binning_mode_configuration c;
+  gs_cl_unpack_tile_binning_mode_configuration(p->values, &c);
+  if (c.ms4x || c.color64)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_BINNING_MODE_CONFIGURATION: %s is not modelled by gpusim",
+                     c.ms4x ? "4x multisampling" : "64-bit colour");
+  if (c.width_tiles == 0 || c.height_tiles == 0)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_BINNING_MODE_CONFIGURATION: %ux%u tiles", c.width_tiles,
+                     c.height_tiles);
+  uint32_t initial = 32u << c.initial_block_size, n = c.width_tiles * c.height_tiles;
+  uint64_t need = (uint64_t)n * initial;
+  if (c.tile_alloc & 31)
+    return cle_error(d, GS_EINVAL, p->addr, "tile allocation memory 0x%08x is not 32-byte aligned", c.tile_alloc);
+  if (need > c.tile_alloc_size)
+    return cle_error(d, GS_EINVAL, p->addr,
+                     "tile allocation memory of %u bytes cannot hold the %u-byte initial blocks of %u tiles",
+                     c.tile_alloc_size, initial, n);
+  if (!gs_mem_ptr(r->g->mem, c.tile_alloc, c.tile_alloc_size))
+    return cle_error(d, GS_EFAULT, p->addr, "tile allocation memory 0x%08x (%u bytes) is outside allocated GPU memory",
+                     c.tile_alloc, c.tile_alloc_size);
+  free_lists(b);
+  b->w = calloc(n, sizeof *b->w);
+  b->sent = calloc((size_t)n * CLE_TILE_LIST_ITEMS, sizeof *b->sent);
+  b->tiles = calloc(n, sizeof *b->tiles);
+  if (!b->w || !b->sent || !b->tiles) return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  ptb_grid_make(&b->grid, c.width_tiles, c.height_tiles, false, false);
+  b->ntiles = n;
+  b->alloc_base = c.tile_alloc, b->alloc_size = c.tile_alloc_size;
+  uint64_t pool = (need + 255) & ~UINT64_C(255); /* KERN's layout (docs/control-lists.md) */
+  b->pool_next = pool < c.tile_alloc_size ? c.tile_alloc + (uint32_t)pool : c.tile_alloc + c.tile_alloc_size;
+  b->pool_end = c.tile_alloc + c.tile_alloc_size;
+  b->block_size = 32u << c.block_size;
+  for (uint32_t i = 0; i < n; i++) {
+    gs_cl_writer_init(&b->w[i], r->g->mem, c.tile_alloc + i * initial, initial);
+    gs_cl_writer_chain(&b->w[i], more_block, b);
+  }
+  b->configured = true;
+  b->flushed = false;
+  return GS_OK;
+}
+
+/* ---- writing tile lists ---------------------------------------------------------- */
+
+static int tile_error(cle_bin *b, uint32_t t, int rc, gs_diag *d) {
+  return cle_prefix(d, rc, "tile (%u, %u) list: ", t % b->grid.tiles_x, t / b->grid.tiles_x);
+}
+
+/* Writes the state items tile t's list has not received yet (all of them
+ * with `force`), in the documented order; a Primitive List Format is
+ * always followed by the shader state, as it only takes effect with one. */
+static int write_state(cle_bin *b, uint32_t t, bool force, gs_diag *d) {
+  uint32_t *sent = &b->sent[(size_t)t * CLE_TILE_LIST_ITEMS];
+  bool fmt_written = false;
+  for (int it = 0; it < CLE_TILE_LIST_ITEMS; it++) {
+    const cle_item_value *v = &b->st.item[it];
+    if (!v->version) continue;
+    if (!force && sent[it] == v->version && !(it == CLE_SHADER && fmt_written)) continue;
+    int rc = gs_cl_put_id(&b->w[t], v->id, v->values, d);
+    if (rc < 0) return tile_error(b, t, rc, d);
+    sent[it] = v->version;
+    if (it == CLE_FMT) fmt_written = true;
+  }
+  return GS_OK;
+}
+
+/* Writes clip record c of the draw into the pool (once) and returns its
+ * address: three 32-byte CLIPPED_VERTEX slots. */
+static int clip_record_addr(cle_run *r, cle_bin *b, uint32_t c, gs_addr *out, gs_diag *d) {
+  if (b->clip_addr[c]) {
+    *out = b->clip_addr[c];
+    return GS_OK;
+  }
+  uint8_t bytes[CLIP_RECORD_BYTES];
+  const ptb_clip_record *rec = &b->clips[c];
+  for (int k = 0; k < 3; k++) {
+    gs_cl_clipped_vertex cv = {rec->v[k].xs, rec->v[k].ys, rec->v[k].zs, rec->v[k].inv_wc,
+                               rec->v[k].coef[0], rec->v[k].coef[1], rec->v[k].coef[2]};
+    int rc = gs_cl_pack_clipped_vertex(bytes + k * GS_CL_CLIPPED_VERTEX_SIZE, GS_CL_CLIPPED_VERTEX_SIZE, &cv, d);
+    if (rc < 0) return rc;
+  }
+  gs_addr a = 0;
+  int rc = pool_take(b, CLIP_RECORD_BYTES, &a, d);
+  if (rc < 0) return rc;
+  if ((rc = gs_mem_write(r->g->mem, a, bytes, CLIP_RECORD_BYTES, d)) < 0) return rc;
+  *out = b->clip_addr[c] = a;
+  return GS_OK;
+}
+
+/* Appends one binned primitive to tile t's list: into the open compressed
+ * list, or as a Clipped Primitive (49) with a list of its own. */
+static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, gs_diag *d) {
+  gs_cl_writer *w = &b->w[t];
+  gs_cl_prim cp = {{pr->index[0], pr->index[1], pr->index[2]}};
+  int rc;
+  if (pr->clip == PTB_NONE) {
+    if (!w->in_list && (rc = gs_cl_put_id(w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, d)) < 0) return rc;
+    return gs_cl_put_prim(w, &cp, d);
+  }
+  gs_cl_clipped_primitive cl;
+  if ((rc = clip_record_addr(r, b, pr->clip, &cl.record, d)) < 0) return rc;
+  cl.clip_v0 = pr->clip_mask & 1, cl.clip_v1 = pr->clip_mask >> 1 & 1, cl.clip_v2 = pr->clip_mask >> 2 & 1;
+  if ((rc = gs_cl_emit_clipped_primitive(w, &cl, d)) < 0) return rc;
+  if ((rc = gs_cl_put_prim(w, &cp, d)) < 0) return rc;
+  return gs_cl_end_list(w, d);
+}
+
+/* Writes the draw's binned primitives into the tile lists, each tile's
+ * list first receiving the state it lacks. */
+static int write_lists(cle_run *r, cle_bin *b, gs_diag *d) {
+  if (reserve((void **)&b->clip_addr, &b->clip_addr_cap, b->bins.clip_count, sizeof *b->clip_addr) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  if (b->bins.clip_count) memset(b->clip_addr, 0, b->bins.clip_count * sizeof *b->clip_addr);
+  for (uint32_t t = 0; t < b->ntiles; t++) {
+    uint32_t ref = b->bins.tiles[t].head;
+    if (ref == PTB_NONE) continue;
+    int rc = write_state(b, t, false, d);
+    if (rc < 0) return rc;
+    for (; ref != PTB_NONE; ref = b->bins.refs[ref].next)
+      if ((rc = write_prim(r, b, t, &b->bins.prims[b->bins.refs[ref].prim], d)) < 0) return tile_error(b, t, rc, d);
+  }
+  return GS_OK;
+}
+
+/* Flush (4) and Flush All State (5): end every list with Return. */
+static int flush(cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+  if (!b->configured)
+    return cle_error(d, GS_EINVAL, p->addr, "%s before TILE_BINNING_MODE_CONFIGURATION (112)", p->info->name);
+  if (b->flushed) return cle_error(d, GS_EINVAL, p->addr, "%s: the tile lists were already flushed", p->info->name);
+  for (uint32_t t = 0; t < b->ntiles; t++) {
+    int rc;
+    if (p->info->id == GS_CL_FLUSH_ALL_STATE && (rc = write_state(b, t, true, d)) < 0) return rc;
+    if ((rc = gs_cl_end_list(&b->w[t], d)) < 0 || (rc = gs_cl_put_id(&b->w[t], GS_CL_RETURN_FROM_SUB_LIST, NULL, d)) < 0)
+      return tile_error(b, t, rc, d);
+  }
+  b->flushed = true;
+  return GS_OK;
+}
+
+/* ---- a draw ------------------------------------------------------------------ */
+
+/* Stores the coordinate shader's output for the batch idx[0..n). */
+static void take_batch_output(cle_bin *b, const cle_draw *di, const uint32_t *idx, unsigned n) {
+  uint32_t rows[8];
+  unsigned nrows = b->sh.cs.out_rows;
+  for (unsigned i = 0; i < n; i++) {
+    for (unsigned k = 0; k < nrows; k++) rows[k] = b->unit.vpm->words[(CLE_VPM_OUT + k) * 16 + i];
+    ptb_vertex_unpack(&b->verts[idx[i] - di->lo], rows, b->sh.point_size);
+  }
+}
+
+/* Reads pre-shaded vertex i of the NV shader record (reference §4.6). */
+static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
+  unsigned head = b->sh.clip_header ? 4 : 0, words = head + 3 + (b->sh.point_size ? 1 : 0);
+  uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)i * b->sh.vertex_stride;
+  const uint8_t *src = a <= UINT32_MAX ? gs_mem_ptr(r->g->mem, (gs_addr)a, words * 4) : NULL;
+  if (!src)
+    return cle_error(d, GS_EFAULT, p->addr, "%s: NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory",
+                     p->info->name, i, (unsigned long long)a, words * 4);
+  uint32_t w[8], rows[8] = {0, 0, 0, 0x3f800000u, 0, 0, 0, 0}; /* no header: Xc..Wc = 0, 0, 0, 1 */
+  memcpy(w, src, words * 4);
+  if (head) memcpy(rows, w, 16);
+  memcpy(rows + 4, w + head, (words - head) * 4);
+  ptb_vertex_unpack(v, rows, b->sh.point_size);
+  return GS_OK;
+}
+
+/* Shades (GL) or fetches (NV) every vertex the draw uses into verts[i - lo]. */
+static int shade_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, gs_diag *d) {
+  uint32_t n = di->hi - di->lo + 1;
+  if (reserve((void **)&b->verts, &b->vert_cap, n, sizeof *b->verts) < 0 ||
+      (di->indexed && reserve((void **)&b->used, &b->used_cap, n / 8 + 1, 1) < 0))
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  memset(b->verts, 0, n * sizeof *b->verts);
+  if (di->indexed) {
+    memset(b->used, 0, n / 8 + 1);
+    for (uint32_t k = 0; k < di->draw.count; k++) {
+      uint32_t v = di->draw.index_type == PTB_INDEX_16
+                       ? (uint32_t)di->draw.indices[2 * k] | (uint32_t)di->draw.indices[2 * k + 1] << 8
+                       : di->draw.indices[k];
+      b->used[(v - di->lo) / 8] |= (uint8_t)(1u << ((v - di->lo) % 8));
+    }
+  }
+  uint32_t batch[16];
+  unsigned nb = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    if (di->indexed && !(b->used[k / 8] >> (k % 8) & 1)) continue;
+    uint32_t i = di->lo + k;
+    r->stats.cs_vertices++;
+    if (b->sh.id == GS_CL_NV_SHADER_STATE) {
+      int rc = fetch_nv_vertex(r, b, p, i, &b->verts[k], d);
+      if (rc < 0) return rc;
+      continue;
+    }
+    batch[nb++] = i;
+    if (nb == 16) {
+      int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
+      if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
+      take_batch_output(b, di, batch, nb);
+      nb = 0;
+    }
+  }
+  if (nb) {
+    int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
+    if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
+    take_batch_output(b, di, batch, nb);
+  }
+  return GS_OK;
+}
+
+static float f32_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* The PTB's view of the binning state records and the shader record. */
+static void make_ptb_state(const cle_state *s, const cle_shader *sh, ptb_state *ps) {
+  ptb_state_init(ps);
+  const cle_item_value *it = s->item;
+  if (it[CLE_CFG].version) {
+    gs_cl_configuration_bits c;
+    gs_cl_unpack_configuration_bits(it[CLE_CFG].values, &c);
+    ps->enable_forward = c.enable_forward_facing, ps->enable_reverse = c.enable_reverse_facing;
+    ps->clockwise = c.clockwise;
+  }
+  if (it[CLE_PSIZE].version) ps->point_size = f32_of(it[CLE_PSIZE].values[0]);
+  if (it[CLE_LWIDTH].version) ps->line_width = f32_of(it[CLE_LWIDTH].values[0]);
+  if (it[CLE_CLIP].version) {
+    gs_cl_clip_window c;
+    gs_cl_unpack_clip_window(it[CLE_CLIP].values, &c);
+    ps->clip_left = (uint16_t)c.left, ps->clip_bottom = (uint16_t)c.bottom;
+    ps->clip_width = (uint16_t)c.width, ps->clip_height = (uint16_t)c.height;
+  }
+  if (it[CLE_VIEWPORT].version) {
+    gs_cl_viewport_offset v;
+    gs_cl_unpack_viewport_offset(it[CLE_VIEWPORT].values, &v);
+    ps->viewport_x = (int16_t)v.x, ps->viewport_y = (int16_t)v.y;
+  }
+  if (it[CLE_ZPLANES].version) {
+    gs_cl_z_min_max_clipping_planes z;
+    gs_cl_unpack_z_min_max_clipping_planes(it[CLE_ZPLANES].values, &z);
+    ps->z_min = z.min_zw, ps->z_max = z.max_zw;
+  }
+  if (it[CLE_XYSCALE].version) {
+    gs_cl_clipper_xy_scaling x;
+    gs_cl_unpack_clipper_xy_scaling(it[CLE_XYSCALE].values, &x);
+    ps->xy_scale_x = x.half_width, ps->xy_scale_y = x.half_height;
+  }
+  if (it[CLE_ZSCALE].version) {
+    gs_cl_clipper_z_scale_and_offset z;
+    gs_cl_unpack_clipper_z_scale_and_offset(it[CLE_ZSCALE].values, &z);
+    ps->z_scale = z.scale, ps->z_offset = z.offset;
+  }
+  /* NV vertices without the clip header carry no Xc..Wc to clip with. */
+  ps->clip_enable = sh->clipping && (sh->id == GS_CL_GL_SHADER_STATE || sh->clip_header);
+  ps->per_vertex_point_size = sh->point_size;
+}
+
+/* Binds the draw with storage large enough for it: the PTB stores a draw
+ * whole or reports which array is full; the draw is then binned again
+ * with that array doubled (nothing of it has been written yet). */
+static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices *vs, const cle_draw *di,
+                            const gs_cl_packet *p, gs_diag *d) {
+  uint32_t prims = ptb_prim_count(di->draw.mode, di->draw.count);
+  uint32_t want_prims = prims + prims / 4 + 16, want_refs = 2 * prims + b->ntiles, want_clips = 16;
+  for (;;) {
+    if (reserve((void **)&b->prims, &b->prim_cap, want_prims, sizeof *b->prims) < 0 ||
+        reserve((void **)&b->refs, &b->ref_cap, want_refs, sizeof *b->refs) < 0 ||
+        reserve((void **)&b->clips, &b->clip_cap, want_clips, sizeof *b->clips) < 0)
+      return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+    ptb_buffers buf = {b->tiles, b->ntiles, b->prims, b->prim_cap, b->clips, b->clip_cap, b->refs, b->ref_cap};
+    ptb_result pr = ptb_bins_init(&b->bins, &b->grid, &buf);
+    if (pr == PTB_OK) pr = ptb_bin_draw(&b->bins, ps, vs, &di->draw, NULL);
+    if (pr == PTB_OK) return GS_OK;
+    uint32_t *grow = pr == PTB_ERR_PRIMS_FULL ? &want_prims : pr == PTB_ERR_REFS_FULL ? &want_refs
+                     : pr == PTB_ERR_CLIPS_FULL ? &want_clips : NULL;
+    if (!grow) return cle_error(d, GS_EINVAL, p->addr, "%s: PTB: %s", p->info->name, ptb_result_string(pr));
+    uint32_t cap = pr == PTB_ERR_PRIMS_FULL ? b->prim_cap : pr == PTB_ERR_REFS_FULL ? b->ref_cap : b->clip_cap;
+    if (cap >= BIN_MAX_CAP)
+      return cle_error(d, GS_ENOMEM, p->addr, "%s: the draw needs more than %u PTB entries (%s)", p->info->name,
+                       BIN_MAX_CAP, ptb_result_string(pr));
+    *grow = cap * 2;
+  }
+}
+
+/* Vertex Array Primitives (33) and Indexed Primitive List (32). */
+static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+  if (!b->configured)
+    return cle_error(d, GS_EINVAL, p->addr, "%s before TILE_BINNING_MODE_CONFIGURATION (112)", p->info->name);
+  if (b->flushed) return cle_error(d, GS_EINVAL, p->addr, "%s after FLUSH: the tile lists are closed", p->info->name);
+  const cle_item_value *shader = &b->st.item[CLE_SHADER];
+  int rc;
+  if (!shader->version || b->sh_version != shader->version) {
+    if ((rc = cle_shader_decode(&r->view, shader, p->addr, &b->sh, d)) < 0) return rc;
+    b->sh_version = shader->version;
+  }
+  cle_draw di;
+  if ((rc = cle_read_draw(r->g, p, &di, d)) < 0) return rc;
+  di.draw.tag = b->draws++;
+  if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
+  if ((rc = shade_vertices(r, b, p, &di, d)) < 0) return rc;
+  ptb_state ps;
+  make_ptb_state(&b->st, &b->sh, &ps);
+  ptb_vertices vs = {b->verts, di.lo, di.hi - di.lo + 1};
+  if ((rc = bin_with_storage(b, &ps, &vs, &di, p, d)) < 0) return rc;
+  /* The tile lists' primitive format: this draw's kind and index width. */
+  unsigned nv = ptb_mode_vertices(di.draw.mode);
+  uint32_t fmt[2] = {nv == 1 ? GS_CL_PRIM_POINTS : nv == 2 ? GS_CL_PRIM_LINES : GS_CL_PRIM_TRIANGLES,
+                     di.hi < 65536 ? GS_CL_DATA_INDEX16 : GS_CL_DATA_INDEX24};
+  cle_state_set(&b->st, CLE_FMT, GS_CL_PRIMITIVE_LIST_FORMAT, fmt);
+  r->stats.prims_binned += b->bins.stats.binned;
+  r->stats.tile_refs += b->bins.stats.tile_refs;
+  if ((rc = write_lists(r, b, d)) < 0) return cle_prefix(d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+  return GS_OK;
+}
+
+/* ---- the thread's packets ---------------------------------------------------- */
+
+int cle_bin_packet(cle_run *r, const gs_cl_packet *p) {
+  gs_diag *d = gs_gpu_diag(r->g);
+  cle_bin *b = get_bin(r);
+  if (!b) return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  switch (p->info->id) {
+  case GS_CL_TILE_BINNING_MODE_CONFIGURATION: return configure(r, b, p, d);
+  case GS_CL_START_TILE_BINNING:
+    /* Every state item reaches a tile list before its first primitive
+     * anyway, so the start only checks the configuration came first. */
+    if (!b->configured)
+      return cle_error(d, GS_EINVAL, p->addr, "START_TILE_BINNING before TILE_BINNING_MODE_CONFIGURATION (112)");
+    return GS_OK;
+  case GS_CL_FLUSH:
+  case GS_CL_FLUSH_ALL_STATE: return flush(b, p, d);
+  case GS_CL_VERTEX_ARRAY_PRIMITIVES:
+  case GS_CL_INDEXED_PRIMITIVE_LIST: return bin_draw(r, b, p, d);
+  case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
+  case GS_CL_VG_INLINE_PRIMITIVES:
+  case GS_CL_VG_INLINE_SHADER_RECORD:
+    return cle_error(d, GS_EINVAL, p->addr, "%s: OpenVG primitives are not modelled by gpusim", p->info->name);
+  default:
+    if (cle_item_of((unsigned)p->info->id) >= 0) {
+      cle_state_apply(&b->st, p);
+      return GS_OK;
+    }
+    return cle_error(d, GS_EINVAL, p->addr, "%s is not a binning-list packet", p->info->name);
+  }
+}
+
+int cle_bin_end(cle_run *r) {
+  cle_bin *b = r->bin;
+  if (b && b->configured && !b->flushed)
+    return gs_diag_set(gs_gpu_diag(r->g), GS_EINVAL,
+                       "the list ended without FLUSH (4): the tile lists have no Return and cannot be rendered");
+  return GS_OK;
+}

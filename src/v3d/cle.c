@@ -1,0 +1,459 @@
+/* cle.c — the control-list executor: the two CLE threads (binning thread 0,
+ * rendering thread 1) walking their lists as CT0/CT1 do, with Branch,
+ * Branch-to-sub-list/Return, Halt, the semaphores between the threads and
+ * a packet budget against loops (reference/vc4.md §4.1); the state records
+ * both threads keep; shader-record decoding; running a vertex or
+ * coordinate shader batch on a QPU (VCD fetch into the VPM input segment,
+ * QPU run, output segment). Thread 0's packets go to binning.c, thread
+ * 1's to render.c. docs/pipeline.md describes the flow.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/pool.h"
+#include "v3d/cle.h"
+
+#define CLE_DEFAULT_PACKETS (1u << 24)
+#define CLE_DEFAULT_DEPTH 2
+#define CLE_MAX_DEPTH 16
+#define CLE_MAX_SEMAPHORE 7 /* CTnCS.CTSEMA is 3 bits (reference §4.8) */
+
+/* ---- messages ------------------------------------------------------------ */
+
+int cle_error(gs_diag *d, int code, gs_addr at, const char *fmt, ...) {
+  char msg[GS_DIAG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return gs_diag_set(d, code, "0x%08x: %s", at, msg);
+}
+
+int cle_prefix(gs_diag *d, int code, const char *fmt, ...) {
+  char pre[GS_DIAG_MAX], old[GS_DIAG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pre, sizeof pre, fmt, ap);
+  va_end(ap);
+  snprintf(old, sizeof old, "%s", d->msg);
+  return gs_diag_set(d, code, "%s%s", pre, old);
+}
+
+/* ---- state records --------------------------------------------------------- */
+
+int cle_item_of(unsigned id) {
+  switch (id) {
+  case GS_CL_PRIMITIVE_LIST_FORMAT: return CLE_FMT;
+  case GS_CL_CONFIGURATION_BITS: return CLE_CFG;
+  case GS_CL_FLAT_SHADE_FLAGS: return CLE_FLAT;
+  case GS_CL_POINT_SIZE: return CLE_PSIZE;
+  case GS_CL_LINE_WIDTH: return CLE_LWIDTH;
+  case GS_CL_RHT_X_BOUNDARY: return CLE_RHT;
+  case GS_CL_DEPTH_OFFSET: return CLE_DOFFSET;
+  case GS_CL_CLIP_WINDOW: return CLE_CLIP;
+  case GS_CL_VIEWPORT_OFFSET: return CLE_VIEWPORT;
+  case GS_CL_GL_SHADER_STATE:
+  case GS_CL_NV_SHADER_STATE:
+  case GS_CL_VG_SHADER_STATE: return CLE_SHADER;
+  case GS_CL_Z_MIN_MAX_CLIPPING_PLANES: return CLE_ZPLANES;
+  case GS_CL_CLIPPER_XY_SCALING: return CLE_XYSCALE;
+  case GS_CL_CLIPPER_Z_SCALE_AND_OFFSET: return CLE_ZSCALE;
+  case GS_CL_TILE_RENDERING_MODE_CONFIGURATION: return CLE_RENDER_CFG;
+  case GS_CL_CLEAR_COLORS: return CLE_CLEAR;
+  default: return -1;
+  }
+}
+
+bool cle_state_set(cle_state *s, int it, unsigned id, const uint32_t *values) {
+  cle_item_value *v = &s->item[it];
+  const gs_cl_format_info *f = gs_cl_packet_info(id);
+  size_t n = f ? f->nfields : 0;
+  if (v->version && v->id == id && memcmp(v->values, values, n * sizeof *values) == 0) return false;
+  memset(v->values, 0, sizeof v->values);
+  memcpy(v->values, values, n * sizeof *values);
+  v->id = (uint8_t)id;
+  v->version = ++s->clock;
+  return true;
+}
+
+bool cle_state_apply(cle_state *s, const gs_cl_packet *p) {
+  int it = cle_item_of((unsigned)p->info->id);
+  return it >= 0 && cle_state_set(s, it, (unsigned)p->info->id, p->values);
+}
+
+gs_cl_prim_format cle_state_fmt(const cle_state *s) {
+  gs_cl_prim_format f = {0, 0};
+  const cle_item_value *v = &s->item[CLE_FMT];
+  if (v->version) {
+    gs_cl_primitive_list_format p;
+    gs_cl_unpack_primitive_list_format(v->values, &p);
+    f.type = (uint8_t)p.prim_type;
+    f.data = (uint8_t)p.data_type;
+  }
+  return f;
+}
+
+/* ---- shader records ------------------------------------------------------ */
+
+/* Rows of a VPM input segment holding `total` bytes per vertex and every
+ * attribute (offset + size) of p; at least 1. */
+static unsigned input_rows(const cle_program *p, unsigned total) {
+  unsigned bytes = total;
+  for (unsigned i = 0; i < p->nattrs; i++)
+    if (p->attrs[i].vpm_offset + p->attrs[i].size > bytes) bytes = p->attrs[i].vpm_offset + p->attrs[i].size;
+  unsigned rows = (bytes + 3) / 4;
+  return rows ? rows : 1;
+}
+
+/* Checks a shader's code (8-byte) and uniforms (4-byte) alignment. */
+static int check_code(gs_diag *d, gs_addr at, const char *rec, const char *which, gs_addr code, gs_addr unif) {
+  if (code & 7)
+    return cle_error(d, GS_EINVAL, at, "%s: %s code address 0x%08x is not 8-byte aligned", rec, which, code);
+  if (unif & 3)
+    return cle_error(d, GS_EINVAL, at, "%s: %s uniforms address 0x%08x is not 4-byte aligned", rec, which, unif);
+  return GS_OK;
+}
+
+/* Reads record r at a, prefixing a fault with the packet address. */
+static int read_record(const gs_cl_view *v, gs_addr at, gs_addr a, int r, uint32_t *values, gs_diag *d) {
+  int rc = gs_cl_decode_record(v, a, gs_cl_record_info(r), values, d);
+  if (rc < 0) return cle_prefix(d, rc, "0x%08x: shader state: ", at);
+  return GS_OK;
+}
+
+static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+  gs_cl_gl_shader_state st;
+  gs_cl_gl_shader_record rec;
+  uint32_t vals[GS_CL_MAX_FIELDS];
+  gs_cl_unpack_gl_shader_state(it->values, &st);
+  sh->record = st.record;
+  int rc = read_record(v, at, st.record, GS_CL_REC_GL_SHADER_RECORD, vals, d);
+  if (rc < 0) return rc;
+  gs_cl_unpack_gl_shader_record(vals, &rec);
+  sh->point_size = rec.point_size, sh->clipping = rec.clipping;
+  sh->nvary = rec.fs_varyings;
+  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
+  sh->vs.code = rec.vs_code, sh->vs.uniforms = rec.vs_uniforms;
+  sh->cs.code = rec.cs_code, sh->cs.uniforms = rec.cs_uniforms;
+  unsigned n = st.attr_arrays ? st.attr_arrays : 8;
+  for (unsigned i = 0; i < n; i++) {
+    gs_cl_gl_attribute_record a;
+    if ((rc = read_record(v, at, st.record + GS_CL_GL_ATTR_OFFSET + 8 * i, GS_CL_REC_GL_ATTRIBUTE_RECORD, vals, d)) < 0)
+      return rc;
+    gs_cl_unpack_gl_attribute_record(vals, &a);
+    uint32_t stride = a.stride;
+    if (st.extended) {
+      gs_cl_gl_extended_stride x;
+      if ((rc = read_record(v, at, st.record + GS_CL_GL_EXT_STRIDE_OFFSET + 4 * i, GS_CL_REC_GL_EXTENDED_STRIDE,
+                            vals, d)) < 0)
+        return rc;
+      gs_cl_unpack_gl_extended_stride(vals, &x);
+      stride = (x.stride_word & ~0xffu) | a.stride; /* KERN's reading (reference §4.5) */
+    }
+    if (rec.vs_attr_select >> i & 1)
+      sh->vs.attrs[sh->vs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.vs_vpm_offset};
+    if (rec.cs_attr_select >> i & 1)
+      sh->cs.attrs[sh->cs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.cs_vpm_offset};
+  }
+  sh->vs.in_rows = input_rows(&sh->vs, rec.vs_attr_size);
+  sh->cs.in_rows = input_rows(&sh->cs, rec.cs_attr_size);
+  sh->vs.out_rows = 3 + (sh->point_size ? 1 : 0) + sh->nvary;
+  sh->cs.out_rows = 7 + (sh->point_size ? 1 : 0);
+  if ((rc = check_code(d, at, "GL_SHADER_RECORD", "vertex shader", rec.vs_code, rec.vs_uniforms)) < 0) return rc;
+  if ((rc = check_code(d, at, "GL_SHADER_RECORD", "coordinate shader", rec.cs_code, rec.cs_uniforms)) < 0)
+    return rc;
+  return check_code(d, at, "GL_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+}
+
+static int decode_nv(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+  gs_cl_nv_shader_state st;
+  gs_cl_nv_shader_record rec;
+  uint32_t vals[GS_CL_MAX_FIELDS];
+  gs_cl_unpack_nv_shader_state(it->values, &st);
+  sh->record = st.record;
+  int rc = read_record(v, at, st.record, GS_CL_REC_NV_SHADER_RECORD, vals, d);
+  if (rc < 0) return rc;
+  gs_cl_unpack_nv_shader_record(vals, &rec);
+  sh->point_size = rec.point_size, sh->clipping = rec.clipping, sh->clip_header = rec.clip_header;
+  sh->nvary = rec.fs_varyings;
+  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
+  sh->vertex_data = rec.vertex_data, sh->vertex_stride = rec.vertex_stride;
+  return check_code(d, at, "NV_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+}
+
+int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+  memset(sh, 0, sizeof *sh);
+  if (!it->version) return cle_error(d, GS_EINVAL, at, "a draw before any shader state (64 or 65)");
+  sh->id = it->id;
+  int rc;
+  switch (it->id) {
+  case GS_CL_GL_SHADER_STATE: rc = decode_gl(v, it, at, sh, d); break;
+  case GS_CL_NV_SHADER_STATE: rc = decode_nv(v, it, at, sh, d); break;
+  default: return cle_error(d, GS_EINVAL, at, "VG shader state (66) is not modelled by gpusim");
+  }
+  if (rc < 0) return rc;
+  if (sh->nvary > 32)
+    return cle_error(d, GS_EINVAL, at, "the shader record at 0x%08x declares %u varyings; at most 32", sh->record,
+                     sh->nvary);
+  return GS_OK;
+}
+
+/* ---- draw records --------------------------------------------------------- */
+
+/* Reads record 32 or 33 into *di; checks the index list. */
+int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *di, gs_diag *d) {
+  memset(di, 0, sizeof *di);
+  if (p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES) {
+    gs_cl_vertex_array_primitives va;
+    gs_cl_unpack_vertex_array_primitives(p->values, &va);
+    di->draw.mode = (ptb_mode)va.mode;
+    di->draw.count = va.length;
+    di->draw.first = va.first_index;
+    di->lo = va.first_index;
+    if (va.length > CLE_MAX_DRAW_VERTICES || (uint64_t)va.first_index + va.length > UINT32_MAX)
+      return cle_error(d, GS_EINVAL, p->addr, "VERTEX_ARRAY_PRIMITIVES: %u vertices from %u: at most %u per draw",
+                       va.length, va.first_index, CLE_MAX_DRAW_VERTICES);
+    di->hi = va.length ? va.first_index + va.length - 1 : va.first_index;
+  } else {
+    gs_cl_indexed_primitive_list ip;
+    gs_cl_unpack_indexed_primitive_list(p->values, &ip);
+    if (ip.index_type > 1)
+      return cle_error(d, GS_EINVAL, p->addr, "INDEXED_PRIMITIVE_LIST: index type %u (0 8-bit, 1 16-bit)",
+                       ip.index_type);
+    unsigned size = ip.index_type ? 2 : 1;
+    if (ip.length > CLE_MAX_DRAW_VERTICES)
+      return cle_error(d, GS_EINVAL, p->addr, "INDEXED_PRIMITIVE_LIST: %u indices: at most %u per draw", ip.length,
+                       CLE_MAX_DRAW_VERTICES);
+    const uint8_t *idx = ip.length ? gs_mem_ptr(g->mem, ip.address, ip.length * size) : NULL;
+    if (ip.length && !idx)
+      return cle_error(d, GS_EFAULT, p->addr, "INDEXED_PRIMITIVE_LIST: the %u indices at 0x%08x are outside allocated "
+                       "GPU memory", ip.length, ip.address);
+    di->indexed = true;
+    di->draw.mode = (ptb_mode)ip.mode;
+    di->draw.index_type = size == 2 ? PTB_INDEX_16 : PTB_INDEX_8;
+    di->draw.indices = idx;
+    di->draw.count = ip.length;
+    di->lo = UINT32_MAX;
+    for (uint32_t i = 0; i < ip.length; i++) {
+      uint32_t v = size == 2 ? (uint32_t)idx[2 * i] | (uint32_t)idx[2 * i + 1] << 8 : idx[i];
+      if (v > ip.max_index)
+        return cle_error(d, GS_EINVAL, p->addr, "INDEXED_PRIMITIVE_LIST: index %u at 0x%08x exceeds max_index %u", v,
+                         ip.address + i * size, ip.max_index);
+      di->lo = v < di->lo ? v : di->lo;
+      di->hi = v > di->hi ? v : di->hi;
+    }
+    if (!ip.length) di->lo = 0;
+  }
+  if (di->draw.mode > PTB_TRIANGLE_FAN)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: primitive mode %u (0..6)", p->info->name, (unsigned)di->draw.mode);
+  return GS_OK;
+}
+
+/* ---- shading a batch ---------------------------------------------------------- */
+
+uint64_t cle_watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
+
+int cle_unit_init(cle_unit *u, int num) {
+  memset(u, 0, sizeof *u);
+  u->num = num;
+  u->q = aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63);
+  u->vpm = malloc(sizeof *u->vpm);
+  if (!u->q || !u->vpm) {
+    cle_unit_free(u);
+    return GS_ENOMEM;
+  }
+  memset(u->vpm, 0, sizeof *u->vpm);
+  return GS_OK;
+}
+
+void cle_unit_free(cle_unit *u) {
+  free(u->q);
+  free(u->vpm);
+  u->q = NULL;
+  u->vpm = NULL;
+}
+
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *what, const uint32_t *idx,
+                    unsigned n) {
+  /* Both segments start zeroed, so what a shader reads or leaves unwritten
+   * never depends on earlier batches (or on the thread count). */
+  memset(&u->vpm->words[CLE_VPM_IN * 16], 0, p->in_rows * 16 * sizeof(uint32_t));
+  memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
+  int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
+  if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch: ", what);
+  gs_qpu *q = u->q;
+  qpu_reset(q, u->num, p->code, p->uniforms, cle_watchdog(g));
+  q->diag = &u->diag;
+  q->vpm.mem = u->vpm;
+  vpm_set_window(q, CLE_VPM_IN, p->in_rows);
+  vpm_set_write_window(q, CLE_VPM_OUT, p->out_rows);
+  rc = qpu_run_to_end(g, q);
+  if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);
+  return GS_OK;
+}
+
+/* ---- the two threads ---------------------------------------------------------- */
+
+enum { TH_RUNNING, TH_BLOCKED, TH_ENDED };
+
+typedef struct cle_thread {
+  int index;                      /* 0 binning, 1 rendering */
+  gs_addr cur, end;               /* CTnCA, CTnEA */
+  gs_addr stack[CLE_MAX_DEPTH];   /* return addresses of open sub-lists */
+  int depth;
+  uint64_t packets;
+  unsigned sem;                   /* increments the other thread made */
+  int status;
+} cle_thread;
+
+static const char *const thread_names[2] = {"binning", "rendering"};
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Executes the control-flow packets itself; hands the others to the
+ * thread's unit. Returns GS_OK (p handled, th->cur set) or an error. */
+static int exec_packet(cle_run *r, cle_thread *th, cle_thread *other, const gs_cl_packet *p, gs_diag *d) {
+  gs_cl_branch br;
+  th->cur = p->next;
+  switch (p->info->id) {
+  case GS_CL_HALT:
+    th->status = TH_ENDED;
+    return GS_OK;
+  case GS_CL_NOP:
+    return GS_OK;
+  case GS_CL_BRANCH:
+    gs_cl_unpack_branch(p->values, &br);
+    th->cur = br.address;
+    return GS_OK;
+  case GS_CL_BRANCH_TO_SUB_LIST:
+    if (th->depth >= r->opt.max_depth)
+      return cle_error(d, GS_EINVAL, p->addr, "BRANCH_TO_SUB_LIST nests sub-lists deeper than %d levels",
+                       r->opt.max_depth);
+    gs_cl_unpack_branch(p->values, &br);
+    th->stack[th->depth++] = p->next;
+    th->cur = br.address;
+    return GS_OK;
+  case GS_CL_RETURN_FROM_SUB_LIST:
+    if (th->depth > 0) th->cur = th->stack[--th->depth]; /* ignored with no sub-list open (RG) */
+    return GS_OK;
+  case GS_CL_INCREMENT_SEMAPHORE:
+    if (other->sem >= CLE_MAX_SEMAPHORE)
+      return cle_error(d, GS_EINVAL, p->addr, "INCREMENT_SEMAPHORE: the %s thread's semaphore already counts %d "
+                       "(the 3-bit counter would overflow)", thread_names[other->index], CLE_MAX_SEMAPHORE);
+    other->sem++;
+    return GS_OK;
+  case GS_CL_WAIT_ON_SEMAPHORE:
+    if (th->sem == 0) {
+      th->cur = p->addr; /* blocked: the packet runs again when resumed */
+      th->status = TH_BLOCKED;
+      return GS_OK;
+    }
+    th->sem--;
+    return GS_OK;
+  default:
+    return th->index ? cle_render_packet(r, p) : cle_bin_packet(r, p);
+  }
+}
+
+/* Runs thread th until it ends, halts or waits on its semaphore. */
+static int run_thread(cle_run *r, cle_thread *th, cle_thread *other, gs_diag *d) {
+  unsigned mode = th->index ? GS_CL_MODE_R : GS_CL_MODE_B;
+  th->status = TH_RUNNING;
+  while (th->status == TH_RUNNING) {
+    if (th->depth == 0 && th->cur == th->end) {
+      th->status = TH_ENDED;
+      break;
+    }
+    if (th->packets >= r->opt.max_packets)
+      return cle_error(d, GS_EINVAL, th->cur, "more than %u packets without reaching the end 0x%08x (a loop?)",
+                       r->opt.max_packets, th->end);
+    const uint8_t *b = gs_cl_view_ptr(&r->view, th->cur, 1);
+    const gs_cl_format_info *f = b ? gs_cl_packet_info(b[0]) : NULL;
+    if (f && !(f->mode & mode))
+      return cle_error(d, GS_EINVAL, th->cur, "%s (%d) is a %s-list packet", f->name, f->id,
+                       f->mode == GS_CL_MODE_B ? "binning" : "rendering");
+    gs_cl_prim_format fmt = th->index ? cle_render_fmt(r) : cle_bin_fmt(r);
+    gs_cl_packet p;
+    int rc = gs_cl_decode(&r->view, th->cur, &fmt, th->depth == 0 && th->cur < th->end ? th->end : 0, &p, d);
+    if (rc < 0) return rc;
+    gs_addr here = th->cur;
+    if ((rc = exec_packet(r, th, other, &p, d)) < 0) return rc;
+    if (th->status != TH_BLOCKED || th->cur != here) {
+      th->packets++;
+      r->stats.packets[th->index]++;
+    }
+  }
+  return GS_OK;
+}
+
+/* Runs both threads to their ends, thread 0 first; a thread that waits
+ * on its semaphore lets the other run. Tiles recorded by thread 1 are
+ * rendered whenever it stops, before thread 0 continues. */
+static int run_threads(cle_run *r, cle_thread th[2], gs_diag *d) {
+  for (;;) {
+    int progress = 0;
+    for (int t = 0; t < 2; t++) {
+      if (th[t].status == TH_ENDED) continue;
+      uint64_t before = th[t].packets;
+      double t0 = now_seconds();
+      int rc = run_thread(r, &th[t], &th[1 - t], d);
+      if (rc >= 0 && t == 1) rc = cle_render_flush(r, th[1].status == TH_ENDED);
+      if (rc >= 0 && t == 0 && th[0].status == TH_ENDED) rc = cle_bin_end(r);
+      double dt = now_seconds() - t0;
+      if (t == 0) r->stats.bin_seconds += dt;
+      else r->stats.render_seconds += dt;
+      if (rc < 0) return cle_prefix(d, rc, "%s list: ", thread_names[t]);
+      if (th[t].packets != before || th[t].status == TH_ENDED) progress = 1;
+    }
+    if (th[0].status == TH_ENDED && th[1].status == TH_ENDED) return GS_OK;
+    if (!progress) {
+      if (th[0].status == TH_BLOCKED && th[1].status == TH_BLOCKED)
+        return gs_diag_set(d, GS_EDEADLOCK,
+                           "both control-list threads wait on their semaphores: binning at 0x%08x, rendering at "
+                           "0x%08x",
+                           th[0].cur, th[1].cur);
+      int t = th[0].status == TH_BLOCKED ? 0 : 1;
+      return gs_diag_set(d, GS_EDEADLOCK,
+                         "%s list: 0x%08x: WAIT_ON_SEMAPHORE waits forever: the %s thread has ended without "
+                         "incrementing it",
+                         thread_names[t], th[t].cur, thread_names[1 - t]);
+    }
+  }
+}
+
+int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
+                     const gs_v3d_options *opt, gs_v3d_stats *stats) {
+  gs_diag *d = gs_gpu_diag(g);
+  gs_diag_clear(d);
+  cle_run r;
+  memset(&r, 0, sizeof r);
+  r.g = g;
+  r.view.mem = g->mem;
+  if (opt) r.opt = *opt;
+  if (r.opt.threads == 0) r.opt.threads = gs_cpu_count();
+  if (r.opt.max_packets == 0) r.opt.max_packets = CLE_DEFAULT_PACKETS;
+  if (r.opt.max_depth <= 0) r.opt.max_depth = CLE_DEFAULT_DEPTH;
+  if (r.opt.max_depth > CLE_MAX_DEPTH) r.opt.max_depth = CLE_MAX_DEPTH;
+  if (r.opt.n_fs_interp && !r.opt.fs_interp)
+    return gs_diag_set(d, GS_EARG, "v3d.run: %u fs_interp entries but no array", r.opt.n_fs_interp);
+  cle_thread th[2];
+  memset(th, 0, sizeof th);
+  th[0] = (cle_thread){.index = 0, .cur = bin_start, .end = bin_end};
+  th[1] = (cle_thread){.index = 1, .cur = render_start, .end = render_end};
+  int rc = run_threads(&r, th, d);
+  cle_bin_free(&r);
+  cle_render_free(&r);
+  if (stats) *stats = r.stats;
+  return rc;
+}
+
+int gs_v3d_run(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
+               const gs_v3d_options *opt) {
+  return gs_v3d_run_stats(g, bin_start, bin_end, render_start, render_end, opt, NULL);
+}

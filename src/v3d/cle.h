@@ -1,0 +1,191 @@
+/* cle.h — the control-list executor (CLE) inside: what its three files
+ * share. cle.c walks the lists of both threads (branches, sub-lists,
+ * semaphores, budgets), keeps the state records, decodes shader records
+ * and runs vertex and coordinate shaders on a QPU; binning.c is thread 0's
+ * work (coordinate shading, the PTB, writing tile lists); render.c is
+ * thread 1's (planning tiles, then rendering them in parallel). The
+ * public interface is include/gpusim/v3d.h; docs/pipeline.md explains the
+ * flow and the choices.
+ *
+ * Packets are always decoded through the one packet table (src/v3d/cl.h):
+ * a packet's values arrive as gs_cl_packet.values and are read with the
+ * table's typed unpackers (gs_cl_unpack_<packet>).
+ */
+#ifndef GS_V3D_CLE_H
+#define GS_V3D_CLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "gpusim/cl.h"
+#include "gpusim/v3d.h"
+#include "v3d/cl.h"
+#include "v3d/ptb.h"
+#include "v3d/v3d.h"
+#include "v3d/vcd.h"
+
+/* ---- state records -------------------------------------------------------
+ * The CLE keeps the latest values of each state record. Items before
+ * CLE_TILE_LIST_ITEMS are the ones the binning pass copies into tile lists,
+ * in the order docs/control-lists.md gives ("The tile lists gpusim's PTB
+ * writes", step 2). */
+enum cle_item {
+  CLE_FMT,          /* 56 Primitive List Format */
+  CLE_CFG,          /* 96 Configuration Bits */
+  CLE_FLAT,         /* 97 Flat Shade Flags */
+  CLE_PSIZE,        /* 98 Point Size */
+  CLE_LWIDTH,       /* 99 Line Width */
+  CLE_RHT,          /* 100 RHT X Boundary */
+  CLE_DOFFSET,      /* 101 Depth Offset */
+  CLE_CLIP,         /* 102 Clip Window */
+  CLE_VIEWPORT,     /* 103 Viewport Offset */
+  CLE_SHADER,       /* 64 GL, 65 NV or 66 VG Shader State */
+  CLE_TILE_LIST_ITEMS,
+  CLE_ZPLANES = CLE_TILE_LIST_ITEMS, /* 104 Z min/max Clipping Planes */
+  CLE_XYSCALE,      /* 105 Clipper XY Scaling */
+  CLE_ZSCALE,       /* 106 Clipper Z Scale and Offset */
+  CLE_RENDER_CFG,   /* 113 Tile Rendering Mode Configuration */
+  CLE_CLEAR,        /* 114 Clear Colors */
+  CLE_ITEMS
+};
+
+typedef struct cle_item_value {
+  uint32_t version;                   /* 0: never set; else bumps when the values change */
+  uint8_t id;                         /* the packet that set it */
+  uint32_t values[GS_CL_MAX_FIELDS];  /* as the table decodes them */
+} cle_item_value;
+
+typedef struct cle_state {
+  cle_item_value item[CLE_ITEMS];
+  uint32_t clock;                     /* last version handed out */
+} cle_state;
+
+/* The item a packet ID sets, or -1 if it is not a state record. */
+int cle_item_of(unsigned id);
+/* Records packet p (a state record) in s. Returns true if the values
+ * differ from what the item held (its version then changes). */
+bool cle_state_apply(cle_state *s, const gs_cl_packet *p);
+/* Sets item `it` from raw values (as packet `id` would). */
+bool cle_state_set(cle_state *s, int it, unsigned id, const uint32_t *values);
+/* The Primitive List Format in force ({0, 0} if none). */
+gs_cl_prim_format cle_state_fmt(const cle_state *s);
+
+/* ---- shaders ---------------------------------------------------------------- */
+
+/* Where a vertex or coordinate shader finds its data in the VPM: the
+ * input segment (VCD-loaded attributes) at CLE_VPM_IN, the output segment
+ * (its shaded vertices) at CLE_VPM_OUT; each shader addresses both from
+ * Y = 0 (reference §2.1). */
+#define CLE_VPM_IN 0u
+#define CLE_VPM_OUT 64u
+#define CLE_MAX_ATTRS 8
+
+/* A vertex or coordinate shader of a GL shader record. */
+typedef struct cle_program {
+  gs_addr code, uniforms;
+  vcd_attr attrs[CLE_MAX_ATTRS];
+  unsigned nattrs;
+  unsigned in_rows;   /* rows of the input segment */
+  unsigned out_rows;  /* rows it writes: 7 or 8 (CS), 3 [+1] + varyings (VS) */
+} cle_program;
+
+/* A decoded shader state (64 GL or 65 NV). */
+typedef struct cle_shader {
+  unsigned id;                   /* GS_CL_GL_SHADER_STATE or GS_CL_NV_SHADER_STATE */
+  gs_addr record;
+  bool point_size;               /* shaded vertices carry a point size */
+  bool clipping;                 /* the record enables clipping */
+  bool clip_header;              /* NV: Xc..Wc precede each vertex */
+  unsigned nvary;                /* fragment shader varyings */
+  gs_addr fs_code, fs_uniforms;
+  cle_program vs, cs;            /* GL */
+  gs_addr vertex_data;           /* NV */
+  unsigned vertex_stride;        /* NV */
+} cle_shader;
+
+/* Decodes the shader state item (with the record it points to) into *sh.
+ * Errors name the packet address `at` and the record. */
+int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d);
+
+/* One QPU with what a shader run needs: the binning thread has one, each
+ * rendering worker another. */
+typedef struct cle_unit {
+  gs_qpu *q;           /* 64-byte aligned */
+  gs_vpm *vpm;         /* its own VPM */
+  gs_diag diag;        /* its errors */
+  int num;             /* QPU number in messages */
+} cle_unit;
+
+/* Allocates / frees a unit's QPU and VPM. */
+int cle_unit_init(cle_unit *u, int num);
+void cle_unit_free(cle_unit *u);
+
+/* Shades the vertices idx[0..n) (n <= 16) with program p: the VCD loads
+ * their attributes into the input segment, the QPU runs the shader alone.
+ * Vertex i's output word r is then u->vpm->words[(CLE_VPM_OUT + r) * 16 + i].
+ * Errors (in u->diag) name the shader and the QPU's message. */
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *what, const uint32_t *idx,
+                    unsigned n);
+
+/* The instruction budget of one shader run. */
+uint64_t cle_watchdog(const gs_gpu *g);
+
+/* ---- draw records ----------------------------------------------------------- */
+
+#define CLE_MAX_DRAW_VERTICES (1u << 24) /* vertices or indices one draw may hold */
+
+/* A Vertex Array Primitives (33) or Indexed Primitive List (32) record. */
+typedef struct cle_draw {
+  ptb_draw draw;      /* mode, indices (a host pointer into GPU memory), count, first */
+  uint32_t lo, hi;    /* smallest and largest vertex index it uses */
+  bool indexed;
+} cle_draw;
+
+/* Reads record p into *dr, checking the index list is in memory and no
+ * index exceeds the record's maximum index. */
+int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *dr, gs_diag *d);
+
+/* ---- the run ------------------------------------------------------------------ */
+
+struct cle_bin;
+struct cle_render;
+
+typedef struct cle_run {
+  gs_gpu *g;
+  gs_cl_view view;            /* all of GPU memory */
+  gs_v3d_options opt;
+  gs_v3d_stats stats;
+  struct cle_bin *bin;        /* thread 0's work (binning.c) */
+  struct cle_render *render;  /* thread 1's work (render.c) */
+} cle_run;
+
+/* Thread 0: a packet that is neither control flow nor a semaphore. */
+int cle_bin_packet(cle_run *r, const gs_cl_packet *p);
+/* Thread 0 reached its end: checks the tile lists were flushed. */
+int cle_bin_end(cle_run *r);
+void cle_bin_free(cle_run *r);
+/* The format to decode thread 0's compressed lists with (none). */
+gs_cl_prim_format cle_bin_fmt(const cle_run *r);
+
+/* Thread 1: records a packet for the tiles (state, loads, 115, stores,
+ * primitives). */
+int cle_render_packet(cle_run *r, const gs_cl_packet *p);
+/* Renders the tiles recorded so far (in parallel) and forgets them; until
+ * the thread has `ended`, a tile it is still inside is kept for later. */
+int cle_render_flush(cle_run *r, bool ended);
+void cle_render_free(cle_run *r);
+gs_cl_prim_format cle_render_fmt(const cle_run *r);
+
+/* Records "0x<at>: <msg>" in d, with msg formatted; returns code. */
+int cle_error(gs_diag *d, int code, gs_addr at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Puts a formatted prefix before the message already in d; returns code. */
+int cle_prefix(gs_diag *d, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

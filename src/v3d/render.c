@@ -1,0 +1,844 @@
+/* render.c — CLE thread 1, the rendering pass (reference/vc4.md §4.1, §10
+ * "Rendering pass"). The thread's walk (cle.c) hands every packet here;
+ * this file first *plans*: it keeps the state as the list leaves it and
+ * cuts the packets into tile jobs, one per Tile Coordinates (115) record,
+ * each with the state at its start. The jobs then run in parallel
+ * (core/pool.h), each worker with its own QPU, VPM, tile buffer and error
+ * message: per job the tile buffer is cleared, loads apply at 115, state
+ * and primitives replay — vertex shaders (or NV vertices), PSE setup and
+ * rasterisation within the tile and the clip window, early Z, fragment
+ * shaders per 4x4 batch with the VC4 payload, tile-buffer tests and
+ * writes — and stores write the frame buffer. A job depends only on its
+ * packets and its start state, so the frame is the same for any thread
+ * count. docs/pipeline.md gives the rules and the choices.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/pool.h"
+#include "v3d/cle.h"
+#include "v3d/pse.h"
+#include "v3d/tlb.h"
+
+#define RENDER_CHUNK 64        /* primitives whose vertices are shaded together */
+#define RENDER_MAX_LOADS 4     /* loads pending before a 115 */
+#define RENDER_MAX_WORKERS 64  /* gs_parallel_for's thread limit */
+#define CLEAR_Z_DEFAULT 0xFFFFFFu
+
+/* One tile job: its packets and the state it starts from. */
+typedef struct cle_job {
+  uint8_t x, y;         /* tile coordinates */
+  uint32_t first, count; /* its packets in cle_render.pk */
+  uint32_t snap;        /* its start state in cle_render.snap */
+} cle_job;
+
+/* A rendering worker: everything one host thread needs for a tile. */
+typedef struct cle_worker {
+  cle_unit unit;        /* QPU, VPM, diag */
+  gs_tlb tlb;
+  pse_coverage cov;
+  pse_batch batch;
+  pse_prim prim;
+  uint32_t vidx[RENDER_CHUNK * 3];  /* sorted distinct vertex indices of a chunk */
+  pse_vertex vert[RENDER_CHUNK * 3];/* their shaded vertices */
+  gs_v3d_stats stats;   /* counts only */
+} cle_worker;
+
+typedef struct cle_render {
+  cle_state st;                 /* the state as the walk leaves it */
+  gs_cl_packet pending[RENDER_MAX_LOADS]; /* loads waiting for a 115 */
+  unsigned npending;
+  bool open;                    /* the last job may still grow */
+  gs_cl_packet *pk;
+  uint32_t npk, pk_cap;
+  cle_state *snap;
+  uint32_t nsnap, snap_cap;
+  cle_job *jobs;
+  uint32_t njobs, job_cap;
+  cle_worker **workers;
+  unsigned nworkers;
+} cle_render;
+
+/* ---- storage ----------------------------------------------------------------- */
+
+static int grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap) return GS_OK;
+  uint32_t c = *cap ? *cap * 2 : 64;
+  while (c < n) c *= 2;
+  void *q = realloc(*p, (size_t)c * size);
+  if (!q) return GS_ENOMEM;
+  *p = q;
+  *cap = c;
+  return GS_OK;
+}
+
+static cle_render *get_render(cle_run *r) {
+  if (!r->render) r->render = calloc(1, sizeof *r->render);
+  return r->render;
+}
+
+void cle_render_free(cle_run *r) {
+  cle_render *rd = r->render;
+  if (!rd) return;
+  for (unsigned i = 0; i < rd->nworkers; i++) {
+    if (!rd->workers[i]) continue;
+    cle_unit_free(&rd->workers[i]->unit);
+    free(rd->workers[i]);
+  }
+  free(rd->workers);
+  free(rd->pk);
+  free(rd->snap);
+  free(rd->jobs);
+  free(rd);
+  r->render = NULL;
+}
+
+gs_cl_prim_format cle_render_fmt(const cle_run *r) {
+  gs_cl_prim_format f = {0, 0};
+  return r->render ? cle_state_fmt(&r->render->st) : f;
+}
+
+/* ---- frames -------------------------------------------------------------------- */
+
+/* Record 113's and 28/29's memory format codes (0 raster, 1 T, 2 LT). */
+static int layout_of(uint32_t code, tiling_layout *out) {
+  static const tiling_layout by_code[3] = {TILING_RASTER, TILING_T, TILING_LT};
+  if (code > 2) return GS_EINVAL;
+  *out = by_code[code];
+  return GS_OK;
+}
+
+/* The frame a store or load of packet p moves the tile to or from: 113's
+ * buffer for 24/25, else p's own address and formats with 113's size. */
+static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs_diag *d) {
+  if (!st->item[CLE_RENDER_CFG].version)
+    return cle_error(d, GS_EINVAL, p->addr, "%s before TILE_RENDERING_MODE_CONFIGURATION (113)", p->info->name);
+  gs_cl_tile_rendering_mode_configuration c;
+  gs_cl_unpack_tile_rendering_mode_configuration(st->item[CLE_RENDER_CFG].values, &c);
+  memset(f, 0, sizeof *f);
+  f->width = c.width, f->height = c.height;
+  f->decimate = TLB_SAMPLE0;
+  uint32_t mem_format = c.memory_format, pixel_format = 0;
+  f->address = c.address;
+  f->format = tlb_format_from_113(c.color_format);
+  if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL) {
+    gs_cl_store_tile_buffer_general s;
+    gs_cl_unpack_store_tile_buffer_general(p->values, &s);
+    f->address = s.address, mem_format = s.format, pixel_format = s.pixel_format;
+    f->decimate = s.mode == 1 ? TLB_DECIMATE4 : TLB_SAMPLE0;
+  } else if (p->info->id == GS_CL_LOAD_TILE_BUFFER_GENERAL) {
+    gs_cl_load_tile_buffer_general s;
+    gs_cl_unpack_load_tile_buffer_general(p->values, &s);
+    f->address = s.address, mem_format = s.format, pixel_format = s.pixel_format;
+  }
+  if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL || p->info->id == GS_CL_LOAD_TILE_BUFFER_GENERAL) {
+    if (pixel_format > 2) return cle_error(d, GS_EINVAL, p->addr, "%s: pixel format 3 is reserved", p->info->name);
+    f->format = pixel_format; /* 28/29 use the TLB_* order (reference §3.8) */
+  }
+  if (layout_of(mem_format, &f->layout) < 0)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: memory format 3 is reserved", p->info->name);
+  return GS_OK;
+}
+
+/* Which buffers a store (or load) moves: bit 0 colour, bit 1 Z/stencil. */
+static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
+  unsigned buffer;
+  switch (p->info->id) {
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF: *out = 1; return GS_OK;
+  case GS_CL_STORE_TILE_BUFFER_GENERAL: {
+    gs_cl_store_tile_buffer_general s;
+    gs_cl_unpack_store_tile_buffer_general(p->values, &s);
+    buffer = s.buffer;
+    break;
+  }
+  case GS_CL_LOAD_TILE_BUFFER_GENERAL: {
+    gs_cl_load_tile_buffer_general s;
+    gs_cl_unpack_load_tile_buffer_general(p->values, &s);
+    buffer = s.buffer;
+    if (buffer == 1 && s.disable_color_load) buffer = 0;
+    if (buffer == 2 && s.disable_zs_load) buffer = 0;
+    break;
+  }
+  default:
+    return cle_error(d, GS_EINVAL, p->addr, "%s: full-resolution tile dumps are not modelled by gpusim",
+                     p->info->name);
+  }
+  switch (buffer) {
+  case 0: *out = 0; return GS_OK;
+  case 1: *out = 1; return GS_OK;
+  case 2: case 3: *out = 2; return GS_OK; /* Z only stores the Z/stencil word too (docs/pipeline.md) */
+  default:
+    return cle_error(d, GS_EINVAL, p->addr, "%s: buffer %u (%s) is not modelled by gpusim", p->info->name, buffer,
+                     buffer == 4 ? "VG mask" : buffer == 5 ? "full dump" : "reserved");
+  }
+}
+
+/* Checks, before any tile runs, that the frame of store or load p lies in
+ * allocated memory, so that a bad address fails before anything is
+ * written. */
+static int check_frame(cle_run *r, const cle_state *st, const gs_cl_packet *p, gs_diag *d) {
+  unsigned buffers = 0;
+  tlb_frame f;
+  int rc = buffers_of(p, &buffers, d);
+  if (rc < 0 || buffers == 0) return rc;
+  if ((rc = frame_of(st, p, &f, d)) < 0) return rc;
+  for (unsigned b = 1; b <= 2; b++) {
+    if (!(buffers & b)) continue;
+    unsigned cpp = b == 2 || f.format == TLB_RGBA8888 ? 4 : 2;
+    uint32_t size = tiling_size(f.layout, f.width, f.height, cpp);
+    if (!gs_mem_ptr(r->g->mem, f.address, size))
+      return cle_error(d, GS_EFAULT, p->addr, "%s: the %ux%u %s buffer at 0x%08x (%u bytes) is outside allocated "
+                       "GPU memory", p->info->name, f.width, f.height, b == 2 ? "Z/stencil" : "colour", f.address,
+                       size);
+  }
+  return GS_OK;
+}
+
+/* ---- planning ------------------------------------------------------------------ */
+
+static int append_packet(cle_render *rd, const gs_cl_packet *p, gs_diag *d) {
+  if (grow((void **)&rd->pk, &rd->pk_cap, rd->npk + 1, sizeof *rd->pk) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  rd->pk[rd->npk++] = *p;
+  rd->jobs[rd->njobs - 1].count++;
+  return GS_OK;
+}
+
+/* Tile Coordinates (115): starts a job, or continues the open one when it
+ * is the same tile (a tile rendered in several steps keeps its tile
+ * buffer, as KERN's load-store-load sequences need). Pending loads go
+ * into the job just before the 115 that executes them. */
+static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, gs_diag *d) {
+  gs_cl_tile_coordinates tc;
+  gs_cl_unpack_tile_coordinates(p->values, &tc);
+  if (!rd->st.item[CLE_RENDER_CFG].version)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_COORDINATES before TILE_RENDERING_MODE_CONFIGURATION (113)");
+  gs_cl_tile_rendering_mode_configuration c;
+  gs_cl_unpack_tile_rendering_mode_configuration(rd->st.item[CLE_RENDER_CFG].values, &c);
+  uint32_t tiles_x = (c.width + 63) / 64, tiles_y = (c.height + 63) / 64;
+  if (tc.column >= tiles_x || tc.row >= tiles_y)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_COORDINATES (%u, %u) outside the %ux%u tiles of the %ux%u frame",
+                     tc.column, tc.row, tiles_x, tiles_y, c.width, c.height);
+  cle_job *last = rd->njobs ? &rd->jobs[rd->njobs - 1] : NULL;
+  if (!(rd->open && last->x == tc.column && last->y == tc.row)) {
+    if (grow((void **)&rd->jobs, &rd->job_cap, rd->njobs + 1, sizeof *rd->jobs) < 0 ||
+        grow((void **)&rd->snap, &rd->snap_cap, rd->nsnap + 1, sizeof *rd->snap) < 0)
+      return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+    rd->snap[rd->nsnap] = rd->st;
+    rd->jobs[rd->njobs++] = (cle_job){(uint8_t)tc.column, (uint8_t)tc.row, rd->npk, 0, rd->nsnap++};
+    rd->open = true;
+    r->stats.tiles++;
+  }
+  for (unsigned i = 0; i < rd->npending; i++) {
+    int rc = append_packet(rd, &rd->pending[i], d);
+    if (rc < 0) return rc;
+  }
+  rd->npending = 0;
+  return append_packet(rd, p, d);
+}
+
+/* Record 113: what gpusim can render. */
+static int check_render_config(const gs_cl_packet *p, gs_diag *d) {
+  gs_cl_tile_rendering_mode_configuration c;
+  gs_cl_unpack_tile_rendering_mode_configuration(p->values, &c);
+  if (c.ms4x || c.color64 || c.vg_mask || c.coverage_mode)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: %s is not modelled by gpusim",
+                     c.ms4x ? "4x multisampling" : c.color64 ? "64-bit colour" : c.vg_mask ? "the VG mask buffer"
+                                                                                        : "coverage mode");
+  if (c.memory_format > 2)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: memory format 3 is reserved");
+  if (c.color_format > 2)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: colour format 3 is reserved");
+  if (c.width == 0 || c.height == 0 || c.width > 4096 || c.height > 4096)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: a %ux%u frame (1..4096 pixels a side)",
+                     c.width, c.height);
+  return GS_OK;
+}
+
+int cle_render_packet(cle_run *r, const gs_cl_packet *p) {
+  gs_diag *d = gs_gpu_diag(r->g);
+  cle_render *rd = get_render(r);
+  if (!rd) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  int rc, id = p->info->id;
+  switch (id) {
+  case GS_CL_TILE_COORDINATES: return tile_coordinates(r, rd, p, d);
+  case GS_CL_LOAD_TILE_BUFFER_GENERAL:
+  case GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER:
+    if ((rc = check_frame(r, &rd->st, p, d)) < 0) return rc;
+    if (rd->npending == RENDER_MAX_LOADS)
+      return cle_error(d, GS_EINVAL, p->addr, "%s: more than %d loads before a TILE_COORDINATES", p->info->name,
+                       RENDER_MAX_LOADS);
+    rd->pending[rd->npending++] = *p;
+    return GS_OK;
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF:
+  case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER:
+  case GS_CL_STORE_TILE_BUFFER_GENERAL:
+    if (!rd->open) return cle_error(d, GS_EINVAL, p->addr, "%s before any TILE_COORDINATES (115)", p->info->name);
+    if ((rc = check_frame(r, &rd->st, p, d)) < 0) return rc;
+    return append_packet(rd, p, d);
+  case GS_CL_COMPRESSED_PRIMITIVE_LIST:
+  case GS_CL_CLIPPED_PRIMITIVE:
+  case GS_CL_VERTEX_ARRAY_PRIMITIVES:
+  case GS_CL_INDEXED_PRIMITIVE_LIST:
+    if (!rd->open) return cle_error(d, GS_EINVAL, p->addr, "%s before any TILE_COORDINATES (115)", p->info->name);
+    return append_packet(rd, p, d);
+  case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
+  case GS_CL_VG_INLINE_PRIMITIVES:
+  case GS_CL_VG_INLINE_SHADER_RECORD:
+    return cle_error(d, GS_EINVAL, p->addr, "%s: OpenVG primitives are not modelled by gpusim", p->info->name);
+  default:
+    if (cle_item_of((unsigned)id) < 0)
+      return cle_error(d, GS_EINVAL, p->addr, "%s is not a rendering-list packet", p->info->name);
+    if (id == GS_CL_TILE_RENDERING_MODE_CONFIGURATION && (rc = check_render_config(p, d)) < 0) return rc;
+    cle_state_apply(&rd->st, p);
+    return rd->open ? append_packet(rd, p, d) : GS_OK;
+  }
+}
+
+/* ---- a tile: derived state ----------------------------------------------------- */
+
+/* What the primitives of a tile need, derived from the state records. */
+typedef struct tile_ctx {
+  cle_run *r;
+  cle_worker *w;
+  gs_diag *d;
+  cle_state st;
+  bool dirty;                  /* the state changed since `pse` was derived */
+  pse_state pse;
+  bool early_z;
+  cle_shader sh;
+  uint32_t sh_version;
+  unsigned x, y;               /* tile coordinates */
+  gs_cl_packet pending[RENDER_MAX_LOADS];
+  unsigned npending;
+} tile_ctx;
+
+static float f32_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Re-derives the PSE and TLB state and the shader after a state change. */
+static int derive(tile_ctx *tc, gs_addr at) {
+  const cle_item_value *it = tc->st.item;
+  gs_cl_tile_rendering_mode_configuration rc113;
+  gs_cl_unpack_tile_rendering_mode_configuration(it[CLE_RENDER_CFG].values, &rc113);
+  if (!it[CLE_SHADER].version || tc->sh_version != it[CLE_SHADER].version) {
+    int rc = cle_shader_decode(&tc->r->view, &it[CLE_SHADER], at, &tc->sh, tc->d);
+    if (rc < 0) return rc;
+    tc->sh_version = it[CLE_SHADER].version;
+  }
+  pse_state *ps = &tc->pse;
+  pse_state_init(ps, (uint16_t)rc113.width, (uint16_t)rc113.height);
+  gs_cl_configuration_bits cfg = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = TLB_ALWAYS};
+  if (it[CLE_CFG].version) gs_cl_unpack_configuration_bits(it[CLE_CFG].values, &cfg);
+  ps->config = (cfg.enable_forward_facing ? PSE_CFG_FORWARD : 0) | (cfg.enable_reverse_facing ? PSE_CFG_REVERSE : 0) |
+               (cfg.clockwise ? PSE_CFG_CLOCKWISE : 0) | (cfg.enable_depth_offset ? PSE_CFG_DEPTH_OFFSET : 0);
+  tlb_set_depth(&tc->w->tlb, cfg.depth_func, (int)cfg.z_updates);
+  tc->early_z = cfg.early_z && !rc113.early_z_disable;
+  if (it[CLE_VIEWPORT].version) {
+    gs_cl_viewport_offset v;
+    gs_cl_unpack_viewport_offset(it[CLE_VIEWPORT].values, &v);
+    ps->vp_x = (int16_t)v.x, ps->vp_y = (int16_t)v.y;
+  }
+  if (it[CLE_CLIP].version) {
+    gs_cl_clip_window c;
+    gs_cl_unpack_clip_window(it[CLE_CLIP].values, &c);
+    ps->clip_left = (uint16_t)c.left, ps->clip_bottom = (uint16_t)c.bottom;
+    ps->clip_width = (uint16_t)c.width, ps->clip_height = (uint16_t)c.height;
+  }
+  if (it[CLE_PSIZE].version) ps->point_size = f32_of(it[CLE_PSIZE].values[0]);
+  if (it[CLE_LWIDTH].version) ps->line_width = f32_of(it[CLE_LWIDTH].values[0]);
+  if (it[CLE_DOFFSET].version) { /* F187 values are float bits; the PSE takes their top half */
+    ps->depth_offset_factor = (uint16_t)(it[CLE_DOFFSET].values[0] >> 16);
+    ps->depth_offset_units = (uint16_t)(it[CLE_DOFFSET].values[1] >> 16);
+  }
+  ps->per_vertex_point_size = tc->sh.point_size;
+  ps->nvary = (uint8_t)tc->sh.nvary;
+  pse_state_set_flat_flags(ps, it[CLE_FLAT].version ? it[CLE_FLAT].values[0] : 0);
+  const gs_v3d_options *o = &tc->r->opt;
+  for (unsigned k = 0; k < o->n_fs_interp; k++) {
+    if (o->fs_interp[k].fs_code != tc->sh.fs_code) continue;
+    for (unsigned i = 0; i < tc->sh.nvary; i++)
+      if (o->fs_interp[k].mode[i] >= 1 && o->fs_interp[k].mode[i] <= 3) ps->interp[i] = o->fs_interp[k].mode[i];
+    break;
+  }
+  tc->dirty = false;
+  return GS_OK;
+}
+
+/* ---- a tile: fragment shading ------------------------------------------------------ */
+
+/* What a fragment shader's TLB and varying accesses reach. */
+typedef struct fs_ctx {
+  gs_gpu *g;
+  gs_tlb *t;
+  const pse_batch *b;
+  unsigned next_vary;
+  uint32_t x[16], y[16], rev[16];
+} fs_ctx;
+
+static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
+  fs_ctx *f = ctx;
+  if (f->next_vary >= f->b->nfifo)
+    return qpu_fault(f->g, q, GS_EHANG, "varying read %u, but the primitive sets up only %u (the read would wait "
+                     "forever)", f->next_vary + 1, f->b->nfifo);
+  unsigned k = f->next_vary++;
+  for (int i = 0; i < 16; i++) {
+    vp->f[i] = f->b->vp[k][i];
+    c->f[i] = f->b->c[k];
+  }
+  return GS_OK;
+}
+
+/* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
+ * updates for the colour writes after it (reference §3.6). */
+static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
+  fs_ctx *f = ctx;
+  uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
+  switch (addr) {
+  case QPU_W_TLB_STENCIL: tlb_stencil_setup(f->t, v->u[0]); return GS_OK;
+  case QPU_W_TLB_Z: tlb_z_write(f->t, f->x, f->y, v->u, f->rev, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_MS: /* one sample per write; non-multisample tiles have one */
+  case QPU_W_TLB_COLOUR_ALL: tlb_colour_write(f->t, f->x, f->y, v->u, coverage, lanes, -1); return GS_OK;
+  default: return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask: not modelled by gpusim");
+  }
+}
+
+static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
+  fs_ctx *f = ctx;
+  if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
+    tlb_colour_load(f->t, f->x, f->y, r4->u, QPU_ALL_LANES, 0);
+    return GS_OK;
+  }
+  return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads are not modelled by gpusim",
+                   sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
+}
+
+/* Runs the fragment shader on one 4x4 block of w->prim. */
+static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
+  cle_worker *w = tc->w;
+  fs_ctx f = {tc->r->g, &w->tlb, &w->batch, 0, {0}, {0}, {0}};
+  uint32_t cov[16];
+  uint16_t mask = blk->mask;
+  for (int l = 0; l < 16; l++) {
+    f.x[l] = blk->x + PSE_LANE_DX(l);
+    f.y[l] = blk->y + PSE_LANE_DY(l);
+    cov[l] = mask >> l & 1;
+  }
+  if (tc->early_z) {
+    uint32_t z[16];
+    pse_block_depth(&w->prim, blk, z);
+    tlb_z_test(&w->tlb, f.x, f.y, z, cov, mask);
+    mask = 0;
+    for (int l = 0; l < 16; l++) mask |= (uint16_t)((cov[l] & 1) << l);
+    if (!mask) return GS_OK;
+  }
+  pse_batch *b = &w->batch;
+  pse_batch_setup(&w->prim, blk, b);
+  for (int l = 0; l < 16; l++) f.rev[l] = b->reverse;
+  gs_qpu *q = w->unit.q;
+  qpu_reset(q, w->unit.num, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
+  qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
+  q->diag = &w->unit.diag;
+  q->vpm.mem = w->unit.vpm;
+  q->shader_io = &io;
+  for (int l = 0; l < 16; l++) {
+    q->reg[QREG_RA0 + 15].f[l] = b->w[l];
+    q->reg[QREG_RB0 + 15].u[l] = b->z[l];
+    q->payload[QPU_PAYLOAD_X].u[l] = f.x[l];
+    q->payload[QPU_PAYLOAD_Y].u[l] = f.y[l];
+    q->payload[QPU_PAYLOAD_MS].u[l] = mask >> l & 1;
+    q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
+  }
+  tlb_begin_batch(&w->tlb);
+  int rc = qpu_run_to_end(tc->r->g, q);
+  q->shader_io = NULL;
+  if (rc < 0)
+    return cle_prefix(tc->d, rc, "0x%08x: fragment shader at 0x%08x (uniforms 0x%08x), block (%u, %u): ", at,
+                      tc->sh.fs_code, tc->sh.fs_uniforms, blk->x, blk->y);
+  w->stats.fs_batches++;
+  for (int l = 0; l < 16; l++) w->stats.fragments += mask >> l & 1;
+  return GS_OK;
+}
+
+/* Sets up primitive v[0..n) and shades every block it covers in the tile. */
+static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_addr at) {
+  cle_worker *w = tc->w;
+  pse_result pr = n == 3 ? pse_setup_triangle(&tc->pse, v[0], v[1], v[2], &w->prim)
+                  : n == 2 ? pse_setup_line(&tc->pse, v[0], v[1], &w->prim)
+                           : pse_setup_point(&tc->pse, v[0], &w->prim);
+  if (pr != PSE_DRAW) return GS_OK;
+  w->stats.prims_drawn++;
+  int nb = pse_rasterize_tile(&w->prim, (int)tc->x, (int)tc->y, &w->cov);
+  for (int i = 0; i < nb; i++) {
+    int rc = shade_block(tc, &w->cov.block[i], at);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
+}
+
+/* ---- a tile: vertices -------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Position of index i in the chunk's sorted distinct indices. */
+static unsigned vertex_slot(const cle_worker *w, unsigned n, uint32_t i) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (w->vidx[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Reads pre-shaded NV vertex i (reference §4.6) into *v. */
+static int fetch_nv(tile_ctx *tc, uint32_t i, pse_vertex *v, gs_addr at) {
+  const cle_shader *sh = &tc->sh;
+  unsigned head = sh->clip_header ? 4 : 0, words = 3 + (sh->point_size ? 1 : 0) + sh->nvary;
+  uint64_t a = (uint64_t)sh->vertex_data + (uint64_t)i * sh->vertex_stride + 4 * head;
+  const uint8_t *src = a <= UINT32_MAX ? gs_mem_ptr(tc->r->g->mem, (gs_addr)a, words * 4) : NULL;
+  if (!src)
+    return cle_error(tc->d, GS_EFAULT, at, "NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory", i,
+                     (unsigned long long)a, words * 4);
+  uint32_t buf[4 + PSE_MAX_VARYINGS];
+  memcpy(buf, src, words * 4);
+  pse_vertex_unpack(buf, 1, sh->point_size, (int)sh->nvary, v);
+  return GS_OK;
+}
+
+/* Shades (GL) or fetches (NV) the n distinct vertices in w->vidx. */
+static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
+  cle_worker *w = tc->w;
+  const cle_shader *sh = &tc->sh;
+  w->stats.vs_vertices += n;
+  if (sh->id == GS_CL_NV_SHADER_STATE) {
+    for (unsigned k = 0; k < n; k++) {
+      int rc = fetch_nv(tc, w->vidx[k], &w->vert[k], at);
+      if (rc < 0) return rc;
+    }
+    return GS_OK;
+  }
+  for (unsigned k = 0; k < n; k += 16) {
+    unsigned m = n - k < 16 ? n - k : 16;
+    int rc = cle_shade_batch(tc->r->g, &w->unit, &sh->vs, "vertex shader", &w->vidx[k], m);
+    if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: ", at);
+    for (unsigned i = 0; i < m; i++)
+      pse_vertex_unpack(&w->unit.vpm->words[CLE_VPM_OUT * 16 + i], 16, sh->point_size, (int)sh->nvary,
+                        &w->vert[k + i]);
+  }
+  return GS_OK;
+}
+
+/* A clipped primitive's record (49): which vertices it replaces. */
+typedef struct clip_info {
+  gs_addr record;
+  unsigned mask;
+} clip_info;
+
+/* Builds vertex k of a clipped primitive from its record: Xs, Ys, Zs and
+ * 1/Wc as stored; varyings as the record's weights of the original
+ * vertices' (perspective-correct, docs/binning.md), flat ones from the
+ * original provoking vertex. */
+static int clipped_vertex(tile_ctx *tc, const clip_info *ci, unsigned k, const pse_vertex *const *orig, unsigned n,
+                          pse_vertex *out, gs_addr at) {
+  uint32_t vals[GS_CL_MAX_FIELDS];
+  int rc = gs_cl_decode_record(&tc->r->view, ci->record + k * GS_CL_CLIPPED_VERTEX_SIZE,
+                               gs_cl_record_info(GS_CL_REC_CLIPPED_VERTEX), vals, tc->d);
+  if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: CLIPPED_PRIMITIVE: ", at);
+  gs_cl_clipped_vertex cv;
+  gs_cl_unpack_clipped_vertex(vals, &cv);
+  *out = *orig[k];
+  out->xs = (int16_t)cv.xs, out->ys = (int16_t)cv.ys;
+  out->zs = cv.zs, out->inv_wc = cv.inv_wc;
+  const double coef[3] = {cv.coeff0, cv.coeff1, n == 3 ? cv.coeff2 : 0.0};
+  const pse_vertex *provoking = orig[tc->pse.provoking_first ? 0 : n - 1];
+  for (unsigned i = 0; i < tc->sh.nvary; i++) {
+    if (tc->pse.interp[i] == PSE_INTERP_CONSTANT) {
+      out->vary[i] = provoking->vary[i];
+      continue;
+    }
+    double s = 0.0;
+    for (unsigned j = 0; j < n; j++) s += coef[j] * (double)orig[j]->vary[i];
+    out->vary[i] = (float)s;
+  }
+  return GS_OK;
+}
+
+/* Draws prims[0..n) of nv vertices each: shades their distinct vertices
+ * together, then sets up and rasterises each in order. */
+static int draw_chunk(tile_ctx *tc, const gs_cl_prim *prims, unsigned n, unsigned nv, const clip_info *ci,
+                      gs_addr at) {
+  cle_worker *w = tc->w;
+  unsigned m = 0;
+  for (unsigned p = 0; p < n; p++)
+    for (unsigned k = 0; k < nv; k++) w->vidx[m++] = prims[p].v[k];
+  qsort(w->vidx, m, sizeof *w->vidx, cmp_u32);
+  unsigned distinct = 0;
+  for (unsigned k = 0; k < m; k++)
+    if (distinct == 0 || w->vidx[distinct - 1] != w->vidx[k]) w->vidx[distinct++] = w->vidx[k];
+  int rc = shade_chunk(tc, distinct, at);
+  if (rc < 0) return rc;
+  for (unsigned p = 0; p < n; p++) {
+    const pse_vertex *v[3];
+    pse_vertex clipped[3];
+    for (unsigned k = 0; k < nv; k++) v[k] = &w->vert[vertex_slot(w, distinct, prims[p].v[k])];
+    if (ci) {
+      const pse_vertex *orig[3] = {v[0], v[1], v[2]};
+      for (unsigned k = 0; k < nv; k++) {
+        if (!(ci->mask >> k & 1)) continue;
+        if ((rc = clipped_vertex(tc, ci, k, orig, nv, &clipped[k], at)) < 0) return rc;
+        v[k] = &clipped[k];
+      }
+    }
+    if ((rc = draw_prim(tc, v, nv, at)) < 0) return rc;
+  }
+  return GS_OK;
+}
+
+/* Compressed Primitive List (48) or Clipped Primitive (49): reads the
+ * compressed list in chunks and draws them. */
+static int draw_compressed(tile_ctx *tc, const gs_cl_packet *p) {
+  gs_cl_prim_format fmt = cle_state_fmt(&tc->st);
+  int nv = gs_cl_prim_vertices(&fmt, tc->d);
+  if (nv < 0) return cle_prefix(tc->d, nv, "0x%08x: %s: ", p->addr, p->info->name);
+  if (fmt.data == GS_CL_DATA_XY)
+    return cle_error(tc->d, GS_EINVAL, p->addr, "%s: XY-coordinate (VG) lists are not modelled by gpusim",
+                     p->info->name);
+  clip_info ci, *cip = NULL;
+  if (p->info->id == GS_CL_CLIPPED_PRIMITIVE) {
+    gs_cl_clipped_primitive c;
+    gs_cl_unpack_clipped_primitive(p->values, &c);
+    ci = (clip_info){c.record, c.clip_v0 | c.clip_v1 << 1 | c.clip_v2 << 2};
+    cip = &ci;
+  }
+  gs_cl_prim_reader rdr;
+  gs_cl_prim_reader_init(&rdr, &tc->r->view, &fmt, p->tail);
+  gs_cl_prim chunk[RENDER_CHUNK];
+  unsigned n = 0;
+  while (!rdr.done) {
+    gs_cl_prim_item it;
+    int rc = gs_cl_prim_read(&rdr, &it, tc->d);
+    if (rc < 0) return rc;
+    if (it.kind == GS_CL_ITEM_PRIM) chunk[n++] = it.prim;
+    if (n == RENDER_CHUNK || (rdr.done && n)) {
+      if ((rc = draw_chunk(tc, chunk, n, (unsigned)nv, cip, p->addr)) < 0) return rc;
+      n = 0;
+    }
+  }
+  return GS_OK;
+}
+
+/* Vertex Array Primitives (33) or Indexed Primitive List (32) inside a
+ * tile: drawn into this tile directly, without binning. */
+static int draw_direct(tile_ctx *tc, const gs_cl_packet *p) {
+  cle_draw dr;
+  int rc = cle_read_draw(tc->r->g, p, &dr, tc->d);
+  if (rc < 0) return rc;
+  unsigned nv = ptb_mode_vertices(dr.draw.mode);
+  uint32_t total = ptb_prim_count(dr.draw.mode, dr.draw.count);
+  gs_cl_prim chunk[RENDER_CHUNK];
+  unsigned n = 0;
+  for (uint32_t k = 0; k < total; k++) {
+    ptb_assemble(&dr.draw, k, chunk[n].v);
+    if (++n == RENDER_CHUNK || k + 1 == total) {
+      if ((rc = draw_chunk(tc, chunk, n, nv, NULL, p->addr)) < 0) return rc;
+      n = 0;
+    }
+  }
+  return GS_OK;
+}
+
+/* ---- a tile: loads and stores ------------------------------------------------------ */
+
+/* A store (24, 25, 28): writes the buffers, then clears what the store
+ * does not keep (reference §3.7). */
+static int store(tile_ctx *tc, const gs_cl_packet *p) {
+  unsigned buffers = 0;
+  tlb_frame f;
+  gs_mem *mem = tc->r->g->mem;
+  int rc = buffers_of(p, &buffers, tc->d);
+  if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
+  if (rc >= 0 && (buffers & 1)) rc = tlb_store_colour(&tc->w->tlb, mem, &f, tc->d);
+  if (rc >= 0 && (buffers & 2)) rc = tlb_store_zs(&tc->w->tlb, mem, &f, tc->d);
+  if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+  int clear_colour = 1, clear_zs = 1;
+  if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL) {
+    gs_cl_store_tile_buffer_general s;
+    gs_cl_unpack_store_tile_buffer_general(p->values, &s);
+    clear_colour = !s.disable_color_clear, clear_zs = !s.disable_zs_clear;
+  }
+  tlb_clear(&tc->w->tlb, clear_colour, clear_zs);
+  return GS_OK;
+}
+
+/* The loads pending at a 115 execute now. */
+static int run_loads(tile_ctx *tc) {
+  for (unsigned i = 0; i < tc->npending; i++) {
+    const gs_cl_packet *p = &tc->pending[i];
+    unsigned buffers = 0;
+    tlb_frame f;
+    gs_mem *mem = tc->r->g->mem;
+    int rc = buffers_of(p, &buffers, tc->d);
+    if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
+    if (rc >= 0 && (buffers & 1)) rc = tlb_load_colour(&tc->w->tlb, mem, &f, tc->d);
+    if (rc >= 0 && (buffers & 2)) rc = tlb_load_zs(&tc->w->tlb, mem, &f, tc->d);
+    if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+  }
+  tc->npending = 0;
+  return GS_OK;
+}
+
+/* Applies the Clear Colors record to the tile buffer's clear values. */
+static void set_clear_values(tile_ctx *tc) {
+  gs_cl_clear_colors c = {0, 0, CLEAR_Z_DEFAULT, 0, 0};
+  if (tc->st.item[CLE_CLEAR].version) gs_cl_unpack_clear_colors(tc->st.item[CLE_CLEAR].values, &c);
+  tlb_set_clear(&tc->w->tlb, c.color0, c.zs, (uint8_t)c.stencil);
+}
+
+/* ---- a tile job ---------------------------------------------------------------------- */
+
+static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
+  switch (p->info->id) {
+  case GS_CL_TILE_COORDINATES: return run_loads(tc);
+  case GS_CL_LOAD_TILE_BUFFER_GENERAL:
+  case GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER:
+    tc->pending[tc->npending++] = *p; /* at most RENDER_MAX_LOADS: the planner counted */
+    return GS_OK;
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF:
+  case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER:
+  case GS_CL_STORE_TILE_BUFFER_GENERAL: return store(tc, p);
+  case GS_CL_COMPRESSED_PRIMITIVE_LIST:
+  case GS_CL_CLIPPED_PRIMITIVE:
+  case GS_CL_VERTEX_ARRAY_PRIMITIVES:
+  case GS_CL_INDEXED_PRIMITIVE_LIST: {
+    int rc;
+    if (tc->dirty && (rc = derive(tc, p->addr)) < 0) return rc;
+    int direct = p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES || p->info->id == GS_CL_INDEXED_PRIMITIVE_LIST;
+    return direct ? draw_direct(tc, p) : draw_compressed(tc, p);
+  }
+  default:
+    if (cle_state_apply(&tc->st, p)) {
+      tc->dirty = true;
+      if (p->info->id == GS_CL_CLEAR_COLORS) set_clear_values(tc);
+    }
+    return GS_OK;
+  }
+}
+
+/* Renders job j on worker w. */
+static int run_job(cle_run *r, cle_worker *w, const cle_job *j, tile_ctx *tc) {
+  cle_render *rd = r->render;
+  memset(tc, 0, sizeof *tc);
+  tc->r = r, tc->w = w, tc->d = &w->unit.diag;
+  tc->st = rd->snap[j->snap];
+  tc->dirty = true;
+  tc->x = j->x, tc->y = j->y;
+  tlb_init(&w->tlb, 0);
+  set_clear_values(tc);
+  tlb_clear(&w->tlb, 1, 1);
+  tlb_begin_tile(&w->tlb, j->x, j->y);
+  for (uint32_t k = 0; k < j->count; k++) {
+    int rc = run_packet(tc, &rd->pk[j->first + k]);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
+}
+
+typedef struct wave_ctx {
+  cle_run *r;
+  uint32_t base;  /* first job of the wave */
+} wave_ctx;
+
+static int job_fn(void *ctx, unsigned index, unsigned worker) {
+  wave_ctx *wc = ctx;
+  cle_render *rd = wc->r->render;
+  cle_worker *w = rd->workers[worker];
+  const cle_job *j = &rd->jobs[wc->base + index];
+  tile_ctx tc;
+  gs_diag_clear(&w->unit.diag);
+  int rc = run_job(wc->r, w, j, &tc);
+  if (rc < 0) return cle_prefix(&w->unit.diag, rc, "tile (%u, %u): ", j->x, j->y);
+  return GS_OK;
+}
+
+static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
+  if (rd->workers) return GS_OK;
+  rd->workers = calloc(n, sizeof *rd->workers);
+  if (!rd->workers) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  rd->nworkers = n;
+  for (unsigned i = 0; i < n; i++) {
+    rd->workers[i] = calloc(1, sizeof *rd->workers[i]);
+    if (!rd->workers[i] || cle_unit_init(&rd->workers[i]->unit, (int)i) < 0)
+      return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  }
+  return GS_OK;
+}
+
+/* The end of the wave that starts at job i: jobs of one wave render
+ * different tiles, so they can run in any order; a tile's second job
+ * waits for the next wave. */
+static uint32_t wave_end(const cle_render *rd, uint32_t i, uint32_t n, uint8_t *seen) {
+  uint32_t j = i;
+  for (; j < n; j++) {
+    unsigned t = (unsigned)rd->jobs[j].y * 256u + rd->jobs[j].x;
+    if (seen[t / 8] >> (t % 8) & 1) break;
+    seen[t / 8] |= (uint8_t)(1u << (t % 8));
+  }
+  for (uint32_t k = i; k < j; k++) {
+    unsigned t = (unsigned)rd->jobs[k].y * 256u + rd->jobs[k].x;
+    seen[t / 8] &= (uint8_t)~(1u << (t % 8));
+  }
+  return j;
+}
+
+int cle_render_flush(cle_run *r, bool ended) {
+  cle_render *rd = r->render;
+  gs_diag *d = gs_gpu_diag(r->g);
+  if (!rd || rd->njobs == 0) return GS_OK;
+  /* While the thread waits inside a tile, that job may still grow. */
+  uint32_t n = rd->njobs;
+  bool keep_open = rd->open && !ended;
+  if (keep_open) n--;
+  unsigned threads = r->opt.threads < RENDER_MAX_WORKERS ? r->opt.threads : RENDER_MAX_WORKERS;
+  int rc = make_workers(rd, threads, d);
+  if (rc < 0) return rc;
+  uint8_t *seen = calloc(256 * 256 / 8, 1);
+  if (!seen) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  for (uint32_t i = 0; i < n && rc >= 0;) {
+    uint32_t j = wave_end(rd, i, n, seen);
+    wave_ctx wc = {r, i};
+    unsigned fw = 0;
+    rc = gs_parallel_for(threads, j - i, job_fn, &wc, &fw);
+    if (rc < 0) gs_diag_set(d, rc, "%s", rd->workers[fw]->unit.diag.msg);
+    i = j;
+  }
+  free(seen);
+  for (unsigned i = 0; i < rd->nworkers; i++) {
+    gs_v3d_stats *s = &rd->workers[i]->stats;
+    r->stats.vs_vertices += s->vs_vertices, r->stats.prims_drawn += s->prims_drawn;
+    r->stats.fs_batches += s->fs_batches, r->stats.fragments += s->fragments;
+    memset(s, 0, sizeof *s);
+  }
+  if (rc < 0) return rc;
+  /* Forget the rendered jobs; keep the open one. */
+  if (keep_open) {
+    cle_job j = rd->jobs[n];
+    memmove(rd->pk, rd->pk + j.first, j.count * sizeof *rd->pk);
+    rd->snap[0] = rd->snap[j.snap];
+    rd->jobs[0] = (cle_job){j.x, j.y, 0, j.count, 0};
+    rd->njobs = rd->nsnap = 1;
+    rd->npk = j.count;
+  } else {
+    rd->njobs = rd->nsnap = rd->npk = 0;
+    rd->open = false;
+  }
+  return GS_OK;
+}

@@ -1,0 +1,767 @@
+/* test_cle.c — the control-list executor and the two passes: hand-written
+ * binning and rendering lists (written with the control-list writer) draw
+ * NV-mode triangles with pre-shaded vertices and GL-mode triangles with
+ * coordinate, vertex and fragment shaders in QPU assembly. Expected pixels
+ * come from the test's own arithmetic: the exact area of a rectangle, the
+ * fill rule of docs/rasterization.md evaluated per pixel, the barycentric
+ * formula, which of two depths is nearer. Also: the frame is byte-identical
+ * for 1, 2 and 4 threads, and malformed lists and faulting shaders give
+ * errors naming the place. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "gpusim/qpu.h"
+#include "gpusim/v3d.h"
+#include "v3d/cl.h"
+
+/* ---- fragment, vertex and coordinate shaders ------------------------------ */
+
+/* Writes one constant colour. */
+static const char fs_constant[] =
+    "    ldi r0, 0xff336699       # the colour word: R 0x99, G 0x66, B 0x33, A 0xff\n"
+    "    mov tlb_colour_all, r0   # to every covered pixel\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop ; nop ; sbdone\n";
+
+/* Adds 1 to the pixel: the frame then counts how often each pixel was shaded. */
+static const char fs_count[] =
+    "    nop ; nop ; loadc        # r4 = the tile buffer's colour\n"
+    "    ldi r1, 1\n"
+    "    add tlb_colour_all, r4, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Writes the interpolated varying's float bits as the pixel word. */
+static const char fs_varying[] =
+    "    fmul r0, vary, ra15      # VP x W; r5 = C from here on\n"
+    "    fadd r0, r0, r5          # + C: the varying at this pixel\n"
+    "    mov tlb_colour_all, r0\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Depth test with the interpolated Z, then the draw's colour (a uniform). */
+static const char fs_depth[] =
+    "    mov tlb_z, rb15          # Z test: failing lanes drop out of MS_FLAGS\n"
+    "    mov r0, unif             # this draw's colour\n"
+    "    mov tlb_colour_all, r0   # written where the test passed\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Reads a varying the primitive does not have: the read would wait forever. */
+static const char fs_bad_varying[] =
+    "    mov r0, vary\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Attributes per vertex: x, y (pixels), z, v. Clip space is pixel space
+ * with W = 1, so Xs = 16 x and 1/Wc = 1. */
+static const char cs_pixels[] =
+    "    ldi vr_setup, 0x00401a00 # VPM read: 4 rows from Y = 0\n"
+    "    ldi vw_setup, 0x00001a00 # VPM write: rows from Y = 0\n"
+    "    mov r0, vpm              # x\n"
+    "    mov r1, vpm              # y\n"
+    "    mov r2, vpm              # z\n"
+    "    mov r3, vpm              # v (read: every loaded row is consumed)\n"
+    "    fmul r3, r0, 16.0\n"
+    "    ftoi ra0.16a, r3         # Xs, 12.4\n"
+    "    fmul r3, r1, 16.0\n"
+    "    ftoi ra0.16b, r3         # Ys, 12.4\n"
+    "    mov vpm, r0              # row 0 Xc\n"
+    "    mov vpm, r1              # row 1 Yc\n"
+    "    mov vpm, r2              # row 2 Zc\n"
+    "    mov vpm, 1.0             # row 3 Wc\n"
+    "    mov vpm, ra0             # row 4 Ys | Xs\n"
+    "    mov vpm, r2              # row 5 Zs\n"
+    "    mov vpm, 1.0             # row 6 1/Wc\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+static const char vs_pixels[] =
+    "    ldi vr_setup, 0x00401a00\n"
+    "    ldi vw_setup, 0x00001a00\n"
+    "    mov r0, vpm              # x\n"
+    "    mov r1, vpm              # y\n"
+    "    mov r2, vpm              # z\n"
+    "    mov r3, vpm              # v\n"
+    "    fmul r0, r0, 16.0\n"
+    "    ftoi ra0.16a, r0         # Xs\n"
+    "    fmul r1, r1, 16.0\n"
+    "    ftoi ra0.16b, r1         # Ys\n"
+    "    nop                      # ra0 is readable 2 instructions after its write\n"
+    "    mov vpm, ra0             # row 0 Ys | Xs\n"
+    "    mov vpm, r2              # row 1 Zs\n"
+    "    mov vpm, 1.0             # row 2 1/Wc\n"
+    "    mov vpm, r3              # row 3 the varying\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* A coordinate shader that reads its uniforms (at an address the test
+ * leaves unallocated). */
+static const char cs_bad_uniform[] =
+    "    mov r0, unif\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* ---- building frames --------------------------------------------------------- */
+
+typedef struct frame {
+  gs_gpu *g;
+  gs_mem *m;
+  uint32_t width, height, tx, ty;
+  gs_addr fb, tile_alloc, tsda, bin, render, unif;
+  gs_addr bin_end, render_end;
+  gs_cl_writer w;  /* the binning list */
+  gs_diag d;
+} frame;
+
+static gs_addr alloc(frame *f, uint32_t n, uint32_t align) {
+  gs_addr a;
+  assert_int_equal(gs_mem_alloc(f->m, n, align, &a, NULL), GS_OK);
+  return a;
+}
+
+static gs_addr put_bytes(frame *f, const void *p, uint32_t n, uint32_t align) {
+  gs_addr a = alloc(f, n, align);
+  assert_int_equal(gs_mem_write(f->m, a, p, n, NULL), GS_OK);
+  return a;
+}
+
+static gs_addr put_code(frame *f, const char *src) {
+  uint64_t *w;
+  size_t n;
+  if (gs_qpu_asm(src, "shader.s", 0, &w, &n, &f->d) < 0) fail_msg("%s", f->d.msg);
+  gs_addr a = put_bytes(f, w, (uint32_t)(8 * n), 8);
+  free(w);
+  return a;
+}
+
+static void check(frame *f, int rc) {
+  if (rc < 0) fail_msg("%s", f->d.msg);
+}
+
+static void frame_init(frame *f, uint32_t width, uint32_t height) {
+  memset(f, 0, sizeof *f);
+  gs_gpu_config cfg = {0};
+  cfg.mem_limit = 16u << 20;
+  f->g = gs_gpu_new(&cfg);
+  assert_non_null(f->g);
+  f->m = gs_gpu_mem(f->g);
+  f->width = width, f->height = height;
+  f->tx = (width + 63) / 64, f->ty = (height + 63) / 64;
+  f->fb = alloc(f, width * height * 4, 16);
+  f->tile_alloc = alloc(f, 256u << 10, 256);
+  f->tsda = alloc(f, 48 * f->tx * f->ty, 16);
+  f->bin = alloc(f, 8192, 16);
+  f->render = alloc(f, 8192, 16);
+  f->unif = alloc(f, 64, 16);
+}
+
+static void frame_free(frame *f) { gs_gpu_free(f->g); }
+
+/* Starts the binning list: 112, 6, the clip window and configuration
+ * bits (both faces, depth function `func`, Z writes `zw`, early Z `ez`). */
+static void bin_begin(frame *f, unsigned func, unsigned zw, unsigned ez) {
+  gs_cl_writer_init(&f->w, f->m, f->bin, 8192);
+  gs_cl_tile_binning_mode_configuration c = {.tile_alloc = f->tile_alloc, .tile_alloc_size = 256u << 10,
+                                             .tsda = f->tsda, .width_tiles = f->tx, .height_tiles = f->ty,
+                                             .auto_init_tsda = 1};
+  check(f, gs_cl_emit_tile_binning_mode_configuration(&f->w, &c, &f->d));
+  check(f, gs_cl_put_id(&f->w, GS_CL_START_TILE_BINNING, NULL, &f->d));
+  gs_cl_clip_window cw = {0, 0, f->width, f->height};
+  check(f, gs_cl_emit_clip_window(&f->w, &cw, &f->d));
+  gs_cl_configuration_bits cb = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = func,
+                                 .z_updates = zw, .early_z = ez, .early_z_updates = ez};
+  check(f, gs_cl_emit_configuration_bits(&f->w, &cb, &f->d));
+}
+
+static void bin_finish(frame *f) {
+  check(f, gs_cl_put_id(&f->w, GS_CL_INCREMENT_SEMAPHORE, NULL, &f->d));
+  check(f, gs_cl_put_id(&f->w, GS_CL_FLUSH, NULL, &f->d));
+  f->bin_end = f->w.cur;
+}
+
+static void bin_arrays(frame *f, unsigned mode, uint32_t n, uint32_t first) {
+  gs_cl_vertex_array_primitives va = {mode, n, first};
+  check(f, gs_cl_emit_vertex_array_primitives(&f->w, &va, &f->d));
+}
+
+/* An NV shader record (reference §4.6) for vertices of `nvary` varyings. */
+static gs_addr nv_record(frame *f, gs_addr fs, gs_addr fs_unif, gs_addr verts, unsigned nvary) {
+  gs_cl_nv_shader_record r = {.fs_single_threaded = 1, .vertex_stride = (uint32_t)(12 + 4 * nvary),
+                              .fs_varyings = nvary, .fs_code = fs, .fs_uniforms = fs_unif, .vertex_data = verts};
+  uint8_t b[16];
+  check(f, gs_cl_pack_nv_shader_record(b, sizeof b, &r, &f->d));
+  return put_bytes(f, b, sizeof b, 16);
+}
+
+static void bin_nv_shader(frame *f, gs_addr rec) {
+  gs_cl_nv_shader_state s = {rec};
+  check(f, gs_cl_emit_nv_shader_state(&f->w, &s, &f->d));
+}
+
+/* Pre-shaded NV vertices: (x, y) in pixels (multiples of 1/16), Zs, 1/Wc = 1. */
+typedef struct nv_vertex {
+  int16_t xs, ys;
+  float zs, inv_wc;
+} nv_vertex;
+
+static gs_addr nv_vertices(frame *f, const double (*xy)[2], unsigned n, float z) {
+  nv_vertex v[16];
+  for (unsigned i = 0; i < n; i++)
+    v[i] = (nv_vertex){(int16_t)lround(xy[i][0] * 16), (int16_t)lround(xy[i][1] * 16), z, 1.0f};
+  return put_bytes(f, v, (uint32_t)(n * sizeof v[0]), 16);
+}
+
+/* The rendering list: clear values, 113, then per tile 115, (the first
+ * tile waits on the semaphore), Branch-to-sub-list into the tile's list and
+ * a store (the last with end of frame). */
+static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f->m, f->render, 8192);
+  gs_cl_clear_colors cc = {clear, clear, clear_z, 0, 0};
+  check(f, gs_cl_emit_clear_colors(&w, &cc, &f->d));
+  gs_cl_tile_rendering_mode_configuration rc = {.address = f->fb, .width = f->width, .height = f->height,
+                                                .color_format = 1};
+  check(f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f->d));
+  for (uint32_t y = 0; y < f->ty; y++)
+    for (uint32_t x = 0; x < f->tx; x++) {
+      gs_cl_tile_coordinates tc = {x, y};
+      check(f, gs_cl_emit_tile_coordinates(&w, &tc, &f->d));
+      if (x == 0 && y == 0) check(f, gs_cl_put_id(&w, GS_CL_WAIT_ON_SEMAPHORE, NULL, &f->d));
+      gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
+      check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
+      int last = x + 1 == f->tx && y + 1 == f->ty;
+      check(f, gs_cl_put_id(&w, last ? GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF
+                                     : GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER, NULL, &f->d));
+    }
+  f->render_end = w.cur;
+}
+
+static int run(frame *f, unsigned threads) {
+  gs_v3d_options o = {0};
+  o.threads = threads;
+  return gs_v3d_run(f->g, f->bin, f->bin_end, f->render, f->render_end, &o);
+}
+
+static void run_ok(frame *f, unsigned threads) {
+  if (run(f, threads) < 0) fail_msg("%s", gs_gpu_error(f->g));
+}
+
+static uint32_t pixel(frame *f, uint32_t x, uint32_t y) {
+  uint32_t v;
+  assert_int_equal(gs_mem_read(f->m, f->fb + 4 * (y * f->width + x), &v, 4, NULL), GS_OK);
+  return v;
+}
+
+/* ---- the fill rule, from docs/rasterization.md, per pixel ------------------- */
+
+/* Is the centre of pixel (px, py) covered by the triangle with absolute
+ * 12.4 corners x[], y[]? Edges of the counter-clockwise triangle own their
+ * samples when they run downwards (left edges) or are horizontal running
+ * to larger x (the interior at larger y). */
+static int fill_rule_covers(const int32_t xin[3], const int32_t yin[3], int px, int py) {
+  int32_t x[3] = {xin[0], xin[1], xin[2]}, y[3] = {yin[0], yin[1], yin[2]};
+  int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(x[2] - x[0]) * (y[1] - y[0]);
+  if (area == 0) return 0;
+  if (area < 0) {
+    int32_t t = x[1]; x[1] = x[2]; x[2] = t;
+    t = y[1]; y[1] = y[2]; y[2] = t;
+  }
+  int64_t X = 16 * px + 8, Y = 16 * py + 8;
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3;
+    int64_t e = (int64_t)(x[j] - x[i]) * (Y - y[i]) - (int64_t)(y[j] - y[i]) * (X - x[i]);
+    if (e < 0) return 0;
+    if (e == 0 && !(y[j] < y[i] || (y[j] == y[i] && x[j] > x[i]))) return 0;
+  }
+  return 1;
+}
+
+/* ---- (a) NV mode ------------------------------------------------------------- */
+
+/* Two triangles make the rectangle [10, 90) x [5, 65) over four tiles; a
+ * shader that adds 1 to each pixel shows every pixel of it shaded exactly
+ * once (the shared diagonal too) and nothing outside: the count is the
+ * exact area, 80 x 60. Drawn with an 8-bit index list (32). */
+static void test_nv_rectangle_exact_area(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double xy[4][2] = {{10, 5}, {90, 5}, {90, 65}, {10, 65}};
+  gs_addr verts = nv_vertices(&f, xy, 4, 0.5f);
+  gs_addr rec = nv_record(&f, put_code(&f, fs_count), f.unif, verts, 0);
+  static const uint8_t idx[6] = {0, 1, 2, 0, 2, 3};
+  gs_addr ia = put_bytes(&f, idx, sizeof idx, 4);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  gs_cl_indexed_primitive_list ip = {.mode = 4, .index_type = 0, .length = 6, .address = ia, .max_index = 3};
+  check(&f, gs_cl_emit_indexed_primitive_list(&f.w, &ip, &f.d));
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  gs_v3d_stats st;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, NULL, &st) < 0)
+    fail_msg("%s", gs_gpu_error(f.g));
+  unsigned count = 0;
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      uint32_t want = x >= 10 && x < 90 && y >= 5 && y < 65;
+      uint32_t got = pixel(&f, x, y);
+      if (got != want) fail_msg("pixel (%u, %u) shaded %u times, want %u", x, y, got, want);
+      count += got;
+    }
+  assert_int_equal(count, 80 * 60);
+  assert_int_equal(st.fragments, 80 * 60);
+  assert_int_equal(st.tiles, 4);
+  assert_int_equal(st.prims_binned, 2);
+  assert_int_equal(st.tile_refs, 7); /* (10,5)-(90,5)-(90,65) misses tile (0, 1) */
+  assert_int_equal(st.cs_vertices, 4);
+  frame_free(&f);
+}
+
+/* Triangles with corners off the pixel grid, one clockwise: the covered
+ * pixels are exactly those the fill rule selects, their count is close to
+ * the area, and each has the shader's colour; the rest keep the clear
+ * colour. */
+static void test_nv_triangles_fill_rule(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 130, 70);
+  static const double xy[6][2] = {{3.25, 2.5}, {120.5, 17.0625}, {40.0, 66.5},    /* counter-clockwise */
+                                  {70.5, 60.5}, {126.0, 68.0}, {100.0, 30.5}};  /* clockwise */
+  gs_addr verts = nv_vertices(&f, xy, 6, 0.5f);
+  gs_addr rec = nv_record(&f, put_code(&f, fs_constant), f.unif, verts, 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 6, 0);
+  bin_finish(&f);
+  render_list(&f, 0x11223344, 0xFFFFFF);
+  run_ok(&f, 2);
+  for (int t = 0; t < 2; t++) {
+    int32_t x[3], y[3];
+    double area = 0;
+    for (int k = 0; k < 3; k++) x[k] = (int32_t)lround(xy[3 * t + k][0] * 16), y[k] = (int32_t)lround(xy[3 * t + k][1] * 16);
+    area = fabs((double)(x[1] - x[0]) * (y[2] - y[0]) - (double)(x[2] - x[0]) * (y[1] - y[0])) / 512.0;
+    unsigned count = 0;
+    for (uint32_t py = 0; py < f.height; py++)
+      for (uint32_t px = 0; px < f.width; px++) {
+        if (!fill_rule_covers(x, y, (int)px, (int)py)) continue;
+        count++;
+        if (pixel(&f, px, py) != 0xff336699u) fail_msg("triangle %d: pixel (%u, %u) = 0x%08x", t, px, py, pixel(&f, px, py));
+      }
+    /* A triangle's pixel count differs from its area by less than its perimeter. */
+    assert_true(fabs(count - area) < 300.0);
+  }
+  for (uint32_t py = 0; py < f.height; py++)
+    for (uint32_t px = 0; px < f.width; px++) {
+      int inside = 0;
+      for (int t = 0; t < 2; t++) {
+        int32_t x[3], y[3];
+        for (int k = 0; k < 3; k++) x[k] = (int32_t)lround(xy[3 * t + k][0] * 16), y[k] = (int32_t)lround(xy[3 * t + k][1] * 16);
+        inside |= fill_rule_covers(x, y, (int)px, (int)py);
+      }
+      if (!inside && pixel(&f, px, py) != 0x11223344u) fail_msg("pixel (%u, %u) outside was drawn", px, py);
+    }
+  frame_free(&f);
+}
+
+/* ---- (b) GL mode ---------------------------------------------------------------- */
+
+/* A GL shader record with one attribute array of 4 floats per vertex,
+ * loaded for both the coordinate and the vertex shader. */
+static gs_addr gl_record(frame *f, gs_addr fs, gs_addr fs_unif, gs_addr cs, gs_addr cs_unif, gs_addr vs, gs_addr attrs,
+                         unsigned nvary) {
+  uint8_t b[44];
+  gs_cl_gl_shader_record r = {.fs_single_threaded = 1, .fs_varyings = nvary, .fs_code = fs, .fs_uniforms = fs_unif,
+                              .vs_attr_select = 1, .vs_attr_size = 16, .vs_code = vs, .vs_uniforms = f->unif,
+                              .cs_attr_select = 1, .cs_attr_size = 16, .cs_code = cs, .cs_uniforms = cs_unif};
+  gs_cl_gl_attribute_record a = {.base = attrs, .bytes_minus_1 = 15, .stride = 16};
+  check(f, gs_cl_pack_gl_shader_record(b, 36, &r, &f->d));
+  check(f, gs_cl_pack_gl_attribute_record(b + 36, 8, &a, &f->d));
+  return put_bytes(f, b, sizeof b, 16);
+}
+
+static void bin_gl_shader(frame *f, gs_addr rec) {
+  gs_cl_gl_shader_state s = {.record = rec, .extended = 0, .attr_arrays = 1};
+  check(f, gs_cl_emit_gl_shader_state(&f->w, &s, &f->d));
+}
+
+/* One triangle, its varying v = 0, 1, 0.25 at the corners: chosen pixels
+ * hold the barycentric combination at their centres (W = 1, so
+ * perspective-correct is linear). */
+static void test_gl_varying_barycentric(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const float attr[3][4] = {{8.25f, 4.5f, 0.5f, 0.0f}, {92.0f, 10.0625f, 0.5f, 1.0f},
+                                   {30.5f, 66.0f, 0.5f, 0.25f}};
+  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  gs_addr rec = gl_record(&f, put_code(&f, fs_varying), f.unif, put_code(&f, cs_pixels), f.unif,
+                          put_code(&f, vs_pixels), attrs, 1);
+  bin_begin(&f, 7, 0, 0);
+  bin_gl_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 4);
+  static const int chosen[][2] = {{20, 10}, {50, 20}, {31, 50}, {70, 15}, {40, 40}, {64, 12}, {25, 30}, {60, 30}};
+  double x0 = attr[0][0], y0 = attr[0][1], x1 = attr[1][0], y1 = attr[1][1], x2 = attr[2][0], y2 = attr[2][1];
+  double den = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+  for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
+    double px = chosen[i][0] + 0.5, py = chosen[i][1] + 0.5;
+    double l1 = ((px - x0) * (y2 - y0) - (x2 - x0) * (py - y0)) / den;
+    double l2 = ((x1 - x0) * (py - y0) - (px - x0) * (y1 - y0)) / den;
+    assert_true(l1 > 0 && l2 > 0 && l1 + l2 < 1); /* inside */
+    double want = (1 - l1 - l2) * attr[0][3] + l1 * attr[1][3] + l2 * attr[2][3];
+    uint32_t bits = pixel(&f, (uint32_t)chosen[i][0], (uint32_t)chosen[i][1]);
+    float got;
+    memcpy(&got, &bits, 4);
+    if (fabs(got - want) > 1e-6) fail_msg("pixel (%d, %d): %.9g, want %.9g", chosen[i][0], chosen[i][1], got, want);
+  }
+  frame_free(&f);
+}
+
+/* ---- (c) depth ----------------------------------------------------------------- */
+
+/* Two overlapping triangles at Z 0.25 (red) and 0.75 (blue), in both draw
+ * orders, with the depth test "less" and Z writes, with and without early
+ * Z: where they overlap the nearer one shows; elsewhere each shows its own
+ * colour. */
+static void depth_case(int near_first, int early_z) {
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double a[3][2] = {{5, 5}, {95, 5}, {5, 65}}, b[3][2] = {{20, 20}, {95, 20}, {95, 65}};
+  gs_addr fs = put_code(&f, fs_depth);
+  static const uint32_t red = 0xff0000ffu, blue = 0xffff0000u;
+  gs_addr u_red = put_bytes(&f, &red, 4, 4), u_blue = put_bytes(&f, &blue, 4, 4);
+  gs_addr rec_near = nv_record(&f, fs, u_red, nv_vertices(&f, a, 3, 0.25f), 0);
+  gs_addr rec_far = nv_record(&f, fs, u_blue, nv_vertices(&f, b, 3, 0.75f), 0);
+  bin_begin(&f, 1 /* lt */, 1, (unsigned)early_z);
+  bin_nv_shader(&f, near_first ? rec_near : rec_far);
+  bin_arrays(&f, 4, 3, 0);
+  bin_nv_shader(&f, near_first ? rec_far : rec_near);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 3);
+  int32_t ax[3], ay[3], bx[3], by[3];
+  for (int k = 0; k < 3; k++) {
+    ax[k] = (int32_t)(a[k][0] * 16), ay[k] = (int32_t)(a[k][1] * 16);
+    bx[k] = (int32_t)(b[k][0] * 16), by[k] = (int32_t)(b[k][1] * 16);
+  }
+  unsigned overlap = 0;
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      int in_a = fill_rule_covers(ax, ay, (int)x, (int)y), in_b = fill_rule_covers(bx, by, (int)x, (int)y);
+      uint32_t want = in_a ? red : in_b ? blue : 0;
+      overlap += in_a && in_b;
+      if (pixel(&f, x, y) != want)
+        fail_msg("near first %d, early Z %d: pixel (%u, %u) = 0x%08x, want 0x%08x", near_first, early_z, x, y,
+                 pixel(&f, x, y), want);
+    }
+  assert_true(overlap > 300); /* about 436 pixels */
+  frame_free(&f);
+}
+
+static void test_depth_nearer_wins(void **s) {
+  (void)s;
+  for (int near_first = 0; near_first < 2; near_first++)
+    for (int early_z = 0; early_z < 2; early_z++) depth_case(near_first, early_z);
+}
+
+/* ---- (d) threads ------------------------------------------------------------------ */
+
+/* 60 random triangles with random varyings over 5 x 4 tiles (GL mode):
+ * the frame's bytes are the same for 1, 2 and 4 threads. */
+static void render_random(uint32_t *out, uint32_t n, unsigned threads, gs_v3d_stats *st) {
+  frame f;
+  frame_init(&f, 300, 200);
+  float attr[180][4];
+  uint32_t seed = 12345;
+  for (int i = 0; i < 180; i++) {
+    for (int k = 0; k < 4; k++) {
+      seed = seed * 1664525u + 1013904223u;
+      double u = (seed >> 8) / 16777216.0;
+      attr[i][k] = k == 0 ? (float)floor(u * 300 * 16) / 16 : k == 1 ? (float)floor(u * 200 * 16) / 16
+                           : k == 2 ? 0.5f : (float)u;
+    }
+  }
+  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  gs_addr rec = gl_record(&f, put_code(&f, fs_varying), f.unif, put_code(&f, cs_pixels), f.unif,
+                          put_code(&f, vs_pixels), attrs, 1);
+  bin_begin(&f, 7, 0, 0);
+  bin_gl_shader(&f, rec);
+  bin_arrays(&f, 4, 180, 0);
+  bin_finish(&f);
+  render_list(&f, 0x55555555u, 0xFFFFFF);
+  gs_v3d_options o = {0};
+  o.threads = threads;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, st) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  assert_int_equal(gs_mem_read(f.m, f.fb, out, n * 4, NULL), GS_OK);
+  frame_free(&f);
+}
+
+static void test_threads_identical(void **s) {
+  (void)s;
+  uint32_t n = 300 * 200;
+  uint32_t *one = malloc(n * 4), *other = malloc(n * 4);
+  gs_v3d_stats s1, sk;
+  render_random(one, n, 1, &s1);
+  unsigned differing = 0;
+  for (uint32_t i = 0; i < n; i++) differing += one[i] != 0x55555555u;
+  assert_true(differing > n / 4);
+  for (unsigned threads = 2; threads <= 4; threads *= 2) {
+    render_random(other, n, threads, &sk);
+    if (memcmp(one, other, n * 4) != 0) fail_msg("%u threads give another frame", threads);
+    assert_int_equal(s1.fragments, sk.fragments);
+    assert_int_equal(s1.fs_batches, sk.fs_batches);
+    assert_int_equal(s1.vs_vertices, sk.vs_vertices);
+  }
+  free(one);
+  free(other);
+}
+
+/* ---- (e) errors ----------------------------------------------------------------------- */
+
+/* Runs f and checks the result code and that the message holds each
+ * fragment of `want` (separated by '|'). */
+static void expect_error(frame *f, unsigned threads, int code, const char *want) {
+  int rc = run(f, threads);
+  const char *msg = gs_gpu_error(f->g);
+  if (rc != code) fail_msg("result %d (%s), want %d", rc, msg, code);
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", want);
+  for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
+    if (!strstr(msg, tok)) fail_msg("\"%s\" does not say \"%s\"", msg, tok);
+}
+
+static char *hex(char *buf, gs_addr a) {
+  sprintf(buf, "0x%08x", a);
+  return buf;
+}
+
+/* A minimal NV frame: one triangle over tile (0, 0) with shader fs. */
+static void simple_frame(frame *f, const char *fs) {
+  static const double xy[3][2] = {{4, 4}, {40, 4}, {4, 40}};
+  gs_addr rec = nv_record(f, put_code(f, fs), f->unif, nv_vertices(f, xy, 3, 0.5f), 0);
+  bin_begin(f, 7, 0, 0);
+  bin_nv_shader(f, rec);
+  bin_arrays(f, 4, 3, 0);
+}
+
+static void test_bad_binning_lists(void **s) {
+  (void)s;
+  frame f;
+  char a[16], want[128];
+  /* an unknown packet */
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  gs_addr bad = f.w.cur;
+  uint8_t three = 3;
+  assert_int_equal(gs_mem_write(f.m, bad, &three, 1, NULL), GS_OK);
+  f.w.cur++;
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  snprintf(want, sizeof want, "binning list|%s|unknown control-list packet ID 3", hex(a, bad));
+  expect_error(&f, 1, GS_EINVAL, want);
+  frame_free(&f);
+  /* a draw before 112 */
+  frame_init(&f, 100, 70);
+  gs_cl_writer_init(&f.w, f.m, f.bin, 8192);
+  bin_arrays(&f, 4, 3, 0);
+  f.bin_end = f.w.cur;
+  f.render_end = f.render;
+  snprintf(want, sizeof want, "%s|VERTEX_ARRAY_PRIMITIVES before TILE_BINNING_MODE_CONFIGURATION", hex(a, f.bin));
+  expect_error(&f, 1, GS_EINVAL, want);
+  frame_free(&f);
+  /* no Flush */
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  f.bin_end = f.w.cur;
+  f.render_end = f.render;
+  expect_error(&f, 1, GS_EINVAL, "binning list|without FLUSH");
+  frame_free(&f);
+  /* a rendering packet in the binning list */
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  bad = f.w.cur;
+  gs_cl_tile_coordinates tc = {0, 0};
+  check(&f, gs_cl_emit_tile_coordinates(&f.w, &tc, &f.d));
+  bin_finish(&f);
+  snprintf(want, sizeof want, "%s|TILE_COORDINATES (115) is a rendering-list packet", hex(a, bad));
+  f.render_end = f.render;
+  expect_error(&f, 1, GS_EINVAL, want);
+  frame_free(&f);
+  /* the end address inside a packet */
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  bin_finish(&f);
+  f.bin_end -= 3; /* ... 7, 4: the end now falls inside the draw packet before them */
+  f.render_end = f.render;
+  expect_error(&f, 1, GS_EINVAL, "binning list|runs past the end of the list");
+  frame_free(&f);
+  /* a coordinate shader that faults: its uniforms are not in memory */
+  frame_init(&f, 100, 70);
+  static const float attr[3][4] = {{4, 4, 0.5f, 0}, {40, 4, 0.5f, 0}, {4, 40, 0.5f, 0}};
+  gs_addr rec = gl_record(&f, put_code(&f, fs_constant), f.unif, put_code(&f, cs_bad_uniform), 0x40,
+                          put_code(&f, vs_pixels), put_bytes(&f, attr, sizeof attr, 16), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_gl_shader(&f, rec);
+  gs_addr draw = f.w.cur;
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  snprintf(want, sizeof want, "%s|VERTEX_ARRAY_PRIMITIVES|coordinate shader|QPU 0 at pc|0x00000040", hex(a, draw));
+  expect_error(&f, 1, GS_EFAULT, want);
+  frame_free(&f);
+  /* NV vertices outside memory */
+  frame_init(&f, 100, 70);
+  rec = nv_record(&f, put_code(&f, fs_constant), f.unif, 0x80, 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  expect_error(&f, 1, GS_EFAULT, "binning list|NV vertex 0 at 0x00000080");
+  frame_free(&f);
+}
+
+static void test_bad_rendering_lists(void **s) {
+  (void)s;
+  frame f;
+  char a[16], want[160];
+  gs_cl_writer w;
+  /* a branch to unallocated memory */
+  frame_init(&f, 100, 70);
+  gs_cl_writer_init(&w, f.m, f.render, 64);
+  gs_cl_branch br = {0x40};
+  check(&f, gs_cl_emit_branch(&w, &br, &f.d));
+  f.bin_end = f.bin, f.render_end = w.cur;
+  expect_error(&f, 1, GS_EFAULT, "rendering list|0x00000040|not in readable memory");
+  frame_free(&f);
+  /* a loop */
+  frame_init(&f, 100, 70);
+  gs_cl_writer_init(&w, f.m, f.render, 64);
+  br.address = f.render;
+  check(&f, gs_cl_emit_branch(&w, &br, &f.d));
+  f.bin_end = f.bin, f.render_end = w.cur;
+  {
+    gs_v3d_options o = {0};
+    o.max_packets = 1000;
+    assert_int_equal(gs_v3d_run(f.g, f.bin, f.bin_end, f.render, f.render_end, &o), GS_EINVAL);
+    snprintf(want, sizeof want, "%s: more than 1000 packets", hex(a, f.render));
+    if (!strstr(gs_gpu_error(f.g), want)) fail_msg("%s", gs_gpu_error(f.g));
+  }
+  frame_free(&f);
+  /* sub-lists nested three deep */
+  frame_init(&f, 100, 70);
+  gs_addr sub1 = alloc(&f, 16, 16), sub2 = alloc(&f, 16, 16), sub3 = alloc(&f, 16, 16);
+  gs_cl_branch_to_sub_list call = {sub2};
+  gs_cl_writer_init(&w, f.m, sub1, 16);
+  check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
+  gs_cl_writer_init(&w, f.m, sub2, 16);
+  call.address = sub3;
+  check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
+  gs_cl_writer_init(&w, f.m, f.render, 64);
+  call.address = sub1;
+  check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
+  f.bin_end = f.bin, f.render_end = w.cur;
+  snprintf(want, sizeof want, "%s: BRANCH_TO_SUB_LIST nests sub-lists deeper than 2", hex(a, sub2));
+  expect_error(&f, 1, GS_EINVAL, want);
+  frame_free(&f);
+  /* a tile before 113 */
+  frame_init(&f, 100, 70);
+  gs_cl_writer_init(&w, f.m, f.render, 64);
+  gs_cl_tile_coordinates tc = {0, 0};
+  check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+  f.bin_end = f.bin, f.render_end = w.cur;
+  expect_error(&f, 1, GS_EINVAL, "rendering list|TILE_COORDINATES before TILE_RENDERING_MODE_CONFIGURATION");
+  frame_free(&f);
+  /* the rendering thread waits for a semaphore nobody increments */
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  check(&f, gs_cl_put_id(&f.w, GS_CL_FLUSH, NULL, &f.d));
+  f.bin_end = f.w.cur;
+  render_list(&f, 0, 0xFFFFFF);
+  expect_error(&f, 1, GS_EDEADLOCK, "WAIT_ON_SEMAPHORE waits forever");
+  frame_free(&f);
+}
+
+/* A store whose frame is outside memory fails before any tile is stored:
+ * the frame buffer keeps its bytes. */
+static void test_bad_store_writes_nothing(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  simple_frame(&f, fs_constant);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  /* replace the last store (25) by a Store General of colour to 0x1000 */
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f.m, f.render_end - 1, 16);
+  gs_cl_store_tile_buffer_general sg = {.buffer = 1, .address = 0x1000, .last_tile = 1};
+  check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sg, &f.d));
+  f.render_end = w.cur;
+  uint8_t *fb = gs_mem_ptr(f.m, f.fb, 100 * 70 * 4);
+  memset(fb, 0xab, 100 * 70 * 4);
+  expect_error(&f, 2, GS_EFAULT, "rendering list|STORE_TILE_BUFFER_GENERAL|0x00001000|outside allocated");
+  for (uint32_t i = 0; i < 100 * 70 * 4; i++)
+    if (fb[i] != 0xab) fail_msg("byte %u of the frame was written", i);
+  frame_free(&f);
+}
+
+/* A fragment shader that faults names the tile, the shader and the QPU's
+ * pc; with one thread, the tiles after the failing one are not stored. */
+static void test_faulting_fragment_shader(void **s) {
+  (void)s;
+  frame f;
+  char a[16], want[160];
+  frame_init(&f, 100, 70);
+  static const double good[3][2] = {{0, 0}, {100, 0}, {0, 70}}, bad[3][2] = {{70, 5}, {90, 5}, {70, 30}};
+  gs_addr fs_bad = put_code(&f, fs_bad_varying);
+  gs_addr rec_good = nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, good, 3, 0.5f), 0);
+  gs_addr rec_bad = nv_record(&f, fs_bad, f.unif, nv_vertices(&f, bad, 3, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec_good);
+  bin_arrays(&f, 4, 3, 0);
+  bin_nv_shader(&f, rec_bad); /* only in tile (1, 0) */
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0x01010101u, 0xFFFFFF);
+  uint8_t *fb = gs_mem_ptr(f.m, f.fb, 100 * 70 * 4);
+  memset(fb, 0xab, 100 * 70 * 4);
+  snprintf(want, sizeof want, "rendering list|tile (1, 0)|fragment shader at %s|QPU 0 at pc %s|varying read 1", hex(a, fs_bad),
+           hex(a + 0, fs_bad));
+  expect_error(&f, 1, GS_EHANG, want);
+  assert_int_equal(pixel(&f, 10, 10), 0xff336699u); /* tile (0, 0) was stored */
+  assert_int_equal(pixel(&f, 10, 65), 0xabababab);  /* tile (0, 1) was not */
+  assert_int_equal(pixel(&f, 80, 20), 0xabababab);  /* nor the failing tile */
+  frame_free(&f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_nv_rectangle_exact_area),
+      cmocka_unit_test(test_nv_triangles_fill_rule),
+      cmocka_unit_test(test_gl_varying_barycentric),
+      cmocka_unit_test(test_depth_nearer_wins),
+      cmocka_unit_test(test_threads_identical),
+      cmocka_unit_test(test_bad_binning_lists),
+      cmocka_unit_test(test_bad_rendering_lists),
+      cmocka_unit_test(test_bad_store_writes_nothing),
+      cmocka_unit_test(test_faulting_fragment_shader),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
