@@ -459,6 +459,41 @@ static void create_arg_table(lua_State *L, int argc, char **argv, int script) {
   lua_setglobal(L, "arg");
 }
 
+/* Renders the frames of a script that registered a frame callback with
+ * gpusim.frame (docs/scenes.md): --frames N of them, else one, each
+ * through gpusim.render{time = n / 60 [, width =, height = from --size]},
+ * which lowers the frame into control lists. Errors of the callback
+ * propagate through `handler`, as the script's own. Leaves the stack as
+ * it found it. */
+static void render_frames(lua_State *L, const gs_run_options *o, int handler) {
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "gpusim") != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  int gpusim = lua_gettop(L);
+  lua_getfield(L, gpusim, "frame");
+  lua_call(L, 0, 1);
+  int has_frames = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  long n = o->frames > 0 ? o->frames : 1;
+  for (long i = 0; has_frames && i < n; i++) {
+    lua_getfield(L, gpusim, "render");
+    lua_createtable(L, 0, 3);
+    lua_pushnumber(L, (lua_Number)i / 60.0);
+    lua_setfield(L, -2, "time");
+    if (o->width) {
+      lua_pushinteger(L, o->width);
+      lua_setfield(L, -2, "width");
+      lua_pushinteger(L, o->height);
+      lua_setfield(L, -2, "height");
+    }
+    if (lua_pcall(L, 1, 0, handler) != LUA_OK) lua_error(L);
+  }
+  lua_settop(L, top);
+}
+
 /* Runs the script in protected mode. Arguments: the gs_run_options (light
  * userdata), argc and argv (light userdata). Errors propagate as strings
  * already formatted by message_handler. */
@@ -479,8 +514,7 @@ static int protected_main(lua_State *L) {
   luaL_checkstack(L, nargs, "too many script arguments");
   for (int i = o->script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
   if (lua_pcall(L, nargs, 0, handler) != LUA_OK) return lua_error(L);
-  /* The pipeline milestone renders the script's frames here (gs_lua_gpu(L)
-   * gives its GPU), reading o's size, frames, threads and output. */
+  render_frames(L, o, handler);
   return 0;
 }
 
