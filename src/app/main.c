@@ -459,6 +459,25 @@ static void create_arg_table(lua_State *L, int argc, char **argv, int script) {
   lua_setglobal(L, "arg");
 }
 
+/* Puts the scene helpers (lua/vecmath.lua, lua/mesh.lua) on package.path:
+ * "<script's directory>/../lua/?.lua" (scenes/ sits beside lua/) and
+ * "./lua/?.lua" (run from the repository root), before the default path. */
+static void add_helper_path(lua_State *L, const char *script) {
+  const char *slash = strrchr(script, '/');
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (slash) luaL_addlstring(&b, script, (size_t)(slash - script));
+  else luaL_addchar(&b, '.');
+  luaL_addstring(&b, "/../lua/?.lua;./lua/?.lua;");
+  lua_pushvalue(L, -2);
+  luaL_addvalue(&b);
+  luaL_pushresult(&b);
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 2);
+}
+
 /* Renders the frames of a script that registered a frame callback with
  * gpusim.frame (docs/scenes.md): --frames N of them, else one, each
  * through gpusim.render{time = n / 60 [, width =, height = from --size]},
@@ -505,6 +524,7 @@ static int protected_main(lua_State *L) {
   luaL_requiref(L, "gpusim", luaopen_gpusim, 0);
   lua_pop(L, 1);
   create_arg_table(L, argc, argv, o->script);
+  add_helper_path(L, strcmp(argv[o->script], "-") == 0 ? "." : argv[o->script]);
   lua_pushboolean(L, o->traceback);
   lua_pushcclosure(L, message_handler, 1);
   int handler = lua_gettop(L);
