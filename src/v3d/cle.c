@@ -255,12 +255,15 @@ int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *di, gs_diag *d) {
 
 uint64_t cle_watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
 
+static gs_qpu *new_qpu(void) { return aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63); }
+
 int cle_unit_init(cle_unit *u, int num) {
   memset(u, 0, sizeof *u);
   u->num = num;
-  u->q = aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63);
+  u->q = new_qpu();
+  u->fresh = new_qpu();
   u->vpm = malloc(sizeof *u->vpm);
-  if (!u->q || !u->vpm) {
+  if (!u->q || !u->fresh || !u->vpm) {
     cle_unit_free(u);
     return GS_ENOMEM;
   }
@@ -270,9 +273,22 @@ int cle_unit_init(cle_unit *u, int num) {
 
 void cle_unit_free(cle_unit *u) {
   free(u->q);
+  free(u->fresh);
   free(u->vpm);
-  u->q = NULL;
+  u->q = u->fresh = NULL;
   u->vpm = NULL;
+}
+
+gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t budget) {
+  if (!u->fresh_valid || u->fresh_code != code || u->fresh_unif != uniforms || u->fresh_budget != budget) {
+    qpu_reset(u->fresh, u->num, code, uniforms, budget);
+    u->fresh_code = code, u->fresh_unif = uniforms, u->fresh_budget = budget;
+    u->fresh_valid = true;
+  }
+  memcpy(u->q, u->fresh, sizeof *u->q);
+  u->q->diag = &u->diag;
+  u->q->vpm.mem = u->vpm;
+  return u->q;
 }
 
 int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *what, const uint32_t *idx,
@@ -283,10 +299,7 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *wh
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
   int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch: ", what);
-  gs_qpu *q = u->q;
-  qpu_reset(q, u->num, p->code, p->uniforms, cle_watchdog(g));
-  q->diag = &u->diag;
-  q->vpm.mem = u->vpm;
+  gs_qpu *q = cle_unit_reset(u, p->code, p->uniforms, cle_watchdog(g));
   vpm_set_window(q, CLE_VPM_IN, p->in_rows);
   vpm_set_write_window(q, CLE_VPM_OUT, p->out_rows);
   rc = qpu_run_to_end(g, q);

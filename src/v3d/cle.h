@@ -113,11 +113,20 @@ typedef struct cle_unit {
   gs_vpm *vpm;         /* its own VPM */
   gs_diag diag;        /* its errors */
   int num;             /* QPU number in messages */
+  /* A QPU as qpu_reset leaves it for (code, uniforms): copying it is much
+   * cheaper than resetting for every batch of 16 fragments. */
+  gs_qpu *fresh;
+  gs_addr fresh_code, fresh_unif;
+  uint64_t fresh_budget;
+  bool fresh_valid;
 } cle_unit;
 
 /* Allocates / frees a unit's QPU and VPM. */
 int cle_unit_init(cle_unit *u, int num);
 void cle_unit_free(cle_unit *u);
+/* Leaves u->q exactly as qpu_reset(u->q, u->num, code, uniforms, budget)
+ * would, then points its errors at u->diag and its VPM at u->vpm. */
+gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t budget);
 
 /* Shades the vertices idx[0..n) (n <= 16) with program p: the VCD loads
  * their attributes into the input segment, the QPU runs the shader alone.

@@ -439,11 +439,8 @@ static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
   pse_batch *b = &w->batch;
   pse_batch_setup(&w->prim, blk, b);
   for (int l = 0; l < 16; l++) f.rev[l] = b->reverse;
-  gs_qpu *q = w->unit.q;
-  qpu_reset(q, w->unit.num, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
+  gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
-  q->diag = &w->unit.diag;
-  q->vpm.mem = w->unit.vpm;
   q->shader_io = &io;
   for (int l = 0; l < 16; l++) {
     q->reg[QREG_RA0 + 15].f[l] = b->w[l];
