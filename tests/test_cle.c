@@ -751,6 +751,330 @@ static void test_faulting_fragment_shader(void **s) {
   frame_free(&f);
 }
 
+/* ---- clipping --------------------------------------------------------------------- */
+
+/* Clipping on (GL record flag), clip space = pixels (record 105 scales by
+ * 16, 106 makes Zs = Zc): the corner of a triangle behind the near plane
+ * Zs = 0 is cut off. The PTB fans the kept quadrilateral into two Clipped
+ * Primitives (49) whose records carry the clipped corners; pixels away from
+ * the cut are drawn or not as the plane says, with the original triangle's
+ * varying (W = 1: barycentric). */
+static void test_gl_near_plane_clipping(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const float attr[3][4] = {{10, 10, -0.5f, 0.0f}, {90, 10, 0.5f, 1.0f}, {10, 60, 0.5f, 0.5f}};
+  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  uint8_t b[44];
+  gs_cl_gl_shader_record r = {.fs_single_threaded = 1, .clipping = 1, .fs_varyings = 1,
+                              .fs_code = put_code(&f, fs_varying), .fs_uniforms = f.unif, .vs_attr_select = 1,
+                              .vs_attr_size = 16, .vs_code = put_code(&f, vs_pixels), .vs_uniforms = f.unif,
+                              .cs_attr_select = 1, .cs_attr_size = 16, .cs_code = put_code(&f, cs_pixels),
+                              .cs_uniforms = f.unif};
+  gs_cl_gl_attribute_record a = {.base = attrs, .bytes_minus_1 = 15, .stride = 16};
+  check(&f, gs_cl_pack_gl_shader_record(b, 36, &r, &f.d));
+  check(&f, gs_cl_pack_gl_attribute_record(b + 36, 8, &a, &f.d));
+  gs_addr rec = put_bytes(&f, b, sizeof b, 16);
+  bin_begin(&f, 7, 0, 0);
+  gs_cl_clipper_xy_scaling xy = {16.0f, 16.0f};
+  check(&f, gs_cl_emit_clipper_xy_scaling(&f.w, &xy, &f.d));
+  gs_cl_clipper_z_scale_and_offset zs = {1.0f, 0.0f};
+  check(&f, gs_cl_emit_clipper_z_scale_and_offset(&f.w, &zs, &f.d));
+  bin_gl_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0x7f7f7f7fu, 0xFFFFFF);
+  gs_v3d_stats st;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, NULL, &st) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  assert_int_equal(st.prims_binned, 2); /* the quadrilateral's fan */
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      double px = x + 0.5, py = y + 0.5;
+      double l1 = (px - 10) / 80, l2 = (py - 10) / 50; /* weights of v1 and v2 */
+      double z = -0.5 + l1 + l2, v = l1 * 1.0 + l2 * 0.5;
+      int inside = l1 > 0.02 && l2 > 0.02 && l1 + l2 < 0.98;
+      uint32_t bits = pixel(&f, x, y);
+      float got;
+      memcpy(&got, &bits, 4);
+      if (inside && z > 0.02) {
+        if (fabs(got - v) > 2e-3) fail_msg("pixel (%u, %u): %.6f, want %.6f", x, y, got, v);
+      } else if (z < -0.02 || l1 < -0.02 || l2 < -0.02 || l1 + l2 > 1.02) {
+        if (bits != 0x7f7f7f7fu) fail_msg("pixel (%u, %u) outside was drawn (z %.3f)", x, y, z);
+      }
+    }
+  frame_free(&f);
+}
+
+/* ---- tile lists ------------------------------------------------------------------ */
+
+/* 200 triangles tiling a 40 x 40 square inside tile (0, 0) overflow its
+ * 32-byte initial block many times: the lists chain through the pool, and
+ * every pixel of the square is still shaded exactly once. With a pool too
+ * small for them the binning pass says the memory is full. */
+static void chained_lists(uint32_t alloc_size, int expect_ok) {
+  frame f;
+  frame_init(&f, 100, 70);
+  double (*xy)[2] = malloc(600 * sizeof *xy);
+  for (int j = 0; j < 10; j++)
+    for (int i = 0; i < 10; i++) {
+      double x0 = 4 + 4 * i, y0 = 4 + 4 * j, *t = &xy[6 * (10 * j + i)][0];
+      double c[6][2] = {{x0, y0}, {x0 + 4, y0}, {x0 + 4, y0 + 4}, {x0, y0}, {x0 + 4, y0 + 4}, {x0, y0 + 4}};
+      memcpy(t, c, sizeof c);
+    }
+  nv_vertex v[600];
+  for (int i = 0; i < 600; i++) v[i] = (nv_vertex){(int16_t)(xy[i][0] * 16), (int16_t)(xy[i][1] * 16), 0.5f, 1.0f};
+  free(xy);
+  gs_addr rec = nv_record(&f, put_code(&f, fs_count), f.unif, put_bytes(&f, v, sizeof v, 16), 0);
+  gs_cl_writer_init(&f.w, f.m, f.bin, 8192);
+  gs_cl_tile_binning_mode_configuration c = {.tile_alloc = f.tile_alloc, .tile_alloc_size = alloc_size,
+                                             .tsda = f.tsda, .width_tiles = f.tx, .height_tiles = f.ty,
+                                             .auto_init_tsda = 1};
+  check(&f, gs_cl_emit_tile_binning_mode_configuration(&f.w, &c, &f.d));
+  check(&f, gs_cl_put_id(&f.w, GS_CL_START_TILE_BINNING, NULL, &f.d));
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 600, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  if (!expect_ok) {
+    expect_error(&f, 1, GS_ENOMEM, "binning list|VERTEX_ARRAY_PRIMITIVES|tile allocation memory|is full");
+    frame_free(&f);
+    return;
+  }
+  run_ok(&f, 2);
+  for (uint32_t y = 0; y < 50; y++)
+    for (uint32_t x = 0; x < 50; x++) {
+      uint32_t want = x >= 4 && x < 44 && y >= 4 && y < 44;
+      if (pixel(&f, x, y) != want) fail_msg("pixel (%u, %u) shaded %u times", x, y, pixel(&f, x, y));
+    }
+  frame_free(&f);
+}
+
+static void test_tile_lists_chain(void **s) {
+  (void)s;
+  chained_lists(256u << 10, 1);
+  chained_lists(512, 0); /* 4 initial blocks, then 384 bytes of pool */
+}
+
+/* A rendering list alone, with a tile list written by hand (56, 65, 48 and
+ * compressed primitives, Return), Store General of colour and Z/stencil;
+ * then a second frame that loads both (29) and draws a farther triangle
+ * with the depth test: it shows only where the first one is not. */
+static void test_render_only_loads_and_stores(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 64, 64); /* one tile */
+  gs_addr zbuf = alloc(&f, 64 * 64 * 4, 16);
+  static const double near_xy[3][2] = {{0, 0}, {64, 0}, {0, 64}}, far_xy[3][2] = {{64, 64}, {0, 64}, {64, 0}};
+  gs_addr fs = put_code(&f, fs_depth);
+  static const uint32_t red = 0xff0000ffu, blue = 0xffff0000u;
+  gs_addr rec_near = nv_record(&f, fs, put_bytes(&f, &red, 4, 4), nv_vertices(&f, near_xy, 3, 0.25f), 0);
+  gs_addr rec_far = nv_record(&f, fs, put_bytes(&f, &blue, 4, 4), nv_vertices(&f, far_xy, 3, 0.75f), 0);
+  for (int pass = 0; pass < 2; pass++) {
+    gs_addr sub = alloc(&f, 64, 32);
+    gs_cl_writer w;
+    gs_cl_writer_init(&w, f.m, sub, 64);
+    gs_cl_primitive_list_format pf = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16};
+    check(&f, gs_cl_emit_primitive_list_format(&w, &pf, &f.d));
+    gs_cl_configuration_bits cb = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = 1,
+                                   .z_updates = 1};
+    check(&f, gs_cl_emit_configuration_bits(&w, &cb, &f.d));
+    gs_cl_nv_shader_state ns = {pass ? rec_far : rec_near};
+    check(&f, gs_cl_emit_nv_shader_state(&w, &ns, &f.d));
+    check(&f, gs_cl_put_id(&w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &f.d));
+    gs_cl_prim prim = {{0, 1, 2}};
+    check(&f, gs_cl_put_prim(&w, &prim, &f.d));
+    check(&f, gs_cl_end_list(&w, &f.d));
+    check(&f, gs_cl_put_id(&w, GS_CL_RETURN_FROM_SUB_LIST, NULL, &f.d));
+    gs_cl_writer_init(&w, f.m, f.render, 8192);
+    gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 64, .height = 64, .color_format = 1};
+    check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
+    if (pass) {
+      gs_cl_load_tile_buffer_general lc = {.buffer = 1, .address = f.fb}, lz = {.buffer = 2, .address = zbuf};
+      check(&f, gs_cl_emit_load_tile_buffer_general(&w, &lc, &f.d));
+      check(&f, gs_cl_emit_load_tile_buffer_general(&w, &lz, &f.d));
+    }
+    gs_cl_tile_coordinates tc = {0, 0};
+    check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+    gs_cl_branch_to_sub_list call = {sub};
+    check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
+    gs_cl_store_tile_buffer_general sz = {.buffer = 2, .address = zbuf, .disable_color_clear = 1,
+                                          .disable_zs_clear = 1};
+    gs_cl_store_tile_buffer_general sc = {.buffer = 1, .address = f.fb, .last_tile = 1};
+    check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sz, &f.d));
+    check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sc, &f.d));
+    f.bin_end = f.bin, f.render_end = w.cur;
+    run_ok(&f, 1);
+  }
+  int32_t nx[3], ny[3], fx[3], fy[3];
+  for (int k = 0; k < 3; k++) {
+    nx[k] = (int32_t)(near_xy[k][0] * 16), ny[k] = (int32_t)(near_xy[k][1] * 16);
+    fx[k] = (int32_t)(far_xy[k][0] * 16), fy[k] = (int32_t)(far_xy[k][1] * 16);
+  }
+  for (uint32_t y = 0; y < 64; y++)
+    for (uint32_t x = 0; x < 64; x++) {
+      int in_near = fill_rule_covers(nx, ny, (int)x, (int)y), in_far = fill_rule_covers(fx, fy, (int)x, (int)y);
+      uint32_t want = in_near ? red : in_far ? blue : 0;
+      if (pixel(&f, x, y) != want) fail_msg("pixel (%u, %u) = 0x%08x, want 0x%08x", x, y, pixel(&f, x, y), want);
+      uint32_t z;
+      gs_mem_read(f.m, zbuf + 4 * (y * 64 + x), &z, 4, NULL);
+      /* Z24 of 0.25 and 0.75, rounded to nearest (docs/rasterization.md): 4194304, 12582911 */
+      uint32_t want_z = in_near ? 0x400000u : in_far ? 0xBFFFFFu : 0xFFFFFFu;
+      if (z >> 8 != want_z) fail_msg("Z of (%u, %u) = 0x%06x, want 0x%06x", x, y, z >> 8, want_z);
+    }
+  frame_free(&f);
+}
+
+/* ---- NV varyings, points, lines, strips, interpolation modes ---------------------- */
+
+/* NV vertices with two varyings, given as raw words: x, y in pixels. */
+static gs_addr nv_vertices_vary(frame *f, const float (*v)[4], unsigned n, const float *inv_w) {
+  uint32_t words[16 * 5];
+  for (unsigned i = 0; i < n; i++) {
+    uint32_t xy = (uint32_t)(uint16_t)lround(v[i][0] * 16) | (uint32_t)(uint16_t)lround(v[i][1] * 16) << 16;
+    float z = 0.5f, w = inv_w ? inv_w[i] : 1.0f;
+    words[5 * i] = xy;
+    memcpy(&words[5 * i + 1], &z, 4);
+    memcpy(&words[5 * i + 2], &w, 4);
+    memcpy(&words[5 * i + 3], &v[i][2], 8);
+  }
+  return put_bytes(f, words, n * 20, 16);
+}
+
+/* Varying 1 flat (record 97): the last vertex's value everywhere; varying
+ * 0 interpolated. The shader writes varying `which`. */
+static const char fs_second_varying[] =
+    "    fmul r0, vary, ra15\n"
+    "    fadd r0, r0, r5          # varying 0\n"
+    "    fmul r1, vary, ra15\n"
+    "    fadd r1, r1, r5          # varying 1\n"
+    "    mov tlb_colour_all, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+static void test_nv_flat_varying(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const float v[3][4] = {{5, 5, 0.0f, 0.125f}, {95, 5, 1.0f, 0.25f}, {5, 65, 0.5f, 0.75f}};
+  gs_addr rec = nv_record(&f, put_code(&f, fs_second_varying), f.unif, nv_vertices_vary(&f, v, 3, NULL), 2);
+  bin_begin(&f, 7, 0, 0);
+  gs_cl_flat_shade_flags fl = {0x2};
+  check(&f, gs_cl_emit_flat_shade_flags(&f.w, &fl, &f.d));
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 2);
+  unsigned n = 0;
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      uint32_t bits = pixel(&f, x, y);
+      if (!bits) continue;
+      float got;
+      memcpy(&got, &bits, 4);
+      if (got != 0.75f) fail_msg("pixel (%u, %u): %g, want the last vertex's 0.75", x, y, got);
+      n++;
+    }
+  assert_true(n > 2000);
+  frame_free(&f);
+}
+
+/* Size-1 points on pixel centres light exactly their pixel (record 98
+ * default size 1); a width-1 line from centre (2.5, 40.5) to (12.5, 40.5)
+ * lights pixels 2..11 of its row (docs/rasterization.md). */
+static void test_points_and_lines(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double pts[4][2] = {{3.5, 3.5}, {70.5, 10.5}, {20.5, 66.5}, {99.5, 69.5}};
+  static const double line[2][2] = {{2.5, 40.5}, {12.5, 40.5}};
+  gs_addr fs = put_code(&f, fs_count);
+  gs_addr rec_p = nv_record(&f, fs, f.unif, nv_vertices(&f, pts, 4, 0.5f), 0);
+  gs_addr rec_l = nv_record(&f, fs, f.unif, nv_vertices(&f, line, 2, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec_p);
+  bin_arrays(&f, 0, 4, 0);
+  bin_nv_shader(&f, rec_l);
+  bin_arrays(&f, 1, 2, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 2);
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      uint32_t want = 0;
+      for (int i = 0; i < 4; i++) want += x == (uint32_t)pts[i][0] && y == (uint32_t)pts[i][1];
+      want += y == 40 && x >= 2 && x <= 11;
+      if (pixel(&f, x, y) != want) fail_msg("pixel (%u, %u) shaded %u times, want %u", x, y, pixel(&f, x, y), want);
+    }
+  frame_free(&f);
+}
+
+/* A triangle strip of 4 vertices (and Flush All State, which writes every
+ * state item into every list) makes the same rectangle as two triangles. */
+static void test_strip_and_flush_all_state(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double xy[4][2] = {{10, 5}, {90, 5}, {10, 65}, {90, 65}};
+  gs_addr rec = nv_record(&f, put_code(&f, fs_count), f.unif, nv_vertices(&f, xy, 4, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 5, 4, 0);
+  check(&f, gs_cl_put_id(&f.w, GS_CL_INCREMENT_SEMAPHORE, NULL, &f.d));
+  check(&f, gs_cl_put_id(&f.w, GS_CL_FLUSH_ALL_STATE, NULL, &f.d));
+  f.bin_end = f.w.cur;
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 2);
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) {
+      uint32_t want = x >= 10 && x < 90 && y >= 5 && y < 65;
+      if (pixel(&f, x, y) != want) fail_msg("pixel (%u, %u) shaded %u times", x, y, pixel(&f, x, y));
+    }
+  frame_free(&f);
+}
+
+/* With 1/W = 1 and 1/4 at the ends of a triangle's edges, the varying is
+ * perspective-correct by default and screen-linear when the options' SPH
+ * modes say so (varying 0: mode 3). */
+static void interp_case(int screen_linear) {
+  frame f;
+  frame_init(&f, 100, 70);
+  static const float v[3][4] = {{0, 0, 0.0f, 0}, {96, 0, 1.0f, 0}, {0, 64, 0.0f, 0}};
+  static const float inv_w[3] = {1.0f, 0.25f, 1.0f};
+  gs_addr fs = put_code(&f, fs_varying);
+  gs_addr rec = nv_record(&f, fs, f.unif, nv_vertices_vary(&f, v, 3, inv_w), 2);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  gs_v3d_fs_interp mode = {fs, {3}};
+  gs_v3d_options o = {0};
+  o.threads = 2;
+  if (screen_linear) o.fs_interp = &mode, o.n_fs_interp = 1;
+  if (gs_v3d_run(f.g, f.bin, f.bin_end, f.render, f.render_end, &o) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  static const int chosen[][2] = {{48, 2}, {20, 20}, {70, 5}, {10, 40}};
+  for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
+    double l1 = (chosen[i][0] + 0.5) / 96, l2 = (chosen[i][1] + 0.5) / 64, l0 = 1 - l1 - l2;
+    /* a = 0, 1, 0 at the corners; w = 1, 4, 1 */
+    double want = screen_linear ? l1 : (l1 / 4) / (l0 + l1 / 4 + l2);
+    uint32_t bits = pixel(&f, (uint32_t)chosen[i][0], (uint32_t)chosen[i][1]);
+    float got;
+    memcpy(&got, &bits, 4);
+    if (fabs(got - want) > 1e-5)
+      fail_msg("%s: pixel (%d, %d): %.7f, want %.7f", screen_linear ? "screen linear" : "perspective", chosen[i][0],
+               chosen[i][1], got, want);
+  }
+  frame_free(&f);
+}
+
+static void test_interpolation_modes(void **s) {
+  (void)s;
+  interp_case(0);
+  interp_case(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -758,6 +1082,13 @@ int main(void) {
       cmocka_unit_test(test_gl_varying_barycentric),
       cmocka_unit_test(test_depth_nearer_wins),
       cmocka_unit_test(test_threads_identical),
+      cmocka_unit_test(test_gl_near_plane_clipping),
+      cmocka_unit_test(test_tile_lists_chain),
+      cmocka_unit_test(test_render_only_loads_and_stores),
+      cmocka_unit_test(test_nv_flat_varying),
+      cmocka_unit_test(test_points_and_lines),
+      cmocka_unit_test(test_strip_and_flush_all_state),
+      cmocka_unit_test(test_interpolation_modes),
       cmocka_unit_test(test_bad_binning_lists),
       cmocka_unit_test(test_bad_rendering_lists),
       cmocka_unit_test(test_bad_store_writes_nothing),
