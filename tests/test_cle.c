@@ -540,6 +540,7 @@ static void test_threads_identical(void **s) {
 static void expect_error(frame *f, unsigned threads, int code, const char *want) {
   int rc = run(f, threads);
   const char *msg = gs_gpu_error(f->g);
+  if (getenv("SHOWMSG")) printf("MSG: %s\n", msg); /* SHOWMSG=1 ./test_cle lists the messages */
   if (rc != code) fail_msg("result %d (%s), want %d", rc, msg, code);
   char buf[512];
   snprintf(buf, sizeof buf, "%s", want);
