@@ -47,14 +47,16 @@ static const char usage_text[] =
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
   "(local gpusim = require \"gpusim\"). The script gets its arguments in the\n"
   "table `arg` and in `...`, as with the lua interpreter; SCRIPT - reads\n"
-  "standard input. Then, without --headless and when there is a display, a\n"
-  "window shows the frame until you close it or press Esc or q. Scenes render\n"
-  "with the pipeline milestone; until then the window shows a test card.\n"
+  "standard input. A script that registers a frame callback with\n"
+  "gpusim.frame is a scene (docs/scenes.md): without --headless and when\n"
+  "there is a display, a window shows its frames, one rendered per frame\n"
+  "shown, until you close it or press Esc or q; headless, --frames N frames\n"
+  "(else one) are rendered. A script without a scene shows a test card.\n"
   "\n"
   "Options (before SCRIPT):\n"
   "  --headless    run without a window\n"
-  "  -o OUT.png    write the rendered frame to OUT.png (coming with the\n"
-  "                pipeline; for now nothing is written and a note says so)\n"
+  "  -o OUT.png    write the last rendered frame to OUT.png (whole or not\n"
+  "                at all)\n"
   "  --size WxH    frame size in pixels, e.g. 640x480; each side 1..4096\n"
   "                (default: the scene's choice, else 640x480)\n"
   "  --frames N    stop after N frames (default: until you quit the window)\n"
@@ -478,39 +480,146 @@ static void add_helper_path(lua_State *L, const char *script) {
   lua_pop(L, 2);
 }
 
-/* Renders the frames of a script that registered a frame callback with
- * gpusim.frame (docs/scenes.md): --frames N of them, else one, each
- * through gpusim.render{time = n / 60 [, width =, height = from --size]},
- * which lowers the frame into control lists. Errors of the callback
- * propagate through `handler`, as the script's own. Leaves the stack as
- * it found it. */
-static void render_frames(lua_State *L, const gs_run_options *o, int handler) {
-  int top = lua_gettop(L);
+/* ---- rendering a scene's frames (docs/scenes.md) ------------------------- */
+
+/* Pushes the gpusim module table (package.loaded.gpusim). */
+static void push_module(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  if (lua_getfield(L, -1, "gpusim") != LUA_TTABLE) {
-    lua_settop(L, top);
-    return;
+  lua_getfield(L, -1, "gpusim");
+  lua_remove(L, -2);
+}
+
+/* Renders frame n of the scene: gpusim.render{time = n / 60, threads =
+ * --threads [, width =, height = from --size]} lowers the frame callback's
+ * draws into control lists and runs them. Errors propagate through
+ * `handler`, as the script's own. Pushes the frame table, or the error
+ * message and returns its status. */
+static int render_frame(lua_State *L, const gs_run_options *o, long n, int handler) {
+  push_module(L);
+  lua_getfield(L, -1, "render");
+  lua_remove(L, -2);
+  lua_createtable(L, 0, 4);
+  lua_pushnumber(L, (lua_Number)n / 60.0);
+  lua_setfield(L, -2, "time");
+  lua_pushinteger(L, o->threads);
+  lua_setfield(L, -2, "threads");
+  if (o->width) {
+    lua_pushinteger(L, o->width);
+    lua_setfield(L, -2, "width");
+    lua_pushinteger(L, o->height);
+    lua_setfield(L, -2, "height");
   }
-  int gpusim = lua_gettop(L);
-  lua_getfield(L, gpusim, "frame");
-  lua_call(L, 0, 1);
-  int has_frames = lua_isfunction(L, -1);
+  return lua_pcall(L, 1, 1, handler);
+}
+
+static int frame_int(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  int v = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
-  long n = o->frames > 0 ? o->frames : 1;
-  for (long i = 0; has_frames && i < n; i++) {
-    lua_getfield(L, gpusim, "render");
-    lua_createtable(L, 0, 3);
-    lua_pushnumber(L, (lua_Number)i / 60.0);
-    lua_setfield(L, -2, "time");
-    if (o->width) {
-      lua_pushinteger(L, o->width);
-      lua_setfield(L, -2, "width");
-      lua_pushinteger(L, o->height);
-      lua_setfield(L, -2, "height");
+  return v;
+}
+
+/* Makes img (empty on entry) an upright RGBA8 copy of the frame buffer of
+ * the frame table at index t (RGBA8888, or BGR565 widened as the store
+ * packed it: R in bits 15:11, G 10:5, B 4:0). */
+static int frame_to_image(lua_State *L, int t, gs_image *img, gs_diag *d) {
+  int w = frame_int(L, t, "width"), h = frame_int(L, t, "height"), stride = frame_int(L, t, "stride");
+  gs_addr fb = (gs_addr)frame_int(L, t, "framebuffer");
+  lua_getfield(L, t, "format");
+  int is565 = strcmp(lua_tostring(L, -1), "bgr565") == 0;
+  lua_pop(L, 1);
+  const uint8_t *p = gs_mem_ptr(gs_gpu_mem(gs_lua_gpu(L)), fb, (uint32_t)stride * (uint32_t)h);
+  if (!p) return gs_diag_set(d, GS_EFAULT, "the frame buffer at 0x%08x is gone", fb);
+  if (!is565) return gs_image_from_framebuffer(img, p, w, h, (size_t)stride, d);
+  int rc = gs_image_alloc(img, w, h, d);
+  if (rc != GS_OK) return rc;
+  for (int y = 0; y < h; y++) {
+    const uint8_t *row = p + (size_t)(h - 1 - y) * (size_t)stride;
+    for (int x = 0; x < w; x++) {
+      unsigned v = row[2 * x] | (unsigned)row[2 * x + 1] << 8;
+      uint8_t *q = gs_image_pixel(img, x, y);
+      q[0] = (uint8_t)((v >> 11) * 255 / 31);
+      q[1] = (uint8_t)((v >> 5 & 63) * 255 / 63);
+      q[2] = (uint8_t)((v & 31) * 255 / 31);
+      q[3] = 255;
     }
-    if (lua_pcall(L, 1, 0, handler) != LUA_OK) lua_error(L);
   }
+  return GS_OK;
+}
+
+/* Writes the image of the frame table at t to path (whole or not at all). */
+static void write_frame_png(lua_State *L, int t, const char *path) {
+  gs_diag d;
+  gs_diag_clear(&d);
+  gs_image img = {0, 0, 0, NULL};
+  int rc = frame_to_image(L, t, &img, &d);
+  if (rc == GS_OK) rc = gs_image_write_png(&img, path, &d);
+  gs_image_free(&img);
+  if (rc != GS_OK) luaL_error(L, "%s", d.msg);
+}
+
+/* Shows the scene in a window, rendering a new frame for every one shown,
+ * until the user quits or --frames frames have been shown. Returns GS_OK
+ * with the last frame table on the stack; the window's error
+ * (GS_WINDOW_NO_DISPLAY with no display: nothing has been rendered then);
+ * or raises a rendering error once the window is closed. */
+static int show_scene(lua_State *L, const gs_run_options *o, int handler, const char *script, gs_diag *d) {
+  if (render_frame(L, o, 0, handler) != LUA_OK) lua_error(L);
+  char title[256];
+  window_title(title, sizeof title, "gpusim: ", strcmp(script, "-") ? script : "<stdin>", "");
+  gs_window *win;
+  int rc = gs_window_open(&win, title, frame_int(L, -1, "width"), frame_int(L, -1, "height"), d);
+  if (rc != GS_OK) {
+    lua_pop(L, 1);
+    return rc;
+  }
+  int status = LUA_OK;
+  for (long n = 0; !gs_window_poll(win);) {
+    gs_image img = {0, 0, 0, NULL};
+    rc = frame_to_image(L, lua_gettop(L), &img, d);
+    if (rc == GS_OK) rc = gs_window_present(win, img.pixels, (ptrdiff_t)img.stride, d);
+    gs_image_free(&img);
+    if (rc != GS_OK || (o->frames > 0 && ++n >= o->frames)) break;
+    lua_pop(L, 1);
+    if ((status = render_frame(L, o, n, handler)) != LUA_OK) break;
+  }
+  gs_window_close(win);
+  if (status != LUA_OK) lua_error(L);
+  return rc;
+}
+
+/* Renders the scene of a script that registered a frame callback with
+ * gpusim.frame: headless, --frames N frames (else one); with a window,
+ * frame after frame while it is shown. Then -o writes the last frame as a
+ * PNG. Returns 1 when the script has a scene, 0 when it has none. */
+static int run_scene(lua_State *L, const gs_run_options *o, int handler, const char *script) {
+  int top = lua_gettop(L);
+  push_module(L);
+  if (!lua_istable(L, -1)) return lua_settop(L, top), 0;
+  lua_getfield(L, -1, "frame");
+  lua_call(L, 0, 1);
+  int has_scene = lua_isfunction(L, -1);
   lua_settop(L, top);
+  if (!has_scene) return 0;
+  int shown = 0;
+  if (!o->headless) {
+    gs_diag d;
+    gs_diag_clear(&d);
+    int rc = show_scene(L, o, handler, script, &d);
+    if (rc == GS_WINDOW_NO_DISPLAY) fprintf(stderr, "gpusim: note: ran without a window: %s\n", d.msg);
+    else if (rc != GS_OK) luaL_error(L, "%s", d.msg);
+    else shown = 1;
+  }
+  if (!shown) {
+    long n = o->frames > 0 ? o->frames : 1;
+    for (long i = 0; i < n; i++) {
+      lua_settop(L, top);
+      if (render_frame(L, o, i, handler) != LUA_OK) lua_error(L);
+    }
+  }
+  if (o->output) write_frame_png(L, lua_gettop(L), o->output);
+  lua_settop(L, top);
+  return 1;
 }
 
 /* Runs the script in protected mode. Arguments: the gs_run_options (light
@@ -534,13 +643,13 @@ static int protected_main(lua_State *L) {
   luaL_checkstack(L, nargs, "too many script arguments");
   for (int i = o->script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
   if (lua_pcall(L, nargs, 0, handler) != LUA_OK) return lua_error(L);
-  render_frames(L, o, handler);
-  return 0;
+  lua_pushboolean(L, run_scene(L, o, handler, path));
+  return 1;
 }
 
-/* Shows the script's frame in the window after the script has run. Until
- * scenes render, the frame is the test card. With no display the run goes
- * on without a window, saying so. Returns the exit status. */
+/* Shows the test card in the window after a script without a scene has
+ * run. With no display the run goes on without a window, saying so.
+ * Returns the exit status. */
 static int show_script_window(const gs_run_options *o, const char *script) {
   gs_diag d;
   gs_diag_clear(&d);
@@ -553,7 +662,7 @@ static int show_script_window(const gs_run_options *o, const char *script) {
   gs_image_fill_test_pattern(&frame);
   char title[256];
   window_title(title, sizeof title, "gpusim: ", strcmp(script, "-") ? script : "<stdin>",
-               " (test card: scenes render with the pipeline)");
+               " (test card: the script registered no frame callback)");
   int rc = show_in_window(title, &frame, o->frames, &d);
   gs_image_free(&frame);
   if (rc == GS_OK) return 0;
@@ -565,7 +674,9 @@ static int show_script_window(const gs_run_options *o, const char *script) {
   return 1;
 }
 
-/* Runs the script argv[o->script]; returns the exit status. */
+/* Runs the script argv[o->script]; returns the exit status. A script with
+ * a scene has shown and written it already (run_scene); a plain script
+ * gets the test card in the window. */
 static int run_script(const gs_run_options *o, int argc, char **argv) {
   lua_State *L = luaL_newstate();
   if (!L) {
@@ -576,18 +687,20 @@ static int run_script(const gs_run_options *o, int argc, char **argv) {
   lua_pushlightuserdata(L, (void *)o);
   lua_pushinteger(L, argc);
   lua_pushlightuserdata(L, argv);
-  int status = lua_pcall(L, 3, 0, 0);
-  int rc = 0;
+  int status = lua_pcall(L, 3, 1, 0);
+  int rc = 0, scene = 0;
   if (status != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
     fprintf(stderr, "gpusim: %s\n", msg ? msg : "(error object is not a string)");
     rc = 1;
+  } else {
+    scene = lua_toboolean(L, -1);
   }
   lua_close(L);
-  if (rc == 0 && o->output)
-    fprintf(stderr, "gpusim: note: -o %s: not written: scenes render with the pipeline milestone\n",
+  if (rc == 0 && o->output && !scene)
+    fprintf(stderr, "gpusim: note: -o %s: not written: the script registered no frame callback (gpusim.frame)\n",
             o->output);
-  if (rc == 0 && !o->headless) rc = show_script_window(o, argv[o->script]);
+  if (rc == 0 && !o->headless && !scene) rc = show_script_window(o, argv[o->script]);
   return rc;
 }
 

@@ -26,6 +26,7 @@
 #include "gpusim/lua.h"
 #include "gpusim/qpu.h"
 #include "gpusim/sph.h"
+#include "gpusim/v3d.h"
 #include "lua/lgpusim.h"
 
 #define TARGET_TYPE "gpusim.Target"
@@ -1256,11 +1257,47 @@ static void push_frame_result(lua_State *L, const gs_drv_frame *f, int target, c
   lua_setfield(L, -2, "target");
 }
 
-/* gpusim.render([{time=, target=, width=, height=}]) -> frame table: runs
- * the frame callback and lowers its draws into control lists (returning
- * their addresses, docs/scenes.md). width and height resize the target. */
+/* Runs frame f's lists through the executor with `threads` host threads
+ * (0: all cores), handing it the fragment shaders' interpolation modes;
+ * pushes the run's statistics as a table. */
+static void run_frame(lua_State *L, const gs_drv_frame *f, unsigned threads) {
+  gs_gpu *g = lgs_gpu(L);
+  gs_v3d_fs_interp *fi = lua_newuserdatauv(L, (f->n_fs_interp ? f->n_fs_interp : 1) * sizeof *fi, 0);
+  for (unsigned i = 0; i < f->n_fs_interp; i++) {
+    fi[i].fs_code = f->fs_interp[i].fs_code;
+    memcpy(fi[i].mode, f->fs_interp[i].mode, sizeof fi[i].mode);
+  }
+  gs_v3d_options o;
+  memset(&o, 0, sizeof o);
+  o.threads = threads;
+  o.fs_interp = fi;
+  o.n_fs_interp = f->n_fs_interp;
+  gs_v3d_stats st;
+  if (gs_v3d_run_stats(g, f->bin_start, f->bin_end, f->render_start, f->render_end, &o, &st) < 0)
+    lgs_error(L, "render", gs_gpu_error(g));
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 10);
+  set_int(L, "tiles", (lua_Integer)st.tiles);
+  set_int(L, "cs_vertices", (lua_Integer)st.cs_vertices);
+  set_int(L, "prims_binned", (lua_Integer)st.prims_binned);
+  set_int(L, "tile_refs", (lua_Integer)st.tile_refs);
+  set_int(L, "vs_vertices", (lua_Integer)st.vs_vertices);
+  set_int(L, "prims_drawn", (lua_Integer)st.prims_drawn);
+  set_int(L, "fs_batches", (lua_Integer)st.fs_batches);
+  set_int(L, "fragments", (lua_Integer)st.fragments);
+  lua_pushnumber(L, st.bin_seconds);
+  lua_setfield(L, -2, "bin_seconds");
+  lua_pushnumber(L, st.render_seconds);
+  lua_setfield(L, -2, "render_seconds");
+}
+
+/* gpusim.render([{time=, target=, width=, height=, run=, threads=}]) ->
+ * frame table: runs the frame callback, lowers its draws into control
+ * lists and (unless run = false) runs them, so the image is in the
+ * target's frame buffer (docs/scenes.md). width and height resize the
+ * target. */
 static int l_render(lua_State *L) {
-  static const char *const known[] = {"time", "target", "width", "height", NULL};
+  static const char *const known[] = {"time", "target", "width", "height", "run", "threads", NULL};
   lgs_gpu(L);
   int opts = 0;
   if (!lua_isnoneornil(L, 1)) {
@@ -1312,6 +1349,11 @@ static int l_render(lua_State *L) {
   lua_pushinteger(L, number + 1);
   lua_setfield(L, 2, "number");
   push_frame_result(L, &out, 5, f);
+  if (!opts || bool_field(L, 1, "run", 1)) {
+    unsigned threads = opts ? (unsigned)int_field(L, 1, "threads", 0, 1024, 0) : 0;
+    run_frame(L, &out, threads);
+    lua_setfield(L, -2, "stats");
+  }
   return 1;
 }
 

@@ -139,7 +139,9 @@ gpusim.frame(function(frame, time)
 end, t)
 local cb, cbt = gpusim.frame()
 assert(type(cb) == "function" and cbt == t)
-local f = gpusim.render {time = 2.5}
+-- the shaders here are not real ones: build the lists without running them
+local f = gpusim.render {time = 2.5, run = false}
+assert(f.stats == nil)
 assert(seen.time == 2.5 and seen.number == 0 and f.number == 0 and f.time == 2.5)
 assert(#draw_errors == 10)
 assert(f.draws == 2 and f.width == 200 and f.height == 100 and f.tiles_x == 4 and f.tiles_y == 2)
@@ -150,12 +152,15 @@ assert(f.bin_end > f.bin_start and f.render_end > f.render_start and f.tile_allo
 fails({"frame:draw: the frame is over"}, function() seen.frame:draw {vertices = quad, shader = sh} end)
 assert(tostring(seen.frame):match("over"))
 -- frames count on, at 60 per second unless a time is given
-local f2 = gpusim.render()
+local f2 = gpusim.render {run = false}
 assert(f2.number == 1 and seen.time == 1 / 60)
+-- run, they fail in the executor, which names the shader, the QPU and its pc
+fails({here, "gpusim.render:", "coordinate shader", "QPU", "pc 0x", "VPM read"}, function() gpusim.render() end)
 -- width and height resize the target
-local f3 = gpusim.render {width = 64, height = 32}
+local f3 = gpusim.render {width = 64, height = 32, run = false}
 assert(f3.width == 64 and t.width == 64 and t.height == 32 and f3.tiles_x == 1 and f3.tiles_y == 1)
 fails({here, "unknown field 'size'"}, function() gpusim.render {size = 3} end)
+fails({here, "'threads' must be an integer in 0..1024"}, function() gpusim.render {threads = -1} end)
 -- an error inside the callback comes out with its own place, and the next
 -- frame renders again
 gpusim.frame(function(frame) error("boom") end, t)
