@@ -1076,6 +1076,44 @@ static void test_interpolation_modes(void **s) {
   interp_case(1);
 }
 
+/* ---- threads of the CLE ------------------------------------------------------------ */
+
+/* The binning thread may wait for the rendering thread: it starts with a
+ * Wait on Semaphore that the rendering list's first packet (7) releases;
+ * the rendering list then waits for the binning list's 7 as usual. A Halt
+ * ends a list before its end address (the bytes after it are garbage). */
+static void test_semaphores_both_ways_and_halt(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double xy[4][2] = {{10, 5}, {90, 5}, {90, 65}, {10, 65}};
+  gs_addr rec = nv_record(&f, put_code(&f, fs_count), f.unif, nv_vertices(&f, xy, 4, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 6, 4, 0); /* a fan */
+  bin_finish(&f);
+  /* Put a Wait on Semaphore before the binning list and an Increment
+   * before the rendering list, and a Halt with garbage after it. */
+  uint32_t n = f.bin_end - f.bin;
+  uint8_t *b = gs_mem_ptr(f.m, f.bin, n + 1);
+  memmove(b + 1, b, n);
+  b[0] = GS_CL_WAIT_ON_SEMAPHORE;
+  f.bin_end = f.bin + n + 1;
+  render_list(&f, 0, 0xFFFFFF);
+  uint8_t *r = gs_mem_ptr(f.m, f.render, f.render_end - f.render + 8);
+  n = f.render_end - f.render;
+  memmove(r + 1, r, n);
+  r[0] = GS_CL_INCREMENT_SEMAPHORE;
+  r[n + 1] = GS_CL_HALT;
+  memset(r + n + 2, 3, 6); /* unknown packets the Halt keeps the thread from */
+  f.render_end = f.render + n + 8;
+  run_ok(&f, 2);
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++)
+      if (pixel(&f, x, y) != (x >= 10 && x < 90 && y >= 5 && y < 65)) fail_msg("pixel (%u, %u)", x, y);
+  frame_free(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -1090,6 +1128,7 @@ int main(void) {
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),
       cmocka_unit_test(test_interpolation_modes),
+      cmocka_unit_test(test_semaphores_both_ways_and_halt),
       cmocka_unit_test(test_bad_binning_lists),
       cmocka_unit_test(test_bad_rendering_lists),
       cmocka_unit_test(test_bad_store_writes_nothing),
