@@ -1114,6 +1114,25 @@ static void test_semaphores_both_ways_and_halt(void **s) {
   frame_free(&f);
 }
 
+/* ---- benchmarks ------------------------------------------------------------------- */
+
+/* The benchmark frames: back-to-front layers are each shaded in full; a
+ * 6-pixel right triangle (area 18) covers 18 pixels give or take its
+ * edges. */
+static void test_bench_frames(void **s) {
+  (void)s;
+  gs_v3d_bench_result r;
+  gs_diag d;
+  if (gs_v3d_bench_fill(130, 70, 3, 2, &r, &d) < 0) fail_msg("%s", d.msg);
+  assert_int_equal(r.fragments, 130 * 70 * 3);
+  assert_int_equal(r.triangles, 6);
+  assert_true(r.mpixels_per_second > 0 && r.seconds >= r.render_seconds);
+  if (gs_v3d_bench_triangles(200, 100, 100, 2, &r, &d) < 0) fail_msg("%s", d.msg);
+  assert_true(r.fragments >= 100 * 12 && r.fragments <= 100 * 24);
+  assert_int_equal(gs_v3d_bench_fill(4096, 10, 1, 1, &r, &d), GS_EARG);
+  assert_int_equal(gs_v3d_bench_triangles(100, 100, 0, 1, &r, &d), GS_EARG);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -1129,6 +1148,7 @@ int main(void) {
       cmocka_unit_test(test_strip_and_flush_all_state),
       cmocka_unit_test(test_interpolation_modes),
       cmocka_unit_test(test_semaphores_both_ways_and_halt),
+      cmocka_unit_test(test_bench_frames),
       cmocka_unit_test(test_bad_binning_lists),
       cmocka_unit_test(test_bad_rendering_lists),
       cmocka_unit_test(test_bad_store_writes_nothing),

@@ -53,6 +53,7 @@
 #define GPUSIM_V3D_H
 
 #include <stdint.h>
+#include "gpusim/diag.h"
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
 
@@ -99,5 +100,25 @@ int gs_v3d_run(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_sta
  * how long each pass took: the hook `gpusim bench` uses. */
 int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
                      const gs_v3d_options *opt, gs_v3d_stats *stats);
+
+/* ---- benchmarks ------------------------------------------------------------
+ * Two frames built as control lists in a context of their own (NV mode,
+ * pre-shaded vertices, a fragment shader that depth-tests and writes a
+ * constant colour) and run with `threads` threads (0 = all cores):
+ *   fill:      width x height, `layers` full-screen quads drawn back to
+ *              front with the depth test "less", so every layer is shaded;
+ *   triangles: n right triangles with 6-pixel legs at random positions.
+ * Frames are 1..2048 pixels a side (Xs is 12.4 in 16 bits). */
+typedef struct gs_v3d_bench_result {
+  double bin_seconds, render_seconds, seconds;
+  uint64_t fragments, triangles;
+  double mpixels_per_second;     /* fragments / seconds */
+  double mtriangles_per_second;  /* triangles / seconds */
+} gs_v3d_bench_result;
+
+int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, gs_v3d_bench_result *r,
+                      gs_diag *d);
+int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, gs_v3d_bench_result *r,
+                           gs_diag *d);
 
 #endif
