@@ -766,15 +766,19 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   return GS_OK;
 }
 
+/* Makes sure there are at least n workers (each about 100 KB). */
 static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
-  if (rd->workers) return GS_OK;
-  rd->workers = calloc(n, sizeof *rd->workers);
-  if (!rd->workers) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
-  rd->nworkers = n;
-  for (unsigned i = 0; i < n; i++) {
-    rd->workers[i] = calloc(1, sizeof *rd->workers[i]);
-    if (!rd->workers[i] || cle_unit_init(&rd->workers[i]->unit, (int)i) < 0)
+  if (n <= rd->nworkers) return GS_OK;
+  cle_worker **w = realloc(rd->workers, n * sizeof *w);
+  if (!w) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+  rd->workers = w;
+  for (; rd->nworkers < n; rd->nworkers++) {
+    unsigned i = rd->nworkers;
+    w[i] = calloc(1, sizeof *w[i]);
+    if (!w[i] || cle_unit_init(&w[i]->unit, (int)i) < 0) {
+      free(w[i]);
       return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
+    }
   }
   return GS_OK;
 }
@@ -805,6 +809,7 @@ int cle_render_flush(cle_run *r, bool ended) {
   bool keep_open = rd->open && !ended;
   if (keep_open) n--;
   unsigned threads = r->opt.threads < RENDER_MAX_WORKERS ? r->opt.threads : RENDER_MAX_WORKERS;
+  if (threads > n) threads = n ? n : 1;
   int rc = make_workers(rd, threads, d);
   if (rc < 0) return rc;
   uint8_t *seen = calloc(256 * 256 / 8, 1);
