@@ -131,6 +131,36 @@ int gs_drv_target_alloc(gs_mem *m, gs_drv_target *t, gs_diag *d);
 /* Releases t's frame buffer (if any) and sets framebuffer to 0. */
 void gs_drv_target_release(gs_mem *m, gs_drv_target *t);
 
+/* ---- textures ------------------------------------------------------------ */
+
+/* A texture for the TMU (reference §5): one level of RGBA8888 texels (TMU
+ * type 0) in the T or LT layout the hardware picks by size, sampled with
+ * the config words of gs_drv_texture_config, which a fragment shader's
+ * uniform stream holds where its TMU writes pop them (the T write takes
+ * the first, the S write the second). */
+typedef enum gs_drv_filter { GS_DRV_LINEAR = 0, GS_DRV_NEAREST = 1 } gs_drv_filter;
+typedef enum gs_drv_wrap { GS_DRV_REPEAT = 0, GS_DRV_CLAMP = 1, GS_DRV_MIRROR = 2 } gs_drv_wrap;
+
+#define GS_DRV_MAX_TEXTURE 2048
+
+typedef struct gs_drv_texture {
+  uint32_t width, height;    /* texels, 1..GS_DRV_MAX_TEXTURE */
+  gs_drv_filter filter;      /* minification and magnification */
+  gs_drv_wrap wrap_s, wrap_t;
+  gs_addr base;              /* set by gs_drv_texture_alloc: 4 KB aligned */
+  uint32_t bytes;            /* the level's size in its layout */
+  bool lt;                   /* LT layout (small textures), else T */
+} gs_drv_texture;
+
+/* Allocates t's memory and stores rgba (width × height texels of 4 bytes
+ * R, G, B, A; row 0 first: texture coordinate t = 0) tiled. GS_EARG for a
+ * size, filter or wrap out of range, GS_ENOMEM when memory is exhausted. */
+int gs_drv_texture_alloc(gs_mem *m, gs_drv_texture *t, const uint8_t *rgba, gs_diag *d);
+/* Releases t's memory (if any) and sets base to 0. */
+void gs_drv_texture_release(gs_mem *m, gs_drv_texture *t);
+/* The TMU config parameters 0 and 1 (reference §5.2) of t. */
+void gs_drv_texture_config(const gs_drv_texture *t, uint32_t p[2]);
+
 /* ---- programs ------------------------------------------------------------ */
 
 #define GS_DRV_PROGRAM_MAGIC 0x48505347u  /* "GSPH" */

@@ -622,6 +622,34 @@ static int run_scene(lua_State *L, const gs_run_options *o, int handler, const c
   return 1;
 }
 
+/* The image reader gpusim.texture{file = ...} calls (registry field
+ * "gpusim.load_image", see src/lua/lscene.c): loader(path) -> width,
+ * height, RGBA bytes with the top row first; or nil and the message. The
+ * program installs it because it links stb_image and the module does not. */
+static int load_image_for_lua(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  gs_diag d;
+  gs_diag_clear(&d);
+  gs_image img = {0, 0, 0, NULL};
+  if (gs_image_read_png(&img, path, &d) != GS_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, d.msg);
+    return 2;
+  }
+  luaL_Buffer b;
+  size_t row = (size_t)img.width * 4;
+  char *out = luaL_buffinitsize(L, &b, row * (size_t)img.height);
+  for (int y = 0; y < img.height; y++) memcpy(out + row * (size_t)y, gs_image_pixel(&img, 0, y), row);
+  int w = img.width, h = img.height;
+  gs_image_free(&img);
+  luaL_pushresultsize(&b, row * (size_t)h);
+  lua_pushinteger(L, w);
+  lua_insert(L, -2);
+  lua_pushinteger(L, h);
+  lua_insert(L, -2);
+  return 3;
+}
+
 /* Runs the script in protected mode. Arguments: the gs_run_options (light
  * userdata), argc and argv (light userdata). Errors propagate as strings
  * already formatted by message_handler. */
@@ -632,6 +660,8 @@ static int protected_main(lua_State *L) {
   luaL_openlibs(L);
   luaL_requiref(L, "gpusim", luaopen_gpusim, 0);
   lua_pop(L, 1);
+  lua_pushcfunction(L, load_image_for_lua);
+  lua_setfield(L, LUA_REGISTRYINDEX, "gpusim.load_image");
   create_arg_table(L, argc, argv, o->script);
   add_helper_path(L, strcmp(argv[o->script], "-") == 0 ? "." : argv[o->script]);
   lua_pushboolean(L, o->traceback);

@@ -33,9 +33,14 @@
 #define BUFFER_TYPE "gpusim.Buffer"
 #define SHADER_TYPE "gpusim.Shader"
 #define FRAME_TYPE "gpusim.Frame"
+#define TEXTURE_TYPE "gpusim.Texture"
 #define DRIVER_TYPE "gpusim.Driver"
 #define DRIVER_KEY "gpusim.driver"  /* registry: the state's driver */
 #define SCENE_KEY "gpusim.scene"    /* registry: {fn=, target=, number=, last=} */
+/* registry: function(path) -> width, height, RGBA bytes (top row first), or
+ * nil, message. The gpusim program installs it (it links stb_image; the
+ * module built for a stock lua5.4 does not). */
+#define IMAGE_LOADER_KEY "gpusim.load_image"
 
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
@@ -509,6 +514,135 @@ static int buffer_tostring(lua_State *L) {
   snprintf(text, sizeof text, "gpusim.Buffer (%s, %u %s at 0x%08x)", u->index ? "index" : "vertex",
            (unsigned)u->count, u->index ? "indices" : "vertices", (unsigned)u->addr);
   lua_pushstring(L, text);
+  return 1;
+}
+
+/* ---- textures --------------------------------------------------------------- */
+
+typedef struct l_texture {
+  gs_drv_texture t;
+} l_texture;
+
+static const char *const filter_names[] = {"linear", "nearest", NULL}; /* gs_drv_filter */
+static const char *const wrap_names[] = {"repeat", "clamp", "mirror", NULL}; /* gs_drv_wrap */
+
+static int texture_gc(lua_State *L) {
+  l_texture *u = luaL_checkudata(L, 1, TEXTURE_TYPE);
+  gs_mem *m = gc_mem(L);
+  if (m) gs_drv_texture_release(m, &u->t);
+  u->t.base = 0;
+  return 0;
+}
+
+/* Pushes the texels of field 'data' of table arg (RGBA bytes, row 0 =
+ * t = 0) as a scratch userdata for a w × h texture. */
+static const uint8_t *texture_data(lua_State *L, int arg, uint32_t w, uint32_t h) {
+  l_buffer b;
+  memset(&b, 0, sizeof b);
+  b.nattrs = 1;
+  b.comps = 4;
+  b.attrs[0] = (l_attr){0, 4, 0}; /* u8x4 */
+  b.stride = 4;
+  uint8_t *bytes;
+  uint32_t n = encode_data(L, arg, &b, &bytes);
+  if (n != w * h)
+    arg_error(L, arg, "field 'data': %d texels of 4 bytes for a %dx%d texture of %d", (int)n, (int)w, (int)h,
+              (int)(w * h));
+  return bytes;
+}
+
+/* Loads the image file in field 'file' of table arg through the program's
+ * loader; pushes its texels turned over (the image's bottom row becomes
+ * row 0, t = 0, so it appears upright) and sets *w, *h. */
+static const uint8_t *texture_file(lua_State *L, int arg, uint32_t *w, uint32_t *h) {
+  const char *path = lua_tostring(L, -1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, IMAGE_LOADER_KEY) != LUA_TFUNCTION)
+    arg_error(L, arg, "field 'file': this gpusim cannot read image files (the gpusim program can; the module "
+              "alone cannot): give the texels as data = {...}");
+  lua_pushstring(L, path);
+  lua_call(L, 1, 3);
+  if (lua_isnil(L, -3)) arg_error(L, arg, "field 'file': %s", lua_tostring(L, -2));
+  lua_Integer iw = lua_tointeger(L, -3), ih = lua_tointeger(L, -2);
+  size_t len;
+  const char *px = lua_tolstring(L, -1, &len);
+  if (iw < 1 || ih < 1 || iw > GS_DRV_MAX_TEXTURE || ih > GS_DRV_MAX_TEXTURE)
+    arg_error(L, arg, "field 'file': '%s' is %Ix%I; textures are 1..%d texels a side", path, (LUAI_UACINT)iw,
+              (LUAI_UACINT)ih, GS_DRV_MAX_TEXTURE);
+  if (!px || len != (size_t)(iw * ih * 4)) luaL_error(L, "gpusim.texture: the image loader returned %d bytes", (int)len);
+  uint8_t *out = lua_newuserdatauv(L, len, 0);
+  size_t row = (size_t)iw * 4;
+  for (lua_Integer y = 0; y < ih; y++) memcpy(out + (size_t)y * row, px + (size_t)(ih - 1 - y) * row, row);
+  *w = (uint32_t)iw;
+  *h = (uint32_t)ih;
+  return out;
+}
+
+/* gpusim.texture{width=, height=, data=} or {file=}, with filter=, wrap=,
+ * wrap_s=, wrap_t= -> a texture in GPU memory. */
+static int l_texture_new(lua_State *L) {
+  static const char *const known[] = {"width", "height", "data", "file", "filter", "wrap", "wrap_s", "wrap_t", NULL};
+  gs_mem *m = mem_of(L);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  check_fields(L, 1, known);
+  gs_drv_texture t;
+  memset(&t, 0, sizeof t);
+  t.filter = (gs_drv_filter)lgs_optfield_option(L, 1, 1, "filter", GS_DRV_LINEAR, filter_names);
+  int wrap = lgs_optfield_option(L, 1, 1, "wrap", GS_DRV_REPEAT, wrap_names);
+  t.wrap_s = (gs_drv_wrap)lgs_optfield_option(L, 1, 1, "wrap_s", wrap, wrap_names);
+  t.wrap_t = (gs_drv_wrap)lgs_optfield_option(L, 1, 1, "wrap_t", wrap, wrap_names);
+  const uint8_t *texels;
+  int ft = lua_getfield(L, 1, "file");
+  if (ft != LUA_TNIL) {
+    if (ft != LUA_TSTRING) arg_error(L, 1, "field 'file' must be a path, got %s", luaL_typename(L, -1));
+    lua_getfield(L, 1, "data");
+    lua_getfield(L, 1, "width");
+    if (!lua_isnil(L, -1) || !lua_isnil(L, -2)) arg_error(L, 1, "give either 'file' or 'data' with 'width' and 'height'");
+    lua_pop(L, 2);
+    texels = texture_file(L, 1, &t.width, &t.height);
+  } else {
+    t.width = (uint32_t)int_field(L, 1, "width", 1, GS_DRV_MAX_TEXTURE, 0);
+    t.height = (uint32_t)int_field(L, 1, "height", 1, GS_DRV_MAX_TEXTURE, 0);
+    texels = texture_data(L, 1, t.width, t.height);
+  }
+  l_texture *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, TEXTURE_TYPE);
+  gs_diag d;
+  if (gs_drv_texture_alloc(m, &t, texels, &d) < 0) return lgs_error(L, "texture", d.msg);
+  u->t = t;
+  return 1;
+}
+
+static int texture_index(lua_State *L) {
+  l_texture *u = luaL_checkudata(L, 1, TEXTURE_TYPE);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "width") == 0) lua_pushinteger(L, u->t.width);
+  else if (strcmp(k, "height") == 0) lua_pushinteger(L, u->t.height);
+  else if (strcmp(k, "address") == 0) lua_pushinteger(L, u->t.base);
+  else if (strcmp(k, "bytes") == 0) lua_pushinteger(L, u->t.bytes);
+  else if (strcmp(k, "layout") == 0) lua_pushstring(L, u->t.lt ? "lt" : "t");
+  else if (strcmp(k, "filter") == 0) lua_pushstring(L, filter_names[u->t.filter]);
+  else if (strcmp(k, "wrap_s") == 0) lua_pushstring(L, wrap_names[u->t.wrap_s]);
+  else if (strcmp(k, "wrap_t") == 0) lua_pushstring(L, wrap_names[u->t.wrap_t]);
+  else if (strcmp(k, "config") == 0) {
+    uint32_t p[2];
+    gs_drv_texture_config(&u->t, p);
+    lua_createtable(L, 2, 0);
+    lua_pushinteger(L, p[0]);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, p[1]);
+    lua_rawseti(L, -2, 2);
+  } else {
+    lua_pushnil(L);
+  }
+  return 1;
+}
+
+static int texture_tostring(lua_State *L) {
+  l_texture *u = luaL_checkudata(L, 1, TEXTURE_TYPE);
+  lua_pushfstring(L, "gpusim.Texture (%dx%d %s, %s)", (int)u->t.width, (int)u->t.height,
+                  u->t.lt ? "LT" : "T", filter_names[u->t.filter]);
   return 1;
 }
 
@@ -1015,9 +1149,17 @@ static void put_uniform(lua_State *L, int arg, const char *what, int idx, gs_drv
   case LUA_TUSERDATA: {
     l_buffer *b = luaL_testudata(L, idx, BUFFER_TYPE);
     l_target *t = luaL_testudata(L, idx, TARGET_TYPE);
-    if (!b && !t) arg_error(L, arg, "field 'uniforms'%s: uniform %d: a %s is not a uniform", what, (int)k + 1, luaL_typename(L, idx));
-    v.value = b ? b->addr : t->t.framebuffer;
+    l_texture *x = luaL_testudata(L, idx, TEXTURE_TYPE);
+    if (!b && !t && !x) arg_error(L, arg, "field 'uniforms'%s: uniform %d: a %s is not a uniform", what, (int)k + 1, luaL_typename(L, idx));
     frame_ref(L, idx);
+    if (x) { /* its two TMU config parameters */
+      uint32_t p[2];
+      gs_drv_texture_config(&x->t, p);
+      if (u) u[k] = (gs_drv_uniform){GS_DRV_U_CONSTANT, p[0]}, u[k + 1] = (gs_drv_uniform){GS_DRV_U_CONSTANT, p[1]};
+      *n = k + 2;
+      return;
+    }
+    v.value = b ? b->addr : t->t.framebuffer;
     break;
   }
   case LUA_TTABLE: {
@@ -1363,6 +1505,7 @@ static const luaL_Reg scene_funcs[] = {
   {"target", l_target_new},
   {"buffer", l_buffer_new},
   {"shader", l_shader_new},
+  {"texture", l_texture_new},
   {"frame", l_frame_set},
   {"render", l_render},
   {NULL, NULL}
@@ -1374,6 +1517,8 @@ static const luaL_Reg buffer_meta[] = {
   {"__gc", buffer_gc}, {"__close", buffer_gc}, {"__index", buffer_index}, {"__tostring", buffer_tostring}, {NULL, NULL}};
 static const luaL_Reg shader_meta[] = {
   {"__gc", shader_gc}, {"__close", shader_gc}, {"__index", shader_index}, {"__tostring", shader_tostring}, {NULL, NULL}};
+static const luaL_Reg texture_meta[] = {
+  {"__gc", texture_gc}, {"__close", texture_gc}, {"__index", texture_index}, {"__tostring", texture_tostring}, {NULL, NULL}};
 static const luaL_Reg frame_meta[] = {
   {"__index", frame_index}, {"__tostring", frame_tostring}, {NULL, NULL}};
 static const luaL_Reg driver_meta[] = {
@@ -1389,13 +1534,14 @@ static void new_metatable(lua_State *L, int ctx, const char *tname, const luaL_R
   lua_pop(L, 1);
 }
 
-/* Adds gpusim.target, buffer, shader, frame and render to the module table
+/* Adds gpusim.target, buffer, shader, texture, frame and render to the module table
  * on top of the stack; ctx is the index of the context userdata. */
 void lgs_open_scene(lua_State *L, int ctx);
 void lgs_open_scene(lua_State *L, int ctx) {
   new_metatable(L, ctx, TARGET_TYPE, target_meta);
   new_metatable(L, ctx, BUFFER_TYPE, buffer_meta);
   new_metatable(L, ctx, SHADER_TYPE, shader_meta);
+  new_metatable(L, ctx, TEXTURE_TYPE, texture_meta);
   new_metatable(L, ctx, FRAME_TYPE, frame_meta);
   new_metatable(L, ctx, DRIVER_TYPE, driver_meta);
   lua_pushvalue(L, ctx);
