@@ -1133,6 +1133,105 @@ static void test_bench_frames(void **s) {
   assert_int_equal(gs_v3d_bench_triangles(100, 100, 0, 1, &r, &d), GS_EARG);
 }
 
+/* ---- robustness ---------------------------------------------------------------------- */
+
+/* Valid binning and rendering lists (GL and NV shader states, a clipped
+ * draw) with 1 to 3 random bytes changed: every run ends, with the frame
+ * or with an error that names its list; nothing crashes (the sanitizer
+ * build checks memory). A small watchdog and packet budget keep runaway
+ * shaders and lists short. */
+static void test_fuzzed_lists(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 130, 70);
+  gs_gpu_config_of(f.g)->watchdog = 20000;
+  static const float attr[3][4] = {{10, 10, -0.5f, 0.0f}, {120, 10, 0.5f, 1.0f}, {10, 60, 0.5f, 0.5f}};
+  gs_addr glrec = gl_record(&f, put_code(&f, fs_varying), f.unif, put_code(&f, cs_pixels), f.unif,
+                            put_code(&f, vs_pixels), put_bytes(&f, attr, sizeof attr, 16), 1);
+  static const double xy[4][2] = {{10, 5}, {90, 5}, {90, 65}, {10, 65}};
+  gs_addr nvrec = nv_record(&f, put_code(&f, fs_count), f.unif, nv_vertices(&f, xy, 4, 0.5f), 0);
+  bin_begin(&f, 3, 1, 1);
+  gs_cl_clipper_xy_scaling sc = {16.0f, 16.0f};
+  check(&f, gs_cl_emit_clipper_xy_scaling(&f.w, &sc, &f.d));
+  bin_gl_shader(&f, glrec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_nv_shader(&f, nvrec);
+  bin_arrays(&f, 5, 4, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  uint32_t nb = f.bin_end - f.bin, nr = f.render_end - f.render;
+  uint8_t *bin = gs_mem_ptr(f.m, f.bin, nb), *ren = gs_mem_ptr(f.m, f.render, nr);
+  uint8_t *bin0 = malloc(nb), *ren0 = malloc(nr);
+  memcpy(bin0, bin, nb);
+  memcpy(ren0, ren, nr);
+  uint32_t seed = 99;
+  unsigned failures = 0;
+  for (int it = 0; it < 300; it++) {
+    memcpy(bin, bin0, nb);
+    memcpy(ren, ren0, nr);
+    seed = seed * 1664525u + 1013904223u;
+    int changes = 1 + (int)(seed >> 30) % 3;
+    for (int c = 0; c < changes; c++) {
+      seed = seed * 1664525u + 1013904223u;
+      uint32_t at = (seed >> 8) % (nb + nr);
+      seed = seed * 1664525u + 1013904223u;
+      uint8_t v = (uint8_t)(seed >> 24);
+      if (at < nb) bin[at] = v;
+      else ren[at - nb] = v;
+    }
+    gs_v3d_options o = {0};
+    o.threads = 1 + (unsigned)(it % 3);
+    o.max_packets = 100000;
+    int rc = gs_v3d_run(f.g, f.bin, f.bin_end, f.render, f.render_end, &o);
+    if (rc < 0) {
+      const char *msg = gs_gpu_error(f.g);
+      failures++;
+      if (getenv("SHOWMSG")) printf("MSG: fuzz: %s\n", msg);
+      if (strncmp(msg, "binning list: ", 14) != 0 && strncmp(msg, "rendering list: ", 16) != 0 &&
+          strncmp(msg, "both control-list threads", 25) != 0)
+        fail_msg("run %d: message without its list: \"%s\"", it, msg);
+    }
+  }
+  if (getenv("SHOWMSG")) printf("MSG: %u of 300 fuzzed runs failed\n", failures);
+  assert_true(failures > 30 && failures < 300);
+  /* Now the tile lists the binning pass wrote, changed, rendered alone (the
+   * rendering list's Wait on Semaphore, after 114, 113 and 115, made a Nop). */
+  memcpy(bin, bin0, nb);
+  memcpy(ren, ren0, nr);
+  run_ok(&f, 1);
+  assert_int_equal(ren[14 + 11 + 3], GS_CL_WAIT_ON_SEMAPHORE);
+  ren[14 + 11 + 3] = GS_CL_NOP;
+  uint32_t nt = 2048;
+  uint8_t *tiles = gs_mem_ptr(f.m, f.tile_alloc, nt), *tiles0 = malloc(nt);
+  memcpy(tiles0, tiles, nt);
+  failures = 0;
+  for (int it = 0; it < 300; it++) {
+    memcpy(tiles, tiles0, nt);
+    for (int c = 0; c < 2; c++) {
+      seed = seed * 1664525u + 1013904223u;
+      uint32_t at = (seed >> 8) % 400; /* the six initial blocks and the start of the pool */
+      if (at >= 6 * 32) at += 256 - 6 * 32;
+      seed = seed * 1664525u + 1013904223u;
+      tiles[at] = (uint8_t)(seed >> 24);
+    }
+    gs_v3d_options o = {0};
+    o.threads = 1 + (unsigned)(it % 3);
+    o.max_packets = 100000;
+    if (gs_v3d_run(f.g, f.bin, f.bin, f.render, f.render_end, &o) < 0) {
+      const char *msg = gs_gpu_error(f.g);
+      failures++;
+      if (getenv("SHOWMSG")) printf("MSG: tile fuzz: %s\n", msg);
+      if (strncmp(msg, "rendering list: ", 16) != 0) fail_msg("run %d: message without its list: \"%s\"", it, msg);
+    }
+  }
+  if (getenv("SHOWMSG")) printf("MSG: %u of 300 fuzzed tile-list runs failed\n", failures);
+  assert_true(failures > 30 && failures < 300);
+  free(tiles0);
+  free(bin0);
+  free(ren0);
+  frame_free(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -1153,6 +1252,7 @@ int main(void) {
       cmocka_unit_test(test_bad_rendering_lists),
       cmocka_unit_test(test_bad_store_writes_nothing),
       cmocka_unit_test(test_faulting_fragment_shader),
+      cmocka_unit_test(test_fuzzed_lists),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

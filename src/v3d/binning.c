@@ -288,46 +288,90 @@ static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32
   return GS_OK;
 }
 
+/* Checks that vertex i's coordinate-shader attributes (GL) or its
+ * pre-shaded record (NV) lie in allocated memory. */
+static int check_vertex(cle_run *r, const cle_bin *b, const gs_cl_packet *p, uint32_t i, gs_diag *d) {
+  if (b->sh.id == GS_CL_NV_SHADER_STATE) {
+    unsigned words = (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0);
+    uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)i * b->sh.vertex_stride;
+    if (a > UINT32_MAX || !gs_mem_ptr(r->g->mem, (gs_addr)a, words * 4))
+      return cle_error(d, GS_EFAULT, p->addr, "%s: NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory",
+                       p->info->name, i, (unsigned long long)a, words * 4);
+    return GS_OK;
+  }
+  for (unsigned k = 0; k < b->sh.cs.nattrs; k++) {
+    const vcd_attr *at = &b->sh.cs.attrs[k];
+    uint64_t a = (uint64_t)at->address + (uint64_t)i * at->stride;
+    if (a > UINT32_MAX || !gs_mem_ptr(r->g->mem, (gs_addr)a, at->size))
+      return cle_error(d, GS_EFAULT, p->addr, "%s: coordinate shader attribute %u of vertex %u: %u bytes at 0x%08llx "
+                       "(array 0x%08x, stride %u) are outside allocated GPU memory", p->info->name, k, i, at->size,
+                       (unsigned long long)a, at->address, at->stride);
+  }
+  return GS_OK;
+}
+
+/* Marks the vertices an indexed draw uses (bit i - lo of b->used). */
+static int mark_used(cle_bin *b, const cle_draw *di, gs_diag *d) {
+  uint32_t n = di->hi - di->lo + 1;
+  if (reserve((void **)&b->used, &b->used_cap, n / 8 + 1, 1) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  memset(b->used, 0, n / 8 + 1);
+  for (uint32_t k = 0; k < di->draw.count; k++) {
+    uint32_t v = di->draw.index_type == PTB_INDEX_16
+                     ? (uint32_t)di->draw.indices[2 * k] | (uint32_t)di->draw.indices[2 * k + 1] << 8
+                     : di->draw.indices[k];
+    b->used[(v - di->lo) / 8] |= (uint8_t)(1u << ((v - di->lo) % 8));
+  }
+  return GS_OK;
+}
+
+static bool is_used(const cle_bin *b, const cle_draw *di, uint32_t k) {
+  return !di->indexed || (b->used[k / 8] >> (k % 8) & 1);
+}
+
+/* Checks every vertex the draw uses before anything is allocated or
+ * shaded: a bogus draw fails at once, naming the first bad vertex. */
+static int check_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, gs_diag *d) {
+  for (uint32_t k = 0; k <= di->hi - di->lo; k++) {
+    if (!is_used(b, di, k)) continue;
+    int rc = check_vertex(r, b, p, di->lo + k, d);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
+}
+
+/* Runs the coordinate shader on a batch and keeps its output. */
+static int shade_batch(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, const uint32_t *batch,
+                       unsigned nb, gs_diag *d) {
+  int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
+  if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
+  take_batch_output(b, di, batch, nb);
+  return GS_OK;
+}
+
 /* Shades (GL) or fetches (NV) every vertex the draw uses into verts[i - lo]. */
 static int shade_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, gs_diag *d) {
   uint32_t n = di->hi - di->lo + 1;
-  if (reserve((void **)&b->verts, &b->vert_cap, n, sizeof *b->verts) < 0 ||
-      (di->indexed && reserve((void **)&b->used, &b->used_cap, n / 8 + 1, 1) < 0))
+  int rc;
+  if (di->indexed && (rc = mark_used(b, di, d)) < 0) return rc;
+  if ((rc = check_vertices(r, b, p, di, d)) < 0) return rc;
+  if (reserve((void **)&b->verts, &b->vert_cap, n, sizeof *b->verts) < 0)
     return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
   memset(b->verts, 0, n * sizeof *b->verts);
-  if (di->indexed) {
-    memset(b->used, 0, n / 8 + 1);
-    for (uint32_t k = 0; k < di->draw.count; k++) {
-      uint32_t v = di->draw.index_type == PTB_INDEX_16
-                       ? (uint32_t)di->draw.indices[2 * k] | (uint32_t)di->draw.indices[2 * k + 1] << 8
-                       : di->draw.indices[k];
-      b->used[(v - di->lo) / 8] |= (uint8_t)(1u << ((v - di->lo) % 8));
-    }
-  }
   uint32_t batch[16];
   unsigned nb = 0;
   for (uint32_t k = 0; k < n; k++) {
-    if (di->indexed && !(b->used[k / 8] >> (k % 8) & 1)) continue;
-    uint32_t i = di->lo + k;
+    if (!is_used(b, di, k)) continue;
     r->stats.cs_vertices++;
     if (b->sh.id == GS_CL_NV_SHADER_STATE) {
-      int rc = fetch_nv_vertex(r, b, p, i, &b->verts[k], d);
-      if (rc < 0) return rc;
+      if ((rc = fetch_nv_vertex(r, b, p, di->lo + k, &b->verts[k], d)) < 0) return rc;
       continue;
     }
-    batch[nb++] = i;
-    if (nb == 16) {
-      int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
-      if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
-      take_batch_output(b, di, batch, nb);
-      nb = 0;
-    }
+    batch[nb++] = di->lo + k;
+    if (nb == 16 && (rc = shade_batch(r, b, p, di, batch, nb, d)) < 0) return rc;
+    if (nb == 16) nb = 0;
   }
-  if (nb) {
-    int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
-    if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
-    take_batch_output(b, di, batch, nb);
-  }
+  if (nb && (rc = shade_batch(r, b, p, di, batch, nb, d)) < 0) return rc;
   return GS_OK;
 }
 

@@ -140,7 +140,7 @@ uint64_t cle_watchdog(const gs_gpu *g);
 
 /* ---- draw records ----------------------------------------------------------- */
 
-#define CLE_MAX_DRAW_VERTICES (1u << 24) /* vertices or indices one draw may hold */
+#define CLE_MAX_DRAW_VERTICES (1u << 22) /* vertices or indices one draw may hold */
 
 /* A Vertex Array Primitives (33) or Indexed Primitive List (32) record. */
 typedef struct cle_draw {

@@ -178,8 +178,8 @@ int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned
 
 int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, gs_v3d_bench_result *r,
                            gs_diag *d) {
-  if (width < 16 || height < 16 || width > 2048 || height > 2048 || n == 0 || n > (1u << 22))
-    return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u triangles (16..2048 pixels a side, 1..4M triangles)",
+  if (width < 16 || height < 16 || width > 2048 || height > 2048 || n == 0 || n > (1u << 20))
+    return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u triangles (16..2048 pixels a side, 1..1M triangles)",
                        width, height, n);
   bench_frame f;
   uint32_t *v = NULL;
