@@ -766,7 +766,9 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   return GS_OK;
 }
 
-/* Makes sure there are at least n workers (each about 100 KB). */
+/* Makes sure there are at least n workers (each about 100 KB). Every
+ * worker's QPU is QPU 0: a shader reading qpu_num, and an error message,
+ * must not depend on which host thread rendered the tile. */
 static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
   if (n <= rd->nworkers) return GS_OK;
   cle_worker **w = realloc(rd->workers, n * sizeof *w);
@@ -775,7 +777,7 @@ static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
   for (; rd->nworkers < n; rd->nworkers++) {
     unsigned i = rd->nworkers;
     w[i] = calloc(1, sizeof *w[i]);
-    if (!w[i] || cle_unit_init(&w[i]->unit, (int)i) < 0) {
+    if (!w[i] || cle_unit_init(&w[i]->unit, 0) < 0) {
       free(w[i]);
       return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
     }
