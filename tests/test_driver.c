@@ -507,6 +507,53 @@ static void test_frames_reuse_memory(void **state) {
   fixture_free(fx);
 }
 
+/* Growing tile memory: a doubled pool, record 112 and the rendering list
+ * rewritten for it, and later frames start at least that big; a fixed
+ * pool. */
+static void test_grow_tile_memory(void **state) {
+  (void)state;
+  fixture *fx = fixture_new(200, 100, GS_DRV_RGBA8888, false);
+  gs_diag d;
+  gs_drv_frame f, g;
+  gs_driver_set_tile_pool(fx->drv, 5000);  /* rounded up to 8192 */
+  one_frame(fx, &f);
+  assert_int_equal(f.tile_alloc_size, 4096 + 8192);  /* 8 tiles x 32 rounded to 4 KB, then the pool */
+  g = f;
+  assert_int_equal(gs_driver_grow_tile_memory(fx->drv, &g, &d), GS_OK);
+  assert_int_equal(g.tile_alloc_size, 4096 + 16384);
+  assert_int_not_equal(g.tile_alloc, f.tile_alloc);
+  assert_int_equal(g.bin_start, f.bin_start);
+  assert_int_equal(g.bin_end, f.bin_end);
+  assert_int_equal(g.tsda, f.tsda);
+  assert_non_null(gs_mem_ptr(fx->m, g.tile_alloc, g.tile_alloc_size));
+  walked w;
+  walk(fx->m, g.bin_start, g.bin_end, &w);
+  assert_int_equal(PF(&w.p[0], "tile_alloc"), g.tile_alloc);
+  assert_int_equal(PF(&w.p[0], "tile_alloc_size"), g.tile_alloc_size);
+  walk(fx->m, g.render_start, g.render_end, &w);
+  assert_int_equal(w.n, 4 + 8 * 3 + 1);
+  assert_int_equal(PF(&w.p[6], "address"), g.tile_alloc);            /* tile (0, 0) */
+  assert_int_equal(PF(&w.p[w.n - 2], "address"), g.tile_alloc + 7 * 32); /* tile (3, 1) */
+  /* the driver is not fooled by another frame's description */
+  gs_drv_frame other = g;
+  other.bin_start += 16;
+  assert_int_equal(gs_driver_grow_tile_memory(fx->drv, &other, &d), GS_EARG);
+  /* the next frame, with the estimate again, keeps the learned pool */
+  gs_driver_set_tile_pool(fx->drv, 0);
+  one_frame(fx, &f);
+  assert_true(f.tile_alloc_size >= 4096 + 64 * 1024);  /* the estimate's minimum */
+  for (int i = 0; i < 4; i++) assert_int_equal(gs_driver_grow_tile_memory(fx->drv, &f, &d), GS_OK);
+  uint32_t learned = f.tile_alloc_size;
+  one_frame(fx, &f);
+  assert_int_equal(f.tile_alloc_size, learned);
+  /* growth stops at GS_DRV_MAX_TILE_POOL */
+  gs_driver_set_tile_pool(fx->drv, GS_DRV_MAX_TILE_POOL);
+  one_frame(fx, &f);
+  assert_int_equal(gs_driver_grow_tile_memory(fx->drv, &f, &d), GS_ENOMEM);
+  assert_non_null(strstr(d.msg, "128 MB"));
+  fixture_free(fx);
+}
+
 /* A program carries its SPH in the 96 bytes before its code. */
 static void test_program_header(void **state) {
   (void)state;
@@ -583,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_large_arrays),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_frames_reuse_memory),
+      cmocka_unit_test(test_grow_tile_memory),
       cmocka_unit_test(test_program_header),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

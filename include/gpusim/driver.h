@@ -56,7 +56,8 @@
  * The binning list grows in 4 KB blocks chained with Branch (16). Tile
  * allocation memory starts with one 32-byte initial block per tile (so the
  * rendering list can branch to them) and grows in 128-byte blocks from a
- * pool sized from the frame's work: docs/scenes.md gives the formula.
+ * pool sized from the frame's work (docs/scenes.md gives the formula); a
+ * frame that needs more gets it from gs_driver_grow_tile_memory.
  *
  * MEMORY. Lists, records, uniform streams, tile allocation memory and the
  * tile state data array of a frame live in the driver's frame arena: GPU
@@ -343,5 +344,19 @@ void gs_driver_set_clear(gs_driver *drv, const gs_drv_clear *c);
 int gs_driver_draw(gs_driver *drv, const gs_drv_draw *draw, gs_diag *d);
 /* Ends the binning list, writes the rendering list and fills *out. */
 int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *out, gs_diag *d);
+
+/* The pool of tile allocation memory (after the initial blocks) of the
+ * frames that follow: bytes > 0 fixes it (rounded up to 4 KB; for teaching
+ * and tests), 0 goes back to the driver's estimate. */
+void gs_driver_set_tile_pool(gs_driver *drv, uint32_t bytes);
+
+/* The answer to a binning pass that ran out of tile allocation memory (the
+ * executor's GS_ENOMEM; the hardware would ask for overspill memory, as the
+ * kernel then gives): doubles f's pool, rewrites record 112 and the
+ * rendering list for the new memory, and updates *f; run the frame again.
+ * Later frames start with at least this pool. f must be the frame the last
+ * gs_driver_end_frame returned. GS_ENOMEM beyond GS_DRV_MAX_TILE_POOL. */
+#define GS_DRV_MAX_TILE_POOL (128u << 20)
+int gs_driver_grow_tile_memory(gs_driver *drv, gs_drv_frame *f, gs_diag *d);
 
 #endif

@@ -52,6 +52,8 @@ struct gs_driver {
   emit_state e;
   gs_drv_fs_interp *interp;  /* the frame's fragment shaders and their modes */
   unsigned cap_interp;
+  uint32_t fixed_pool;       /* gs_driver_set_tile_pool; 0: estimate */
+  uint32_t learned_pool;     /* the largest pool a frame has needed */
 };
 
 gs_driver *gs_driver_new(gs_mem *m) {
@@ -492,14 +494,24 @@ int gs_driver_draw(gs_driver *drv, const gs_drv_draw *dr, gs_diag *d) {
 
 /* ---- the end of a frame: tile memory and the rendering list --------------- */
 
+/* Bytes of the initial tile-list blocks, rounded up to 4 KB. */
+static uint32_t tile_initial_size(uint32_t tiles) { return (tiles * TILE_INITIAL_BLOCK + 4095u) & ~4095u; }
+
 /* Bytes of tile allocation memory for the frame: the initial blocks, then
  * a pool that grows with the state records and primitives the tiles may
- * receive (docs/scenes.md). */
-static uint32_t tile_alloc_size(uint32_t tiles, const emit_state *e) {
-  uint64_t initial = ((uint64_t)tiles * TILE_INITIAL_BLOCK + 4095u) & ~(uint64_t)4095u;
-  uint64_t pool = TILE_POOL_MIN + (uint64_t)tiles * e->draws * 64u + e->vertices * 16u;
+ * receive (docs/scenes.md), at least what an earlier frame needed; or the
+ * pool fixed by gs_driver_set_tile_pool. */
+static uint32_t tile_alloc_size(const gs_driver *drv, uint32_t tiles) {
+  uint64_t pool = TILE_POOL_MIN + (uint64_t)tiles * drv->e.draws * 64u + drv->e.vertices * 16u;
   if (pool > TILE_POOL_MAX) pool = TILE_POOL_MAX;
-  return (uint32_t)(initial + pool);
+  if (pool < drv->learned_pool) pool = drv->learned_pool;
+  if (drv->fixed_pool) pool = drv->fixed_pool;
+  return tile_initial_size(tiles) + (uint32_t)pool;
+}
+
+void gs_driver_set_tile_pool(gs_driver *drv, uint32_t bytes) {
+  if (bytes > GS_DRV_MAX_TILE_POOL) bytes = GS_DRV_MAX_TILE_POOL;
+  drv->fixed_pool = bytes ? (bytes + 4095u) & ~4095u : 0;
 }
 
 /* Writes record 112 into the 16 bytes kept at the start of the binning list. */
@@ -595,11 +607,30 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   if (rc < 0) return rc;
   f->bin_start = drv->bin_start;
   f->bin_end = drv->e.w.cur;
-  f->tile_alloc_size = tile_alloc_size(tiles, &drv->e);
+  f->tile_alloc_size = tile_alloc_size(drv, tiles);
   if ((rc = drv_arena_alloc(&drv->arena, f->tile_alloc_size, 4096, &f->tile_alloc, d)) < 0) return rc;
   if ((rc = drv_arena_alloc(&drv->arena, tiles * 48u, 16, &f->tsda, d)) < 0) return rc;
   if ((rc = put_binning_config(drv, f, d)) < 0) return rc;
   if ((rc = put_render_list(drv, f, d)) < 0) return rc;
   drv->in_frame = false;
+  return GS_OK;
+}
+
+int gs_driver_grow_tile_memory(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
+  if (drv->in_frame || f->bin_start != drv->bin_start || f->render_start == 0)
+    return gs_diag_set(d, GS_EARG, "grow_tile_memory: not the frame the driver ended last");
+  uint32_t initial = tile_initial_size(f->tiles_x * f->tiles_y);
+  uint64_t pool = 2 * (uint64_t)(f->tile_alloc_size - initial);
+  if (pool > GS_DRV_MAX_TILE_POOL)
+    return gs_diag_set(d, GS_ENOMEM, "tile allocation memory: the frame needs more than %u MB",
+                       GS_DRV_MAX_TILE_POOL >> 20);
+  gs_drv_frame g = *f;
+  g.tile_alloc_size = initial + (uint32_t)pool;
+  int rc = drv_arena_alloc(&drv->arena, g.tile_alloc_size, 4096, &g.tile_alloc, d);
+  if (rc < 0) return rc;
+  if ((rc = put_render_list(drv, &g, d)) < 0) return rc; /* fresh memory: f stays valid on failure */
+  if ((rc = put_binning_config(drv, &g, d)) < 0) return rc;
+  *f = g;
+  if (pool > drv->learned_pool) drv->learned_pool = (uint32_t)pool;
   return GS_OK;
 }

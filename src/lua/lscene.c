@@ -1401,8 +1401,10 @@ static void push_frame_result(lua_State *L, const gs_drv_frame *f, int target, c
 
 /* Runs frame f's lists through the executor with `threads` host threads
  * (0: all cores), handing it the fragment shaders' interpolation modes;
- * pushes the run's statistics as a table. */
-static void run_frame(lua_State *L, const gs_drv_frame *f, unsigned threads) {
+ * pushes the run's statistics as a table. A binning pass that runs out of
+ * tile allocation memory gets a doubled pool and runs again, as the kernel
+ * hands the binner overspill memory (*f then describes the new memory). */
+static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned threads) {
   gs_gpu *g = lgs_gpu(L);
   gs_v3d_fs_interp *fi = lua_newuserdatauv(L, (f->n_fs_interp ? f->n_fs_interp : 1) * sizeof *fi, 0);
   for (unsigned i = 0; i < f->n_fs_interp; i++) {
@@ -1415,8 +1417,13 @@ static void run_frame(lua_State *L, const gs_drv_frame *f, unsigned threads) {
   o.fs_interp = fi;
   o.n_fs_interp = f->n_fs_interp;
   gs_v3d_stats st;
-  if (gs_v3d_run_stats(g, f->bin_start, f->bin_end, f->render_start, f->render_end, &o, &st) < 0)
-    lgs_error(L, "render", gs_gpu_error(g));
+  int rc;
+  while ((rc = gs_v3d_run_stats(g, f->bin_start, f->bin_end, f->render_start, f->render_end, &o, &st)) ==
+             GS_ENOMEM && strstr(gs_gpu_error(g), "tile allocation memory")) {
+    gs_diag d;
+    if (gs_driver_grow_tile_memory(drv, f, &d) < 0) lgs_error(L, "render", d.msg);
+  }
+  if (rc < 0) lgs_error(L, "render", gs_gpu_error(g));
   lua_pop(L, 1);
   lua_createtable(L, 0, 10);
   set_int(L, "tiles", (lua_Integer)st.tiles);
@@ -1433,13 +1440,14 @@ static void run_frame(lua_State *L, const gs_drv_frame *f, unsigned threads) {
   lua_setfield(L, -2, "render_seconds");
 }
 
-/* gpusim.render([{time=, target=, width=, height=, run=, threads=}]) ->
+/* gpusim.render([{time=, target=, width=, height=, run=, threads=,
+ * tile_pool=}]) ->
  * frame table: runs the frame callback, lowers its draws into control
  * lists and (unless run = false) runs them, so the image is in the
  * target's frame buffer (docs/scenes.md). width and height resize the
  * target. */
 static int l_render(lua_State *L) {
-  static const char *const known[] = {"time", "target", "width", "height", "run", "threads", NULL};
+  static const char *const known[] = {"time", "target", "width", "height", "run", "threads", "tile_pool", NULL};
   lgs_gpu(L);
   int opts = 0;
   if (!lua_isnoneornil(L, 1)) {
@@ -1484,17 +1492,21 @@ static int l_render(lua_State *L) {
   f->open = 0;
   if (rc != LUA_OK) return lua_error(L);
   gs_driver_set_clear(drv, &f->clear);
+  gs_driver_set_tile_pool(drv, opts ? (uint32_t)int_field(L, 1, "tile_pool", 0, GS_DRV_MAX_TILE_POOL, 0) : 0);
   gs_drv_frame out;
   if (gs_driver_end_frame(drv, &out, &d) < 0) return lgs_error(L, "render", d.msg);
   lua_pushvalue(L, 6);
   lua_setfield(L, 2, "last"); /* keeps what the lists point to alive */
   lua_pushinteger(L, number + 1);
   lua_setfield(L, 2, "number");
-  push_frame_result(L, &out, 5, f);
   if (!opts || bool_field(L, 1, "run", 1)) {
     unsigned threads = opts ? (unsigned)int_field(L, 1, "threads", 0, 1024, 0) : 0;
-    run_frame(L, &out, threads);
+    run_frame(L, drv, &out, threads);
+    push_frame_result(L, &out, 5, f);
+    lua_rotate(L, -2, 1);
     lua_setfield(L, -2, "stats");
+  } else {
+    push_frame_result(L, &out, 5, f);
   }
   return 1;
 }

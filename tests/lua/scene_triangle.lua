@@ -60,6 +60,16 @@ mem.write_bytes(f.framebuffer, string.rep("\0", f.stride * f.height))
 local f4 = gpusim.render {threads = 4}
 assert(mem.read_bytes(f4.framebuffer, f4.stride * f4.height) == one, "4 threads differ from 1")
 
+-- A frame that needs more tile allocation memory than it was given gets a
+-- larger pool and renders the same image: the scene's callback 64 times
+-- over in one frame, with a 4 KB pool to start from.
+local scene_fn, scene_target = gpusim.frame()
+gpusim.frame(function(frame, time) for _ = 1, 64 do scene_fn(frame, time) end end, scene_target)
+local big = gpusim.render {threads = 2, tile_pool = 4096}
+assert(big.draws == 64 and big.tile_alloc_size > 4096 + 4096, "the pool grew: " .. big.tile_alloc_size)
+assert(mem.read_bytes(big.framebuffer, big.stride * big.height) == one, "64 draws over 1")
+gpusim.frame(scene_fn, scene_target)
+
 -- the shaders' text, as the scene gives it
 local src = assert(io.open("scenes/triangle.lua")):read("a")
 local function shader_text(name)
