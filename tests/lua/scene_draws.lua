@@ -143,6 +143,28 @@ local flat_pixels = count(255, 0, 0) + count(0, 255, 0) + count(0, 0, 255)
 assert(flat_pixels == f.stats.fragments and f.stats.fragments > 0, "flat: one of the vertex colours")
 assert(math.max(count(255, 0, 0), count(0, 255, 0), count(0, 0, 255)) == flat_pixels, "flat: a single colour")
 
+-- ---- perspective and screen-linear interpolation, from the shaders' SPH:
+-- screen (0,0) red 0, (64,0) red 1 with w = 4, (0,64) red 0 on 64×64
+local screen_shader = make_shader("screen")
+local wtri = gpusim.buffer {format = {"f32x4", "f32x3"}, data = {
+  {-1, -1, 0, 1, 0, 0, 0}, {4, -4, 0, 4, 1, 0, 0}, {-1, 1, 0, 1, 0, 0, 0}}}
+local sq = gpusim.target {width = 64, height = 64}
+for _, case in ipairs {{shader, "perspective"}, {screen_shader, "screen"}} do
+  gpusim.frame(function(frame)
+    frame:clear {color = {0, 0, 0}}
+    frame:draw {vertices = wtri, shader = case[1], uniforms = U}
+  end, sq)
+  gpusim.render()
+  for _, p in ipairs {{10, 10}, {40, 5}, {20, 30}, {60, 1}, {1, 60}} do
+    local l1, l2 = (p[1] + 0.5) / 64, (p[2] + 0.5) / 64
+    local l0 = 1 - l1 - l2
+    local want = case[2] == "screen" and l1 or (l1 / 4) / (l0 + l1 / 4 + l2)
+    local r = sq:pixel(p[1], p[2])
+    assert(math.abs(r - want * 255) <= 1, string.format("%s (%d, %d): %d, formula %.2f", case[2], p[1], p[2], r, want * 255))
+  end
+end
+gpusim.frame(function(frame) scene(frame) end, target)
+
 -- ---- points and lines draw something, nowhere outside their vertices' rows
 local pts = gpusim.buffer {format = {"f32x4", "f32x3"}, data = {
   {-0.5, 0, 0, 1, 1, 1, 1}, {0.5, 0, 0, 1, 1, 1, 1}}}
