@@ -1,8 +1,9 @@
 /* lscene.c — scenes from Lua: render targets, vertex and index buffers,
- * shaders (assembled, each program given its SPH from the declaration),
- * the frame callback, frames with render state and draw calls, and
- * gpusim.render, which lowers a frame through the driver
- * (include/gpusim/driver.h) into control lists. The manual for script
+ * textures, shaders (assembled, each program given its SPH from the
+ * declaration), the frame callback, frames with render state and draw
+ * calls, and gpusim.render, which lowers a frame through the driver
+ * (include/gpusim/driver.h) into control lists and runs them through the
+ * control-list executor (include/gpusim/v3d.h). The manual for script
  * writers is docs/scenes.md.
  *
  * Objects follow liolib's pattern: each userdata is made safe first (no
@@ -18,6 +19,7 @@
  * `depth_tset` must not pass silently.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <lua.h>
