@@ -6,9 +6,9 @@
 #  - under `xvfb-run -a`: `gpusim view IMAGE --frames 3` and a script run
 #    with --frames 2 open the window and exit 0 by themselves;
 #  - screenshots of the X screen (ImageMagick's import and convert) show the
-#    image, enlarged 8 times with nearest-pixel sampling, upright and
-#    centred, and the script's test card upright; SIGTERM closes the window
-#    cleanly.
+#    image, a plain script's test card and a scene's rendered frame pixel
+#    for pixel (enlarged 8 times with nearest-pixel sampling, upright,
+#    centred); SIGTERM closes the window cleanly.
 # Nothing needs a real display. Exits 77 (ctest: skipped) only when xvfb-run
 # is missing; `make test` installs it (xvfb xauth) and ImageMagick.
 set -u
@@ -26,6 +26,29 @@ mkpng grid.png 32 16 \
   0,0,8,8=255,0,0,255 8,0,8,8=0,255,0,255 16,0,8,8=0,0,255,255 24,0,8,8=255,255,255,255 \
   0,8,8,8=255,255,0,255 8,8,8,8=0,255,255,255 16,8,8,8=255,0,255,255 24,8,8,8=64,128,192,255
 printf 'print("script ran")\n' > script.lua
+# card.png: the test card a plain script's window shows at --size 64x32
+# (gs_image_fill_test_pattern): eight bars 8 pixels wide in the top half
+# (white, yellow, cyan, green, magenta, red, blue, black), a grey ramp
+# x * 255 / 63 in the bottom half.
+set -- 0,0,8,16=255,255,255,255 8,0,8,16=255,255,0,255 16,0,8,16=0,255,255,255 \
+  24,0,8,16=0,255,0,255 32,0,8,16=255,0,255,255 40,0,8,16=255,0,0,255 48,0,8,16=0,0,255,255 \
+  56,0,8,16=0,0,0,255
+x=0
+while [ $x -lt 64 ]; do
+  g=$((x * 255 / 63))
+  set -- "$@" "$x,16,1,16=$g,$g,$g,255"
+  x=$((x + 1))
+done
+mkpng card.png 64 32 "$@"
+# still.lua SCENE.lua: runs the scene, then draws every frame at t = 0, so
+# that every frame is the same picture whatever the scene does with time.
+cat > still.lua <<'LUA'
+local gpusim = require "gpusim"
+dofile(arg[1])
+local draw, target = gpusim.frame()
+assert(draw, arg[1] .. " registered no frame callback")
+gpusim.frame(function(frame) return draw(frame, 0) end, target)
+LUA
 
 # ---- no display ------------------------------------------------------------
 nodisplay() { env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout -k 5 60 "$gpusim" "$@"; }
@@ -65,10 +88,11 @@ for tool in import convert; do
     fail "ImageMagick's $tool is needed for the screenshots (apt-get install imagemagick; make test installs it)"
 done
 
-# The part that runs on the virtual display. It gets GPUSIM as $1.
+# The part that runs on the virtual display. It gets GPUSIM and SOURCE_DIR.
 cat > onscreen.sh <<'EOF'
 set -u
 gpusim=$1
+src=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # SDL must talk to the X server xvfb-run started, not to a driver chosen
 # outside. With sanitizers, leak checking is off for the window runs: the
@@ -83,38 +107,48 @@ timeout -k 5 60 "$gpusim" view grid.png --frames 3 > out 2> err
 status=$?
 [ $status -eq 0 ] || fail "view --frames 3 on Xvfb: status $status: $(cat err)"
 grep -q "no display" err && fail "view on Xvfb found no display: $(cat err)"
-# A script without --headless: it runs, then the window shows 2 frames.
+# A plain script without --headless: it runs, then the window shows 2 frames.
 timeout -k 5 60 "$gpusim" --frames 2 script.lua > out 2> err
 status=$?
 [ $status -eq 0 ] || fail "script --frames 2 on Xvfb: status $status: $(cat err)"
 grep -q "script ran" out || fail "script on Xvfb did not run: $(cat out)"
 grep -q "ran without a window" err && fail "script on Xvfb ran without a window: $(cat err)"
+# A scene: a new frame rendered for each of the 2 shown.
+timeout -k 5 60 "$gpusim" --frames 2 --size 64x32 still.lua "$src/scenes/triangle.lua" > out 2> err
+status=$?
+[ $status -eq 0 ] || fail "scene --frames 2 on Xvfb: status $status: $(cat err)"
+grep -q "ran without a window" err && fail "scene on Xvfb ran without a window: $(cat err)"
 
-# sample SPEC...: the colours at screen points "X,Y" in shot.png, as
-# "srgb(R,G,B)" separated by spaces.
-sample() {
-  fmt=""
-  for p in "$@"; do fmt="$fmt%[pixel:p{$p}] "; done
-  convert shot.png -format "${fmt% }" info:
-}
-# screenshot PID EXPECT POINT...: takes screenshots of the whole X screen
-# until the points show the colours EXPECT (as sample prints them), for at
-# most 20 s or until process PID ends. Returns 0 when they do.
-screenshot() {
-  pid=$1 expect=$2
-  shift 2
+# shows PID REF.png WHAT: takes screenshots of the X screen, for at most
+# 20 s and while process PID runs, until the window shows REF.png pixel for
+# pixel: enlarged by a whole factor with nearest-pixel sampling (the largest
+# factor up to 8 that keeps the longer side within 512, as window.c opens
+# it), upright, centred on the 1024x768 screen. Compares with gpusim diff.
+shows() {
+  pid=$1 ref=$2 what=$3
+  size=$(convert "$ref" -format "%w %h" info:) || fail "cannot read $ref"
+  w=${size% *} h=${size#* }
+  longer=$((w > h ? w : h)) zoom=1
+  while [ $zoom -lt 8 ] && [ $(((zoom + 1) * longer)) -le 512 ]; do zoom=$((zoom + 1)); done
+  zw=$((w * zoom)) zh=$((h * zoom))
+  x=$(((1024 - zw) / 2)) y=$(((768 - zh) / 2))
+  convert "$ref" -sample "${zw}x${zh}!" want.png || fail "cannot enlarge $ref"
+  echo "no screenshot taken" > diffout
   tries=0
   while [ $tries -lt 100 ]; do
     tries=$((tries + 1))
     sleep 0.2
-    kill -0 "$pid" 2> /dev/null || return 1
+    kill -0 "$pid" 2> /dev/null || fail "$what: the window closed by itself: $(cat err)"
     import -window root shot.png 2> /dev/null || continue
-    [ "$(sample "$@")" = "$expect" ] && return 0
+    convert shot.png -crop "${zw}x${zh}+$x+$y" +repage got.png || continue
+    "$gpusim" diff want.png got.png > diffout 2>&1 && return 0
   done
-  return 1
+  kill -KILL "$pid" 2> /dev/null
+  wait "$pid"
+  fail "$what: the screen at ($x, $y) does not show $ref enlarged ${zoom}x: $(cat diffout)"
 }
-# close_window PID WHAT: closes the window of gpusim process PID with SIGTERM (SDL makes
-# it a quit request) and checks that it then exits with status 0.
+# close_window PID WHAT: closes the window of gpusim process PID with
+# SIGTERM (SDL makes it a quit request) and checks that it exits with 0.
 close_window() {
   kill -TERM "$1" 2> /dev/null
   wait "$1"
@@ -122,55 +156,31 @@ close_window() {
   [ $status -eq 0 ] || fail "$2: status $status after SIGTERM: $(cat err)"
 }
 
-# gpusim view grid.png: a 32x16 image is enlarged 8 times (the largest
-# whole factor up to 8 with the longer side at most 512) to a 256x128
-# window, centred on the 1024x768 screen: its top-left pixel is (384, 320)
-# and each 8x8 block of the image is a 64x64 square on the screen.
+# gpusim view: the 32x16 grid becomes a 256x128 window at (384, 320).
 "$gpusim" view grid.png --frames 3600 > out 2> err &
 pid=$!
-centres="416,352 480,352 544,352 608,352 416,416 480,416 544,416 608,416"
-want="srgb(255,0,0) srgb(0,255,0) srgb(0,0,255) srgb(255,255,255)"
-want="$want srgb(255,255,0) srgb(0,255,255) srgb(255,0,255) srgb(64,128,192)"
-if ! screenshot $pid "$want" $centres; then
-  kill -KILL $pid 2> /dev/null
-  wait $pid
-  [ -f shot.png ] || fail "no screenshot of the view window could be taken: $(cat err)"
-  fail "the view window does not show grid.png: at $centres expected $want, got $(sample $centres)"
-fi
-# the blocks' edges, pixel exact: the image's corners and both sides of the
-# boundaries between blocks
-edges="384,320 639,320 384,447 639,447 447,330 448,330 400,383 400,384"
-want="srgb(255,0,0) srgb(255,255,255) srgb(255,255,0) srgb(64,128,192)"
-want="$want srgb(255,0,0) srgb(0,255,0) srgb(255,0,0) srgb(255,255,0)"
-[ "$(sample $edges)" = "$want" ] ||
-  fail "view window: not 8x nearest-pixel at (384, 320): at $edges expected $want, got $(sample $edges)"
-close_window $pid "gpusim view"
+shows $pid grid.png "gpusim view grid.png"
+close_window $pid "gpusim view grid.png"
 
-# A script without --headless shows the test card (until scenes render)
-# at --size 64x32: enlarged 8 times to 512x256 at (256, 256). The top half
-# holds eight bars 8 pixels wide (white, yellow, cyan, green, magenta, red,
-# blue, black), the bottom half a grey ramp x * 255 / 63: black at x = 0,
-# 21 * 255 / 63 = 85 at x = 21, white at x = 63.
+# A plain script shows the test card at --size: 64x32, a 512x256 window.
 "$gpusim" --size 64x32 --frames 3600 script.lua > out 2> err &
 pid=$!
-bars="292,324 356,324 420,324 484,324 548,324 612,324 676,324 740,324"
-want="srgb(255,255,255) srgb(255,255,0) srgb(0,255,255) srgb(0,255,0)"
-want="$want srgb(255,0,255) srgb(255,0,0) srgb(0,0,255) srgb(0,0,0)"
-ramp="260,452 428,452 764,452"
-want="$want srgb(0,0,0) srgb(85,85,85) srgb(255,255,255)"
-if ! screenshot $pid "$want" $bars $ramp; then
-  kill -KILL $pid 2> /dev/null
-  wait $pid
-  [ -f shot.png ] || fail "no screenshot of the script's window could be taken: $(cat err)"
-  fail "the script's window does not show the test card upright: at $bars $ramp expected $want, got $(sample $bars $ramp)"
-fi
+shows $pid card.png "gpusim --size 64x32 script.lua (the test card)"
 close_window $pid "gpusim --size 64x32 script.lua"
+
+# A scene shows the frames it renders: the same picture as -o writes.
+"$gpusim" --headless --size 64x32 -o scene.png still.lua "$src/scenes/triangle.lua" 2> err ||
+  fail "scene -o: $(cat err)"
+"$gpusim" --size 64x32 --frames 3600 still.lua "$src/scenes/triangle.lua" > out 2> err &
+pid=$!
+shows $pid scene.png "gpusim --size 64x32 scenes/triangle.lua"
+close_window $pid "gpusim --size 64x32 scenes/triangle.lua"
 exit 0
 EOF
 
 # xvfb-run gives the command's status; the outer timeout is a last resort
 # (the runs inside have their own limits).
-timeout -k 10 240 xvfb-run -a -s "-screen 0 1024x768x24" sh onscreen.sh "$gpusim"
+timeout -k 10 300 xvfb-run -a -s "-screen 0 1024x768x24" sh onscreen.sh "$gpusim" "$src"
 status=$?
 [ $status -eq 0 ] || fail "on Xvfb (status $status)"
 exit 0
