@@ -464,6 +464,7 @@ static void compare_tolerance_edges(void **state) {
   assert_int_equal(r.first_x, -1);
   assert_int_equal(gs_image_compare(&a, &b, 255, &r, NULL), 0);
   /* a channel difference of 255 fails every tolerance but 255 */
+  gs_image_free(&a);
   make_flat(&a, 1, 1, 0, 0, 0, 0);
   gs_image_free(&b);
   make_flat(&b, 1, 1, 0, 0, 0, 255);
