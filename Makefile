@@ -1,5 +1,6 @@
 # gpusim — thin front end over CMake.
-#   make run    install what is missing, build, run the main scene
+#   make run    install what is missing, build, render the main scene
+#               (a window with a display, else out/triangle.png)
 #   make test   install what is missing, build (plain and ASan+UBSan), run the whole suite
 #   make bench  install what is missing, build optimised, run the benchmarks
 # Variables: BUILD (build dir), JOBS (parallel jobs).
@@ -54,8 +55,15 @@ $(BUILD_SAN)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The main scene: in a window when there is a display, else to out/triangle.png.
 run: build
-	./$(BUILD)/gpusim --headless scenes/qpu_demo.lua
+	@if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo "gpusim: showing scenes/triangle.lua (Esc or q quits)"; \
+	  ./$(BUILD)/gpusim scenes/triangle.lua; \
+	else \
+	  mkdir -p out && ./$(BUILD)/gpusim --headless -o out/triangle.png scenes/triangle.lua && \
+	  echo "gpusim: no display: rendered scenes/triangle.lua to out/triangle.png"; \
+	fi
 
 test: deps-test $(BUILD)/CMakeCache.txt $(BUILD_SAN)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
