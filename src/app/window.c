@@ -100,6 +100,18 @@ static int check_real_display(gs_diag *d) {
 /* Starts SDL video and opens everything in win; GS_OK or an error code.
  * Whatever was created stays in win for gs_window_close to release. */
 static int open_window(gs_window *win, const char *title, gs_diag *d) {
+  /* Without X11 or Wayland there is nothing to show a window on; asking SDL
+   * anyway makes its Wayland probe print noise before it gives up. */
+  const char *env_names[] = {"DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"};
+  int any = 0;
+  for (size_t k = 0; k < sizeof env_names / sizeof env_names[0]; k++) {
+    const char *v = getenv(env_names[k]);
+    any |= v && *v;
+  }
+  if (!any)
+    return gs_diag_set(d, GS_WINDOW_NO_DISPLAY,
+                       "no display: neither DISPLAY nor WAYLAND_DISPLAY is set "
+                       "(use --headless to run without a window, or xvfb-run)");
   if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
     return gs_diag_set(d, GS_WINDOW_NO_DISPLAY,
                        "no display: SDL_Init(SDL_INIT_VIDEO) failed: %s "
