@@ -28,7 +28,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
-#include "gpusim/lua.h"
+#include "gpusim/luamod.h"
 #include "gpusim/qpu.h"
 #include "app/app.h"
 #include "app/image.h"

@@ -1,7 +1,7 @@
 /* lgpusim.c — the `gpusim` Lua module: opening it, the per-state GPU
  * context, gpusim.config and the helpers the other module files share.
  * The Lua-side manual, with the value conversion rules of gpusim.mem, is at
- * the top of include/gpusim/lua.h.
+ * the top of include/gpusim/luamod.h.
  *
  * The context follows liolib's pattern: the userdata is created in a safe
  * "closed" state (gpu == NULL) with its metatable set before gs_gpu_new runs,
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
-#include "gpusim/lua.h"
+#include "gpusim/luamod.h"
 #include "lua/lgpusim.h"
 
 #define CONTEXT_TYPE "gpusim.GPU"

@@ -1,7 +1,7 @@
 /* lgpusim.h — what the files of the `gpusim` Lua module share: the GPU
  * context upvalue, address and option checks, malloc boxes and the way
  * simulator errors become Lua errors. The Lua-side manual is in
- * include/gpusim/lua.h.
+ * include/gpusim/luamod.h.
  *
  * Every function of the module is a C closure whose upvalue 1 is the
  * state's context userdata ("gpusim.GPU"), so no function needs a global or

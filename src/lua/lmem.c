@@ -1,6 +1,6 @@
 /* lmem.c — gpusim.mem: allocating GPU memory and moving typed values and
  * bytes between Lua and it. The conversion rules are in the manual at the
- * top of include/gpusim/lua.h.
+ * top of include/gpusim/luamod.h.
  *
  * Values are encoded into a scratch userdata first and copied into GPU
  * memory in one bounds-checked gs_mem_write, so a rejected value leaves

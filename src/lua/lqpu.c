@@ -1,6 +1,6 @@
 /* lqpu.c — programs from Lua: gpusim.asm and gpusim.disasm (text <->
  * binary strings for an ISA), gpusim.qpu.load and gpusim.qpu.run (user
- * programs on the QPUs). Manual: include/gpusim/lua.h.
+ * programs on the QPUs). Manual: include/gpusim/luamod.h.
  *
  * A binary string holds 64-bit instruction words, each little-endian with
  * the low 32-bit word first, exactly the bytes the GPU fetches; it can be

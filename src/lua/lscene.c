@@ -25,7 +25,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include "gpusim/driver.h"
-#include "gpusim/lua.h"
+#include "gpusim/luamod.h"
 #include "gpusim/qpu.h"
 #include "gpusim/sph.h"
 #include "gpusim/v3d.h"

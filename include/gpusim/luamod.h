@@ -1,4 +1,4 @@
-/* gpusim/lua.h — the `gpusim` Lua module.
+/* gpusim/luamod.h — the `gpusim` Lua module.
  *
  * The module is linked into the gpusim program (preloaded for every script)
  * and built as gpusim.so for a stock lua5.4:
@@ -52,8 +52,8 @@
  * #2 to 'write' (unknown type 'u64' ...)"), prefixed by the script's
  * file:line.
  */
-#ifndef GPUSIM_LUA_H
-#define GPUSIM_LUA_H
+#ifndef GPUSIM_LUAMOD_H
+#define GPUSIM_LUAMOD_H
 
 #include <lua.h>
 #include "gpusim/gpu.h"
