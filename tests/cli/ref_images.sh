@@ -21,7 +21,7 @@ cd "$src" || exit 1
 refs='
 triangle 320x240 1
 interpolation 384x128 1
-primitives 384x256 0
+primitives 512x256 0
 cube 256x256 1
 '
 
