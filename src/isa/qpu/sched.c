@@ -103,8 +103,9 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
 
 /* Runs run(g, arg) with the host rounding mode the context asks for. */
 static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
-  int saved = fegetround();
-  fesetround(g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO);
+  int saved = fegetround(), want = g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO;
+  if (saved == want) return run(g, arg); /* a renderer calling per batch: skip two mode writes */
+  fesetround(want);
   int rc = run(g, arg);
   fesetround(saved);
   return rc;
