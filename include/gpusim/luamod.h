@@ -48,6 +48,15 @@
  *   gpusim.config([{...}])                 -- read/set the defaults of the run options:
  *          -- returns {interpreter, watchdog, rounding, qpus, mem_limit}
  *
+ * Control lists (src/lua/lv3d.c; docs/pipeline.md):
+ *   gpusim.v3d.run{bin = {start, stop}, render = {start, stop} [, threads = n]}
+ *          -- runs the binning and rendering control-list threads between those
+ *          -- bus addresses, as CT0/CT1 do; the frame is in GPU memory where the
+ *          -- rendering list stored it. Errors name the list and the address.
+ *
+ * Scenes (src/lua/lscene.c; docs/scenes.md): gpusim.target, gpusim.buffer,
+ * gpusim.texture, gpusim.shader, gpusim.frame(fn, target), gpusim.render{...}.
+ *
  * Bad arguments raise errors naming the function and argument ("bad argument
  * #2 to 'write' (unknown type 'u64' ...)"), prefixed by the script's
  * file:line.
