@@ -17,7 +17,7 @@
 #include "v3d/pse.h"
 
 #include <assert.h>
-#include <fenv.h>
+#include "core/fpmode.h"
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -37,14 +37,12 @@ enum { PSE_KIND_POINT = 1, PSE_KIND_LINE = 2, PSE_KIND_TRIANGLE = 3 };
 /* Sets round-to-nearest and returns the caller's mode for pse_round_end:
  * the renderer may call in while a QPU rounding mode is set. */
 static int pse_round_begin(void) {
-  int mode = fegetround();
-  if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
+  int mode = gs_fp_round_get();
+  gs_fp_round_set(GS_FP_NEAREST);
   return mode;
 }
 
-static void pse_round_end(int mode) {
-  if (mode != FE_TONEAREST) fesetround(mode);
-}
+static void pse_round_end(int mode) { gs_fp_round_set(mode); }
 
 /* ---- state ------------------------------------------------------------ */
 

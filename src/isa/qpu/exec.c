@@ -332,6 +332,7 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
 int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
 #if HAVE_MXCSR
   unsigned csr = _mm_getcsr();
+  if ((csr & 0x8040u) == 0x8040u) return run(g, q, max); /* already set by the caller */
   _mm_setcsr(csr | 0x8040u); /* flush-to-zero (bit 15), denormals-are-zero (bit 6) */
   int rc = run(g, q, max);
   _mm_setcsr(csr);

@@ -7,7 +7,7 @@
  * deadlock error that says what each QPU waits for; a program that runs past
  * its instruction budget ends with a watchdog error naming its QPU and pc.
  */
-#include <fenv.h>
+#include "core/fpmode.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,11 +103,10 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
 
 /* Runs run(g, arg) with the host rounding mode the context asks for. */
 static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
-  int saved = fegetround(), want = g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? FE_TONEAREST : FE_TOWARDZERO;
-  if (saved == want) return run(g, arg); /* a renderer calling per batch: skip two mode writes */
-  fesetround(want);
+  int saved = gs_fp_round_get();
+  gs_fp_round_set(g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? GS_FP_NEAREST : GS_FP_TOWARD_ZERO);
   int rc = run(g, arg);
-  fesetround(saved);
+  gs_fp_round_set(saved);
   return rc;
 }
 

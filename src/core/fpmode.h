@@ -1,0 +1,39 @@
+/* fpmode.h — the host's floating-point rounding mode, switched cheaply.
+ *
+ * The QPU's float arithmetic rounds toward zero (docs/determinism.md) while
+ * primitive setup rounds to nearest, and the renderer alternates between
+ * them for every 16-pixel batch. glibc's fesetround writes both the x87
+ * control word and SSE's MXCSR and cost a third of the rendering time. On
+ * x86-64 every float and double operation gpusim does uses SSE, so there the
+ * mode is MXCSR's rounding field alone (the x87 unit, unused, stays at
+ * nearest); elsewhere <fenv.h>. Use these functions, not fesetround, in
+ * gpusim code, so that reads and writes agree on which register they mean.
+ */
+#ifndef GS_CORE_FPMODE_H
+#define GS_CORE_FPMODE_H
+
+enum { GS_FP_NEAREST = 0, GS_FP_TOWARD_ZERO = 1 };
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#define GS_MXCSR_RC 0x6000u /* rounding control, bits 14:13: 00 nearest, 11 toward zero */
+
+/* The current rounding mode, GS_FP_*. */
+static inline int gs_fp_round_get(void) {
+  return (_mm_getcsr() & GS_MXCSR_RC) == GS_MXCSR_RC ? GS_FP_TOWARD_ZERO : GS_FP_NEAREST;
+}
+/* Sets the rounding mode; does nothing when it is already `mode`. */
+static inline void gs_fp_round_set(int mode) {
+  unsigned csr = _mm_getcsr(), want = (csr & ~GS_MXCSR_RC) | (mode == GS_FP_TOWARD_ZERO ? GS_MXCSR_RC : 0u);
+  if (want != csr) _mm_setcsr(want);
+}
+#else
+#include <fenv.h>
+static inline int gs_fp_round_get(void) { return fegetround() == FE_TOWARDZERO ? GS_FP_TOWARD_ZERO : GS_FP_NEAREST; }
+static inline void gs_fp_round_set(int mode) {
+  int want = mode == GS_FP_TOWARD_ZERO ? FE_TOWARDZERO : FE_TONEAREST;
+  if (fegetround() != want) fesetround(want);
+}
+#endif
+
+#endif
