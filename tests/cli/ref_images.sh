@@ -23,6 +23,7 @@ triangle 320x240 1
 interpolation 384x128 1
 primitives 512x256 0
 cube 256x256 1
+blend 256x256 0
 '
 
 status=0

@@ -1,0 +1,142 @@
+-- blend.lua — three translucent squares, red, green and blue with alpha
+-- 0.5, blended "source over" the way the VideoCore IV does it: in the
+-- fragment shader. The VC4 has no blending unit (reference/vc4.md §3.6):
+-- a shader that blends loads the tile buffer's colour (the `loadc` signal
+-- puts it in r4), mixes it with its own colour using the MUL ALU's per-byte
+-- operations, and writes the result back. Run it with
+--   gpusim scenes/blend.lua
+--   gpusim --headless -o blend.png scenes/blend.lua
+-- docs/scenes.md ("Blending and stencil") explains it.
+local gpusim = require "gpusim"
+
+local target = gpusim.target {width = 256, height = 256, format = "rgba8888"}
+
+-- The squares in pixels (x0, y0, x1, y1; y up from the bottom row) and
+-- their colour {r, g, b, alpha}, drawn in this order. Each edge lies on a
+-- pixel boundary, so a pixel is either fully in a square or not at all.
+local squares = {
+  {rect = {32, 32, 160, 160},  color = {1.0, 0.0, 0.0, 0.5}},   -- red, bottom left
+  {rect = {96, 32, 224, 160},  color = {0.0, 1.0, 0.0, 0.5}},   -- green, bottom right
+  {rect = {64, 96, 192, 224},  color = {0.0, 0.0, 1.0, 0.5}},   -- blue, top
+}
+local clear_color = {0.1, 0.1, 0.15, 1.0}
+
+-- Each square is a triangle strip of four vertices, in clip space:
+-- clip x = pixel x / 128 - 1 on a 256-pixel-wide target.
+local data = {}
+for _, s in ipairs(squares) do
+  local x0, y0, x1, y1 = table.unpack(s.rect)
+  local function v(x, y) data[#data + 1] = {x / 128 - 1, y / 128 - 1, 0, 1} end
+  v(x0, y0); v(x1, y0); v(x0, y1); v(x1, y1)
+end
+local vertices = gpusim.buffer {format = "f32x4", data = data}
+
+-- The coordinate shader, as in triangle.lua: the seven rows the binner reads.
+local coordinate = [[
+    ldi vr_setup, 0x00401a00    # read 4 rows (Xc Yc Zc Wc) from VPM row 0
+    ldi vw_setup, 0x00001a00    # write rows from row 0
+    mov ra0, vpm                # Xc
+    mov ra1, vpm                # Yc
+    mov ra2, vpm                # Zc
+    mov r3, vpm                 # Wc
+    mov sfu_recip, r3           # r4 = 1/Wc, readable three instructions on
+    mov vpm, ra0                # row 0: Xc
+    mov vpm, ra1                # row 1: Yc
+    mov vpm, ra2                # row 2: Zc
+    mov vpm, r3                 # row 3: Wc
+    fmul r0, ra0, r4            # Xc/Wc
+    fmul r1, ra1, r4            # Yc/Wc
+    fmul r0, r0, unif           # Xs in 1/16 pixel
+    fmul r1, r1, unif           # Ys
+    ftoi ra3.16a, r0
+    ftoi ra3.16b, r1
+    fmul r2, ra2, r4            # Zc/Wc
+    fmul r2, r2, unif
+    fadd r2, r2, unif           # Zs
+    mov vpm, ra3                # row 4: Ys|Xs
+    mov vpm, r2                 # row 5: Zs
+    mov vpm, r4                 # row 6: 1/Wc
+    thrend
+    nop
+    nop
+]]
+
+-- The vertex shader: the three rows the primitive setup reads, no varyings
+-- (each square's colour comes from the fragment shader's uniforms).
+local vertex = [[
+    ldi vr_setup, 0x00401a00    # read 4 rows: Xc Yc Zc Wc
+    ldi vw_setup, 0x00001a00    # write rows from row 0
+    mov ra0, vpm                # Xc
+    mov ra1, vpm                # Yc
+    mov ra2, vpm                # Zc
+    mov r3, vpm                 # Wc
+    mov sfu_recip, r3           # r4 = 1/Wc
+    nop
+    nop
+    fmul r0, ra0, r4            # Xc/Wc
+    fmul r1, ra1, r4            # Yc/Wc
+    fmul r0, r0, unif           # Xs in 1/16 pixel
+    fmul r1, r1, unif           # Ys
+    ftoi ra3.16a, r0
+    ftoi ra3.16b, r1
+    fmul r2, ra2, r4            # Zc/Wc
+    fmul r2, r2, unif
+    fadd r2, r2, unif           # Zs
+    mov vpm, ra3                # row 0: Ys|Xs
+    mov vpm, r2                 # row 1: Zs
+    mov vpm, r4                 # row 2: 1/Wc
+    thrend
+    nop
+    nop
+]]
+
+-- The fragment shader blends "source over":
+--     result = src × alpha + dst × (1 − alpha)      for every byte
+-- with colours as bytes 0..255 and v8muld(a, b) = (a·b + 127) / 255, the
+-- MUL ALU's per-byte multiply. Its uniforms are the square's colour: r, g,
+-- b, alpha as floats.
+local fragment = [[
+    fmul r0.8a, unif, 1.0       # byte 0 = red × 255 (the MUL colour pack)
+    fmul r0.8b, unif, 1.0       # byte 1 = green × 255
+    fmul r0.8c, unif, 1.0       # byte 2 = blue × 255
+    mov r2, unif                # alpha, a float
+    fmul r0.8d, r2, 1.0         # byte 3 = alpha × 255: r0 = src, packed 8888
+    fmul r1.8888, r2, 1.0       # r1 = alpha × 255 in all four bytes
+    not r2, r1 ; loadc          # r2 = 255 − alpha in each byte; loadc: r4 = dst
+    v8muld r3, r0, r1           # src × alpha, byte by byte
+    v8muld r2, r4, r2           # dst × (255 − alpha)
+    v8adds r0, r3, r2           # the sum (saturating; it never exceeds 255)
+    mov tlb_colour_all, r0      # write the blended colour back to the tile
+    thrend
+    nop
+    sbdone                      # let the next batch touch these pixels
+]]
+
+local shader = gpusim.shader {
+  isa = "qpu",
+  coordinate = coordinate,
+  vertex = vertex,
+  fragment = fragment,
+  inputs = {{name = "position", components = 4}},
+  varyings = {},
+}
+
+gpusim.frame(function(frame, t)
+  frame:clear {color = clear_color}
+  for i, s in ipairs(squares) do
+    frame:draw {
+      mode = "strip",
+      vertices = vertices,
+      first = 4 * (i - 1),
+      count = 4,
+      shader = shader,
+      uniforms = {
+        vertex = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"},
+        fragment = s.color,
+      },
+    }
+  end
+end, target)
+
+-- What the scene drew, for tests/lua/scene_blend.lua.
+return {squares = squares, clear_color = clear_color}
