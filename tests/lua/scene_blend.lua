@@ -94,4 +94,89 @@ local one = mem.read_bytes(f.framebuffer, f.stride * f.height)
 mem.write_bytes(f.framebuffer, string.rep("\0", f.stride * f.height))
 local f4 = gpusim.render {threads = 4}
 assert(mem.read_bytes(f4.framebuffer, f4.stride * f4.height) == one, "4 threads differ from 1")
+
+-- Stencil, checked pixel by pixel (docs/scenes.md, "Blending and
+-- stencil"): the fragment shader writes a TLB_STENCIL_SETUP word (43),
+-- passed as a {u32 = word} uniform, before TLB_Z (44), whose write runs the
+-- stencil test and clears MS_FLAGS where it fails. Draw 1 marks square A
+-- with stencil 1 (func always, z-pass op replace) and paints it red; draw 2
+-- paints square B green where stencil = 1; draw 3 paints the bottom strip C
+-- blue where stencil ~= 1. Expected: A and B green, C outside A blue, the
+-- rest of A red, the rest the clear colour. Each draw's test shows: without
+-- it B outside A would be green, or A and C blue, or (no replace) A and B
+-- red.
+local function stencil_word(func, zpass, ref)
+  -- reference/vc4.md section 3.6: WSEL 3 (both faces), write mask code 3
+  -- (0xff), z-fail op, z-pass op, stencil-fail op (1 = keep), function,
+  -- reference, value mask 0xff
+  return 3 << 30 | 3 << 28 | 1 << 25 | zpass << 22 | 1 << 19 | func << 16 | ref << 8 | 0xff
+end
+local ALWAYS, EQUAL, NOTEQUAL, KEEP, REPLACE = 7, 2, 5, 1, 2
+assert(stencil_word(ALWAYS, REPLACE, 1) == 0xf28f01ff)
+
+local src = assert(io.open("scenes/blend.lua")):read("a")
+local function shader_text(name)
+  return (assert(src:match("local " .. name .. " = %[%[(.-)%]%]"), name))
+end
+local stencil_shader = gpusim.shader {
+  isa = "qpu",
+  coordinate = shader_text("coordinate"),
+  vertex = shader_text("vertex"),
+  fragment = [[
+    mov tlb_stencil, unif       # the stencil setup word (a uniform)
+    mov r0, unif                # the colour word
+    mov tlb_z, rb15             # Z write: stencil test, MS_FLAGS cleared where it fails
+    nop                         # keep instructions between TLB_Z and thrend (HW-2806)
+    nop
+    mov tlb_colour_all, r0      # only where the test passed
+    thrend
+    nop
+    sbdone
+]],
+  inputs = {{name = "position", components = 4}},
+  varyings = {},
+}
+local A, B, C = {32, 32, 160, 160}, {96, 96, 224, 224}, {0, 0, 256, 96}
+local quad_data = {}
+for _, r in ipairs {A, B, C} do
+  local x0, y0, x1, y1 = table.unpack(r)
+  for _, v in ipairs {{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} do
+    quad_data[#quad_data + 1] = {v[1] / 128 - 1, v[2] / 128 - 1, 0, 1}
+  end
+end
+local quads = gpusim.buffer {format = "f32x4", data = quad_data}
+local RED, GREEN, BLUE = 0xff0000ff, 0xff00ff00, 0xffff0000   -- bytes R, G, B, A
+local _, scene_target = gpusim.frame()
+gpusim.frame(function(frame)
+  frame:clear {color = scene.clear_color, stencil = 0}
+  for _, d in ipairs {{0, stencil_word(ALWAYS, REPLACE, 1), RED},
+                      {4, stencil_word(EQUAL, KEEP, 1), GREEN},
+                      {8, stencil_word(NOTEQUAL, KEEP, 1), BLUE}} do
+    frame:draw {mode = "strip", vertices = quads, first = d[1], count = 4, shader = stencil_shader,
+                uniforms = {vertex = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale",
+                                      "viewport_z_offset"},
+                            fragment = {{u32 = d[2]}, {u32 = d[3]}}}}
+  end
+end, scene_target)
+local fs = gpusim.render {threads = 2}
+px = mem.read(fs.framebuffer, "u8", fs.stride * fs.height)
+local function inside(r, x, y) return x >= r[1] and x < r[3] and y >= r[2] and y < r[4] end
+local counts = {}
+for y = 0, fs.height - 1 do
+  for x = 0, fs.width - 1 do
+    local a, b, c = inside(A, x, y), inside(B, x, y), inside(C, x, y)
+    local want, name = clear, "clear"
+    if a and b then want, name = {0, 255, 0, 255}, "A and B"
+    elseif a then want, name = {255, 0, 0, 255}, "A only"
+    elseif c then want, name = {0, 0, 255, 255}, "C outside A" end
+    counts[name] = (counts[name] or 0) + 1
+    local got = pixel(x, y)
+    for k = 1, 4 do
+      assert(got[k] == want[k], string.format("stencil frame, pixel (%d, %d) in %s: %d,%d,%d,%d", x, y, name,
+        got[1], got[2], got[3], got[4]))
+    end
+  end
+end
+assert(counts["A and B"] == 64 * 64 and counts["A only"] == 128 * 128 - 64 * 64)
+assert(counts["C outside A"] == 256 * 96 - 128 * 64)
 print("scene_blend: ok")
