@@ -107,10 +107,30 @@ static void test_lowest_failing_job_reported(void **s) {
   }
 }
 
+/* qpu_copy_state leaves the copy byte-identical to its source when the
+ * destination had its small-immediate slots set once. */
+static void test_copy_state(void **s) {
+  (void)s;
+  size_t size = (sizeof(gs_qpu) + 63) & ~(size_t)63;
+  gs_qpu *a = aligned_alloc(64, size), *b = aligned_alloc(64, size);
+  assert_non_null(a);
+  assert_non_null(b);
+  qpu_reset(b, 3, 0x2000, 0x3000, 99);
+  for (int k = 0; k < QREG_SMALL_IMM0; k++) b->reg[k].u[k % 16] = 0xdead0000u + (uint32_t)k; /* dirty */
+  b->zf = 0x1234;
+  b->instructions = 77;
+  qpu_reset(a, 5, 0x4000, 0x5000, 1000);
+  qpu_copy_state(b, a);
+  assert_memory_equal(a, b, sizeof(gs_qpu));
+  free(a);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_results_for_any_thread_count),
       cmocka_unit_test(test_lowest_failing_job_reported),
+      cmocka_unit_test(test_copy_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

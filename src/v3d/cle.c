@@ -285,7 +285,12 @@ gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t bud
     u->fresh_code = code, u->fresh_unif = uniforms, u->fresh_budget = budget;
     u->fresh_valid = true;
   }
-  memcpy(u->q, u->fresh, sizeof *u->q);
+  if (u->q_ready) {
+    qpu_copy_state(u->q, u->fresh);
+  } else {
+    memcpy(u->q, u->fresh, sizeof *u->q);
+    u->q_ready = true;
+  }
   u->q->diag = &u->diag;
   u->q->vpm.mem = u->vpm;
   return u->q;

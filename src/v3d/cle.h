@@ -119,6 +119,7 @@ typedef struct cle_unit {
   gs_addr fresh_code, fresh_unif;
   uint64_t fresh_budget;
   bool fresh_valid;
+  bool q_ready;        /* q's small-immediate slots are set */
 } cle_unit;
 
 /* Allocates / frees a unit's QPU and VPM. */

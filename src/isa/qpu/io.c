@@ -8,6 +8,7 @@
  * condition passed and carry all 16 lanes (docs/determinism.md).
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "isa/qpu/qpu.h"
@@ -34,6 +35,14 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
   q->state = QPU_RUNNING;
   for (unsigned c = 0; c < 48; c++)
     for (int i = 0; i < QPU_LANES; i++) q->reg[QREG_SMALL_IMM0 + c].u[i] = qpu_small_imm_value(c);
+}
+
+_Static_assert(offsetof(gs_qpu, reg) == 0, "qpu_copy_state copies reg[] from the start of gs_qpu");
+
+void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
+  size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
+  memcpy(dst->reg, src->reg, QREG_SMALL_IMM0 * sizeof(gs_vec));
+  memcpy((char *)dst + after_regs, (const char *)src + after_regs, sizeof *dst - after_regs);
 }
 
 static void commit(gs_qpu *q, const qpu_pending_write *p) {

@@ -154,6 +154,12 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
  * deadlock error, a runaway program a watchdog error. sched.c */
 int qpu_run_to_end(gs_gpu *g, gs_qpu *q);
 
+/* Makes dst the same QPU state as src, except the small-immediate slots,
+ * which no instruction writes: dst must have had them set once (by
+ * qpu_reset or a whole-struct copy). A renderer resets a QPU for every batch
+ * of 16 fragments; this copies 4 KB less than the whole struct. */
+void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
+
 /* Commits staged regfile writes at the end of an instruction and counts the
  * SFU latency down; shared by both interpreters. */
 void qpu_retire(gs_qpu *q);
