@@ -8,6 +8,7 @@
 --   gpusim --headless -o blend.png scenes/blend.lua
 -- docs/scenes.md ("Blending and stencil") explains it.
 local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 
 local target = gpusim.target {width = 256, height = 256, format = "rgba8888"}
 
@@ -31,64 +32,11 @@ for _, s in ipairs(squares) do
 end
 local vertices = gpusim.buffer {format = "f32x4", data = data}
 
--- The coordinate shader, as in triangle.lua: the seven rows the binner reads.
-local coordinate = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows (Xc Yc Zc Wc) from VPM row 0
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc, readable three instructions on
-    mov vpm, ra0                # row 0: Xc
-    mov vpm, ra1                # row 1: Yc
-    mov vpm, ra2                # row 2: Zc
-    mov vpm, r3                 # row 3: Wc
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 4: Ys|Xs
-    mov vpm, r2                 # row 5: Zs
-    mov vpm, r4                 # row 6: 1/Wc
-    thrend
-    nop
-    nop
-]]
+-- Position shaders from lua/vc4_shaders.lua; the vertex shader passes no
+-- varyings (the colour comes from the fragment shader's uniforms).
+local coordinate = shaders.coordinate
 
--- The vertex shader: the three rows the primitive setup reads, no varyings
--- (each square's colour comes from the fragment shader's uniforms).
-local vertex = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows: Xc Yc Zc Wc
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc
-    nop
-    nop
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 0: Ys|Xs
-    mov vpm, r2                 # row 1: Zs
-    mov vpm, r4                 # row 2: 1/Wc
-    thrend
-    nop
-    nop
-]]
+local vertex = shaders.vertex(0)
 
 -- The fragment shader blends "source over":
 --     result = src × alpha + dst × (1 − alpha)      for every byte

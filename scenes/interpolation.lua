@@ -12,6 +12,7 @@
 --   gpusim scenes/interpolation.lua
 --   gpusim --headless -o interpolation.png scenes/interpolation.lua
 local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 
 local target = gpusim.target {width = 384, height = 128, format = "rgba8888"}
 
@@ -34,69 +35,11 @@ local vertices = gpusim.buffer {
   data = {NL, NR, FR,   NL, FR, FL},
 }
 
--- Coordinate shader (binning pass): the 7 rows the tile binner reads —
--- Xc Yc Zc Wc, Ys|Xs in 1/16 pixel, Zs, 1/Wc. As in triangle.lua.
-local coordinate = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows: Xc Yc Zc Wc
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc
-    mov vpm, ra0                # rows 0-3: Xc Yc Zc Wc
-    mov vpm, ra1
-    mov vpm, ra2
-    mov vpm, r3
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 4: Ys|Xs
-    mov vpm, r2                 # row 5: Zs
-    mov vpm, r4                 # row 6: 1/Wc
-    thrend
-    nop
-    nop
-]]
+-- Position shaders from lua/vc4_shaders.lua: the vertex shader passes the
+-- colour r, g, b on as three varyings.
+local coordinate = shaders.coordinate
 
--- Vertex shader (rendering pass): Ys|Xs, Zs, 1/Wc for the primitive setup,
--- then the colour varying r, g, b.
-local vertex_shader = [[
-    ldi vr_setup, 0x00701a00    # read 7 rows: Xc Yc Zc Wc, r g b
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc
-    mov ra4, vpm                # r
-    mov ra5, vpm                # g
-    mov ra6, vpm                # b
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 0: Ys|Xs
-    mov vpm, r2                 # row 1: Zs
-    mov vpm, r4                 # row 2: 1/Wc
-    mov vpm, ra4                # varying: r
-    mov vpm, ra5                #          g
-    mov vpm, ra6                #          b
-    thrend
-    nop
-    nop
-]]
+local vertex_shader = shaders.vertex(3)
 
 -- Fragment shader: the same for all three modes. The primitive setup gives
 -- each pixel VP (read through `vary`) and the triangle's C (in r5) so that

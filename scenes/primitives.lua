@@ -9,6 +9,7 @@
 --   gpusim scenes/primitives.lua
 --   gpusim --headless -o primitives.png scenes/primitives.lua
 local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 
 local target = gpusim.target {width = 512, height = 256, format = "rgba8888"}
 
@@ -51,65 +52,11 @@ local cells = {
 }
 for _, c in ipairs(cells) do c.buffer = positions(c.vertices) end
 
--- Coordinate shader (binning pass): the 7 rows the tile binner reads, as in
--- triangle.lua.
-local coordinate = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows: Xc Yc Zc Wc
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc
-    mov vpm, ra0                # rows 0-3: Xc Yc Zc Wc
-    mov vpm, ra1
-    mov vpm, ra2
-    mov vpm, r3
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 4: Ys|Xs
-    mov vpm, r2                 # row 5: Zs
-    mov vpm, r4                 # row 6: 1/Wc
-    thrend
-    nop
-    nop
-]]
+-- Position shaders from lua/vc4_shaders.lua; the vertex shader passes no
+-- varyings (the colour comes from the fragment shader's uniforms).
+local coordinate = shaders.coordinate
 
--- Vertex shader (rendering pass): only Ys|Xs, Zs and 1/Wc — no varyings.
-local vertex = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows: Xc Yc Zc Wc
-    ldi vw_setup, 0x00001a00
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc, readable three instructions on
-    nop
-    nop
-    nop
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 0: Ys|Xs
-    mov vpm, r2                 # row 1: Zs
-    mov vpm, r4                 # row 2: 1/Wc
-    thrend
-    nop
-    nop
-]]
+local vertex = shaders.vertex(0)
 
 -- Fragment shaders: the colour is the first fragment uniform, a packed
 -- RGBA word. Points get two extra varyings (the sprite coordinates s, t)

@@ -7,6 +7,7 @@
 --   gpusim --headless -o triangle.png scenes/triangle.lua
 -- docs/scenes.md explains every call.
 local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 
 local target = gpusim.target {width = 320, height = 240, format = "rgba8888"}
 
@@ -22,73 +23,13 @@ local vertices = gpusim.buffer {
   },
 }
 
--- The coordinate shader runs in the binning pass, 16 vertices at a time
--- (one per lane). It reads the position from the VPM and writes the seven
--- rows the tile binner reads: Xc Yc Zc Wc, Ys|Xs (screen position in 1/16
--- pixel from the viewport centre), Zs and 1/Wc. The uniforms are the
--- viewport scales the driver fills in (see the draw below).
-local coordinate = [[
-    ldi vr_setup, 0x00401a00    # read 4 rows (Xc Yc Zc Wc) from VPM row 0
-    ldi vw_setup, 0x00001a00    # write rows from row 0, one after another
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc, readable three instructions on
-    mov vpm, ra0                # row 0: Xc
-    mov vpm, ra1                # row 1: Yc
-    mov vpm, ra2                # row 2: Zc
-    mov vpm, r3                 # row 3: Wc
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # x half width in 1/16 pixel = Xs
-    fmul r1, r1, unif           # x half height in 1/16 pixel = Ys
-    ftoi ra3.16a, r0            # Xs as an integer into bits 15:0
-    ftoi ra3.16b, r1            # Ys into bits 31:16
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif           # x depth scale
-    fadd r2, r2, unif           # + depth offset = Zs
-    mov vpm, ra3                # row 4: Ys|Xs
-    mov vpm, r2                 # row 5: Zs
-    mov vpm, r4                 # row 6: 1/Wc
-    thrend
-    nop
-    nop
-]]
+-- The coordinate shader (binning pass) and the vertex shader (rendering
+-- pass) turn the clip-space position into the rows the tile binner and the
+-- primitive setup read; the vertex shader also passes the three colour words
+-- on as varyings. Both are in lua/vc4_shaders.lua, commented line by line.
+local coordinate = shaders.coordinate
 
--- The vertex shader runs in the rendering pass for the vertices of each
--- tile's triangles. Same position maths, but it writes the rows the
--- primitive setup reads: Ys|Xs, Zs, 1/Wc, then the varyings (r, g, b).
-local vertex = [[
-    ldi vr_setup, 0x00701a00    # read 7 rows: Xc Yc Zc Wc, r g b
-    ldi vw_setup, 0x00001a00    # write rows from row 0
-    mov ra0, vpm                # Xc
-    mov ra1, vpm                # Yc
-    mov ra2, vpm                # Zc
-    mov r3, vpm                 # Wc
-    mov sfu_recip, r3           # r4 = 1/Wc
-    mov ra4, vpm                # r
-    mov ra5, vpm                # g
-    mov ra6, vpm                # b
-    fmul r0, ra0, r4            # Xc/Wc
-    fmul r1, ra1, r4            # Yc/Wc
-    fmul r0, r0, unif           # Xs in 1/16 pixel
-    fmul r1, r1, unif           # Ys
-    ftoi ra3.16a, r0
-    ftoi ra3.16b, r1
-    fmul r2, ra2, r4            # Zc/Wc
-    fmul r2, r2, unif
-    fadd r2, r2, unif           # Zs
-    mov vpm, ra3                # row 0: Ys|Xs
-    mov vpm, r2                 # row 1: Zs
-    mov vpm, r4                 # row 2: 1/Wc
-    mov vpm, ra4                # varying 0: r
-    mov vpm, ra5                # varying 1: g
-    mov vpm, ra6                # varying 2: b
-    thrend
-    nop
-    nop
-]]
+local vertex = shaders.vertex(3)   -- position, then r g b
 
 -- The fragment shader runs for 16 pixels at a time. Reading `vary` gives
 -- each pixel's part of a varying and puts the triangle's constant in r5:

@@ -44,6 +44,8 @@ mkpng card.png 64 32 "$@"
 # that every frame is the same picture whatever the scene does with time.
 cat > still.lua <<'LUA'
 local gpusim = require "gpusim"
+-- the scene's helpers (lua/ beside scenes/), as gpusim finds them for the scene itself
+package.path = (arg[1]:match("^(.*)/scenes/[^/]*$") or ".") .. "/lua/?.lua;" .. package.path
 dofile(arg[1])
 local draw, target = gpusim.frame()
 assert(draw, arg[1] .. " registered no frame callback")

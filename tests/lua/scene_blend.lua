@@ -114,14 +114,10 @@ end
 local ALWAYS, EQUAL, NOTEQUAL, KEEP, REPLACE = 7, 2, 5, 1, 2
 assert(stencil_word(ALWAYS, REPLACE, 1) == 0xf28f01ff)
 
-local src = assert(io.open("scenes/blend.lua")):read("a")
-local function shader_text(name)
-  return (assert(src:match("local " .. name .. " = %[%[(.-)%]%]"), name))
-end
 local stencil_shader = gpusim.shader {
   isa = "qpu",
-  coordinate = shader_text("coordinate"),
-  vertex = shader_text("vertex"),
+  coordinate = require("vc4_shaders").coordinate,
+  vertex = require("vc4_shaders").vertex(0),
   fragment = [[
     mov tlb_stencil, unif       # the stencil setup word (a uniform)
     mov r0, unif                # the colour word

@@ -8,8 +8,6 @@ local mem = gpusim.mem
 
 -- Shaders: position f32x4 (clip space) and colour f32x3, as in
 -- scenes/triangle.lua, with a fragment shader that also writes Z.
-local src = assert(io.open("scenes/triangle.lua")):read("a")
-local function shader_text(name) return (assert(src:match("local " .. name .. " = %[%[(.-)%]%]"))) end
 local fragment_z = [[
     fmul r0, vary, ra15
     fadd r0, r0, r5
@@ -31,7 +29,7 @@ local fragment_z = [[
 -- for points, 1 (line coordinate) for lines; the shader reads past them.
 local function make_shader(interp, extra)
   return gpusim.shader {
-    coordinate = shader_text("coordinate"), vertex = shader_text("vertex"),
+    coordinate = require("vc4_shaders").coordinate, vertex = require("vc4_shaders").vertex(3),
     fragment = string.rep("    mov -, vary\n", extra or 0) .. fragment_z,
     inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
     coordinate_inputs = {"position"},

@@ -33,8 +33,7 @@ fails({here, "'width' must be an integer in 1..2048"}, function() gpusim.texture
 local quad = gpusim.buffer {format = {"f32x4", "f32x2"}, data = {
   {-1, -1, 0, 1, 0, 0}, {1, -1, 0, 1, 1, 0}, {1, 1, 0, 1, 1, 1}, {-1, 1, 0, 1, 0, 1}}}
 local ib = gpusim.buffer {format = "u8", data = {0, 1, 2, 0, 2, 3}}
-local src = assert(io.open("scenes/triangle.lua")):read("a")
-local coordinate = assert(src:match("local coordinate = %[%[(.-)%]%]"))
+local coordinate = require("vc4_shaders").coordinate
 local shader = gpusim.shader {
   coordinate = coordinate,
   vertex = [[

@@ -131,7 +131,7 @@ local position_rows = {
 -- The driver's values for a 320×240 viewport and depth range 0..1.
 local scales = {160 * 16, 120 * 16, 0.5, 0.5}
 
-local cs = run(shader_text("coordinate"), position_rows, scales, 7)
+local cs = run(require("vc4_shaders").coordinate, position_rows, scales, 7)
 for lane = 0, 15 do
   local xc = lane / 8 - 1
   assert(cs[0][lane] == f32(xc), "Xc")
@@ -151,7 +151,7 @@ for _, r in ipairs {
   "    mov vpm, 1.0                   # g",
   "    mov vpm, 0                     # b",
 } do vertex_rows[#vertex_rows + 1] = r end
-local vs = run(shader_text("vertex"), vertex_rows, scales, 6)
+local vs = run(require("vc4_shaders").vertex(3), vertex_rows, scales, 6)
 for lane = 0, 15 do
   local xs = math.tointeger((lane / 8 - 1) / 2 * 2560)
   assert(vs[0][lane] == xy(xs, 480), "Ys|Xs")
