@@ -18,6 +18,7 @@
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
 #include "v3d/cl.h"
+#include "v3d/tlb.h"
 
 /* ---- fragment, vertex and coordinate shaders ------------------------------ */
 
@@ -860,11 +861,15 @@ static void test_tile_lists_chain(void **s) {
  * compressed primitives, Return), Store General of colour and Z/stencil;
  * then a second frame that loads both (29) and draws a farther triangle
  * with the depth test: it shows only where the first one is not. */
-static void test_render_only_loads_and_stores(void **s) {
-  (void)s;
+/* Two rendering passes over one tile: the near triangle, then the far one
+ * depth-tested against it. Between them the tile buffer goes to memory and
+ * back: as a colour and a Z frame buffer (28/29), or (full) as a
+ * full-resolution dump and reload (26/27). */
+static void render_only(int full) {
   frame f;
   frame_init(&f, 64, 64); /* one tile */
   gs_addr zbuf = alloc(&f, 64 * 64 * 4, 16);
+  gs_addr dump = alloc(&f, 2 * TLB_FULL_BYTES, 16);
   static const double near_xy[3][2] = {{0, 0}, {64, 0}, {0, 64}}, far_xy[3][2] = {{64, 64}, {0, 64}, {64, 0}};
   gs_addr fs = put_code(&f, fs_depth);
   static const uint32_t red = 0xff0000ffu, blue = 0xffff0000u;
@@ -889,7 +894,10 @@ static void test_render_only_loads_and_stores(void **s) {
     gs_cl_writer_init(&w, f.m, f.render, 8192);
     gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 64, .height = 64, .color_format = 1};
     check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
-    if (pass) {
+    if (pass && full) {
+      gs_cl_reload_full_resolution_tile_buffer lf = {.address = dump};
+      check(&f, gs_cl_emit_reload_full_resolution_tile_buffer(&w, &lf, &f.d));
+    } else if (pass) {
       gs_cl_load_tile_buffer_general lc = {.buffer = 1, .address = f.fb}, lz = {.buffer = 2, .address = zbuf};
       check(&f, gs_cl_emit_load_tile_buffer_general(&w, &lc, &f.d));
       check(&f, gs_cl_emit_load_tile_buffer_general(&w, &lz, &f.d));
@@ -898,11 +906,16 @@ static void test_render_only_loads_and_stores(void **s) {
     check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
     gs_cl_branch_to_sub_list call = {sub};
     check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
-    gs_cl_store_tile_buffer_general sz = {.buffer = 2, .address = zbuf, .disable_color_clear = 1,
-                                          .disable_zs_clear = 1};
-    gs_cl_store_tile_buffer_general sc = {.buffer = 1, .address = f.fb, .last_tile = 1};
-    check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sz, &f.d));
-    check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sc, &f.d));
+    if (full && !pass) {
+      gs_cl_store_full_resolution_tile_buffer sf = {.address = dump, .last_tile = 1};
+      check(&f, gs_cl_emit_store_full_resolution_tile_buffer(&w, &sf, &f.d));
+    } else {
+      gs_cl_store_tile_buffer_general sz = {.buffer = 2, .address = zbuf, .disable_color_clear = 1,
+                                            .disable_zs_clear = 1};
+      gs_cl_store_tile_buffer_general sc = {.buffer = 1, .address = f.fb, .last_tile = 1};
+      check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sz, &f.d));
+      check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sc, &f.d));
+    }
     f.bin_end = f.bin, f.render_end = w.cur;
     run_ok(&f, 1);
   }
@@ -921,8 +934,25 @@ static void test_render_only_loads_and_stores(void **s) {
       /* Z24 of 0.25 and 0.75, rounded to nearest (docs/rasterization.md): 4194304, 12582911 */
       uint32_t want_z = in_near ? 0x400000u : in_far ? 0xBFFFFFu : 0xFFFFFFu;
       if (z >> 8 != want_z) fail_msg("Z of (%u, %u) = 0x%06x, want 0x%06x", x, y, z >> 8, want_z);
+      if (full) { /* the dump of pass 0 holds the near triangle in 2x2 quads (docs/tile-buffer.md) */
+        uint32_t off = (y & ~1u) / 2 * 32 * 16 + (x & ~1u) / 2 * 16 + ((y & 1) * 2 + (x & 1)) * 4, c, dz;
+        gs_mem_read(f.m, dump + off, &c, 4, NULL);
+        gs_mem_read(f.m, dump + TLB_FULL_BYTES + off, &dz, 4, NULL);
+        if (c != (in_near ? red : 0) || dz >> 8 != (in_near ? 0x400000u : 0xFFFFFFu))
+          fail_msg("dump of (%u, %u): colour 0x%08x Z 0x%06x", x, y, c, dz >> 8);
+      }
     }
   frame_free(&f);
+}
+
+static void test_render_only_loads_and_stores(void **s) {
+  (void)s;
+  render_only(0);
+}
+
+static void test_full_resolution_dump_and_reload(void **s) {
+  (void)s;
+  render_only(1);
 }
 
 /* ---- NV varyings, points, lines, strips, interpolation modes ---------------------- */
@@ -1242,6 +1272,7 @@ int main(void) {
       cmocka_unit_test(test_gl_near_plane_clipping),
       cmocka_unit_test(test_tile_lists_chain),
       cmocka_unit_test(test_render_only_loads_and_stores),
+      cmocka_unit_test(test_full_resolution_dump_and_reload),
       cmocka_unit_test(test_nv_flat_varying),
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),

@@ -175,12 +175,46 @@ static void test_store_and_load(void **s) {
   gs_gpu_free(g);
 }
 
+/* Full-resolution dumps of a 4x multisample tile: the byte offset of sample
+ * s of pixel (x, y) is (y & ~1)·32·4·4 + (x & ~1)·2·4·4 + ((y & 1)·8 | (x & 1)·4)
+ * + s·16 (reference/vc4.md §3.7); Z/stencil follows 16 KB later; a reload
+ * brings every sample back. */
+static void test_full_resolution_dump(void **s) {
+  (void)s;
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(g);
+  gs_addr dump;
+  assert_int_equal(gs_mem_alloc(m, 2 * TLB_FULL_BYTES, 16, &dump, NULL), GS_OK);
+  tlb_init(&tlb, 1);
+  for (uint32_t i = 0; i < TLB_WORDS; i++) tlb.colour[i] = 0xc0000000u | i, tlb.zs[i] = 0x5a000000u | i;
+  assert_int_equal(tlb_store_full(&tlb, m, dump, 1, 1, NULL), GS_OK);
+  static const uint32_t probes[][3] = {{0, 0, 0}, {1, 0, 3}, {0, 1, 1}, {5, 2, 2}, {31, 31, 3}, {16, 7, 0}};
+  for (size_t k = 0; k < sizeof probes / sizeof probes[0]; k++) {
+    uint32_t x = probes[k][0], y = probes[k][1], smp = probes[k][2], c, z;
+    uint32_t off = (y & ~1u) * 32 * 4 * 4 + (x & ~1u) * 2 * 4 * 4 + ((y & 1) * 8 | (x & 1) * 4) + smp * 16;
+    uint32_t index = (y * 32 + x) * 4 + smp;
+    gs_mem_read(m, dump + off, &c, 4, NULL);
+    gs_mem_read(m, dump + TLB_FULL_BYTES + off, &z, 4, NULL);
+    assert_int_equal(c, 0xc0000000u | index);
+    assert_int_equal(z, 0x5a000000u | index);
+  }
+  tlb_clear(&tlb, 1, 1);
+  assert_int_equal(tlb_load_full(&tlb, m, dump, 1, 0, NULL), GS_OK); /* colour only */
+  assert_int_equal(tlb.colour[123], 0xc0000000u | 123);
+  assert_int_equal(tlb.zs[123], tlb.clear_zs);
+  gs_diag d;
+  assert_int_equal(tlb_store_full(&tlb, m, dump + 16, 1, 1, &d), GS_EFAULT);
+  assert_non_null(strstr(d.msg, "outside allocated GPU memory"));
+  gs_gpu_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_depth),
       cmocka_unit_test(test_stencil),
       cmocka_unit_test(test_colour_and_multisample),
       cmocka_unit_test(test_store_and_load),
+      cmocka_unit_test(test_full_resolution_dump),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

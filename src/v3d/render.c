@@ -139,6 +139,24 @@ static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs
   return GS_OK;
 }
 
+/* Whether p is a full-resolution dump (26) or reload (27), and its address:
+ * the tile's own, not offset by the tile coordinates (reference §4.2). */
+static int full_resolution(const gs_cl_packet *p, gs_addr *addr) {
+  if (p->info->id == GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER) {
+    gs_cl_store_full_resolution_tile_buffer s;
+    gs_cl_unpack_store_full_resolution_tile_buffer(p->values, &s);
+    *addr = s.address;
+    return 1;
+  }
+  if (p->info->id == GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER) {
+    gs_cl_reload_full_resolution_tile_buffer s;
+    gs_cl_unpack_reload_full_resolution_tile_buffer(p->values, &s);
+    *addr = s.address;
+    return 1;
+  }
+  return 0;
+}
+
 /* Which buffers a store (or load) moves: bit 0 colour, bit 1 Z/stencil. */
 static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
   unsigned buffer;
@@ -159,9 +177,20 @@ static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
     if (buffer == 2 && s.disable_zs_load) buffer = 0;
     break;
   }
+  case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER: {
+    gs_cl_store_full_resolution_tile_buffer s;
+    gs_cl_unpack_store_full_resolution_tile_buffer(p->values, &s);
+    *out = (s.disable_color_write ? 0u : 1u) | (s.disable_zs_write ? 0u : 2u);
+    return GS_OK;
+  }
+  case GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER: {
+    gs_cl_reload_full_resolution_tile_buffer s;
+    gs_cl_unpack_reload_full_resolution_tile_buffer(p->values, &s);
+    *out = (s.disable_color_read ? 0u : 1u) | (s.disable_zs_read ? 0u : 2u);
+    return GS_OK;
+  }
   default:
-    return cle_error(d, GS_EINVAL, p->addr, "%s: full-resolution tile dumps are not modelled by gpusim",
-                     p->info->name);
+    return cle_error(d, GS_EINVAL, p->addr, "%s: not a tile-buffer store or load", p->info->name);
   }
   switch (buffer) {
   case 0: *out = 0; return GS_OK;
@@ -181,6 +210,15 @@ static int check_frame(cle_run *r, const cle_state *st, const gs_cl_packet *p, g
   tlb_frame f;
   int rc = buffers_of(p, &buffers, d);
   if (rc < 0 || buffers == 0) return rc;
+  gs_addr full;
+  if (full_resolution(p, &full)) {
+    gs_addr start = (buffers & 1) ? full : full + TLB_FULL_BYTES;
+    uint32_t len = buffers == 3 ? 2 * TLB_FULL_BYTES : TLB_FULL_BYTES;
+    if (!gs_mem_ptr(r->g->mem, start, len))
+      return cle_error(d, GS_EFAULT, p->addr, "%s: the tile dump at 0x%08x (%u bytes) is outside allocated GPU memory",
+                       p->info->name, start, len);
+    return GS_OK;
+  }
   if ((rc = frame_of(st, p, &f, d)) < 0) return rc;
   for (unsigned b = 1; b <= 2; b++) {
     if (!(buffers & b)) continue;
@@ -660,12 +698,22 @@ static int store(tile_ctx *tc, const gs_cl_packet *p) {
   unsigned buffers = 0;
   tlb_frame f;
   gs_mem *mem = tc->r->g->mem;
+  gs_addr full;
   int rc = buffers_of(p, &buffers, tc->d);
-  if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
-  if (rc >= 0 && (buffers & 1)) rc = tlb_store_colour(&tc->w->tlb, mem, &f, tc->d);
-  if (rc >= 0 && (buffers & 2)) rc = tlb_store_zs(&tc->w->tlb, mem, &f, tc->d);
+  if (rc >= 0 && full_resolution(p, &full)) {
+    rc = tlb_store_full(&tc->w->tlb, mem, full, buffers & 1, buffers & 2, tc->d);
+  } else {
+    if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
+    if (rc >= 0 && (buffers & 1)) rc = tlb_store_colour(&tc->w->tlb, mem, &f, tc->d);
+    if (rc >= 0 && (buffers & 2)) rc = tlb_store_zs(&tc->w->tlb, mem, &f, tc->d);
+  }
   if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
   int clear_colour = 1, clear_zs = 1;
+  if (p->info->id == GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER) {
+    gs_cl_store_full_resolution_tile_buffer s;
+    gs_cl_unpack_store_full_resolution_tile_buffer(p->values, &s);
+    clear_colour = clear_zs = !s.disable_clear;
+  }
   if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL) {
     gs_cl_store_tile_buffer_general s;
     gs_cl_unpack_store_tile_buffer_general(p->values, &s);
@@ -682,10 +730,15 @@ static int run_loads(tile_ctx *tc) {
     unsigned buffers = 0;
     tlb_frame f;
     gs_mem *mem = tc->r->g->mem;
+    gs_addr full;
     int rc = buffers_of(p, &buffers, tc->d);
-    if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
-    if (rc >= 0 && (buffers & 1)) rc = tlb_load_colour(&tc->w->tlb, mem, &f, tc->d);
-    if (rc >= 0 && (buffers & 2)) rc = tlb_load_zs(&tc->w->tlb, mem, &f, tc->d);
+    if (rc >= 0 && full_resolution(p, &full)) {
+      rc = tlb_load_full(&tc->w->tlb, mem, full, buffers & 1, buffers & 2, tc->d);
+    } else {
+      if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
+      if (rc >= 0 && (buffers & 1)) rc = tlb_load_colour(&tc->w->tlb, mem, &f, tc->d);
+      if (rc >= 0 && (buffers & 2)) rc = tlb_load_zs(&tc->w->tlb, mem, &f, tc->d);
+    }
     if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
   }
   tc->npending = 0;

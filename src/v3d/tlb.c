@@ -258,6 +258,65 @@ int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
   return move_tile(t, m, f, MOVE_LOAD_ZS, d);
 }
 
+/* ---- Full-resolution dumps --------------------------------------------------- */
+
+/* Quads of 2×2 pixels in raster order of quads; inside a quad the samples one
+ * after another (16 bytes each in 4× multisample mode), and inside a sample
+ * the pixels (0,0), (1,0), (0,1), (1,1). For the 4× multisample tile this is
+ * the layout reference/vc4.md §3.7 gives; the normal tile uses the same
+ * order with one sample (the reference calls that likely, not documented). */
+uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
+  uint32_t quad_bytes = 16 * t->samples;
+  return (y & ~1u) / 2 * (t->size / 2) * quad_bytes + (x & ~1u) / 2 * quad_bytes + s * 16 +
+         ((y & 1) * 2 + (x & 1)) * 4;
+}
+
+/* Moves one buffer of the tile between tile memory and a dump at p. */
+static void move_full(const gs_tlb *t, uint32_t *words, uint8_t *p, int to_memory) {
+  for (uint32_t y = 0; y < t->size; y++)
+    for (uint32_t x = 0; x < t->size; x++)
+      for (unsigned s = 0; s < t->samples; s++) {
+        uint32_t *w = &words[(y * t->size + x) * t->samples + s];
+        uint8_t *m = p + tlb_full_offset(t, x, y, s);
+        if (to_memory) memcpy(m, w, 4);
+        else memcpy(w, m, 4);
+      }
+}
+
+/* Host pointers to the dump's colour and depth-stencil parts (NULL for a
+ * part not moved); the whole footprint is checked first. */
+static int full_parts(const gs_mem *m, gs_addr addr, int colour, int zs, uint8_t **c, uint8_t **z, gs_diag *d) {
+  gs_addr start = colour ? addr : addr + TLB_FULL_BYTES;
+  uint32_t len = (colour && zs) ? 2 * TLB_FULL_BYTES : TLB_FULL_BYTES;
+  uint8_t *p = gs_mem_ptr(m, start, len);
+  if (!p)
+    return gs_diag_set(d, GS_EFAULT, "full-resolution tile dump at 0x%08x (%u bytes) is outside allocated GPU memory",
+                       start, len);
+  *c = colour ? p : NULL;
+  *z = zs ? (colour ? p + TLB_FULL_BYTES : p) : NULL;
+  return GS_OK;
+}
+
+int tlb_store_full(const gs_tlb *t, gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d) {
+  uint8_t *c = NULL, *z = NULL;
+  if (!colour && !zs) return GS_OK;
+  int rc = full_parts(m, addr, colour, zs, &c, &z, d);
+  if (rc < 0) return rc;
+  if (c) move_full(t, (uint32_t *)t->colour, c, 1);
+  if (z) move_full(t, (uint32_t *)t->zs, z, 1);
+  return GS_OK;
+}
+
+int tlb_load_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d) {
+  uint8_t *c = NULL, *z = NULL;
+  if (!colour && !zs) return GS_OK;
+  int rc = full_parts(m, addr, colour, zs, &c, &z, d);
+  if (rc < 0) return rc;
+  if (c) move_full(t, t->colour, c, 0);
+  if (z) move_full(t, t->zs, z, 0);
+  return GS_OK;
+}
+
 unsigned tlb_format_from_113(unsigned code) {
   return code == 1 ? TLB_RGBA8888 : code == 0 ? TLB_BGR565_DITHER : TLB_BGR565;
 }

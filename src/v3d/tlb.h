@@ -108,6 +108,18 @@ int tlb_load_colour(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d);
 int tlb_store_zs(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d);
 int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d);
 
+/* Full-resolution dumps (records 26 and 27): the tile buffer as it is, every
+ * sample, TLB_FULL_BYTES of colour at addr and TLB_FULL_BYTES of
+ * depth-stencil words right after it, each in 2×2-pixel quads (layout in
+ * tlb_full_offset; docs/tile-buffer.md). The address is the tile's own: it
+ * is not offset by the tile coordinates. A footprint outside allocated
+ * memory is GS_EFAULT naming the address, with nothing moved. */
+#define TLB_FULL_BYTES 16384u
+/* Byte offset of sample s of tile-local pixel (x, y) inside one dumped buffer. */
+uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s);
+int tlb_store_full(const gs_tlb *t, gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d);
+int tlb_load_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d);
+
 /* Record 113 codes 0 BGR565 dithered, 1 RGBA8888, 2 BGR565 -> TLB_*. */
 unsigned tlb_format_from_113(unsigned code);
 
