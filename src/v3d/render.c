@@ -692,22 +692,32 @@ static int draw_direct(tile_ctx *tc, const gs_cl_packet *p) {
 
 /* ---- a tile: loads and stores ------------------------------------------------------ */
 
-/* A store (24, 25, 28): writes the buffers, then clears what the store
- * does not keep (reference §3.7). */
-static int store(tile_ctx *tc, const gs_cl_packet *p) {
+/* Moves the buffers store or load p names between the tile buffer and
+ * memory: a full-resolution dump (26/27) or a frame buffer (24/25/28/29). */
+static int move_buffers(tile_ctx *tc, const gs_cl_packet *p, int to_memory) {
   unsigned buffers = 0;
   tlb_frame f;
   gs_mem *mem = tc->r->g->mem;
+  gs_tlb *t = &tc->w->tlb;
   gs_addr full;
   int rc = buffers_of(p, &buffers, tc->d);
   if (rc >= 0 && full_resolution(p, &full)) {
-    rc = tlb_store_full(&tc->w->tlb, mem, full, buffers & 1, buffers & 2, tc->d);
+    rc = to_memory ? tlb_store_full(t, mem, full, buffers & 1, buffers & 2, tc->d)
+                   : tlb_load_full(t, mem, full, buffers & 1, buffers & 2, tc->d);
   } else {
     if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
-    if (rc >= 0 && (buffers & 1)) rc = tlb_store_colour(&tc->w->tlb, mem, &f, tc->d);
-    if (rc >= 0 && (buffers & 2)) rc = tlb_store_zs(&tc->w->tlb, mem, &f, tc->d);
+    if (rc >= 0 && (buffers & 1))
+      rc = to_memory ? tlb_store_colour(t, mem, &f, tc->d) : tlb_load_colour(t, mem, &f, tc->d);
+    if (rc >= 0 && (buffers & 2)) rc = to_memory ? tlb_store_zs(t, mem, &f, tc->d) : tlb_load_zs(t, mem, &f, tc->d);
   }
-  if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+  return rc < 0 ? cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name) : GS_OK;
+}
+
+/* A store (24, 25, 26, 28): writes the buffers, then clears what the store
+ * does not keep (reference §3.7). */
+static int store(tile_ctx *tc, const gs_cl_packet *p) {
+  int rc = move_buffers(tc, p, 1);
+  if (rc < 0) return rc;
   int clear_colour = 1, clear_zs = 1;
   if (p->info->id == GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER) {
     gs_cl_store_full_resolution_tile_buffer s;
@@ -726,20 +736,8 @@ static int store(tile_ctx *tc, const gs_cl_packet *p) {
 /* The loads pending at a 115 execute now. */
 static int run_loads(tile_ctx *tc) {
   for (unsigned i = 0; i < tc->npending; i++) {
-    const gs_cl_packet *p = &tc->pending[i];
-    unsigned buffers = 0;
-    tlb_frame f;
-    gs_mem *mem = tc->r->g->mem;
-    gs_addr full;
-    int rc = buffers_of(p, &buffers, tc->d);
-    if (rc >= 0 && full_resolution(p, &full)) {
-      rc = tlb_load_full(&tc->w->tlb, mem, full, buffers & 1, buffers & 2, tc->d);
-    } else {
-      if (rc >= 0 && buffers) rc = frame_of(&tc->st, p, &f, tc->d);
-      if (rc >= 0 && (buffers & 1)) rc = tlb_load_colour(&tc->w->tlb, mem, &f, tc->d);
-      if (rc >= 0 && (buffers & 2)) rc = tlb_load_zs(&tc->w->tlb, mem, &f, tc->d);
-    }
-    if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+    int rc = move_buffers(tc, &tc->pending[i], 0);
+    if (rc < 0) return rc;
   }
   tc->npending = 0;
   return GS_OK;

@@ -297,24 +297,23 @@ static int full_parts(const gs_mem *m, gs_addr addr, int colour, int zs, uint8_t
   return GS_OK;
 }
 
-int tlb_store_full(const gs_tlb *t, gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d) {
+/* Moves the parts of a full-resolution dump at addr to or from the tile. */
+static int dump_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, int to_memory, gs_diag *d) {
   uint8_t *c = NULL, *z = NULL;
   if (!colour && !zs) return GS_OK;
   int rc = full_parts(m, addr, colour, zs, &c, &z, d);
   if (rc < 0) return rc;
-  if (c) move_full(t, (uint32_t *)t->colour, c, 1);
-  if (z) move_full(t, (uint32_t *)t->zs, z, 1);
+  if (c) move_full(t, t->colour, c, to_memory);
+  if (z) move_full(t, t->zs, z, to_memory);
   return GS_OK;
 }
 
+int tlb_store_full(const gs_tlb *t, gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d) {
+  return dump_full((gs_tlb *)t, m, addr, colour, zs, 1, d); /* reads the tile only */
+}
+
 int tlb_load_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d) {
-  uint8_t *c = NULL, *z = NULL;
-  if (!colour && !zs) return GS_OK;
-  int rc = full_parts(m, addr, colour, zs, &c, &z, d);
-  if (rc < 0) return rc;
-  if (c) move_full(t, t->colour, c, 0);
-  if (z) move_full(t, t->zs, z, 0);
-  return GS_OK;
+  return dump_full(t, m, addr, colour, zs, 0, d);
 }
 
 unsigned tlb_format_from_113(unsigned code) {
