@@ -955,6 +955,71 @@ static void test_full_resolution_dump_and_reload(void **s) {
   render_only(1);
 }
 
+/* Carry-over (reference §3.7): the tile buffer is cleared only by stores.
+ * Tile (0, 0) draws a red triangle and stores it with "disable colour
+ * clear" when `keep`; tile (1, 0) draws nothing and stores: it shows the
+ * triangle again when the buffer carried over, the clear colour when it
+ * did not. The same bytes for 1, 2 and 4 threads. */
+static void carry_case(int keep, unsigned threads) {
+  frame f;
+  frame_init(&f, 128, 64); /* two tiles */
+  static const double xy[3][2] = {{0, 0}, {64, 0}, {0, 64}};
+  static const uint32_t red = 0xff336699u, clear = 0xff202020u; /* fs_constant's colour */
+  gs_addr rec = nv_record(&f, put_code(&f, fs_constant), put_bytes(&f, &red, 4, 4), nv_vertices(&f, xy, 3, 0.5f), 0);
+  gs_addr sub = alloc(&f, 64, 32), empty = alloc(&f, 16, 32);
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f.m, sub, 64);
+  gs_cl_primitive_list_format pf = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16};
+  check(&f, gs_cl_emit_primitive_list_format(&w, &pf, &f.d));
+  gs_cl_configuration_bits cb = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = 7};
+  check(&f, gs_cl_emit_configuration_bits(&w, &cb, &f.d));
+  gs_cl_nv_shader_state ns = {rec};
+  check(&f, gs_cl_emit_nv_shader_state(&w, &ns, &f.d));
+  check(&f, gs_cl_put_id(&w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &f.d));
+  gs_cl_prim prim = {{0, 1, 2}};
+  check(&f, gs_cl_put_prim(&w, &prim, &f.d));
+  check(&f, gs_cl_end_list(&w, &f.d));
+  check(&f, gs_cl_put_id(&w, GS_CL_RETURN_FROM_SUB_LIST, NULL, &f.d));
+  gs_cl_writer_init(&w, f.m, empty, 16);
+  check(&f, gs_cl_put_id(&w, GS_CL_RETURN_FROM_SUB_LIST, NULL, &f.d));
+  gs_cl_writer_init(&w, f.m, f.render, 8192);
+  gs_cl_clear_colors cc = {clear, clear, 0xFFFFFF, 0, 0};
+  check(&f, gs_cl_emit_clear_colors(&w, &cc, &f.d));
+  gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 128, .height = 64, .color_format = 1};
+  check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
+  for (unsigned x = 0; x < 2; x++) {
+    gs_cl_tile_coordinates tc = {x, 0};
+    check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+    gs_cl_branch_to_sub_list call = {x ? empty : sub};
+    check(&f, gs_cl_emit_branch_to_sub_list(&w, &call, &f.d));
+    gs_cl_store_tile_buffer_general st = {.buffer = 1, .address = f.fb, .format = 0, .pixel_format = 0,
+                                          .disable_color_clear = (unsigned)(keep && x == 0), .last_tile = x};
+    check(&f, gs_cl_emit_store_tile_buffer_general(&w, &st, &f.d));
+  }
+  f.bin_end = f.bin, f.render_end = w.cur;
+  run_ok(&f, threads);
+  int32_t tx[3], ty[3];
+  for (int k = 0; k < 3; k++) tx[k] = (int32_t)(xy[k][0] * 16), ty[k] = (int32_t)(xy[k][1] * 16);
+  for (uint32_t y = 0; y < 64; y++)
+    for (uint32_t x = 0; x < 64; x++) {
+      uint32_t want = fill_rule_covers(tx, ty, (int)x, (int)y) ? red : clear;
+      if (pixel(&f, x, y) != want) fail_msg("pixel (%u, %u) = 0x%08x, want 0x%08x", x, y, pixel(&f, x, y), want);
+      uint32_t want1 = keep ? want : clear;
+      if (pixel(&f, 64 + x, y) != want1)
+        fail_msg("%s, %u threads: pixel (%u, %u) = 0x%08x, want 0x%08x", keep ? "kept" : "cleared", threads,
+                 64 + x, y, pixel(&f, 64 + x, y), want1);
+    }
+  frame_free(&f);
+}
+
+static void test_tile_buffer_carries_over(void **s) {
+  (void)s;
+  for (unsigned threads = 1; threads <= 4; threads *= 2) {
+    carry_case(1, threads);
+    carry_case(0, threads);
+  }
+}
+
 /* ---- NV varyings, points, lines, strips, interpolation modes ---------------------- */
 
 /* NV vertices with two varyings, given as raw words: x, y in pixels. */
@@ -1273,6 +1338,7 @@ int main(void) {
       cmocka_unit_test(test_tile_lists_chain),
       cmocka_unit_test(test_render_only_loads_and_stores),
       cmocka_unit_test(test_full_resolution_dump_and_reload),
+      cmocka_unit_test(test_tile_buffer_carries_over),
       cmocka_unit_test(test_nv_flat_varying),
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),

@@ -4,12 +4,14 @@
  * cuts the packets into tile jobs, one per Tile Coordinates (115) record,
  * each with the state at its start. The jobs then run in parallel
  * (core/pool.h), each worker with its own QPU, VPM, tile buffer and error
- * message: per job the tile buffer is cleared, loads apply at 115, state
- * and primitives replay — vertex shaders (or NV vertices), PSE setup and
- * rasterisation within the tile and the clip window, early Z, fragment
- * shaders per 4x4 batch with the VC4 payload, tile-buffer tests and
- * writes — and stores write the frame buffer. A job depends only on its
- * packets and its start state, so the frame is the same for any thread
+ * message: per job the tile buffer is cleared (or, when the list before
+ * left it uncleared, inherited: such frames run in list order on one
+ * worker), loads apply at 115, state and primitives replay — vertex
+ * shaders (or NV vertices), PSE setup and rasterisation within the tile
+ * and the clip window, early Z, fragment shaders per 4x4 batch with the
+ * VC4 payload, tile-buffer tests and writes — and stores write the frame
+ * buffer. A job depends only on its packets, its start state and, when it
+ * inherits, the job before it, so the frame is the same for any thread
  * count. docs/pipeline.md gives the rules and the choices.
  */
 #include <stdlib.h>
@@ -29,6 +31,8 @@ typedef struct cle_job {
   uint8_t x, y;         /* tile coordinates */
   uint32_t first, count; /* its packets in cle_render.pk */
   uint32_t snap;        /* its start state in cle_render.snap */
+  bool inherits;        /* starts with the tile buffer the previous job left */
+  uint8_t worker;       /* the worker that ran it */
 } cle_job;
 
 /* A rendering worker: everything one host thread needs for a tile. */
@@ -48,6 +52,8 @@ typedef struct cle_render {
   gs_cl_packet pending[RENDER_MAX_LOADS]; /* loads waiting for a 115 */
   unsigned npending;
   bool open;                    /* the last job may still grow */
+  bool unclean;                 /* the list so far leaves the tile buffer not cleared */
+  unsigned last_worker;         /* the worker that ran the last job of the last flush */
   gs_cl_packet *pk;
   uint32_t npk, pk_cap;
   cle_state *snap;
@@ -234,11 +240,37 @@ static int check_frame(cle_run *r, const cle_state *st, const gs_cl_packet *p, g
 
 /* ---- planning ------------------------------------------------------------------ */
 
+static void store_clears(const gs_cl_packet *p, int *colour, int *zs);
+
+/* Whether the tile buffer, after packet p, holds anything but the clear
+ * values: draws and loads leave contents, a store that clears both
+ * buffers removes them (reference §3.7). */
+static bool leaves_contents(const gs_cl_packet *p, bool before) {
+  switch (p->info->id) {
+  case GS_CL_LOAD_TILE_BUFFER_GENERAL:
+  case GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER:
+  case GS_CL_COMPRESSED_PRIMITIVE_LIST:
+  case GS_CL_CLIPPED_PRIMITIVE:
+  case GS_CL_VERTEX_ARRAY_PRIMITIVES:
+  case GS_CL_INDEXED_PRIMITIVE_LIST: return true;
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
+  case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF:
+  case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER:
+  case GS_CL_STORE_TILE_BUFFER_GENERAL: {
+    int colour, zs;
+    store_clears(p, &colour, &zs);
+    return colour && zs ? false : before;
+  }
+  default: return before;
+  }
+}
+
 static int append_packet(cle_render *rd, const gs_cl_packet *p, gs_diag *d) {
   if (grow((void **)&rd->pk, &rd->pk_cap, rd->npk + 1, sizeof *rd->pk) < 0)
     return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
   rd->pk[rd->npk++] = *p;
   rd->jobs[rd->njobs - 1].count++;
+  rd->unclean = leaves_contents(p, rd->unclean);
   return GS_OK;
 }
 
@@ -263,7 +295,7 @@ static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, g
         grow((void **)&rd->snap, &rd->snap_cap, rd->nsnap + 1, sizeof *rd->snap) < 0)
       return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
     rd->snap[rd->nsnap] = rd->st;
-    rd->jobs[rd->njobs++] = (cle_job){(uint8_t)tc.column, (uint8_t)tc.row, rd->npk, 0, rd->nsnap++};
+    rd->jobs[rd->njobs++] = (cle_job){(uint8_t)tc.column, (uint8_t)tc.row, rd->npk, 0, rd->nsnap++, rd->unclean, 0};
     rd->open = true;
     r->stats.tiles++;
   }
@@ -713,23 +745,30 @@ static int move_buffers(tile_ctx *tc, const gs_cl_packet *p, int to_memory) {
   return rc < 0 ? cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name) : GS_OK;
 }
 
-/* A store (24, 25, 26, 28): writes the buffers, then clears what the store
- * does not keep (reference §3.7). */
-static int store(tile_ctx *tc, const gs_cl_packet *p) {
-  int rc = move_buffers(tc, p, 1);
-  if (rc < 0) return rc;
-  int clear_colour = 1, clear_zs = 1;
+/* Which buffers store p clears after writing (reference §3.7): both,
+ * unless a 26 or 28 says otherwise. */
+static void store_clears(const gs_cl_packet *p, int *colour, int *zs) {
+  *colour = *zs = 1;
   if (p->info->id == GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER) {
     gs_cl_store_full_resolution_tile_buffer s;
     gs_cl_unpack_store_full_resolution_tile_buffer(p->values, &s);
-    clear_colour = clear_zs = !s.disable_clear;
+    *colour = *zs = !s.disable_clear;
   }
   if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL) {
     gs_cl_store_tile_buffer_general s;
     gs_cl_unpack_store_tile_buffer_general(p->values, &s);
-    clear_colour = !s.disable_color_clear, clear_zs = !s.disable_zs_clear;
+    *colour = !s.disable_color_clear, *zs = !s.disable_zs_clear;
   }
-  tlb_clear(&tc->w->tlb, clear_colour, clear_zs);
+}
+
+/* A store (24, 25, 26, 28): writes the buffers, then clears what the store
+ * does not keep. */
+static int store(tile_ctx *tc, const gs_cl_packet *p) {
+  int rc = move_buffers(tc, p, 1);
+  if (rc < 0) return rc;
+  int colour, zs;
+  store_clears(p, &colour, &zs);
+  tlb_clear(&tc->w->tlb, colour, zs);
   return GS_OK;
 }
 
@@ -789,9 +828,9 @@ static int run_job(cle_run *r, cle_worker *w, const cle_job *j, tile_ctx *tc) {
   tc->st = rd->snap[j->snap];
   tc->dirty = true;
   tc->x = j->x, tc->y = j->y;
-  tlb_init(&w->tlb, 0);
+  if (!j->inherits) tlb_init(&w->tlb, 0);
   set_clear_values(tc);
-  tlb_clear(&w->tlb, 1, 1);
+  if (!j->inherits) tlb_clear(&w->tlb, 1, 1);
   tlb_begin_tile(&w->tlb, j->x, j->y);
   for (uint32_t k = 0; k < j->count; k++) {
     int rc = run_packet(tc, &rd->pk[j->first + k]);
@@ -809,7 +848,8 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   wave_ctx *wc = ctx;
   cle_render *rd = wc->r->render;
   cle_worker *w = rd->workers[worker];
-  const cle_job *j = &rd->jobs[wc->base + index];
+  cle_job *j = &rd->jobs[wc->base + index];
+  j->worker = (uint8_t)worker;
   tile_ctx tc;
   gs_diag_clear(&w->unit.diag);
   int rc = run_job(wc->r, w, j, &tc);
@@ -863,8 +903,15 @@ int cle_render_flush(cle_run *r, bool ended) {
   if (keep_open) n--;
   unsigned threads = r->opt.threads < RENDER_MAX_WORKERS ? r->opt.threads : RENDER_MAX_WORKERS;
   if (threads > n) threads = n ? n : 1;
-  int rc = make_workers(rd, threads, d);
+  /* A job that inherits the tile buffer must run after the job before
+   * it, on the same buffer: such lists render in list order on worker 0. */
+  bool in_order = false;
+  for (uint32_t i = 0; i < n && !in_order; i++) in_order = rd->jobs[i].inherits;
+  if (in_order) threads = 1;
+  int rc = make_workers(rd, threads > rd->last_worker ? threads : rd->last_worker + 1, d);
   if (rc < 0) return rc;
+  if (in_order && rd->jobs[0].inherits && rd->last_worker != 0)
+    rd->workers[0]->tlb = rd->workers[rd->last_worker]->tlb;
   uint8_t *seen = calloc(256 * 256 / 8, 1);
   if (!seen) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
   for (uint32_t i = 0; i < n && rc >= 0;) {
@@ -883,12 +930,13 @@ int cle_render_flush(cle_run *r, bool ended) {
     memset(s, 0, sizeof *s);
   }
   if (rc < 0) return rc;
+  if (n) rd->last_worker = rd->jobs[n - 1].worker;
   /* Forget the rendered jobs; keep the open one. */
   if (keep_open) {
     cle_job j = rd->jobs[n];
     memmove(rd->pk, rd->pk + j.first, j.count * sizeof *rd->pk);
     rd->snap[0] = rd->snap[j.snap];
-    rd->jobs[0] = (cle_job){j.x, j.y, 0, j.count, 0};
+    rd->jobs[0] = (cle_job){j.x, j.y, 0, j.count, 0, j.inherits, 0};
     rd->njobs = rd->nsnap = 1;
     rd->npk = j.count;
   } else {
