@@ -6,6 +6,7 @@
  *   gpusim view IMAGE.png [--frames N]      main.c: show an image (window.c)
  *   gpusim diff A.png B.png [...]           diff.c: compare two images
  *   gpusim dump-cl ...                      dumpcl.c: print a control list
+ *   gpusim --dump-cl FILE SCENE.lua         dumpcl.c: a frame's lists
  *   gpusim bench [...]                      bench.c: the benchmarks
  *
  * Every *_main function takes argv[0] = the command's name and
@@ -16,6 +17,9 @@
 #define GS_APP_APP_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include "gpusim/diag.h"
+#include "gpusim/mem.h"
 
 /* Frame size when --size is not given. */
 #define GS_DEFAULT_WIDTH 640
@@ -37,6 +41,7 @@ typedef struct gs_run_options {
                           choice, else GS_DEFAULT_WIDTH x GS_DEFAULT_HEIGHT) */
   long frames;         /* --frames N: stop after N frames; 0 = until the user quits */
   int threads;         /* --threads N: render threads; default the online cores */
+  const char *dump_cl; /* --dump-cl FILE: the last frame's control lists; NULL if not given */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
 } gs_run_options;
 
@@ -60,5 +65,13 @@ int gs_diff_main(int argc, char **argv);
 
 /* `gpusim dump-cl ...` (dumpcl.c): decodes and prints a control list. */
 int gs_dumpcl_main(int argc, char **argv);
+
+/* Dumps a rendered frame's two control lists from GPU memory to out: the
+ * binning list [bin_start, bin_end), then the rendering list [render_start,
+ * render_end) with the tile lists the binner wrote, followed into as
+ * sub-lists. Returns GS_OK or the error of the first list that does not
+ * decode, naming the list and the address. dumpcl.c */
+int gs_dumpcl_frame(const gs_mem *mem, gs_addr bin_start, gs_addr bin_end, gs_addr render_start,
+                    gs_addr render_end, FILE *out, gs_diag *d);
 
 #endif

@@ -167,3 +167,24 @@ static int dumpcl_run(int argc, char **argv, FILE *out, FILE *err) {
 }
 
 int gs_dumpcl_main(int argc, char **argv) { return dumpcl_run(argc, argv, stdout, stderr); }
+
+int gs_dumpcl_frame(const gs_mem *mem, gs_addr bin_start, gs_addr bin_end, gs_addr render_start,
+                    gs_addr render_end, FILE *out, gs_diag *d) {
+  gs_cl_view view = {mem, NULL, 0, 0};
+  const struct {
+    const char *name, *thread;
+    gs_addr start, end;
+  } lists[2] = {{"binning list", "CT0", bin_start, bin_end}, {"rendering list", "CT1", render_start, render_end}};
+  for (int i = 0; i < 2; i++) {
+    fprintf(out, "# %s (%sCA 0x%08x, %sEA 0x%08x)\n", lists[i].name, lists[i].thread, lists[i].start,
+            lists[i].thread, lists[i].end);
+    int rc = gs_cl_dump(&view, lists[i].start, lists[i].end, NULL, out, d);
+    if (rc < 0) {
+      char msg[GS_DIAG_MAX];
+      snprintf(msg, sizeof msg, "%s", d->msg);
+      return gs_diag_set(d, rc, "%s: %s", lists[i].name, msg);
+    }
+    if (i == 0) fputc('\n', out);
+  }
+  return GS_OK;
+}

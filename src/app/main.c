@@ -42,6 +42,7 @@ static const char usage_text[] =
   "       gpusim disasm --isa ISA IN.bin [--base ADDR] [-o OUT.s]\n"
   "       gpusim view IMAGE.png [--frames N]\n"
   "       gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]\n"
+  "       gpusim dump-cl [OPTIONS] LIST.bin  (gpusim dump-cl --help)\n"
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
@@ -61,6 +62,9 @@ static const char usage_text[] =
   "                (default: the scene's choice, else 640x480)\n"
   "  --frames N    stop after N frames (default: until you quit the window)\n"
   "  --threads N   render threads (default: the number of cores)\n"
+  "  --dump-cl FILE  write the last frame's control lists to FILE (- for\n"
+  "                standard output): the binning list, then the rendering\n"
+  "                list with the tile lists the binner wrote\n"
   "  --traceback   add a Lua stack traceback to the message of a script error\n"
   "  --            end of options: the next argument is the script\n"
   "  -h, --help    print this help and exit\n"
@@ -558,6 +562,29 @@ static void write_frame_png(lua_State *L, int t, const char *path) {
   if (rc != GS_OK) luaL_error(L, "%s", d.msg);
 }
 
+/* Writes the control lists of the frame table at t to path (whole or not
+ * at all; "-" is standard output). */
+static void write_frame_lists(lua_State *L, int t, const char *path) {
+  gs_diag d;
+  gs_diag_clear(&d);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) luaL_error(L, "--dump-cl: %s", strerror(errno));
+  int rc = gs_dumpcl_frame(gs_gpu_mem(gs_lua_gpu(L)), (gs_addr)frame_int(L, t, "bin_start"),
+                           (gs_addr)frame_int(L, t, "bin_end"), (gs_addr)frame_int(L, t, "render_start"),
+                           (gs_addr)frame_int(L, t, "render_end"), mem, &d);
+  int ok = fclose(mem) == 0;
+  if (rc == GS_OK && ok && write_file_atomic(path, text, len) < 0) {
+    int err = errno;
+    free(text);
+    luaL_error(L, "--dump-cl: cannot write %s: %s", path, strerror(err));
+  }
+  free(text);
+  if (rc != GS_OK) luaL_error(L, "--dump-cl: %s", d.msg);
+  if (!ok) luaL_error(L, "--dump-cl: out of memory");
+}
+
 /* Shows the scene in a window, rendering a new frame for every one shown,
  * until the user quits or --frames frames have been shown. Returns GS_OK
  * with the last frame table on the stack; the window's error
@@ -618,6 +645,7 @@ static int run_scene(lua_State *L, const gs_run_options *o, int handler, const c
     }
   }
   if (o->output) write_frame_png(L, lua_gettop(L), o->output);
+  if (o->dump_cl) write_frame_lists(L, lua_gettop(L), o->dump_cl);
   lua_settop(L, top);
   return 1;
 }
@@ -764,6 +792,8 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
       rc = parse_size(v, &o->width, &o->height);
     } else if ((v = gs_cli_option(argc, argv, &i, "--frames", &missing))) {
       rc = parse_frames(NULL, v, &o->frames);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--dump-cl", &missing))) {
+      o->dump_cl = v;
     } else if ((v = gs_cli_option(argc, argv, &i, "--threads", &missing))) {
       if (parse_count(v, 1, GS_MAX_THREADS, &n) < 0)
         return usage_error(NULL, "--threads: expected a whole number of threads 1..%d, got '%s'",

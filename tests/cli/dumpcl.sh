@@ -1,9 +1,12 @@
 #!/bin/sh
 # dumpcl.sh GPUSIM SOURCE_DIR — `gpusim dump-cl` from the command line: a
 # list of two packets dumps with addresses from --base; a truncated packet
-# and an unknown ID fail with exit 1 naming the address.
+# and an unknown ID fail with exit 1 naming the address. `gpusim
+# --dump-cl FILE SCENE.lua` writes a rendered frame's lists, with the tile
+# lists the binner wrote, and nothing when the scene fails.
 set -u
 gpusim=$1
+src=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -27,4 +30,23 @@ err=$("$gpusim" dump-cl "$tmp/bad.bin" 2>&1 >/dev/null)
 echo "$err" | grep -q 'unknown control-list packet ID 3' || fail "unknown-ID message: $err"
 
 "$gpusim" dump-cl --help > /dev/null || fail "--help must exit 0"
+
+# A scene's lists: the triangle spans tiles 0..4 x 0..3 of its 320x240 frame
+"$gpusim" --headless --dump-cl "$tmp/tri.txt" "$src/scenes/triangle.lua" || fail "--dump-cl of triangle.lua exited $?"
+for want in '^# binning list (CT0CA 0x' 'TILE_BINNING_MODE_CONFIGURATION .* width_tiles=5 height_tiles=4' \
+            'VERTEX_ARRAY_PRIMITIVES  mode=triangles length=3' '^# rendering list (CT1CA 0x' \
+            '  TILE_COORDINATES  column=4 row=3' '^0x[0-9a-f]*    COMPRESSED_PRIMITIVE_LIST' \
+            'triangle  coding=[0-9] indices=0,1,2' 'STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF'; do
+  grep -q "$want" "$tmp/tri.txt" || fail "--dump-cl output lacks '$want'"
+done
+# every tile of the rendering list is dumped once
+[ "$(grep -c '  TILE_COORDINATES' "$tmp/tri.txt")" -eq 21 ] || fail "expected 21 TILE_COORDINATES (20 tiles + the clear)"
+# a failing scene writes no file
+printf 'local g = require "gpusim"\ng.frame(function(f) error("boom") end)\n' > "$tmp/bad.lua"
+"$gpusim" --headless --dump-cl "$tmp/bad.txt" "$tmp/bad.lua" 2>/dev/null && fail "a failing scene must exit non-zero"
+[ ! -e "$tmp/bad.txt" ] || fail "a failing scene must not leave a --dump-cl file"
+# an unwritable path is an error naming it
+err=$("$gpusim" --headless --dump-cl "$tmp/no/such/dir.txt" "$src/scenes/triangle.lua" 2>&1 >/dev/null)
+[ $? -eq 1 ] || fail "an unwritable --dump-cl path must exit 1"
+echo "$err" | grep -q 'no/such/dir.txt' || fail "the message must name the path: $err"
 exit 0
