@@ -563,6 +563,35 @@ static void simple_frame(frame *f, const char *fs) {
   bin_arrays(f, 4, 3, 0);
 }
 
+/* A fragment shader rewritten in memory between two runs is prepared
+ * again: the second frame shows the new colour (the QPU program cache
+ * compares code with memory, and its per-QPU hints die with each run). */
+static void test_rewritten_shader(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 64, 64);
+  static const double xy[3][2] = {{4, 4}, {40, 4}, {4, 40}};
+  gs_addr fs = put_code(&f, fs_constant);
+  gs_addr rec = nv_record(&f, fs, f.unif, nv_vertices(&f, xy, 3, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 2);
+  assert_int_equal(pixel(&f, 10, 10), 0xff336699u);
+  uint64_t *w;
+  size_t n;
+  if (gs_qpu_asm("    ldi r0, 0xff00ff00\n    mov tlb_colour_all, r0\n    thrend\n    nop\n    nop ; nop ; sbdone\n",
+                 "new.s", 0, &w, &n, &f.d) < 0)
+    fail_msg("%s", f.d.msg);
+  assert_int_equal(gs_mem_write(f.m, fs, w, (uint32_t)(8 * n), NULL), GS_OK);
+  free(w);
+  run_ok(&f, 2);
+  assert_int_equal(pixel(&f, 10, 10), 0xff00ff00u);
+  frame_free(&f);
+}
+
 static void test_bad_binning_lists(void **s) {
   (void)s;
   frame f;
@@ -1339,6 +1368,7 @@ int main(void) {
       cmocka_unit_test(test_render_only_loads_and_stores),
       cmocka_unit_test(test_full_resolution_dump_and_reload),
       cmocka_unit_test(test_tile_buffer_carries_over),
+      cmocka_unit_test(test_rewritten_shader),
       cmocka_unit_test(test_nv_flat_varying),
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),

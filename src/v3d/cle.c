@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/pool.h"
+#include "isa/qpu/decode.h"
 #include "v3d/cle.h"
 
 #define CLE_DEFAULT_PACKETS (1u << 24)
@@ -467,6 +468,7 @@ int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr rend
   int rc = run_threads(&r, th, d);
   cle_bin_free(&r);
   cle_render_free(&r);
+  qpu_cache_trim(g); /* no QPU runs now */
   if (stats) *stats = r.stats;
   return rc;
 }

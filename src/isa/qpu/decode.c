@@ -11,11 +11,17 @@
 #define MAX_PROGRAM_WORDS (1u << 16)
 
 /* Rendering threads prepare programs concurrently: the cache is locked.
- * Prepared programs never change; code must not change during a run. */
+ * Prepared programs never change. A program whose code changed is rebuilt;
+ * the old one is retired, not freed, because a QPU of another thread may
+ * still hold it (as q->prog or q->hint): qpu_cache_trim frees retired
+ * programs when no QPU runs, and bumps `gen` so that no hint survives. */
 struct qpu_cache {
   mtx_t lock;
   qpu_program **progs;
   size_t n, cap;
+  qpu_program **retired;
+  size_t nretired, retired_cap;
+  unsigned gen;
 };
 
 qpu_cache *qpu_cache_new(void) {
@@ -39,7 +45,9 @@ static void program_free(qpu_program *p) {
 void qpu_cache_free(qpu_cache *c) {
   if (!c) return;
   for (size_t i = 0; i < c->n; i++) program_free(c->progs[i]);
+  for (size_t i = 0; i < c->nretired; i++) program_free(c->retired[i]);
   free(c->progs);
+  free(c->retired);
   mtx_destroy(&c->lock);
   free(c);
 }
@@ -330,12 +338,39 @@ oom:
 }
 
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc);
+static int program_current(const gs_gpu *g, const qpu_program *p);
 
 const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   mtx_lock(&g->cache->lock);
   const qpu_program *p = prepare_locked(g, q, pc);
   mtx_unlock(&g->cache->lock);
   return p;
+}
+
+/* Whether p's code is still in memory as it was prepared. */
+static int program_current(const gs_gpu *g, const qpu_program *p) {
+  const void *code = gs_mem_ptr(g->mem, p->start, p->end - p->start);
+  return code && memcmp(code, p->words, p->end - p->start) == 0;
+}
+
+const qpu_program *qpu_find(gs_gpu *g, gs_qpu *q, uint32_t pc) {
+  const qpu_program *h = q->hint;
+  /* gen only changes in qpu_cache_trim, when no QPU runs. */
+  if (h && q->hint_gen == g->cache->gen && pc >= h->start && pc < h->end && program_current(g, h)) return h;
+  const qpu_program *p = qpu_prepare(g, q, pc);
+  if (p) q->hint = p, q->hint_gen = g->cache->gen;
+  return p;
+}
+
+void qpu_cache_trim(gs_gpu *g) {
+  qpu_cache *c = g->cache;
+  mtx_lock(&c->lock);
+  for (size_t i = 0; i < c->nretired; i++) program_free(c->retired[i]);
+  c->nretired = 0;
+  c->gen++;
+  mtx_unlock(&c->lock);
+  for (int i = 0; i < GS_MAX_QPUS; i++)
+    if (g->qpu[i]) g->qpu[i]->prog = NULL, g->qpu[i]->hint = NULL;
 }
 
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
@@ -351,10 +386,19 @@ static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   for (size_t i = 0; i < c->n; i++) {
     qpu_program *p = c->progs[i];
     if (p->start != pc) continue;
-    const void *code = gs_mem_ptr(g->mem, p->start, p->end - p->start);
-    if (code && memcmp(code, p->words, p->end - p->start) == 0) return p;
-    /* The code changed since it was prepared: prepare it again. */
-    program_free(p);
+    if (program_current(g, p)) return p;
+    /* The code changed since it was prepared: retire it, prepare it again. */
+    if (c->nretired == c->retired_cap) {
+      size_t ncap = c->retired_cap ? c->retired_cap * 2 : 16;
+      qpu_program **nr = realloc(c->retired, ncap * sizeof *nr);
+      if (!nr) {
+        qpu_fault(g, q, GS_ENOMEM, "out of host memory preparing the program at 0x%08x", pc);
+        return NULL;
+      }
+      c->retired = nr;
+      c->retired_cap = ncap;
+    }
+    c->retired[c->nretired++] = p;
     c->progs[i] = c->progs[--c->n];
     break;
   }

@@ -76,6 +76,14 @@ void qpu_cache_free(qpu_cache *c);
 /* Returns the prepared program starting at pc, preparing (and caching) it if
  * needed; NULL with an error in g if the code at pc cannot be fetched. */
 const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc);
+/* The same, but first tries q's hint — the program q last found — without
+ * taking the cache's lock (its code is compared with memory), so that
+ * rendering threads shading batch after batch of one program do not
+ * contend for the lock. */
+const qpu_program *qpu_find(gs_gpu *g, gs_qpu *q, uint32_t pc);
+/* Frees programs retired because their code changed and forgets every
+ * hint. Call only when no QPU runs (end of gs_v3d_run, gs_qpu_run_user). */
+void qpu_cache_trim(gs_gpu *g);
 
 /* The reference interpreter: executes the one instruction at q->pc.
  * Returns QPU_STEP_OK, QPU_STEP_STALL (nothing changed; try again later),

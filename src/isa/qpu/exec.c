@@ -283,7 +283,7 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   int rc = QPU_STEP_OK;
   while (done < max) {
     if (!p || q->pc < p->start || q->pc >= p->end) {
-      if (!(p = qpu_prepare(g, q, q->pc))) {
+      if (!(p = qpu_find(g, q, q->pc))) {
         rc = qpu_diag(g, q)->code;
         break;
       }

@@ -41,8 +41,11 @@ _Static_assert(offsetof(gs_qpu, reg) == 0, "qpu_copy_state copies reg[] from the
 
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
+  const struct qpu_program *hint = dst->hint;
+  unsigned hint_gen = dst->hint_gen;
   memcpy(dst->reg, src->reg, QREG_SMALL_IMM0 * sizeof(gs_vec));
   memcpy((char *)dst + after_regs, (const char *)src + after_regs, sizeof *dst - after_regs);
+  dst->hint = hint, dst->hint_gen = hint_gen;
 }
 
 static void commit(gs_qpu *q, const qpu_pending_write *p) {

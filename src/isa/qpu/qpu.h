@@ -108,6 +108,10 @@ typedef struct gs_qpu {
   uint64_t budget;       /* watchdog limit */
 
   const struct qpu_program *prog; /* prepared code containing pc */
+  /* The program qpu_find found last, and the cache generation it belongs
+   * to; qpu_copy_state keeps the destination's. */
+  const struct qpu_program *hint;
+  unsigned hint_gen;
 
   const qpu_shader_io *shader_io; /* NULL for user programs */
   gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */

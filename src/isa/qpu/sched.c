@@ -160,5 +160,7 @@ int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_sta
   g->mutex_owner = -1;
   /* fadd/fsub/fmul/itof round in the host's rounding mode (alu.h). */
   user_run r = {progs, n, st};
-  return with_rounding(g, run_user, &r);
+  int rc = with_rounding(g, run_user, &r);
+  qpu_cache_trim(g); /* no QPU runs now */
+  return rc;
 }
