@@ -24,6 +24,7 @@ interpolation 384x128 1
 primitives 512x256 0
 cube 256x256 1
 blend 256x256 0
+tiles 256x256 0
 '
 
 status=0
