@@ -107,8 +107,8 @@ static void test_lowest_failing_job_reported(void **s) {
   }
 }
 
-/* qpu_copy_state leaves the copy byte-identical to its source when the
- * destination had its small-immediate slots set once. */
+/* qpu_copy_state leaves the copy byte-identical to its source (a fresh
+ * reset state) for the registers the copy marked dirty, whatever else. */
 static void test_copy_state(void **s) {
   (void)s;
   size_t size = (sizeof(gs_qpu) + 63) & ~(size_t)63;
@@ -116,7 +116,10 @@ static void test_copy_state(void **s) {
   assert_non_null(a);
   assert_non_null(b);
   qpu_reset(b, 3, 0x2000, 0x3000, 99);
-  for (int k = 0; k < QREG_SMALL_IMM0; k++) b->reg[k].u[k % 16] = 0xdead0000u + (uint32_t)k; /* dirty */
+  for (int k = 0; k < QREG_SMALL_IMM0; k++) {
+    b->reg[k].u[k % 16] = 0xdead0000u + (uint32_t)k;
+    b->dirty[k / 64] |= 1ull << (k % 64);
+  }
   b->zf = 0x1234;
   b->instructions = 77;
   qpu_reset(a, 5, 0x4000, 0x5000, 1000);
@@ -126,11 +129,60 @@ static void test_copy_state(void **s) {
   free(b);
 }
 
+/* The dirty masks cover everything a program writes: after a run on either
+ * interpreter of a program that writes every regfile register through the
+ * ADD and the MUL ALU, both files each way (ws), and the accumulators, one
+ * qpu_copy_state from the reset state restores it byte for byte. */
+static void copy_after_run(int interp) {
+  gs_gpu *g = gs_gpu_new(NULL);
+  assert_non_null(g);
+  gs_gpu_config_of(g)->interpreter = interp;
+  char src[8192];
+  size_t len = 0;
+  /* registers 0..15 of each file through the ADD ALU, 16..31 through the MUL ALU */
+  for (int k = 0; k < 16; k++)
+    len += (size_t)snprintf(src + len, sizeof src - len, "    ldi ra%d, %d\n    ldi rb%d, %d\n", k, k + 1, k, k + 100);
+  for (int k = 16; k < 32; k++)
+    len += (size_t)snprintf(src + len, sizeof src - len, "    mov r%d, elem_num ; mov rb%d, elem_num\n"
+                            "    nop ; fmul ra%d, r3, r3\n", k % 4, k, k);
+  len += (size_t)snprintf(src + len, sizeof src - len, "    mov sfu_recip, r1\n    nop\n    nop\n    thrend\n    nop\n    nop\n");
+  uint64_t *w;
+  size_t n;
+  gs_diag d;
+  if (gs_qpu_asm(src, "t.s", 0, &w, &n, &d) < 0) fail_msg("%s", d.msg);
+  gs_addr code;
+  assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(8 * n), 8, &code, NULL), GS_OK);
+  gs_mem_write(gs_gpu_mem(g), code, w, (uint32_t)(8 * n), NULL);
+  free(w);
+  size_t size = (sizeof(gs_qpu) + 63) & ~(size_t)63;
+  gs_qpu *fresh = aligned_alloc(64, size), *q = aligned_alloc(64, size);
+  assert_non_null(fresh);
+  assert_non_null(q);
+  qpu_reset(fresh, 0, code, 0, 1000000);
+  memcpy(q, fresh, sizeof *q);
+  if (qpu_run_to_end(g, q) < 0) fail_msg("%s", gs_gpu_error(g));
+  assert_int_equal(q->reg[QREG_RB0 + 31].u[5], 5u); /* the program ran */
+  assert_int_equal(q->reg[QREG_RA0 + 15].u[0], 16u);
+  qpu_copy_state(q, fresh);
+  fresh->hint = q->hint, fresh->hint_gen = q->hint_gen; /* kept by the copy */
+  assert_memory_equal(fresh, q, sizeof(gs_qpu));
+  free(fresh);
+  free(q);
+  gs_gpu_free(g);
+}
+
+static void test_copy_after_run(void **s) {
+  (void)s;
+  copy_after_run(GS_INTERP_FAST);
+  copy_after_run(GS_INTERP_REFERENCE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_results_for_any_thread_count),
       cmocka_unit_test(test_lowest_failing_job_reported),
       cmocka_unit_test(test_copy_state),
+      cmocka_unit_test(test_copy_after_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

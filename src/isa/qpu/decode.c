@@ -309,6 +309,23 @@ static uint8_t predecode(builder *b, uint64_t w) {
   return (ra == QPU_R_MUTEX || (sig != QPU_SIG_SMALL_IMM && rb == QPU_R_MUTEX)) ? PI_MAY_BLOCK : 0;
 }
 
+/* Adds the register-file slots word w may write to mask: the two write
+ * addresses below 32, each in the file its ALU writes (ws swaps them);
+ * every instruction form keeps them in the same bits. Accumulators and
+ * I/O results are in QPU_ALWAYS_DIRTY. */
+static void mark_writes(uint64_t mask[2], uint64_t w) {
+  unsigned ws = qpu_get(w, QPU_F_WS);
+  unsigned wa = qpu_get(w, QPU_F_WADDR_ADD), wm = qpu_get(w, QPU_F_WADDR_MUL);
+  if (wa < 32) {
+    unsigned slot = (ws ? QREG_RB0 : QREG_RA0) + wa;
+    mask[slot / 64] |= 1ull << (slot % 64);
+  }
+  if (wm < 32) {
+    unsigned slot = (ws ? QREG_RA0 : QREG_RB0) + wm;
+    mask[slot / 64] |= 1ull << (slot % 64);
+  }
+}
+
 static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
   qpu_program *p = calloc(1, sizeof *p);
   builder b = {0};
@@ -321,6 +338,7 @@ static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
   memcpy(p->words, gs_mem_ptr(g->mem, start, 8 * n), 8 * (size_t)n);
   for (uint32_t i = 0; i < n; i++) {
     size_t first = b.n;
+    mark_writes(p->wmask, p->words[i]);
     p->insns[i].flags = predecode(&b, p->words[i]);
     if (b.oom) goto oom;
     p->insns[i].first_uop = (uint32_t)first;

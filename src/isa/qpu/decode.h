@@ -68,6 +68,7 @@ typedef struct qpu_program {
   qpu_uop *uops;
   gs_vec *consts;            /* load-immediate values */
   uint32_t nconsts;
+  uint64_t wmask[2];         /* regfile slots (gs_qpu.reg) some instruction may write */
 } qpu_program;
 
 qpu_cache *qpu_cache_new(void);

@@ -288,6 +288,7 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
         break;
       }
       q->prog = p;
+      q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
     }
     const qpu_pinsn *pi = &p->insns[(q->pc - p->start) >> 3];
     if (pi->flags) {

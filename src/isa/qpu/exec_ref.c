@@ -375,6 +375,7 @@ static int finish(gs_qpu *q) {
 
 int qpu_step_ref(gs_gpu *g, gs_qpu *q) {
   uint64_t w = 0;
+  q->dirty[0] = q->dirty[1] = ~0ull; /* not tracked here: qpu_copy_state copies all */
   int rc = fetch(g, q, &w);
   if (rc != GS_OK) return rc;
   const char *why = qpu_invalid_reason(w);

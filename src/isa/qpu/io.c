@@ -39,11 +39,19 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
 
 _Static_assert(offsetof(gs_qpu, reg) == 0, "qpu_copy_state copies reg[] from the start of gs_qpu");
 
+_Static_assert(QREG_SMALL_IMM0 <= 128 && QREG_READ_A >= 64, "qpu_copy_state's two 64-bit masks");
+
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
   const struct qpu_program *hint = dst->hint;
   unsigned hint_gen = dst->hint_gen;
-  memcpy(dst->reg, src->reg, QREG_SMALL_IMM0 * sizeof(gs_vec));
+  uint64_t mask[2] = {dst->dirty[0] | QPU_ALWAYS_DIRTY0, dst->dirty[1] | QPU_ALWAYS_DIRTY1};
+  mask[1] &= (1ull << (QREG_SMALL_IMM0 - 64)) - 1; /* the small immediates never change */
+  for (int h = 0; h < 2; h++)
+    for (uint64_t m = mask[h]; m; m &= m - 1) {
+      unsigned slot = (unsigned)(64 * h + __builtin_ctzll(m));
+      dst->reg[slot] = src->reg[slot];
+    }
   memcpy((char *)dst + after_regs, (const char *)src + after_regs, sizeof *dst - after_regs);
   dst->hint = hint, dst->hint_gen = hint_gen;
 }

@@ -112,6 +112,11 @@ typedef struct gs_qpu {
    * to; qpu_copy_state keeps the destination's. */
   const struct qpu_program *hint;
   unsigned hint_gen;
+  /* Register slots that may differ from the state this QPU was last
+   * reset or copied to (bit i: reg[i]): the write masks of the programs
+   * the fast interpreter ran, or all after a reference-interpreter step.
+   * qpu_copy_state copies only these and QPU_ALWAYS_DIRTY. */
+  uint64_t dirty[2];
 
   const qpu_shader_io *shader_io; /* NULL for user programs */
   gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */
@@ -158,11 +163,21 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
  * deadlock error, a runaway program a watchdog error. sched.c */
 int qpu_run_to_end(gs_gpu *g, gs_qpu *q);
 
-/* Makes dst the same QPU state as src, except the small-immediate slots,
- * which no instruction writes: dst must have had them set once (by
- * qpu_reset or a whole-struct copy). A renderer resets a QPU for every batch
- * of 16 fragments; this copies 4 KB less than the whole struct. */
+/* Makes dst the same QPU state as src, where src is a state fresh from
+ * qpu_reset (all registers zero) and dst was last reset, or wholly copied
+ * from such a state, or made by this function: only the registers dst may
+ * have changed since (dst->dirty and QPU_ALWAYS_DIRTY*) are copied, and the
+ * small-immediate slots never are. A renderer resets a QPU for every batch
+ * of 16 fragments; this copies a few hundred bytes of registers instead of
+ * 5 KB. */
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
+
+/* Slots qpu_copy_state always copies: the accumulators r0..r5 (written by
+ * ALUs, SFU, TMU, TLB loads and varyings, not tracked), ra15 and rb15 (the
+ * renderer writes the W and Z payload there directly) and the
+ * interpreters' scratch slots 72..79. */
+#define QPU_ALWAYS_DIRTY0 (0xFFull | 1ull << (QREG_RA0 + 15) | 1ull << (QREG_RB0 + 15))
+#define QPU_ALWAYS_DIRTY1 (0xFFull << (QREG_READ_A - 64))
 
 /* Commits staged regfile writes at the end of an instruction and counts the
  * SFU latency down; shared by both interpreters. */
