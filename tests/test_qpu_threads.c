@@ -145,7 +145,11 @@ static void copy_after_run(int interp) {
   for (int k = 16; k < 32; k++)
     len += (size_t)snprintf(src + len, sizeof src - len, "    mov r%d, elem_num ; mov rb%d, elem_num\n"
                             "    nop ; fmul ra%d, r3, r3\n", k % 4, k, k);
-  len += (size_t)snprintf(src + len, sizeof src - len, "    mov sfu_recip, r1\n    nop\n    nop\n    thrend\n    nop\n    nop\n");
+  /* an SFU result, a TMU direct read through the FIFO, and a TMU1 request
+   * left open (T written, S never) */
+  len += (size_t)snprintf(src + len, sizeof src - len,
+                          "    mov sfu_recip, r1\n    mov r0, unif\n    mov tmu0_s, r0\n    nop ; nop ; ldtmu0\n"
+                          "    mov tmu1_t, r1\n    thrend\n    nop\n    nop\n");
   uint64_t *w;
   size_t n;
   gs_diag d;
@@ -158,13 +162,19 @@ static void copy_after_run(int interp) {
   gs_qpu *fresh = aligned_alloc(64, size), *q = aligned_alloc(64, size);
   assert_non_null(fresh);
   assert_non_null(q);
-  qpu_reset(fresh, 0, code, 0, 1000000);
+  gs_addr unif;
+  assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), 16, 16, &unif, NULL), GS_OK);
+  uint32_t u[2] = {unif, 0};
+  gs_mem_write(gs_gpu_mem(g), unif, u, sizeof u, NULL);
+  qpu_reset(fresh, 0, code, unif, 1000000);
   memcpy(q, fresh, sizeof *q);
   if (qpu_run_to_end(g, q) < 0) fail_msg("%s", gs_gpu_error(g));
   assert_int_equal(q->reg[QREG_RB0 + 31].u[5], 5u); /* the program ran */
   assert_int_equal(q->reg[QREG_RA0 + 15].u[0], 16u);
+  assert_int_equal(q->tmu[1].written, 2); /* T of TMU1 is open */
   qpu_copy_state(q, fresh);
   fresh->hint = q->hint, fresh->hint_gen = q->hint_gen; /* kept by the copy */
+  memset(q->tmu[0].fifo, 0, sizeof q->tmu[0].fifo);     /* not read while empty: not copied */
   assert_memory_equal(fresh, q, sizeof(gs_qpu));
   free(fresh);
   free(q);

@@ -40,6 +40,9 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
 _Static_assert(offsetof(gs_qpu, reg) == 0, "qpu_copy_state copies reg[] from the start of gs_qpu");
 
 _Static_assert(QREG_SMALL_IMM0 <= 128 && QREG_READ_A >= 64, "qpu_copy_state's two 64-bit masks");
+_Static_assert(offsetof(gs_qpu, tmu) + sizeof(qpu_tmu_state[2]) == sizeof(gs_qpu), "the TMU state ends gs_qpu");
+_Static_assert(offsetof(qpu_tmu_state, param) == 0 && offsetof(qpu_tmu_state, fifo) > offsetof(qpu_tmu_state, count),
+               "qpu_copy_state copies a TMU's scalars between param and fifo");
 
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
@@ -52,7 +55,17 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
       unsigned slot = (unsigned)(64 * h + __builtin_ctzll(m));
       dst->reg[slot] = src->reg[slot];
     }
-  memcpy((char *)dst + after_regs, (const char *)src + after_regs, sizeof *dst - after_regs);
+  /* Everything up to the TMU state, then each TMU's scalars. A TMU's
+   * parameters are all zero between requests (end_request), so they are
+   * copied only when dst stopped inside a request; its result FIFO is
+   * never read beyond `count`, which the copy sets. */
+  memcpy((char *)dst + after_regs, (const char *)src + after_regs, offsetof(gs_qpu, tmu) - after_regs);
+  for (int u = 0; u < 2; u++) {
+    qpu_tmu_state *d = &dst->tmu[u];
+    const qpu_tmu_state *t = &src->tmu[u];
+    if (d->written | d->nwritten) memcpy(d->param, t->param, sizeof d->param);
+    memcpy(&d->written, &t->written, offsetof(qpu_tmu_state, fifo) - offsetof(qpu_tmu_state, written));
+  }
   dst->hint = hint, dst->hint_gen = hint_gen;
 }
 

@@ -123,7 +123,7 @@ typedef struct gs_qpu {
   alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
-  qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h) */
+  qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h); last (qpu_copy_state) */
 } gs_qpu;
 
 /* ---- I/O (io.c): reads and writes of the registers at addresses 32..63 ---
@@ -163,11 +163,12 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
  * deadlock error, a runaway program a watchdog error. sched.c */
 int qpu_run_to_end(gs_gpu *g, gs_qpu *q);
 
-/* Makes dst the same QPU state as src, where src is a state fresh from
+/* Makes dst behave as src, where src is a state fresh from
  * qpu_reset (all registers zero) and dst was last reset, or wholly copied
  * from such a state, or made by this function: only the registers dst may
  * have changed since (dst->dirty and QPU_ALWAYS_DIRTY*) are copied, and the
- * small-immediate slots never are. A renderer resets a QPU for every batch
+ * small-immediate slots never are; nor are TMU result FIFO entries, which
+ * nothing reads once the FIFO is empty. A renderer resets a QPU for every batch
  * of 16 fragments; this copies a few hundred bytes of registers instead of
  * 5 KB. */
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
