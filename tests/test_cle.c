@@ -126,6 +126,13 @@ typedef struct frame {
   gs_addr bin_end, render_end;
   gs_cl_writer w;  /* the binning list */
   gs_diag d;
+  /* 4x multisampling and 64-bit colour (records 112/113 bits 0 and 1), the
+   * rasteriser oversample code (96 bits 7:6), 113's decimate code, the
+   * high half of the clear colour for 64-bit colour, and where each tile
+   * dumps its buffer (26) instead of a resolved store (0: no dump). */
+  unsigned ms, c64, oversample, decimate;
+  uint32_t clear_hi;
+  gs_addr dump;
 } frame;
 
 static gs_addr alloc(frame *f, uint32_t n, uint32_t align) {
@@ -172,19 +179,33 @@ static void frame_init(frame *f, uint32_t width, uint32_t height) {
 
 static void frame_free(frame *f) { gs_gpu_free(f->g); }
 
+/* A frame of 4x multisample and/or 64-bit tiles: the grid of those tile
+ * sizes (32x32, 64x32, 32x16), a frame buffer of 8 bytes per pixel with
+ * 64-bit colour. MS frames rasterise with 4x oversampling and resolve with
+ * decimate 4x unless the test says otherwise. */
+static void frame_init_mode(frame *f, uint32_t width, uint32_t height, unsigned ms, unsigned c64) {
+  frame_init(f, width, height);
+  f->ms = ms, f->c64 = c64;
+  f->oversample = ms, f->decimate = ms;
+  uint32_t tw = ms ? 32 : 64, th = tw / (c64 ? 2 : 1);
+  f->tx = (width + tw - 1) / tw, f->ty = (height + th - 1) / th;
+  f->tsda = alloc(f, 48 * f->tx * f->ty, 16);
+  if (c64) f->fb = alloc(f, width * height * 8, 16);
+}
+
 /* Starts the binning list: 112, 6, the clip window and configuration
  * bits (both faces, depth function `func`, Z writes `zw`, early Z `ez`). */
 static void bin_begin(frame *f, unsigned func, unsigned zw, unsigned ez) {
   gs_cl_writer_init(&f->w, f->m, f->bin, 8192);
   gs_cl_tile_binning_mode_configuration c = {.tile_alloc = f->tile_alloc, .tile_alloc_size = 256u << 10,
                                              .tsda = f->tsda, .width_tiles = f->tx, .height_tiles = f->ty,
-                                             .auto_init_tsda = 1};
+                                             .ms4x = f->ms, .color64 = f->c64, .auto_init_tsda = 1};
   check(f, gs_cl_emit_tile_binning_mode_configuration(&f->w, &c, &f->d));
   check(f, gs_cl_put_id(&f->w, GS_CL_START_TILE_BINNING, NULL, &f->d));
   gs_cl_clip_window cw = {0, 0, f->width, f->height};
   check(f, gs_cl_emit_clip_window(&f->w, &cw, &f->d));
   gs_cl_configuration_bits cb = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = func,
-                                 .z_updates = zw, .early_z = ez, .early_z_updates = ez};
+                                 .z_updates = zw, .early_z = ez, .early_z_updates = ez, .oversample = f->oversample};
   check(f, gs_cl_emit_configuration_bits(&f->w, &cb, &f->d));
 }
 
@@ -232,10 +253,11 @@ static gs_addr nv_vertices(frame *f, const double (*xy)[2], unsigned n, float z)
 static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
   gs_cl_writer w;
   gs_cl_writer_init(&w, f->m, f->render, 8192);
-  gs_cl_clear_colors cc = {clear, clear, clear_z, 0, 0};
+  gs_cl_clear_colors cc = {clear, f->c64 ? f->clear_hi : clear, clear_z, 0, 0};
   check(f, gs_cl_emit_clear_colors(&w, &cc, &f->d));
   gs_cl_tile_rendering_mode_configuration rc = {.address = f->fb, .width = f->width, .height = f->height,
-                                                .color_format = 1};
+                                                .ms4x = f->ms, .color64 = f->c64, .color_format = 1,
+                                                .decimate = f->decimate};
   check(f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f->d));
   for (uint32_t y = 0; y < f->ty; y++)
     for (uint32_t x = 0; x < f->tx; x++) {
@@ -245,6 +267,12 @@ static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
       gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
       check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
       int last = x + 1 == f->tx && y + 1 == f->ty;
+      if (f->dump) {
+        gs_cl_store_full_resolution_tile_buffer sf = {.address = f->dump + (y * f->tx + x) * 2 * TLB_FULL_BYTES,
+                                                      .last_tile = (uint32_t)last};
+        check(f, gs_cl_emit_store_full_resolution_tile_buffer(&w, &sf, &f->d));
+        continue;
+      }
       check(f, gs_cl_put_id(&w, last ? GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF
                                      : GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER, NULL, &f->d));
     }
@@ -269,11 +297,11 @@ static uint32_t pixel(frame *f, uint32_t x, uint32_t y) {
 
 /* ---- the fill rule, from docs/rasterization.md, per pixel ------------------- */
 
-/* Is the centre of pixel (px, py) covered by the triangle with absolute
- * 12.4 corners x[], y[]? Edges of the counter-clockwise triangle own their
+/* Is the 12.4 point (X, Y) covered by the triangle with absolute 12.4
+ * corners x[], y[]? (fill_rule_covers: the centre of pixel (px, py).) Edges of the counter-clockwise triangle own their
  * samples when they run downwards (left edges) or are horizontal running
  * to larger x (the interior at larger y). */
-static int fill_rule_covers(const int32_t xin[3], const int32_t yin[3], int px, int py) {
+static int fill_rule_covers_at(const int32_t xin[3], const int32_t yin[3], int64_t X, int64_t Y) {
   int32_t x[3] = {xin[0], xin[1], xin[2]}, y[3] = {yin[0], yin[1], yin[2]};
   int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(x[2] - x[0]) * (y[1] - y[0]);
   if (area == 0) return 0;
@@ -281,7 +309,6 @@ static int fill_rule_covers(const int32_t xin[3], const int32_t yin[3], int px, 
     int32_t t = x[1]; x[1] = x[2]; x[2] = t;
     t = y[1]; y[1] = y[2]; y[2] = t;
   }
-  int64_t X = 16 * px + 8, Y = 16 * py + 8;
   for (int i = 0; i < 3; i++) {
     int j = (i + 1) % 3;
     int64_t e = (int64_t)(x[j] - x[i]) * (Y - y[i]) - (int64_t)(y[j] - y[i]) * (X - x[i]);
@@ -289,6 +316,20 @@ static int fill_rule_covers(const int32_t xin[3], const int32_t yin[3], int px, 
     if (e == 0 && !(y[j] < y[i] || (y[j] == y[i] && x[j] > x[i]))) return 0;
   }
   return 1;
+}
+
+static int fill_rule_covers(const int32_t x[3], const int32_t y[3], int px, int py) {
+  return fill_rule_covers_at(x, y, 16 * (int64_t)px + 8, 16 * (int64_t)py + 8);
+}
+
+/* The samples of pixel (px, py) the triangle covers with 4x multisampling:
+ * bit s for sample s at (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from
+ * the pixel's low corner (docs/rasterization.md). */
+static unsigned ms_covers(const int32_t x[3], const int32_t y[3], int px, int py) {
+  static const int sx[4] = {6, 14, 2, 10}, sy[4] = {2, 6, 10, 14};
+  unsigned m = 0;
+  for (int s = 0; s < 4; s++) m |= (unsigned)fill_rule_covers_at(x, y, 16 * (int64_t)px + sx[s], 16 * (int64_t)py + sy[s]) << s;
+  return m;
 }
 
 /* ---- (a) NV mode ------------------------------------------------------------- */
@@ -1356,6 +1397,347 @@ static void test_fuzzed_lists(void **s) {
   frame_free(&f);
 }
 
+/* ---- (f) 4x multisampling and 64-bit colour ----------------------------------- */
+
+/* The triangle A (10.5, 5.375), B (60, 5.375), C (10.5, 50): its left edge
+ * x = 10.5 takes samples 1 and 3 of column 10, its bottom edge y = 5.375
+ * samples 1, 2, 3 of row 5 (docs/rasterization.md; test_pse.c works the
+ * sets out). */
+static const double ms_tri[3][2] = {{10.5, 5.375}, {60, 5.375}, {10.5, 50}};
+
+static void ms_tri_fixed(int32_t x[3], int32_t y[3]) {
+  for (int k = 0; k < 3; k++) x[k] = (int32_t)lround(ms_tri[k][0] * 16), y[k] = (int32_t)lround(ms_tri[k][1] * 16);
+}
+
+/* Per byte, the average of n samples of `in` and 4 - n of `out`, halves
+ * up: (sum + 2) / 4 (docs/tile-buffer.md). */
+static uint32_t blend4(uint32_t in, uint32_t out, unsigned n) {
+  uint32_t r = 0;
+  for (int b = 0; b < 32; b += 8) {
+    uint32_t sum = n * ((in >> b) & 255) + (4 - n) * ((out >> b) & 255);
+    r |= ((sum + 2) / 4) << b;
+  }
+  return r;
+}
+
+/* Renders the triangle with fs_constant on a 64x40 frame of 32x32 tiles
+ * (2 x 2) into out[] with `threads` threads. */
+static void render_ms_triangle(uint32_t *out, unsigned threads, unsigned decimate) {
+  frame f;
+  frame_init_mode(&f, 64, 40, 1, 0);
+  f.decimate = decimate;
+  gs_addr rec = nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, ms_tri, 3, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0x11223344u, 0xFFFFFF);
+  gs_v3d_stats st;
+  gs_v3d_options o = {0};
+  o.threads = threads;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, &st) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  assert_int_equal(st.tiles, 4);
+  /* the hypotenuse crosses x = 32 at y = 5.375 + 28·44.625/49.5 = 30.6: not tile (1, 1) */
+  assert_int_equal(st.tile_refs, 3);
+  assert_int_equal(gs_mem_read(f.m, f.fb, out, 64 * 40 * 4, NULL), GS_OK);
+  frame_free(&f);
+}
+
+/* A full 4x multisample render resolved with decimate 4x: every pixel is
+ * the byte average of its covered samples (the shader's colour) and the
+ * others (the clear colour). By hand: (10, 10) has 2 of 4 samples, R
+ * (0x99·2 + 0x44·2 + 2) / 4 = 0x6f, G (0x66·2 + 0x33·2 + 2) / 4 = 0x4d, B
+ * (0x33·2 + 0x22·2 + 2) / 4 = 0x2b, A (0xff·2 + 0x11·2 + 2) / 4 = 0x88;
+ * (20, 5) has 3 of 4: 0x84, 0x59, 0x2f, 0xc4. The frame is the same bytes
+ * for 1, 2 and 4 threads. With decimate 1x the store takes sample 0. */
+static void test_ms_render_resolves_coverage(void **s) {
+  (void)s;
+  static uint32_t px[3][64 * 40];
+  render_ms_triangle(px[0], 1, 1);
+  render_ms_triangle(px[1], 2, 1);
+  render_ms_triangle(px[2], 4, 1);
+  assert_memory_equal(px[0], px[1], sizeof px[0]);
+  assert_memory_equal(px[0], px[2], sizeof px[0]);
+  assert_int_equal(px[0][10 * 64 + 10], 0x882b4d6fu);
+  assert_int_equal(px[0][5 * 64 + 20], 0xc42f5984u);
+  assert_int_equal(px[0][20 * 64 + 20], 0xff336699u);
+  assert_int_equal(px[0][10 * 64 + 9], 0x11223344u);
+  int32_t x[3], y[3];
+  ms_tri_fixed(x, y);
+  unsigned partial = 0;
+  for (int py = 0; py < 40; py++)
+    for (int qx = 0; qx < 64; qx++) {
+      unsigned m = ms_covers(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+      uint32_t want = blend4(0xff336699u, 0x11223344u, n);
+      partial += n > 0 && n < 4;
+      if (px[0][py * 64 + qx] != want)
+        fail_msg("pixel (%d, %d): 0x%08x, want 0x%08x (%u samples)", qx, py, px[0][py * 64 + qx], want, n);
+    }
+  assert_true(partial > 60);
+  render_ms_triangle(px[1], 2, 0); /* decimate 1x: sample 0 */
+  for (int py = 0; py < 40; py++)
+    for (int qx = 0; qx < 64; qx++) {
+      uint32_t want = (ms_covers(x, y, qx, py) & 1) ? 0xff336699u : 0x11223344u;
+      if (px[1][py * 64 + qx] != want) fail_msg("sample 0 of (%d, %d): 0x%08x, want 0x%08x", qx, py, px[1][py * 64 + qx], want);
+    }
+}
+
+/* Writes MS_FLAGS (ra42) as the colour of every covered sample. */
+static const char fs_ms_flags[] =
+    "    mov r0, ms_mask\n"
+    "    mov tlb_colour_all, r0\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Writes 0x10 + k to the k-th TLB_COLOUR_MS write, k = 0..3. */
+static const char fs_ms_order[] =
+    "    ldi r0, 0x10\n"
+    "    ldi r1, 1\n"
+    "    mov tlb_colour_ms, r0\n"
+    "    add r0, r0, r1\n"
+    "    mov tlb_colour_ms, r0\n"
+    "    add r0, r0, r1\n"
+    "    mov tlb_colour_ms, r0\n"
+    "    add r0, r0, r1\n"
+    "    mov tlb_colour_ms, r0\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Depth test with rb15, then MS_FLAGS after it (2 instructions later) as
+ * the colour: the samples that passed. */
+static const char fs_z_then_flags[] =
+    "    mov tlb_z, rb15\n"
+    "    nop\n"
+    "    nop\n"
+    "    mov r0, ms_mask\n"
+    "    mov tlb_colour_all, r0\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* Sample s of pixel (x, y) in the dumps (26) of a 4x multisample frame of
+ * 32x32 tiles: the tile's dump, then the 2x2-quad offset of reference/
+ * vc4.md §3.7. */
+static uint32_t dumped(frame *f, int x, int y, int smp, int zs) {
+  uint32_t tile = (uint32_t)(y / 32) * f->tx + (uint32_t)(x / 32), lx = (uint32_t)x % 32, ly = (uint32_t)y % 32, v;
+  uint32_t off = (ly & ~1u) * 32 * 4 * 4 + (lx & ~1u) * 2 * 4 * 4 + ((ly & 1) * 8 | (lx & 1) * 4) + (uint32_t)smp * 16;
+  assert_int_equal(gs_mem_read(f->m, f->dump + tile * 2 * TLB_FULL_BYTES + (zs ? TLB_FULL_BYTES : 0) + off, &v, 4, NULL),
+                   GS_OK);
+  return v;
+}
+
+/* MS_FLAGS in the payload (the 4-bit mask of the covered samples), the
+ * fixed order of TLB_COLOUR_MS writes, and the depth test per sample with
+ * MS_FLAGS updated by TLB_Z, all read back from full-resolution dumps: a
+ * covered sample holds what the shader wrote, the others the clear colour.
+ * Depth: a near square [0, 20.25) x [0, 40) (Z 0.25) first, then the
+ * triangle (Z 0.5) with the test "less": where the square covers a sample
+ * the triangle fails there, so its MS_FLAGS lose that bit; Z is the pixel
+ * centre's for all samples (docs/rasterization.md). */
+static void test_ms_flags_order_and_depth(void **s) {
+  (void)s;
+  int32_t x[3], y[3];
+  ms_tri_fixed(x, y);
+  static const double sq[6][2] = {{0, 0}, {20.25, 0}, {20.25, 40}, {0, 0}, {20.25, 40}, {0, 40}};
+  for (int which = 0; which < 3; which++) {
+    frame f;
+    frame_init_mode(&f, 64, 40, 1, 0);
+    f.dump = alloc(&f, 4 * 2 * TLB_FULL_BYTES, 16);
+    gs_addr tri = nv_vertices(&f, ms_tri, 3, 0.5f);
+    const char *fs = which == 0 ? fs_ms_flags : which == 1 ? fs_ms_order : fs_z_then_flags;
+    gs_addr rec = nv_record(&f, put_code(&f, fs), f.unif, tri, 0);
+    bin_begin(&f, which == 2 ? 1 : 7, which == 2, 0);
+    if (which == 2) {
+      static const uint32_t white = 0xffffffffu;
+      bin_nv_shader(&f, nv_record(&f, put_code(&f, fs_depth), put_bytes(&f, &white, 4, 4), nv_vertices(&f, sq, 6, 0.25f), 0));
+      bin_arrays(&f, 4, 6, 0);
+    }
+    bin_nv_shader(&f, rec);
+    bin_arrays(&f, 4, 3, 0);
+    bin_finish(&f);
+    render_list(&f, 0xeeeeeeeeu, 0xFFFFFF);
+    run_ok(&f, 2);
+    for (int py = 0; py < 40; py++)
+      for (int qx = 0; qx < 64; qx++) {
+        unsigned m = ms_covers(x, y, qx, py);
+        /* the square's samples: X < 20.25·16 = 324 (its right edge is exclusive) */
+        unsigned sqm = 0;
+        for (int smp = 0; smp < 4; smp++) sqm |= (unsigned)(16 * qx + (int)((0xA2E6u >> (4 * smp)) & 15) < 324) << smp;
+        unsigned pass = which == 2 ? m & ~sqm : m;
+        for (int smp = 0; smp < 4; smp++) {
+          uint32_t want = !(pass >> smp & 1) ? (which == 2 && (sqm >> smp & 1) ? 0xffffffffu : 0xeeeeeeeeu)
+                          : which == 0 ? m : which == 1 ? 0x10u + (uint32_t)smp : pass;
+          uint32_t got = dumped(&f, qx, py, smp, 0);
+          if (got != want)
+            fail_msg("case %d: sample %d of (%d, %d) = 0x%08x, want 0x%08x", which, smp, qx, py, got, want);
+        }
+        if (which == 2 && m && !(m & ~sqm) && (m & sqm) != 0) /* all its samples behind the square */
+          assert_int_equal(dumped(&f, qx, py, 3, 1) >> 8, 0x400000u);
+      }
+    frame_free(&f);
+  }
+}
+
+/* 64-bit colour (64x32 tiles, 100x70: 2 x 3 tiles): 114's 64 bits clear
+ * (R 0.25, G 0.5 | B 0.75, A 1.0); the shader writes RG then BA with two
+ * TLB_COLOUR_ALL writes (R 1.0, G 2.0 | B -1.0, A 0.5); the store writes
+ * 8 bytes per pixel, RGBA16F. With 4x multisampling too (32x16 tiles,
+ * 4 x 5) and decimate 4x, a pixel with 2 of 4 samples averages the halves:
+ * R (1 + 0.25) / 2 = 0.625 = 0x3900, G 1.25 = 0x3d00, B -0.125 = 0xb000,
+ * A 0.75 = 0x3a00. */
+static const char fs_colour64[] =
+    "    ldi r0, 0x40003c00       # RG16F: R 1.0, G 2.0\n"
+    "    ldi r1, 0x3800bc00       # BA16F: B -1.0, A 0.5\n"
+    "    mov tlb_colour_all, r0\n"
+    "    mov tlb_colour_all, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+static void test_colour64_render(void **s) {
+  (void)s;
+  int32_t x[3], y[3];
+  ms_tri_fixed(x, y);
+  for (unsigned ms = 0; ms < 2; ms++) {
+    frame f;
+    frame_init_mode(&f, 100, 70, ms, 1);
+    assert_int_equal(f.tx, ms ? 4 : 2);
+    assert_int_equal(f.ty, ms ? 5 : 3);
+    f.clear_hi = 0x3c003a00u;
+    gs_addr rec = nv_record(&f, put_code(&f, fs_colour64), f.unif, nv_vertices(&f, ms_tri, 3, 0.5f), 0);
+    bin_begin(&f, 7, 0, 0);
+    bin_nv_shader(&f, rec);
+    bin_arrays(&f, 4, 3, 0);
+    bin_finish(&f);
+    render_list(&f, 0x38003400u, 0xFFFFFF);
+    run_ok(&f, 2);
+    static const uint16_t in[4] = {0x3c00, 0x4000, 0xbc00, 0x3800}, out[4] = {0x3400, 0x3800, 0x3a00, 0x3c00};
+    static const uint16_t half2[4] = {0x3900, 0x3d00, 0xb000, 0x3a00};
+    for (int py = 0; py < 70; py++)
+      for (int qx = 0; qx < 100; qx++) {
+        uint16_t got[4];
+        assert_int_equal(gs_mem_read(f.m, f.fb + ((uint32_t)py * 100 + (uint32_t)qx) * 8, got, 8, NULL), GS_OK);
+        unsigned m = ms ? ms_covers(x, y, qx, py) : (unsigned)fill_rule_covers(x, y, qx, py) * 15u;
+        const uint16_t *want = m == 15 ? in : m == 0 ? out : NULL;
+        if (m == 0xA || m == 0x5 || m == 0x3 || m == 0xC || m == 0x6 || m == 0x9) want = half2;
+        if (!want) continue; /* 1 or 3 samples: test_tlb.c checks that rounding */
+        for (int c = 0; c < 4; c++)
+          if (got[c] != want[c]) fail_msg("ms %u, pixel (%d, %d) channel %d: 0x%04x, want 0x%04x", ms, qx, py, c, got[c], want[c]);
+      }
+    frame_free(&f);
+  }
+}
+
+/* The rendering list of an MS frame with Store General (28) stores per
+ * tile: colour with mode `mode_a` to fb, colour with `mode_b` to fb2,
+ * Z/stencil to zbuf (nothing cleared before the last). */
+static void ms_general_stores(frame *f, unsigned mode_a, unsigned mode_b, gs_addr fb2, gs_addr zbuf) {
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f->m, f->render, 8192);
+  gs_cl_clear_colors cc = {0x11223344u, 0x11223344u, 0xFFFFFF, 0, 0};
+  check(f, gs_cl_emit_clear_colors(&w, &cc, &f->d));
+  gs_cl_tile_rendering_mode_configuration rc = {.address = f->fb, .width = f->width, .height = f->height,
+                                                .ms4x = 1, .color_format = 1};
+  check(f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f->d));
+  for (uint32_t y = 0; y < f->ty; y++)
+    for (uint32_t x = 0; x < f->tx; x++) {
+      gs_cl_tile_coordinates tc = {x, y};
+      check(f, gs_cl_emit_tile_coordinates(&w, &tc, &f->d));
+      if (x == 0 && y == 0) check(f, gs_cl_put_id(&w, GS_CL_WAIT_ON_SEMAPHORE, NULL, &f->d));
+      gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
+      check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
+      gs_cl_store_tile_buffer_general a = {.buffer = 1, .mode = mode_a, .address = f->fb, .disable_color_clear = 1,
+                                           .disable_zs_clear = 1};
+      gs_cl_store_tile_buffer_general b = {.buffer = 1, .mode = mode_b, .address = fb2, .disable_color_clear = 1,
+                                           .disable_zs_clear = 1};
+      gs_cl_store_tile_buffer_general z = {.buffer = 2, .address = zbuf,
+                                           .last_tile = x + 1 == f->tx && y + 1 == f->ty};
+      check(f, gs_cl_emit_store_tile_buffer_general(&w, &a, &f->d));
+      check(f, gs_cl_emit_store_tile_buffer_general(&w, &b, &f->d));
+      check(f, gs_cl_emit_store_tile_buffer_general(&w, &z, &f->d));
+    }
+  f->render_end = w.cur;
+}
+
+/* Store General on an MS tile: mode 1 (decimate 4x) gives the averages,
+ * mode 0 sample 0, and the Z/stencil store sample 0's word: Z 0.5 =
+ * 0x800000 where the triangle covers sample 0 (Z at the pixel centre
+ * for every sample), the clear Z elsewhere. Mode 2 (16x) is refused. */
+static void test_ms_store_general(void **s) {
+  (void)s;
+  int32_t x[3], y[3];
+  ms_tri_fixed(x, y);
+  frame f;
+  frame_init_mode(&f, 64, 40, 1, 0);
+  gs_addr fb2 = alloc(&f, 64 * 40 * 4, 16), zbuf = alloc(&f, 64 * 40 * 4, 16);
+  gs_addr rec = nv_record(&f, put_code(&f, fs_depth), put_bytes(&f, (uint32_t[]){0xff336699u}, 4, 4),
+                          nv_vertices(&f, ms_tri, 3, 0.5f), 0);
+  bin_begin(&f, 7, 1, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  ms_general_stores(&f, 1, 0, fb2, zbuf);
+  run_ok(&f, 2);
+  for (int py = 0; py < 40; py++)
+    for (int qx = 0; qx < 64; qx++) {
+      unsigned m = ms_covers(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+      uint32_t at = 4 * ((uint32_t)py * 64 + (uint32_t)qx), a, b, z;
+      gs_mem_read(f.m, f.fb + at, &a, 4, NULL);
+      gs_mem_read(f.m, fb2 + at, &b, 4, NULL);
+      gs_mem_read(f.m, zbuf + at, &z, 4, NULL);
+      assert_int_equal(a, blend4(0xff336699u, 0x11223344u, n));
+      assert_int_equal(b, (m & 1) ? 0xff336699u : 0x11223344u);
+      assert_int_equal(z >> 8, (m & 1) ? 0x800000u : 0xFFFFFFu);
+    }
+  ms_general_stores(&f, 2, 0, fb2, zbuf);
+  expect_error(&f, 1, GS_EINVAL, "rendering list|STORE_TILE_BUFFER_GENERAL|mode 2 (decimate 16x)|coverage mode only");
+  frame_free(&f);
+}
+
+/* Multisampling and 64-bit colour errors name their packet: the frame
+ * buffer's size counts 8 bytes per pixel; 4x oversampling on normal tiles,
+ * 113's decimate 16x and 28's decimate 16x are refused. */
+static void test_ms_and_colour64_errors(void **s) {
+  (void)s;
+  char want[160], a[16];
+  frame f;
+  /* a 64-bit frame buffer allocated at 4 bytes per pixel */
+  frame_init_mode(&f, 100, 70, 0, 1);
+  f.fb = alloc(&f, 100 * 70 * 4, 16);
+  simple_frame(&f, fs_colour64);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  snprintf(want, sizeof want, "STORE_MS_RESOLVED_TILE_COLOR_BUFFER|%s|56000 bytes|outside allocated", hex(a, f.fb));
+  expect_error(&f, 1, GS_EFAULT, want);
+  frame_free(&f);
+  /* 4x oversample with 1x tiles: the draw in the binning list */
+  frame_init(&f, 100, 70);
+  f.oversample = 1;
+  simple_frame(&f, fs_constant);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  expect_error(&f, 1, GS_EINVAL, "binning list|VERTEX_ARRAY_PRIMITIVES|rasteriser oversample 4x without 4x multisample");
+  frame_free(&f);
+  /* 16x oversample: coverage mode */
+  frame_init_mode(&f, 64, 64, 1, 0);
+  f.oversample = 2;
+  simple_frame(&f, fs_constant);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  expect_error(&f, 1, GS_EINVAL, "oversample 16x|coverage mode");
+  frame_free(&f);
+  /* 113 decimate 16x */
+  frame_init_mode(&f, 64, 64, 1, 0);
+  f.decimate = 2;
+  simple_frame(&f, fs_constant);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  expect_error(&f, 1, GS_EINVAL, "rendering list|TILE_RENDERING_MODE_CONFIGURATION|decimate 2 (decimate 16x)|coverage mode only");
+  frame_free(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -1380,6 +1762,11 @@ int main(void) {
       cmocka_unit_test(test_bad_store_writes_nothing),
       cmocka_unit_test(test_faulting_fragment_shader),
       cmocka_unit_test(test_fuzzed_lists),
+      cmocka_unit_test(test_ms_render_resolves_coverage),
+      cmocka_unit_test(test_ms_flags_order_and_depth),
+      cmocka_unit_test(test_colour64_render),
+      cmocka_unit_test(test_ms_store_general),
+      cmocka_unit_test(test_ms_and_colour64_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

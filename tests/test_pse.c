@@ -101,7 +101,7 @@ static long draw_triangle(const pse_state *st, pse_vertex a, pse_vertex b, pse_v
 
 /* The block containing pixel (x, y) and the lane of that pixel. */
 static pse_block block_of(int x, int y, int *lane) {
-  pse_block b = {(uint16_t)(x & ~3), (uint16_t)(y & ~3), 0xFFFF};
+  pse_block b = {(uint16_t)(x & ~3), (uint16_t)(y & ~3), 0xFFFF, 0};
   for (int e = 0; e < 16; e++)
     if (PSE_LANE_DX(e) == (x & 3) && PSE_LANE_DY(e) == (y & 3)) *lane = e;
   return b;
@@ -485,7 +485,7 @@ static void test_face_culling(void **state) {
     assert_int_equal(r, cases[i].ccw_drawn ? PSE_DRAW : PSE_CULLED);
     if (r == PSE_DRAW) {
       assert_int_equal(p.reverse, cases[i].ccw_rev);
-      pse_block blk = {0, 0, 0xFFFF};
+      pse_block blk = {0, 0, 0xFFFF, 0};
       pse_batch bt;
       pse_batch_setup(&p, &blk, &bt);
       assert_int_equal(bt.reverse, cases[i].ccw_rev);
@@ -576,7 +576,7 @@ static void test_z_rounding(void **state) {
       {0.0f, 0},        {0.5f, 8388608},   {0.25f, 4194304}, {0.75f, 12582911},
       {1.0f / 3.0f, 5592405}, {1.0f, 16777215}, {2.0f, 16777215}, {-1.0f, 0},
   };
-  pse_block blk = {0, 0, 0xFFFF};
+  pse_block blk = {0, 0, 0xFFFF, 0};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0] + 1; i++) {
     float z = i < sizeof cases / sizeof cases[0] ? cases[i].z : NAN;
     uint32_t want = i < sizeof cases / sizeof cases[0] ? cases[i].z24 : 0;
@@ -757,7 +757,7 @@ static void test_rounding_mode_independent(void **state) {
     fesetround(modes[m]);
     pse_prim p;
     assert_int_equal(pse_setup_triangle(&st, &a, &b, &c, &p), PSE_DRAW);
-    pse_block blk = {12, 8, 0xFFFF};
+    pse_block blk = {12, 8, 0xFFFF, 0};
     pse_batch_setup(&p, &blk, &out[m]);
     assert_int_equal(fegetround(), modes[m]);
     fesetround(FE_TONEAREST);
@@ -985,6 +985,158 @@ static void test_bench_runs(void **state) {
   assert_true(r.fragments == r2.fragments && r.blocks == r2.blocks);
 }
 
+/* ---- 4x multisampling ----------------------------------------------------- */
+
+/* The documented pattern (docs/rasterization.md), written here again:
+ * sample s at (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from the
+ * pixel's low corner. */
+static const int ms_x[4] = {6, 14, 2, 10}, ms_y[4] = {2, 6, 10, 14};
+
+/* The 4-bit sample mask of pixel (px, py) for the triangle with absolute
+ * 12.4 corners x[], y[] by the fill rule of docs/rasterization.md: each
+ * sample tested with every edge of the counter-clockwise triangle, a
+ * sample on an edge covered when the edge runs downwards (left edge) or
+ * is horizontal running to larger x. */
+static unsigned ms_oracle(const int32_t xin[3], const int32_t yin[3], int px, int py) {
+  int32_t x[3] = {xin[0], xin[1], xin[2]}, y[3] = {yin[0], yin[1], yin[2]};
+  int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(x[2] - x[0]) * (y[1] - y[0]);
+  if (area == 0) return 0;
+  if (area < 0) {
+    int32_t t = x[1]; x[1] = x[2]; x[2] = t;
+    t = y[1]; y[1] = y[2]; y[2] = t;
+  }
+  unsigned mask = 0;
+  for (int s = 0; s < 4; s++) {
+    int64_t X = 16 * px + ms_x[s], Y = 16 * py + ms_y[s];
+    int in = 1;
+    for (int i = 0; i < 3 && in; i++) {
+      int j = (i + 1) % 3;
+      int64_t e = (int64_t)(x[j] - x[i]) * (Y - y[i]) - (int64_t)(y[j] - y[i]) * (X - x[i]);
+      if (e < 0 || (e == 0 && !(y[j] < y[i] || (y[j] == y[i] && x[j] > x[i])))) in = 0;
+    }
+    mask |= (unsigned)in << s;
+  }
+  return mask;
+}
+
+/* Rasterises p over a w x h frame of p's tiles into masks[] (4 bits per
+ * pixel), checking the blocks: inside their tile, lane mask = lanes with a
+ * sample. */
+static void ms_raster_into(const pse_prim *p, int w, int h, uint8_t *masks) {
+  static pse_coverage cov;
+  memset(masks, 0, (size_t)w * (size_t)h);
+  for (int row = 0; row * p->tile_h < h; row++)
+    for (int col = 0; col * p->tile_w < w; col++) {
+      int n = pse_rasterize_tile(p, col, row, &cov);
+      for (int i = 0; i < n; i++) {
+        const pse_block *b = &cov.block[i];
+        assert_true(b->x >= col * p->tile_w && b->x < (col + 1) * p->tile_w);
+        assert_true(b->y >= row * p->tile_h && b->y < (row + 1) * p->tile_h);
+        for (int e = 0; e < 16; e++) {
+          unsigned m = (unsigned)(b->samples >> (4 * e)) & 15u;
+          assert_int_equal(b->mask >> e & 1, m != 0);
+          int x = b->x + PSE_LANE_DX(e), y = b->y + PSE_LANE_DY(e);
+          if (m) masks[y * w + x] = (uint8_t)m;
+        }
+      }
+    }
+}
+
+static void test_ms_sample_pattern(void **state) {
+  (void)state;
+  for (int s = 0; s < 4; s++) {
+    assert_int_equal(pse_sample_x[s], ms_x[s]);
+    assert_int_equal(pse_sample_y[s], ms_y[s]);
+  }
+  /* a rotated grid: no two samples share a row or a column */
+  for (int a = 0; a < 4; a++)
+    for (int b = a + 1; b < 4; b++) assert_true(ms_x[a] != ms_x[b] && ms_y[a] != ms_y[b]);
+}
+
+/* The triangle A (10.5, 5.375), B (60, 5.375), C (10.5, 50) on 32x32
+ * tiles, 4 samples: its left edge x = 10.5 (12.4: 168) owns the samples
+ * on it, its bottom edge y = 5.375 (86) too. Pixel (10, y) has samples at
+ * X = 166, 174, 162, 170: those at X >= 168 are 1 and 3 -> 0xA. Row 5 has
+ * samples at Y = 82, 86, 90, 94: sample 0 is below the bottom edge, sample
+ * 1 lies on it (covered) -> pixel (20, 5) 0xE, pixel (10, 5) 1 and 3 ->
+ * 0xA. Pixel (9, y): X <= 158 -> nothing; row 4: Y <= 78 -> nothing. Every
+ * pixel agrees with the per-sample oracle, and the covered samples / 4 is
+ * the area within the perimeter. */
+static void test_ms_coverage_by_hand(void **state) {
+  (void)state;
+  pse_state st;
+  pse_state_init(&st, 64, 64);
+  st.samples = 4;
+  st.tile_w = st.tile_h = 32;
+  pse_vertex a = vtx(10.5, 5.375), b = vtx(60, 5.375), c = vtx(10.5, 50);
+  pse_prim p;
+  assert_int_equal(pse_setup_triangle(&st, &a, &b, &c, &p), PSE_DRAW);
+  static uint8_t m[64 * 64];
+  ms_raster_into(&p, 64, 64, m);
+  assert_int_equal(m[10 * 64 + 10], 0xA);
+  assert_int_equal(m[5 * 64 + 10], 0xA);
+  assert_int_equal(m[5 * 64 + 11], 0xE);
+  assert_int_equal(m[5 * 64 + 20], 0xE);
+  assert_int_equal(m[4 * 64 + 20], 0);
+  assert_int_equal(m[10 * 64 + 9], 0);
+  assert_int_equal(m[20 * 64 + 20], 0xF);
+  const int32_t x[3] = {168, 960, 168}, y[3] = {86, 86, 800};
+  long samples = 0;
+  for (int py = 0; py < 64; py++)
+    for (int px = 0; px < 64; px++) {
+      unsigned want = ms_oracle(x, y, px, py);
+      if (m[py * 64 + px] != want) fail_msg("pixel (%d, %d): mask 0x%x, oracle 0x%x", px, py, m[py * 64 + px], want);
+      samples += popcount16(want);
+    }
+  double area = 0.5 * 49.5 * 44.625; /* 1104.47 pixels */
+  assert_true(fabs(samples / 4.0 - area) < 2 * (49.5 + 44.625 + 66.3));
+  /* one sample (oversample off): pixel (10, 10)'s centre X = 168 lies on
+   * the left edge, which owns it; the lane mask says covered, no sample bits */
+  st.samples = 1;
+  assert_int_equal(pse_setup_triangle(&st, &a, &b, &c, &p), PSE_DRAW);
+  static pse_coverage cov;
+  int n = pse_rasterize_tile(&p, 0, 0, &cov);
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    assert_true(cov.block[i].samples == 0);
+    if (cov.block[i].x == 8 && cov.block[i].y == 8) found = cov.block[i].mask >> 12 & 1; /* lane 12: (2, 2) */
+  }
+  assert_true(found);
+}
+
+/* Random triangles on 32x32 and 32x16 tiles with viewport offsets, some
+ * with corners on sample points: every pixel's sample mask equals the
+ * oracle's. */
+static void test_ms_random_triangles_match_oracle(void **state) {
+  (void)state;
+  static uint8_t m[128 * 128];
+  for (uint32_t n = 0; n < 200; n++) {
+    pse_state st;
+    pse_state_init(&st, 128, 128);
+    st.samples = 4;
+    st.tile_w = 32, st.tile_h = n % 2 ? 16 : 32;
+    st.vp_x = (int16_t)(hash32(n * 5 + 1) % 64), st.vp_y = (int16_t)(hash32(n * 5 + 2) % 64);
+    uint32_t span = n % 3 == 0 ? 60 : 2100;
+    pse_vertex v[3];
+    int32_t x[3], y[3];
+    for (int k = 0; k < 3; k++) {
+      int32_t xs = (int32_t)(hash32(n * 11 + 3 + (uint32_t)k) % span), ys = (int32_t)(hash32(n * 13 + 7 + (uint32_t)k) % span);
+      if (n % 5 == 0) xs = xs / 16 * 16 + ms_x[k], ys = ys / 16 * 16 + ms_y[(k + 1) % 4];
+      v[k] = vtx16(xs, ys);
+      x[k] = xs + st.vp_x, y[k] = ys + st.vp_y;
+    }
+    pse_prim p;
+    memset(m, 0, sizeof m);
+    if (pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p) == PSE_DRAW) ms_raster_into(&p, 128, 128, m);
+    for (int py = 0; py < 128; py++)
+      for (int px = 0; px < 128; px++) {
+        unsigned want = ms_oracle(x, y, px, py);
+        if (m[py * 128 + px] != want)
+          fail_msg("triangle %u, pixel (%d, %d): mask 0x%x, oracle 0x%x", n, px, py, m[py * 128 + px], want);
+      }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lane_order),
@@ -1011,6 +1163,9 @@ int main(void) {
       cmocka_unit_test(test_vertex_unpack),
       cmocka_unit_test(test_flat_flags),
       cmocka_unit_test(test_bench_runs),
+      cmocka_unit_test(test_ms_sample_pattern),
+      cmocka_unit_test(test_ms_coverage_by_hand),
+      cmocka_unit_test(test_ms_random_triangles_match_oracle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,13 +36,20 @@ typedef struct fixture {
 static fixture fx;
 
 /* Empties the lists and resets the state; the vertices stay. */
-static void fixture_reset(uint32_t prim_cap, uint32_t clip_cap, uint32_t ref_cap) {
+/* A 4x4 grid of tiles of record 112's flags, `samples` sample points per pixel. */
+static void fixture_reset_grid(uint32_t prim_cap, uint32_t clip_cap, uint32_t ref_cap, bool ms, bool c64,
+                               unsigned samples) {
   memset(&fx, 0, offsetof(fixture, v));
   ptb_buffers buf = {fx.tiles, 16, fx.prims, prim_cap, fx.clips, clip_cap, fx.refs, ref_cap};
   ptb_grid g;
-  ptb_grid_make(&g, 4, 4, false, false);
+  ptb_grid_make(&g, 4, 4, ms, c64);
+  g.samples = samples;
   assert_int_equal(ptb_bins_init(&fx.bins, &g, &buf), PTB_OK);
   ptb_state_init(&fx.st);
+}
+
+static void fixture_reset(uint32_t prim_cap, uint32_t clip_cap, uint32_t ref_cap) {
+  fixture_reset_grid(prim_cap, clip_cap, ref_cap, false, false, 1);
 }
 
 static int setup(void **state) {
@@ -907,14 +914,14 @@ static void test_bin_against_oracle(void **state) {
  * random clip windows, widths and sizes, pse_rasterize_tile finds covered
  * samples in a tile of the frame exactly when the PTB binned the primitive
  * there. */
-static void test_bin_matches_pse(void **state) {
-  (void)state;
+static void bin_matches_pse(bool ms, bool c64, unsigned samples, uint32_t seed) {
   static pse_coverage cov;
-  uint32_t seed = 777;
   for (int iter = 0; iter < 600; iter++) {
-    fixture_reset(64, 32, 512);
+    fixture_reset_grid(64, 32, 512, ms, c64, samples);
     pse_state ps;
     pse_state_init(&ps, 256, 256);
+    ps.samples = (uint8_t)samples;
+    ps.tile_w = (uint8_t)fx.bins.grid.tile_w, ps.tile_h = (uint8_t)fx.bins.grid.tile_h;
     fx.st.viewport_x = ps.vp_x = (int16_t)(rng_next(&seed) % 4096);
     fx.st.viewport_y = ps.vp_y = (int16_t)(rng_next(&seed) % 4096);
     if (iter % 3 == 0) {
@@ -934,7 +941,7 @@ static void test_bin_matches_pse(void **state) {
       int32_t xs = (int32_t)(rng_next(&seed) % span) - (int32_t)span / 2;
       int32_t ys = (int32_t)(rng_next(&seed) % span) - (int32_t)span / 2;
       if (iter % 4 == 1) /* on sample points */
-        xs = xs / 16 * 16 + 8, ys = ys / 16 * 16 + 8;
+        xs = xs / 16 * 16 + (samples == 4 ? pse_sample_x[k] : 8), ys = ys / 16 * 16 + (samples == 4 ? pse_sample_y[k] : 8);
       screen_vertex(&fx.v[k], xs, ys);
       pv[k].xs = (int16_t)xs, pv[k].ys = (int16_t)ys, pv[k].inv_wc = 1.0f;
     }
@@ -954,6 +961,38 @@ static void test_bin_matches_pse(void **state) {
     if (binned != rasterised)
       print_message("iteration %d (mode %d): binned %#x, rasterised %#x\n", iter, mode, binned, rasterised);
     assert_int_equal(binned, rasterised);
+  }
+}
+
+static void test_bin_matches_pse(void **state) {
+  (void)state;
+  bin_matches_pse(false, false, 1, 777);
+}
+
+/* The same on the multisample grids with 4 sample points (32x32 and 32x16
+ * tiles), and with one (oversample off) on 32x32 tiles. */
+static void test_bin_matches_pse_multisample(void **state) {
+  (void)state;
+  bin_matches_pse(true, false, 4, 778);
+  bin_matches_pse(true, true, 4, 779);
+  bin_matches_pse(true, false, 1, 780);
+  bin_matches_pse(false, true, 1, 781);
+}
+
+/* A triangle whose right edge x = 32.4375 (12.4: 519, exclusive) passes
+ * between pixel 32's centre (520, outside) and its samples 0 and 2 (X =
+ * 518, 514, inside): with 4 samples per pixel the 32x32 grid bins it into
+ * tiles (0, 0) and (1, 0), with the centre alone into (0, 0) only. Its
+ * rows reach y = 25 (12.4: 400): tile row 0. */
+static void test_bin_multisample_samples(void **state) {
+  (void)state;
+  for (unsigned samples = 1; samples <= 4; samples += 3) {
+    fixture_reset_grid(64, 32, 512, true, false, samples);
+    screen_vertex(&fx.v[0], 160, 64);
+    screen_vertex(&fx.v[1], 519, 64);
+    screen_vertex(&fx.v[2], 519, 400);
+    assert_int_equal(draw_array(PTB_TRIANGLES, 3, 0), PTB_OK);
+    assert_int_equal(tiles_of(0), samples == 4 ? (T(0, 0) | T(1, 0)) : T(0, 0));
   }
 }
 
@@ -1186,7 +1225,7 @@ static void test_errors(void **state) {
   assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
   ptb_grid_make(&g, 0, 2, false, false);
   assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
-  g = (ptb_grid){2, 2, 128, 64};
+  g = (ptb_grid){2, 2, 128, 64, 1};
   assert_int_equal(ptb_bins_init(&b, &g, &buf), PTB_ERR_TILES);
   assert_int_equal(ptb_tiles_for(1920, 64), 30);
   assert_int_equal(ptb_tiles_for(1080, 64), 17);
@@ -1230,6 +1269,8 @@ int main(void) {
       cmocka_unit_test(test_bin_guard_band_triangle),
       cmocka_unit_test(test_bin_against_oracle),
       cmocka_unit_test(test_bin_matches_pse),
+      cmocka_unit_test(test_bin_matches_pse_multisample),
+      cmocka_unit_test(test_bin_multisample_samples),
       cmocka_unit_test(test_bin_tile_sizes),
       cmocka_unit_test(test_bin_points),
       cmocka_unit_test(test_bin_lines),

@@ -23,8 +23,8 @@ static void row(uint32_t x, uint32_t y, uint32_t *xs, uint32_t *ys) {
 static void test_depth(void **s) {
   (void)s;
   uint32_t x[16], y[16], z[16], rev[16] = {0}, cov[16];
-  tlb_init(&tlb, 0);
-  tlb_set_clear(&tlb, 0, 0x800000, 0);
+  tlb_init(&tlb, 0, 0);
+  tlb_set_clear(&tlb, 0, 0, 0x800000, 0);
   tlb_clear(&tlb, 1, 1);
   tlb_begin_tile(&tlb, 0, 0);
   tlb_set_depth(&tlb, TLB_LESS, 1);
@@ -52,8 +52,8 @@ static void test_depth(void **s) {
 static void test_stencil(void **s) {
   (void)s;
   uint32_t x[16], y[16], z[16], rev[16], cov[16];
-  tlb_init(&tlb, 0);
-  tlb_set_clear(&tlb, 0, 0x100, 3);
+  tlb_init(&tlb, 0, 0);
+  tlb_set_clear(&tlb, 0, 0, 0x100, 3);
   tlb_clear(&tlb, 1, 1);
   tlb_begin_tile(&tlb, 1, 1); /* pixels 64..127 */
   tlb_set_depth(&tlb, TLB_ALWAYS, 0);
@@ -91,20 +91,20 @@ static void test_stencil(void **s) {
 static void test_colour_and_multisample(void **s) {
   (void)s;
   uint32_t x[16], y[16], c[16], cov[16], out[16];
-  tlb_init(&tlb, 1); /* 32x32 pixels, 4 samples */
-  assert_int_equal(tlb.size, 32);
-  tlb_set_clear(&tlb, 0x11223344u, 0, 0);
+  tlb_init(&tlb, 1, 0); /* 32x32 pixels, 4 samples */
+  assert_int_equal(tlb.width, 32);
+  tlb_set_clear(&tlb, 0x11223344u, 0x11223344u, 0, 0);
   tlb_clear(&tlb, 1, 1);
   tlb_begin_tile(&tlb, 0, 0);
   row(3, 2, x, y);
   for (int i = 0; i < 16; i++) c[i] = 0xff000000u | (uint32_t)i, cov[i] = (uint32_t)i & 0xf;
-  tlb_colour_write(&tlb, x, y, c, cov, 0xffff, -1);
+  tlb_colour_write(&tlb, x, y, c, cov, 0xffff, -1, 0);
   for (int i = 0; i < 16; i++)
     for (int smp = 0; smp < 4; smp++) {
       uint32_t want = (cov[i] >> smp & 1) ? c[i] : 0x11223344u;
       assert_int_equal(tlb.colour[((2 * 32) + 3 + i) * 4 + smp], want);
     }
-  tlb_colour_load(&tlb, x, y, out, 0xffff, 2);
+  tlb_colour_load(&tlb, x, y, out, 0xffff, 2, 0);
   for (int i = 0; i < 16; i++) assert_int_equal(out[i], (i & 4) ? c[i] : 0x11223344u);
   /* decimate ×4: per-byte average of 0x..00000a x2 and 0x11223344 x2 for lane 10 (samples 1, 3) */
   gs_gpu *g = gs_gpu_new(NULL);
@@ -128,7 +128,7 @@ static void test_store_and_load(void **s) {
   assert_int_equal(gs_mem_alloc(m, 100 * 70 * 4, 64, &fb, NULL), GS_OK);
   assert_int_equal(gs_mem_alloc(m, 100 * 70 * 2, 64, &fb565, NULL), GS_OK);
   assert_int_equal(gs_mem_alloc(m, 64 * 64 * 4, 4096, &fbt, NULL), GS_OK);
-  tlb_init(&tlb, 0);
+  tlb_init(&tlb, 0, 0);
   tlb_begin_tile(&tlb, 1, 1); /* pixels x 64..127, y 64..127: only 36 x 6 are inside 100x70 */
   for (uint32_t yy = 0; yy < 64; yy++)
     for (uint32_t xx = 0; xx < 64; xx++) tlb.colour[yy * 64 + xx] = (yy << 8 | xx) | 0xff000000u;
@@ -185,7 +185,7 @@ static void test_full_resolution_dump(void **s) {
   gs_mem *m = gs_gpu_mem(g);
   gs_addr dump;
   assert_int_equal(gs_mem_alloc(m, 2 * TLB_FULL_BYTES, 16, &dump, NULL), GS_OK);
-  tlb_init(&tlb, 1);
+  tlb_init(&tlb, 1, 0);
   for (uint32_t i = 0; i < TLB_WORDS; i++) tlb.colour[i] = 0xc0000000u | i, tlb.zs[i] = 0x5a000000u | i;
   assert_int_equal(tlb_store_full(&tlb, m, dump, 1, 1, NULL), GS_OK);
   static const uint32_t probes[][3] = {{0, 0, 0}, {1, 0, 3}, {0, 1, 1}, {5, 2, 2}, {31, 31, 3}, {16, 7, 0}};
@@ -208,6 +208,211 @@ static void test_full_resolution_dump(void **s) {
   gs_gpu_free(g);
 }
 
+/* Tile sizes (reference/vc4.md §3.7): 64x64, 32x32 with 4x multisampling,
+ * 64x32 with 64-bit colour, 32x16 with both; every mode fills the same
+ * 4096 colour words. */
+static void test_tile_sizes(void **s) {
+  (void)s;
+  static const unsigned want[4][5] = {/* ms, c64, w, h, words */
+                                      {0, 0, 64, 64, 4096}, {1, 0, 32, 32, 4096}, {0, 1, 64, 32, 4096}, {1, 1, 32, 16, 4096}};
+  for (int i = 0; i < 4; i++) {
+    tlb_init(&tlb, (int)want[i][0], (int)want[i][1]);
+    assert_int_equal(tlb.width, want[i][2]);
+    assert_int_equal(tlb.height, want[i][3]);
+    assert_int_equal(tlb.width * tlb.height * tlb.samples * tlb.halves, want[i][4]);
+    tlb_begin_tile(&tlb, 3, 2);
+    assert_int_equal(tlb.x0, 3 * want[i][2]);
+    assert_int_equal(tlb.y0, 2 * want[i][3]);
+  }
+}
+
+/* The colour registers' fixed order in a 4x multisample tile: the k-th
+ * TLB_COLOUR_MS write goes to sample k (if MS_FLAGS has it), the k-th loadc
+ * reads sample k, TLB_COLOUR_ALL writes every covered sample; a new batch
+ * starts the order again. */
+static void test_colour_register_order(void **s) {
+  (void)s;
+  uint32_t x[16], y[16], c[16], cov[16], out[16];
+  tlb_init(&tlb, 1, 0);
+  tlb_set_clear(&tlb, 0xee, 0xee, 0, 0);
+  tlb_clear(&tlb, 1, 1);
+  tlb_begin_tile(&tlb, 1, 0); /* pixels x 32..63 */
+  row(40, 3, x, y);
+  for (int i = 0; i < 16; i++) cov[i] = (uint32_t)i; /* lane i covers the samples of its bits */
+  tlb_begin_batch(&tlb);
+  for (uint32_t k = 0; k < 4; k++) {
+    for (int i = 0; i < 16; i++) c[i] = 0x100u * k + (uint32_t)i;
+    tlb_colour_ms(&tlb, x, y, c, cov, 0xffff);
+  }
+  for (int i = 0; i < 16; i++)
+    for (uint32_t smp = 0; smp < 4; smp++)
+      assert_int_equal(tlb.colour[(3 * 32 + 8 + i) * 4 + smp], (i >> smp & 1) ? 0x100u * smp + (uint32_t)i : 0xeeu);
+  for (uint32_t k = 0; k < 4; k++) {
+    tlb_loadc(&tlb, x, y, out, 0xffff);
+    assert_int_equal(out[5], (5 >> k & 1) ? 0x100u * k + 5 : 0xeeu); /* lane 5: samples 0 and 2 */
+  }
+  tlb_begin_batch(&tlb); /* the order starts again at sample 0 */
+  tlb_loadc(&tlb, x, y, out, 0xffff);
+  assert_int_equal(out[1], 0x001u);
+  for (int i = 0; i < 16; i++) c[i] = 0xabcd0000u;
+  tlb_colour_all(&tlb, x, y, c, cov, 0x00ff); /* lanes 0..7 only */
+  for (int i = 0; i < 16; i++)
+    for (uint32_t smp = 0; smp < 4; smp++) {
+      uint32_t w = tlb.colour[(3 * 32 + 8 + i) * 4 + smp];
+      if (i < 8 && (i >> smp & 1)) assert_int_equal(w, 0xabcd0000u);
+      else assert_int_not_equal(w, 0xabcd0000u);
+    }
+}
+
+/* 64-bit colour: the clear value is record 114's 64 bits (RG16F low, BA16F
+ * high); TLB_COLOUR_ALL writes RG then BA; with 4 samples TLB_COLOUR_MS and
+ * loadc go s0.RG, s0.BA, s1.RG, ...; a store writes 8 bytes per pixel,
+ * R, G, B, A halves, and a load brings them back to every sample. */
+static void test_colour64(void **s) {
+  (void)s;
+  uint32_t x[16], y[16], c[16], cov[16], out[16];
+  tlb_init(&tlb, 0, 1); /* 64x32 pixels */
+  tlb_set_clear(&tlb, 0x40003c00u, 0x3c003800u, 0, 0); /* R 1.0 G 2.0 B 0.5 A 1.0 */
+  tlb_clear(&tlb, 1, 1);
+  assert_int_equal(tlb.colour[0], 0x40003c00u);
+  assert_int_equal(tlb.colour[1], 0x3c003800u);
+  tlb_begin_tile(&tlb, 1, 1); /* pixels (64..127, 32..63) */
+  row(70, 40, x, y);
+  for (int i = 0; i < 16; i++) cov[i] = i != 3;
+  tlb_begin_batch(&tlb);
+  for (int i = 0; i < 16; i++) c[i] = 0x00010000u * (uint32_t)i; /* RG: R 0, G = i (a denormal, as bits) */
+  tlb_colour_all(&tlb, x, y, c, cov, 0xffff);
+  for (int i = 0; i < 16; i++) c[i] = 0x3c000000u | (uint32_t)i; /* BA: B = i, A 1.0 */
+  tlb_colour_all(&tlb, x, y, c, cov, 0xffff);
+  uint32_t at = (8 * 64 + 6) * 2; /* tile-local (6, 8): lane 0 */
+  assert_int_equal(tlb.colour[at + 2 * 5], 0x00050000u);
+  assert_int_equal(tlb.colour[at + 2 * 5 + 1], 0x3c000005u);
+  assert_int_equal(tlb.colour[at + 2 * 3], 0x40003c00u); /* lane 3 not covered */
+  tlb_loadc(&tlb, x, y, out, 0xffff);
+  assert_int_equal(out[7], 0x00070000u);
+  tlb_loadc(&tlb, x, y, out, 0xffff);
+  assert_int_equal(out[7], 0x3c000007u);
+  tlb_loadc(&tlb, x, y, out, 0xffff); /* one sample: the order wraps to RG */
+  assert_int_equal(out[7], 0x00070000u);
+  /* store: 8 bytes per pixel at (y·width + x)·8 of a 100x70 raster frame */
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(g);
+  gs_addr fb;
+  assert_int_equal(gs_mem_alloc(m, 100 * 70 * 8, 64, &fb, NULL), GS_OK);
+  tlb_frame f = {fb, 100, 70, TLB_RGBA16F, TILING_RASTER, TLB_SAMPLE0};
+  assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
+  uint8_t px[8], want[8] = {0x00, 0x00, 0x05, 0x00, 0x05, 0x00, 0x00, 0x3c}; /* R 0, G 5, B 5, A 1.0 */
+  gs_mem_read(m, fb + (40 * 100 + 75) * 8, px, 8, NULL);
+  assert_memory_equal(px, want, 8);
+  uint8_t clear[8] = {0x00, 0x3c, 0x00, 0x40, 0x00, 0x38, 0x00, 0x3c}; /* 1.0, 2.0, 0.5, 1.0 */
+  gs_mem_read(m, fb + (63 * 100 + 99) * 8, px, 8, NULL); /* the tile's last pixel inside the frame */
+  assert_memory_equal(px, clear, 8);
+  gs_mem_read(m, fb + (64 * 100 + 99) * 8, px, 8, NULL); /* row 64: the next tile row, untouched */
+  uint8_t zero[8] = {0};
+  assert_memory_equal(px, zero, 8);
+  /* a 32-bit format for a 64-bit tile buffer: an error, nothing written */
+  gs_diag d;
+  tlb_frame wrong = {fb, 100, 70, TLB_RGBA8888, TILING_RASTER, TLB_SAMPLE0};
+  assert_int_equal(tlb_store_colour(&tlb, m, &wrong, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "64-bit"));
+  /* load into a 4x multisample 64-bit tile: every sample gets both words */
+  tlb_init(&tlb, 1, 1); /* 32x16 */
+  tlb_begin_tile(&tlb, 2, 2); /* pixels (64..95, 32..47) */
+  assert_int_equal(tlb_load_colour(&tlb, m, &f, NULL), GS_OK);
+  at = ((8 * 32 + 11) * 4) * 2; /* pixel (75, 40) */
+  for (int smp = 0; smp < 4; smp++) {
+    assert_int_equal(tlb.colour[at + 2 * smp], 0x00050000u);
+    assert_int_equal(tlb.colour[at + 2 * smp + 1], 0x3c000005u);
+  }
+  /* TLB_COLOUR_MS: s0.RG, s0.BA, s1.RG, s1.BA, ... */
+  tlb_begin_batch(&tlb);
+  for (uint32_t k = 0; k < 8; k++) {
+    for (int i = 0; i < 16; i++) c[i] = 0xc0de0000u | k, cov[i] = 0xf;
+    tlb_colour_ms(&tlb, x, y, c, cov, 0xffff);
+  }
+  for (uint32_t k = 0; k < 8; k++) assert_int_equal(tlb.colour[at + k], 0xc0de0000u | k);
+  gs_gpu_free(g);
+}
+
+/* Decimation by hand. 8-bit channels: (sum + 2) / 4, halves up. 16-bit
+ * floats: the exact mean rounded once to the nearest half, ties to even. */
+static void test_decimate(void **s) {
+  (void)s;
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(g);
+  gs_addr fb;
+  assert_int_equal(gs_mem_alloc(m, 32 * 16 * 8, 64, &fb, NULL), GS_OK);
+  /* 8888: bytes (1,0,0,0) -> 3/4 = 0; (1,1,0,0) -> 4/4 = 1; (3,0,0,0) -> 5/4 = 1; (255,255,255,254) -> 1021/4 = 255 */
+  tlb_init(&tlb, 1, 0);
+  uint32_t smp8[4] = {0xff030101u, 0xff000100u, 0xff000000u, 0xfe000000u};
+  memcpy(tlb.colour, smp8, sizeof smp8); /* pixel (0, 0) */
+  tlb_frame f = {fb, 32, 32, TLB_RGBA8888, TILING_RASTER, TLB_DECIMATE4};
+  assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
+  uint32_t px;
+  gs_mem_read(m, fb, &px, 4, NULL);
+  assert_int_equal(px, 0xff010100u);
+  f.decimate = TLB_SAMPLE0;
+  assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
+  gs_mem_read(m, fb, &px, 4, NULL);
+  assert_int_equal(px, 0xff030101u);
+  /* 16-bit floats, channel by channel (R, G | B, A):
+   * R: 1.0, 0, 0, 0                    -> 0.25          = 0x3400
+   * G: 1+2^-10 twice, 1.0 twice        -> 1 + 2^-11, a tie between 0x3c00 and 0x3c01 -> even 0x3c00
+   * B: 1+2^-10 twice, 1+2^-9 twice     -> 1 + 1.5·2^-10, a tie -> even 0x3c02
+   * A: -1.0, 0, 2^-24, 2^-24           -> (-1 + 2^-23) / 4 = -0.25 + 2^-25: nearest half -0.25 = 0xb400 */
+  tlb_init(&tlb, 1, 1);
+  uint32_t smp16[8] = {0x3c013c00u, 0xbc003c01u, 0x3c010000u, 0x00003c02u,
+                       0x3c000000u, 0x00013c02u, 0x3c000000u, 0x00013c01u};
+  memcpy(tlb.colour, smp16, sizeof smp16);
+  /* subnormals and infinity at pixel (1, 0): R 2^-24 twice + 0 twice -> 2^-25, a tie -> even 0;
+   * G 2^-24 three times -> 0.75·2^-24 -> 0x0001; B Inf + 1.0·3 -> Inf; A 65504 four times -> 65504 */
+  uint32_t smp16b[8] = {0x00010001u, 0x7bff7c00u, 0x00010001u, 0x7bff3c00u,
+                        0x00010000u, 0x7bff3c00u, 0x00000000u, 0x7bff3c00u};
+  memcpy(tlb.colour + 8, smp16b, sizeof smp16b);
+  tlb_frame f16 = {fb, 32, 16, TLB_RGBA16F, TILING_RASTER, TLB_DECIMATE4};
+  assert_int_equal(tlb_store_colour(&tlb, m, &f16, NULL), GS_OK);
+  uint16_t h[8];
+  gs_mem_read(m, fb, h, 16, NULL);
+  static const uint16_t want[8] = {0x3400, 0x3c00, 0x3c02, 0xb400, 0x0000, 0x0001, 0x7c00, 0x7bff};
+  for (int i = 0; i < 8; i++)
+    if (h[i] != want[i]) fail_msg("half %d: 0x%04x, want 0x%04x", i, h[i], want[i]);
+  gs_gpu_free(g);
+}
+
+/* Full-resolution dumps of a 64-bit 4x multisample tile (32x16 pixels):
+ * the same 2x2-quad order with 8-byte entries, so sample s of pixel (x, y)
+ * is at (y/2)·16·128 + (x/2)·128 + s·32 + ((y&1)·2 + (x&1))·8 (16 KB);
+ * the depth-stencil part follows at 16 KB with 4-byte entries (8 KB). */
+static void test_full_dump_64bit(void **s) {
+  (void)s;
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(g);
+  gs_addr dump;
+  assert_int_equal(gs_mem_alloc(m, TLB_FULL_BYTES + TLB_FULL_BYTES / 2, 16, &dump, NULL), GS_OK);
+  tlb_init(&tlb, 1, 1);
+  for (uint32_t i = 0; i < TLB_WORDS; i++) tlb.colour[i] = 0xc0000000u | i, tlb.zs[i] = 0x5a000000u | i;
+  assert_int_equal(tlb_store_full(&tlb, m, dump, 1, 1, NULL), GS_OK);
+  static const uint32_t probes[][3] = {{0, 0, 0}, {1, 0, 3}, {0, 1, 1}, {5, 2, 2}, {31, 15, 3}, {16, 7, 0}};
+  for (size_t k = 0; k < sizeof probes / sizeof probes[0]; k++) {
+    uint32_t x = probes[k][0], y = probes[k][1], smp = probes[k][2], c[2], z;
+    uint32_t quad = (y / 2) * 16 + x / 2, in = (y & 1) * 2 + (x & 1);
+    uint32_t index = (y * 32 + x) * 4 + smp;
+    gs_mem_read(m, dump + quad * 128 + smp * 32 + in * 8, c, 8, NULL);
+    gs_mem_read(m, dump + TLB_FULL_BYTES + quad * 64 + smp * 16 + in * 4, &z, 4, NULL);
+    assert_int_equal(c[0], 0xc0000000u | (2 * index));
+    assert_int_equal(c[1], 0xc0000000u | (2 * index + 1));
+    assert_int_equal(z, 0x5a000000u | index);
+  }
+  tlb_clear(&tlb, 1, 1);
+  assert_int_equal(tlb_load_full(&tlb, m, dump, 1, 1, NULL), GS_OK);
+  assert_int_equal(tlb.colour[4095], 0xc0000000u | 4095);
+  assert_int_equal(tlb.zs[2047], 0x5a000000u | 2047);
+  gs_diag d; /* the depth-stencil part is 8 KB: 1 byte more is outside */
+  assert_int_equal(tlb_store_full(&tlb, m, dump + 16, 1, 1, &d), GS_EFAULT);
+  assert_int_equal(tlb_store_full(&tlb, m, dump, 0, 1, &d), GS_OK);
+  gs_gpu_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_depth),
@@ -215,6 +420,11 @@ int main(void) {
       cmocka_unit_test(test_colour_and_multisample),
       cmocka_unit_test(test_store_and_load),
       cmocka_unit_test(test_full_resolution_dump),
+      cmocka_unit_test(test_tile_sizes),
+      cmocka_unit_test(test_colour_register_order),
+      cmocka_unit_test(test_colour64),
+      cmocka_unit_test(test_decimate),
+      cmocka_unit_test(test_full_dump_64bit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

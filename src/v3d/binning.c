@@ -21,7 +21,8 @@
 typedef struct cle_bin {
   cle_state st;
   bool configured, flushed;
-  ptb_grid grid;
+  ptb_grid grid;             /* its samples are set per draw (cle_oversample) */
+  bool ms;                   /* 112's 4x multisample tiles */
   uint32_t ntiles;
   gs_addr alloc_base;        /* the tile-allocation memory */
   uint32_t alloc_size;
@@ -125,9 +126,6 @@ static int more_block(void *ud, gs_addr *start, uint32_t *size, gs_diag *d) {
 static int configure(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
   gs_cl_tile_binning_mode_configuration c;
   gs_cl_unpack_tile_binning_mode_configuration(p->values, &c);
-  if (c.ms4x || c.color64)
-    return cle_error(d, GS_EINVAL, p->addr, "TILE_BINNING_MODE_CONFIGURATION: %s is not modelled by gpusim",
-                     c.ms4x ? "4x multisampling" : "64-bit colour");
   if (c.width_tiles == 0 || c.height_tiles == 0)
     return cle_error(d, GS_EINVAL, p->addr, "TILE_BINNING_MODE_CONFIGURATION: %ux%u tiles", c.width_tiles,
                      c.height_tiles);
@@ -147,7 +145,8 @@ static int configure(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) 
   b->sent = calloc((size_t)n * CLE_TILE_LIST_ITEMS, sizeof *b->sent);
   b->tiles = calloc(n, sizeof *b->tiles);
   if (!b->w || !b->sent || !b->tiles) return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
-  ptb_grid_make(&b->grid, c.width_tiles, c.height_tiles, false, false);
+  ptb_grid_make(&b->grid, c.width_tiles, c.height_tiles, c.ms4x, c.color64);
+  b->ms = c.ms4x;
   b->ntiles = n;
   b->alloc_base = c.tile_alloc, b->alloc_size = c.tile_alloc_size;
   uint64_t pool = (need + 255) & ~UINT64_C(255); /* KERN's layout (docs/control-lists.md) */
@@ -466,6 +465,7 @@ static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
   if ((rc = cle_read_draw(r->g, p, &di, d)) < 0) return rc;
   di.draw.tag = b->draws++;
   if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
+  if ((rc = cle_oversample(&b->st, b->ms, p, &b->grid.samples, d)) < 0) return rc;
   if ((rc = shade_vertices(r, b, p, &di, d)) < 0) return rc;
   ptb_state ps;
   make_ptb_state(&b->st, &b->sh, &ps);

@@ -96,6 +96,28 @@ gs_cl_prim_format cle_state_fmt(const cle_state *s) {
   return f;
 }
 
+int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, unsigned *samples, gs_diag *d) {
+  *samples = 1;
+  if (!s->item[CLE_CFG].version) return GS_OK;
+  gs_cl_configuration_bits c;
+  gs_cl_unpack_configuration_bits(s->item[CLE_CFG].values, &c);
+  switch (c.oversample) {
+  case 0: return GS_OK;
+  case 1:
+    if (!ms_tiles)
+      return cle_error(d, GS_EINVAL, draw->addr, "%s: CONFIGURATION_BITS' rasteriser oversample 4x without 4x "
+                       "multisample tiles (bit 0 of records 112/113) is not modelled by gpusim", draw->info->name);
+    *samples = 4;
+    return GS_OK;
+  case 2:
+    return cle_error(d, GS_EINVAL, draw->addr, "%s: CONFIGURATION_BITS' rasteriser oversample 16x belongs to coverage "
+                     "mode, which is not modelled by gpusim", draw->info->name);
+  default:
+    return cle_error(d, GS_EINVAL, draw->addr, "%s: CONFIGURATION_BITS' rasteriser oversample 3 is reserved",
+                     draw->info->name);
+  }
+}
+
 /* ---- shader records ------------------------------------------------------ */
 
 /* Rows of a VPM input segment holding `total` bytes per vertex and every

@@ -68,6 +68,12 @@ bool cle_state_apply(cle_state *s, const gs_cl_packet *p);
 bool cle_state_set(cle_state *s, int it, unsigned id, const uint32_t *values);
 /* The Primitive List Format in force ({0, 0} if none). */
 gs_cl_prim_format cle_state_fmt(const cle_state *s);
+/* The rasteriser's sample points per pixel from the Configuration Bits'
+ * oversample field (7:6) for `draw` (a draw or primitive-list packet): 1
+ * for "none", 4 for "4x" on 4x multisample tiles (ms_tiles); 4x on normal
+ * tiles, 16x (coverage mode) and the reserved code are errors naming the
+ * draw and its address. */
+int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, unsigned *samples, gs_diag *d);
 
 /* ---- shaders ---------------------------------------------------------------- */
 

@@ -46,6 +46,29 @@ static void pse_round_end(int mode) { gs_fp_round_set(mode); }
 
 /* ---- state ------------------------------------------------------------ */
 
+const uint8_t pse_sample_x[PSE_MS_SAMPLES] = {6, 14, 2, 10};
+const uint8_t pse_sample_y[PSE_MS_SAMPLES] = {2, 6, 10, 14};
+static const uint8_t pse_centre[1] = {PSE_CENTRE};
+
+unsigned pse_sample_points(unsigned samples, const uint8_t **x, const uint8_t **y) {
+  if (samples == PSE_MS_SAMPLES) {
+    *x = pse_sample_x, *y = pse_sample_y;
+    return PSE_MS_SAMPLES;
+  }
+  *x = *y = pse_centre;
+  return 1;
+}
+
+void pse_sample_range(unsigned samples, int *lo, int *hi) {
+  const uint8_t *x, *y;
+  unsigned n = pse_sample_points(samples, &x, &y);
+  *lo = 16, *hi = -1;
+  for (unsigned i = 0; i < n; i++) {
+    int a = x[i] < y[i] ? x[i] : y[i], b = x[i] > y[i] ? x[i] : y[i];
+    *lo = a < *lo ? a : *lo, *hi = b > *hi ? b : *hi;
+  }
+}
+
 void pse_state_init(pse_state *st, uint16_t width, uint16_t height) {
   memset(st, 0, sizeof *st);
   st->config = PSE_CFG_FORWARD | PSE_CFG_REVERSE;
@@ -53,6 +76,8 @@ void pse_state_init(pse_state *st, uint16_t width, uint16_t height) {
   st->clip_height = height;
   st->point_size = 1.0f;
   st->line_width = 1.0f;
+  st->samples = 1;
+  st->tile_w = st->tile_h = PSE_TILE_SIZE;
   for (int i = 0; i < PSE_MAX_VARYINGS; i++) st->interp[i] = PSE_INTERP_PERSPECTIVE;
 }
 
@@ -137,8 +162,9 @@ static void pse_set_edges(pse_prim *p, const int32_t pt[][2], int n) {
   }
 }
 
-/* Sets p's pixel rectangle: the pixels whose centre lies in the bounding
- * box of pt[0..n-1], inside the clip window. Returns false if none. */
+/* Sets p's pixel rectangle: the pixels with a sample (the centre, or one of
+ * the 4 multisample points) in the bounding box of pt[0..n-1], inside the
+ * clip window. Returns false if none. */
 static bool pse_set_rect(const pse_state *st, pse_prim *p, const int32_t pt[][2], int n) {
   int64_t xmin = pt[0][0], xmax = pt[0][0], ymin = pt[0][1], ymax = pt[0][1];
   for (int i = 1; i < n; i++) {
@@ -147,9 +173,11 @@ static bool pse_set_rect(const pse_state *st, pse_prim *p, const int32_t pt[][2]
     ymin = pse_min64(ymin, pt[i][1]);
     ymax = pse_max64(ymax, pt[i][1]);
   }
-  /* pixel x has its centre 16x + 8 in [xmin, xmax] */
-  int64_t x0 = pse_ceil_div(xmin - 8, 16), x1 = pse_floor_div(xmax - 8, 16) + 1;
-  int64_t y0 = pse_ceil_div(ymin - 8, 16), y1 = pse_floor_div(ymax - 8, 16) + 1;
+  /* pixel x has a sample 16x + o, lo <= o <= hi, in [xmin, xmax] */
+  int lo, hi;
+  pse_sample_range(st->samples, &lo, &hi);
+  int64_t x0 = pse_ceil_div(xmin - hi, 16), x1 = pse_floor_div(xmax - lo, 16) + 1;
+  int64_t y0 = pse_ceil_div(ymin - hi, 16), y1 = pse_floor_div(ymax - lo, 16) + 1;
   x0 = pse_max64(pse_max64(x0, st->clip_left), 0);
   y0 = pse_max64(pse_max64(y0, st->clip_bottom), 0);
   x1 = pse_min64(pse_min64(x1, (int64_t)st->clip_left + st->clip_width), 65536);
@@ -249,10 +277,12 @@ static void pse_apply_depth_offset(const pse_state *st, pse_prim *p) {
   p->z0 += pse_float187(st->depth_offset_factor) * slope + pse_float187(st->depth_offset_units);
 }
 
-static void pse_prim_init(pse_prim *p, int kind) {
+static void pse_prim_init(pse_prim *p, const pse_state *st, int kind) {
   memset(p, 0, sizeof *p);
   p->kind = (uint8_t)kind;
   p->den = 1.0;
+  p->samples = st->samples == PSE_MS_SAMPLES ? PSE_MS_SAMPLES : 1;
+  p->tile_w = st->tile_w, p->tile_h = st->tile_h;
 }
 
 /* Clamps a point size or line width (pixels) and returns half of it in
@@ -281,7 +311,7 @@ pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v0,
   bool forward = (st->config & PSE_CFG_CLOCKWISE) ? area2 < 0 : area2 > 0;
   if (!(st->config & (forward ? PSE_CFG_FORWARD : PSE_CFG_REVERSE))) return PSE_CULLED;
 
-  pse_prim_init(p, PSE_KIND_TRIANGLE);
+  pse_prim_init(p, st, PSE_KIND_TRIANGLE);
   p->reverse = !forward;
   if (!pse_set_rect(st, p, pt, 3)) return PSE_OUTSIDE;
   pse_set_edges(p, pt, 3);
@@ -306,7 +336,7 @@ pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
   int32_t hw = pse_half_size(st->line_width);
   if ((dx == 0 && dy == 0) || hw == 0) return PSE_DEGENERATE;
 
-  pse_prim_init(p, PSE_KIND_LINE);
+  pse_prim_init(p, st, PSE_KIND_LINE);
   bool x_major = (dx < 0 ? -dx : dx) >= (dy < 0 ? -dy : dy);
   /* The parallelogram: the segment moved by ±hw along the minor axis. */
   int32_t ox = x_major ? 0 : hw, oy = x_major ? hw : 0;
@@ -332,7 +362,7 @@ pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p
   if (hs == 0) return PSE_DEGENERATE;
   int32_t x = (int32_t)v->xs + st->vp_x, y = (int32_t)v->ys + st->vp_y;
 
-  pse_prim_init(p, PSE_KIND_POINT);
+  pse_prim_init(p, st, PSE_KIND_POINT);
   int32_t pt[4][2] = {{x - hs, y - hs}, {x + hs, y - hs}, {x + hs, y + hs}, {x - hs, y + hs}};
   if (!pse_set_rect(st, p, pt, 4)) return PSE_OUTSIDE;
   pse_set_edges(p, pt, 4);

@@ -10,7 +10,8 @@
  * records that concern it; it hands back coverage and the per-fragment
  * values a fragment shader starts with.
  *
- * Using it, per primitive and per 64×64 tile:
+ * Using it, per primitive and per tile (64×64 pixels, or the smaller tiles
+ * of multisampling and 64-bit colour, pse_state.tile_w × tile_h):
  *
  *   pse_prim prim;                                // caller's scratch
  *   if (pse_setup_triangle(&state, &v0, &v1, &v2, &prim) == PSE_DRAW) {
@@ -27,7 +28,11 @@
  * the viewport centre; the Viewport Offset record (103) adds the centre,
  * itself 12.4. y increases with the memory row (row 0 is what the Reference
  * Guide calls the bottom and Mesa the top). Pixel (x, y) covers
- * [x, x+1) × [y, y+1) and is sampled at its centre (x+0.5, y+0.5).
+ * [x, x+1) × [y, y+1) and is sampled at its centre (x+0.5, y+0.5), or,
+ * with 4× multisampling (pse_state.samples = 4), at the four points of
+ * pse_sample_x/y (docs/rasterization.md, "4× multisampling"). Z, W and the
+ * varyings are always evaluated at the centre: the fragment shader runs
+ * once per pixel.
  *
  * Coverage. Integer edge functions E(p) = a·px + b·py + c over the absolute
  * 12.4 sample position p; a sample is covered when E(p) ≥ 0 for every edge.
@@ -61,7 +66,8 @@
 #define PSE_MAX_VARYINGS 32  /* shader record varyings (Flat Shade Flags width) */
 #define PSE_MAX_EXTRA 2      /* point sprite s, t; or the line coordinate */
 #define PSE_MAX_FIFO (PSE_MAX_VARYINGS + PSE_MAX_EXTRA)
-#define PSE_TILE_SIZE 64     /* pixels per tile side (non-MS, 32-bit colour) */
+#define PSE_TILE_SIZE 64     /* largest tile side in pixels (non-MS, 32-bit colour) */
+#define PSE_MS_SAMPLES 4     /* samples per pixel with 4× multisampling */
 #define PSE_BLOCK_SIZE 4     /* a batch is one 4×4 block */
 #define PSE_MAX_BLOCKS ((PSE_TILE_SIZE / PSE_BLOCK_SIZE) * (PSE_TILE_SIZE / PSE_BLOCK_SIZE))
 #define PSE_MAX_SIZE 2048.0f /* point sizes and line widths clamp here (pixels) */
@@ -70,6 +76,23 @@
 /* Offset of lane e (QPU element number 0..15) inside its 4×4 block. */
 #define PSE_LANE_DX(e) (((e) & 1) | (((e) >> 1) & 2))
 #define PSE_LANE_DY(e) ((((e) >> 1) & 1) | (((e) >> 2) & 2))
+
+/* Sample s (0..3) of a 4× multisample pixel (x, y) lies at
+ * (16x + pse_sample_x[s], 16y + pse_sample_y[s]) in 12.4: the rotated grid
+ * (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from the pixel's low
+ * corner. The hardware's positions are undocumented (reference/vc4.md §9);
+ * this is the standard 4× pattern of D3D and Vulkan. The order is the
+ * sample order of MS_FLAGS bits and of the tile buffer. The PTB bins with
+ * the same points. */
+extern const uint8_t pse_sample_x[PSE_MS_SAMPLES], pse_sample_y[PSE_MS_SAMPLES];
+/* The single sample of a pixel without multisampling: its centre. */
+#define PSE_CENTRE 8
+/* The sample points of a pixel for `samples` = 4 (pse_sample_x/y) or 1
+ * (the centre): their count, with *x and *y pointing at the offsets. */
+unsigned pse_sample_points(unsigned samples, const uint8_t **x, const uint8_t **y);
+/* The smallest and largest offset, on either axis, of those points: a
+ * pixel whose square misses the box [lo, hi] has no sample in it. */
+void pse_sample_range(unsigned samples, int *lo, int *hi);
 
 /* Configuration Bits (96), byte 0: the bits the PSE uses. */
 enum {
@@ -113,11 +136,14 @@ typedef struct pse_state {
   bool provoking_first;         /* flat shading takes the first vertex, else the last */
   uint8_t nvary;                /* varyings per vertex, 0..PSE_MAX_VARYINGS */
   uint8_t interp[PSE_MAX_VARYINGS]; /* pse_interp per varying */
+  uint8_t samples;              /* coverage samples per pixel: 1 (centre) or 4 */
+  uint8_t tile_w, tile_h;       /* tile size in pixels: 64×64, 32×32, 64×32, 32×16 */
 } pse_state;
 
 /* A state with every face enabled, counter-clockwise forward, no depth
  * offset, a clip window of width × height pixels at (0, 0), viewport offset
- * (0, 0), point size and line width 1, provoking vertex last, no varyings. */
+ * (0, 0), point size and line width 1, provoking vertex last, no varyings,
+ * one sample per pixel, 64×64 tiles. */
 void pse_state_init(pse_state *st, uint16_t width, uint16_t height);
 
 /* Sets interp[i] from the Flat Shade Flags record (97) for i < nvary: bit i
@@ -167,9 +193,12 @@ typedef struct pse_prim {
   uint8_t nedges;  /* 3 or 4 */
   uint8_t reverse; /* REV_FLAG: 1 for a reverse-facing triangle */
   uint8_t nfifo;   /* varying FIFO entries (extras + varyings) */
+  uint8_t samples; /* pse_state.samples */
+  uint8_t tile_w, tile_h; /* pse_state's tile size */
   pse_edge edge[4];
   int32_t x0, y0, x1, y1;  /* pixels that may be covered: [x0,x1) × [y0,y1),
-                              the bounding box ∩ clip window */
+                              those with a sample in the bounding box, ∩ clip
+                              window */
   pse_plane lambda[2];     /* barycentric weights λ1, λ2 (numerators) */
   double den;              /* their common denominator */
   double z0, dz1, dz2;     /* Z × (2^24−1) at vertex 0 (+ depth offset), deltas */
@@ -192,10 +221,13 @@ pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
 pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p);
 
 /* A 4×4 block with coverage: (x, y) its lowest pixel (absolute, multiples of
- * 4), mask the covered lanes in QPU element order. */
+ * 4), mask the covered lanes in QPU element order (a lane is covered when
+ * any of its samples is). With 4 samples, bit 4·e + s of `samples` says
+ * whether sample s of lane e is covered (0 with one sample). */
 typedef struct pse_block {
   uint16_t x, y;
   uint16_t mask;
+  uint64_t samples;
 } pse_block;
 
 /* The blocks of one primitive in one tile, in order: 16×16 blocks by rows
@@ -205,9 +237,10 @@ typedef struct pse_coverage {
   pse_block block[PSE_MAX_BLOCKS];
 } pse_coverage;
 
-/* Rasterises p inside tile (col, row) — pixels [64·col, 64·col+64) ×
- * [64·row, 64·row+64) — intersected with the clip window. Fills cov with
- * the blocks that have coverage and returns their count. col, row < 1024. */
+/* Rasterises p inside tile (col, row) — pixels [w·col, w·col+w) ×
+ * [h·row, h·row+h) for p's tile size w × h — intersected with the clip
+ * window, testing p's samples. Fills cov with the blocks that have
+ * coverage and returns their count. col, row < 1024. */
 int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov);
 
 /* The fragment shader's inputs for one block: a batch of 16 lanes. */

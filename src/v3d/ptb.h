@@ -284,11 +284,15 @@ void ptb_clip_vertex_make(ptb_clip_vertex *out, const ptb_state *st, const ptb_v
 typedef struct ptb_grid {
   uint32_t tiles_x, tiles_y;
   uint32_t tile_w, tile_h;
+  unsigned samples;  /* sample points per pixel: 1 (the centre) or 4 (pse_sample_x/y) */
 } ptb_grid;
 
 /* The grid of record 112: tiles_x x tiles_y tiles, 64x64 pixels, 32x32
  * with 4x multisampling (flag bit 0), half as high with 64-bit colour
- * (flag bit 1). */
+ * (flag bit 1) (tlb_tile_size); one sample per pixel. A caller whose
+ * rasteriser oversamples 4x (Configuration Bits 7:6 = 1, with 4x
+ * multisample tiles) sets samples = 4: a pixel then counts as covered
+ * when any of its 4 sample points is. */
 void ptb_grid_make(ptb_grid *g, uint32_t tiles_x, uint32_t tiles_y, bool multisample, bool color64);
 
 /* Tiles of `tile` pixels needed to cover `pixels` along one axis. */
@@ -312,7 +316,8 @@ typedef void ptb_tile_visit(void *ctx, uint32_t tile);
  * positive area. visit may be NULL (count only).
  *
  * The coverage rule (the PSE must use the same): pixel (px, py) is sampled
- * at (16px+8, 16py+8); for each edge from (xi, yi) to (xj, yj),
+ * at (16px+8, 16py+8), or, when g->samples = 4, at its 4 sample points
+ * (pse_sample_x/y), and is covered when any of them is; for each edge from (xi, yi) to (xj, yj),
  * E = (xj-xi)(Y-yi) - (yj-yi)(X-xi) must be > 0, or = 0 on an inclusive
  * edge: one with yj < yi (a left edge) or yj = yi and xj > xi (an edge with
  * the interior at larger y, "top" in memory-row order). Zero-length edges

@@ -3,22 +3,26 @@
  * functions in 12.4 units and its fill rule (stated at ptb_cover_polygon in
  * ptb.h), one sample row at a time: each edge bounds the row's covered
  * samples to one side, the intersection of those bounds is the row's span,
- * and the span's tiles are collected per band of tile-high rows. So a tile is
+ * and the span's tiles are collected per band of tile-high rows (with 4×
+ * multisampling, one span per sample point of the row). So a tile is
  * binned exactly when the rasteriser will find a sample in it, including
  * for slivers that pass between a tile's samples, and a large triangle
  * costs three divisions per pixel row rather than work per pixel.
  */
 #include <string.h>
 #include "v3d/ptb.h"
+#include "v3d/pse.h"
+#include "v3d/tlb.h"
 
-#define SAMPLE_OFFSET 8 /* the sample is the pixel centre: +1/2 pixel in 12.4 */
 #define BAND_WORDS (PTB_MAX_TILES_X / 64)
 #define MAX_POLY 8
 
 void ptb_grid_make(ptb_grid *g, uint32_t tiles_x, uint32_t tiles_y, bool multisample, bool color64) {
+  unsigned w, h;
+  tlb_tile_size(multisample, color64, &w, &h);
   g->tiles_x = tiles_x, g->tiles_y = tiles_y;
-  g->tile_w = multisample ? PTB_TILE_SIZE / 2 : PTB_TILE_SIZE;
-  g->tile_h = g->tile_w / (color64 ? 2 : 1);
+  g->tile_w = w, g->tile_h = h;
+  g->samples = 1;
 }
 
 uint32_t ptb_tiles_for(uint32_t pixels, uint32_t tile) { return tile ? (pixels + tile - 1) / tile : 0; }
@@ -62,10 +66,10 @@ static unsigned make_edges(const int32_t *x, const int32_t *y, unsigned n, edge 
 }
 
 /* Narrows the covered columns [*lo, *hi] of the sample row at 12.4 height
- * Y to those inside edge e. Sample X = 16*px + 8, so the condition
- * a*(16px + 8) + b*Y + c >= 0 reads 16a*px >= s. */
-static void clip_span(const edge *e, int64_t Y, int64_t *lo, int64_t *hi) {
-  int64_t s = -(e->a * SAMPLE_OFFSET + e->b * Y + e->c);
+ * Y to those inside edge e. Sample X = 16*px + ox, so the condition
+ * a*(16px + ox) + b*Y + c >= 0 reads 16a*px >= s. */
+static void clip_span(const edge *e, int64_t ox, int64_t Y, int64_t *lo, int64_t *hi) {
+  int64_t s = -(e->a * ox + e->b * Y + e->c);
   if (e->a > 0) {
     int64_t m = ceil_div(s, 16 * e->a);
     if (m > *lo)
@@ -124,6 +128,10 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   if (n < 3 || n > MAX_POLY || w->x0 > w->x1 || w->y0 > w->y1 || g->tiles_x > PTB_MAX_TILES_X || tw == 0 || th == 0)
     return 0;
   unsigned m = make_edges(x, y, n, e);
+  const uint8_t *ox, *oy;
+  unsigned ns = pse_sample_points(g->samples, &ox, &oy);
+  int slo, shi;
+  pse_sample_range(g->samples, &slo, &shi);
   int32_t xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
   for (unsigned i = 1; i < n; i++) {
     xmin = x[i] < xmin ? x[i] : xmin, xmax = x[i] > xmax ? x[i] : xmax;
@@ -132,24 +140,26 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   /* Tile columns the bounding box allows: once a band has them all, its
    * remaining rows cannot add a tile. Small triangles mostly sit in one
    * tile, so their first covered row ends the work. */
-  int64_t col0 = ceil_div((int64_t)xmin - SAMPLE_OFFSET, 16), col1 = floor_div((int64_t)xmax - SAMPLE_OFFSET, 16);
+  int64_t col0 = ceil_div((int64_t)xmin - shi, 16), col1 = floor_div((int64_t)xmax - slo, 16);
   col0 = col0 > w->x0 ? col0 : w->x0;
   col1 = col1 < w->x1 ? col1 : w->x1;
   if (col0 > col1)
     return 0;
   uint32_t band_full = (uint32_t)(col1 / tw - col0 / tw + 1);
-  /* Rows whose samples lie within the polygon's height; the edges decide
-   * the rest. */
-  int64_t row0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), row1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
+  /* Rows with a sample within the polygon's height; the edges decide the
+   * rest. */
+  int64_t row0 = ceil_div((int64_t)ymin - shi, 16), row1 = floor_div((int64_t)ymax - slo, 16);
   row0 = row0 > w->y0 ? row0 : w->y0;
   row1 = row1 < w->y1 ? row1 : w->y1;
   uint32_t count = 0, marked = 0;
   for (int64_t py = row0; py <= row1; py++) {
-    int64_t lo = col0, hi = col1, Y = 16 * py + SAMPLE_OFFSET;
-    for (unsigned i = 0; i < m && lo <= hi; i++)
-      clip_span(&e[i], Y, &lo, &hi);
-    if (lo <= hi)
-      marked += band_set(band, lo / tw, hi / tw);
+    for (unsigned k = 0; k < ns; k++) {
+      int64_t lo = col0, hi = col1, Y = 16 * py + oy[k];
+      for (unsigned i = 0; i < m && lo <= hi; i++)
+        clip_span(&e[i], ox[k], Y, &lo, &hi);
+      if (lo <= hi)
+        marked += band_set(band, lo / tw, hi / tw);
+    }
     int64_t band_last = py - py % th + th - 1;
     if (marked == band_full)
       py = band_last < row1 ? band_last : row1; /* skip the band's other rows */
@@ -204,8 +214,10 @@ static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const
     xmin = x[i] < xmin ? x[i] : xmin, xmax = x[i] > xmax ? x[i] : xmax;
     ymin = y[i] < ymin ? y[i] : ymin, ymax = y[i] > ymax ? y[i] : ymax;
   }
-  int64_t c0 = ceil_div((int64_t)xmin - SAMPLE_OFFSET, 16), c1 = floor_div((int64_t)xmax - SAMPLE_OFFSET, 16);
-  int64_t r0 = ceil_div((int64_t)ymin - SAMPLE_OFFSET, 16), r1 = floor_div((int64_t)ymax - SAMPLE_OFFSET, 16);
+  int lo, hi;
+  pse_sample_range(g->samples, &lo, &hi);
+  int64_t c0 = ceil_div((int64_t)xmin - hi, 16), c1 = floor_div((int64_t)xmax - lo, 16);
+  int64_t r0 = ceil_div((int64_t)ymin - hi, 16), r1 = floor_div((int64_t)ymax - lo, 16);
   c0 = c0 > w->x0 ? c0 : w->x0, c1 = c1 < w->x1 ? c1 : w->x1;
   r0 = r0 > w->y0 ? r0 : w->y0, r1 = r1 < w->y1 ? r1 : w->y1;
   if (c0 > c1 || r0 > r1)

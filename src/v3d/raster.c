@@ -1,9 +1,11 @@
-/* raster.c — coverage of one set-up primitive inside one 64×64 tile: the
- * tile, then its 16×16 blocks, then their 4×4 blocks, each level with
+/* raster.c — coverage of one set-up primitive inside one tile (64×64
+ * pixels or smaller): the tile, then its 16×16 blocks, then their 4×4
+ * blocks, each level with
  * trivial reject and trivial accept per edge, and a 16-lane mask in QPU
  * element order for every 4×4 block left partial (reference/rasterizers-
  * and-peers.md §1.1, §1.4 describe the scheme; docs/rasterization.md the
- * conventions and the integer widths).
+ * conventions and the integer widths). With 4× multisampling the walk
+ * runs once per sample point and the masks are merged.
  *
  * Widths. An edge is E(p) = a·px + b·py + c with |a|, |b| < 2^17 over 12.4
  * positions. One pixel step changes E by 16a (or 16b), below 2^21, and the
@@ -18,6 +20,7 @@
 #include "v3d/pse.h"
 
 #include <assert.h>
+#include <string.h>
 
 /* One edge inside one tile: value at the tile's first sample, steps per
  * pixel in x and y. */
@@ -30,7 +33,8 @@ static int32_t pse_pos(int32_t v) { return v > 0 ? v : 0; }
 static int32_t pse_neg(int32_t v) { return v < 0 ? v : 0; }
 
 /* The edges of p that cut the tile whose first sample is (px, py) (12.4),
- * into te[]. Returns their number, or -1 if an edge rejects the tile. */
+ * into te[]. Returns their number, or -1 if an edge rejects the tile. The
+ * reach of a 64×64 tile bounds every smaller tile too. */
 static int pse_tile_edges(const pse_prim *p, int64_t px, int64_t py, pse_tile_edge te[4]) {
   int n = 0;
   for (int i = 0; i < p->nedges; i++) {
@@ -104,23 +108,26 @@ static void pse_emit(pse_coverage *cov, int x, int y, uint16_t mask) {
   b->x = (uint16_t)x;
   b->y = (uint16_t)y;
   b->mask = mask;
+  b->samples = 0;
 }
 
-int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov) {
-  assert(tile_col >= 0 && tile_col < 1024 && tile_row >= 0 && tile_row < 1024);
-  cov->count = 0;
-  int tx = tile_col * PSE_TILE_SIZE, ty = tile_row * PSE_TILE_SIZE;
+/* Walks the tile whose lowest pixel is (tx, ty), tw × th pixels, testing
+ * one sample per pixel, at offset (ox, oy) sixteenths from its low corner.
+ * Each 4×4 block with coverage goes to cov in order, or, with `dense`, its
+ * mask to dense[(y / 4)·(tw / 4) + x / 4] (tile-local x, y). */
+static void pse_walk(const pse_prim *p, int tx, int ty, int tw, int th, int ox, int oy, pse_coverage *cov,
+                     uint16_t *dense) {
   /* the covered rectangle, tile-local */
   int x0 = p->x0 - tx, y0 = p->y0 - ty, x1 = p->x1 - tx, y1 = p->y1 - ty;
   if (x0 < 0) x0 = 0;
   if (y0 < 0) y0 = 0;
-  if (x1 > PSE_TILE_SIZE) x1 = PSE_TILE_SIZE;
-  if (y1 > PSE_TILE_SIZE) y1 = PSE_TILE_SIZE;
-  if (x0 >= x1 || y0 >= y1) return 0;
+  if (x1 > tw) x1 = tw;
+  if (y1 > th) y1 = th;
+  if (x0 >= x1 || y0 >= y1) return;
 
   pse_tile_edge te[4];
-  int n = pse_tile_edges(p, 16 * (int64_t)tx + 8, 16 * (int64_t)ty + 8, te);
-  if (n < 0) return 0;
+  int n = pse_tile_edges(p, 16 * (int64_t)tx + ox, 16 * (int64_t)ty + oy, te);
+  if (n < 0) return;
 
   for (int by = y0 & ~15; by < y1; by += 16) {
     for (int bx = x0 & ~15; bx < x1; bx += 16) {
@@ -145,10 +152,45 @@ int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_covera
             if (k < 0) mask = 0;
             else if (k == 0) mask &= pse_edge_lanes(e, part[i].sx, part[i].sy);
           }
-          if (mask) pse_emit(cov, tx + x, ty + y, mask);
+          if (!mask) continue;
+          if (dense) dense[(y / 4) * (tw / 4) + x / 4] = mask;
+          else pse_emit(cov, tx + x, ty + y, mask);
         }
       }
     }
   }
+}
+
+/* 4× multisampling: one walk per sample point, then the blocks in the
+ * order of a single walk (16×16 blocks by rows, their 4×4 blocks by
+ * rows), each with the lanes any sample covers and the per-sample bits. */
+static void pse_walk_ms(const pse_prim *p, int tx, int ty, int tw, int th, pse_coverage *cov) {
+  uint16_t dense[PSE_MS_SAMPLES][PSE_MAX_BLOCKS];
+  memset(dense, 0, sizeof dense);
+  for (int s = 0; s < PSE_MS_SAMPLES; s++) pse_walk(p, tx, ty, tw, th, pse_sample_x[s], pse_sample_y[s], NULL, dense[s]);
+  for (int by = 0; by < th; by += 16)
+    for (int bx = 0; bx < tw; bx += 16)
+      for (int y = by; y < by + 16 && y < th; y += 4)
+        for (int x = bx; x < bx + 16 && x < tw; x += 4) {
+          int i = (y / 4) * (tw / 4) + x / 4;
+          uint16_t any = 0;
+          uint64_t bits = 0;
+          for (int s = 0; s < PSE_MS_SAMPLES; s++) {
+            any |= dense[s][i];
+            for (int l = 0; l < 16; l++) bits |= (uint64_t)(dense[s][i] >> l & 1u) << (4 * l + s);
+          }
+          if (!any) continue;
+          pse_emit(cov, tx + x, ty + y, any);
+          cov->block[cov->count - 1].samples = bits;
+        }
+}
+
+int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov) {
+  assert(tile_col >= 0 && tile_col < 1024 && tile_row >= 0 && tile_row < 1024);
+  assert(p->tile_w > 0 && p->tile_w <= PSE_TILE_SIZE && p->tile_h > 0 && p->tile_h <= PSE_TILE_SIZE);
+  cov->count = 0;
+  int tw = p->tile_w, th = p->tile_h, tx = tile_col * tw, ty = tile_row * th;
+  if (p->samples == PSE_MS_SAMPLES) pse_walk_ms(p, tx, ty, tw, th, cov);
+  else pse_walk(p, tx, ty, tw, th, PSE_CENTRE, PSE_CENTRE, cov, NULL);
   return cov->count;
 }

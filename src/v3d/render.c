@@ -113,8 +113,22 @@ static int layout_of(uint32_t code, tiling_layout *out) {
   return GS_OK;
 }
 
+/* Store modes 0 sample 0, 1 decimate 4x (113's decimate field and 28's
+ * mode field use the same codes); 16x belongs to coverage mode. */
+static int decimate_of(uint32_t code, const gs_cl_packet *p, const char *field, unsigned *out, gs_diag *d) {
+  if (code == 2)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: %s 2 (decimate 16x) is for coverage mode only, which gpusim does "
+                     "not model", p->info->name, field);
+  if (code > 2) return cle_error(d, GS_EINVAL, p->addr, "%s: %s 3 is reserved", p->info->name, field);
+  *out = code == 1 ? TLB_DECIMATE4 : TLB_SAMPLE0;
+  return GS_OK;
+}
+
 /* The frame a store or load of packet p moves the tile to or from: 113's
- * buffer for 24/25, else p's own address and formats with 113's size. */
+ * buffer for 24/25, else p's own address and formats with 113's size. A
+ * 64-bit colour buffer is stored as RGBA16F whatever the formats say
+ * (113's colour format is for non-HDR buffers); 28 and 29 must then ask
+ * for code 0. */
 static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs_diag *d) {
   if (!st->item[CLE_RENDER_CFG].version)
     return cle_error(d, GS_EINVAL, p->addr, "%s before TILE_RENDERING_MODE_CONFIGURATION (113)", p->info->name);
@@ -122,27 +136,43 @@ static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs
   gs_cl_unpack_tile_rendering_mode_configuration(st->item[CLE_RENDER_CFG].values, &c);
   memset(f, 0, sizeof *f);
   f->width = c.width, f->height = c.height;
-  f->decimate = TLB_SAMPLE0;
-  uint32_t mem_format = c.memory_format, pixel_format = 0;
+  uint32_t mem_format = c.memory_format, pixel_format = 0, mode = c.decimate;
+  const char *mode_field = "113's decimate";
   f->address = c.address;
   f->format = tlb_format_from_113(c.color_format);
+  int general = p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL || p->info->id == GS_CL_LOAD_TILE_BUFFER_GENERAL;
   if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL) {
     gs_cl_store_tile_buffer_general s;
     gs_cl_unpack_store_tile_buffer_general(p->values, &s);
     f->address = s.address, mem_format = s.format, pixel_format = s.pixel_format;
-    f->decimate = s.mode == 1 ? TLB_DECIMATE4 : TLB_SAMPLE0;
+    mode = s.mode, mode_field = "mode";
   } else if (p->info->id == GS_CL_LOAD_TILE_BUFFER_GENERAL) {
     gs_cl_load_tile_buffer_general s;
     gs_cl_unpack_load_tile_buffer_general(p->values, &s);
     f->address = s.address, mem_format = s.format, pixel_format = s.pixel_format;
+    mode = 0;
   }
-  if (p->info->id == GS_CL_STORE_TILE_BUFFER_GENERAL || p->info->id == GS_CL_LOAD_TILE_BUFFER_GENERAL) {
+  int rc = decimate_of(mode, p, mode_field, &f->decimate, d);
+  if (rc < 0) return rc;
+  if (general) {
     if (pixel_format > 2) return cle_error(d, GS_EINVAL, p->addr, "%s: pixel format 3 is reserved", p->info->name);
+    if (c.color64 && pixel_format != 0)
+      return cle_error(d, GS_EINVAL, p->addr, "%s: pixel format %u (BGR565) of a 64-bit colour buffer: gpusim "
+                       "stores 64-bit colour as RGBA16F only (pixel format 0)", p->info->name, pixel_format);
     f->format = pixel_format; /* 28/29 use the TLB_* order (reference §3.8) */
   }
+  if (c.color64) f->format = TLB_RGBA16F;
   if (layout_of(mem_format, &f->layout) < 0)
     return cle_error(d, GS_EINVAL, p->addr, "%s: memory format 3 is reserved", p->info->name);
   return GS_OK;
+}
+
+/* Whether 113 (if set) asks for 64-bit colour. */
+static int color64_of(const cle_state *st) {
+  if (!st->item[CLE_RENDER_CFG].version) return 0;
+  gs_cl_tile_rendering_mode_configuration c;
+  gs_cl_unpack_tile_rendering_mode_configuration(st->item[CLE_RENDER_CFG].values, &c);
+  return (int)c.color64;
 }
 
 /* Whether p is a full-resolution dump (26) or reload (27), and its address:
@@ -219,7 +249,7 @@ static int check_frame(cle_run *r, const cle_state *st, const gs_cl_packet *p, g
   gs_addr full;
   if (full_resolution(p, &full)) {
     gs_addr start = (buffers & 1) ? full : full + TLB_FULL_BYTES;
-    uint32_t len = buffers == 3 ? 2 * TLB_FULL_BYTES : TLB_FULL_BYTES;
+    uint32_t len = ((buffers & 1) ? TLB_FULL_BYTES : 0) + ((buffers & 2) ? tlb_full_zs_bytes(color64_of(st)) : 0);
     if (!gs_mem_ptr(r->g->mem, start, len))
       return cle_error(d, GS_EFAULT, p->addr, "%s: the tile dump at 0x%08x (%u bytes) is outside allocated GPU memory",
                        p->info->name, start, len);
@@ -228,7 +258,7 @@ static int check_frame(cle_run *r, const cle_state *st, const gs_cl_packet *p, g
   if ((rc = frame_of(st, p, &f, d)) < 0) return rc;
   for (unsigned b = 1; b <= 2; b++) {
     if (!(buffers & b)) continue;
-    unsigned cpp = b == 2 || f.format == TLB_RGBA8888 ? 4 : 2;
+    unsigned cpp = b == 2 ? 4 : tlb_format_bytes(f.format);
     uint32_t size = tiling_size(f.layout, f.width, f.height, cpp);
     if (!gs_mem_ptr(r->g->mem, f.address, size))
       return cle_error(d, GS_EFAULT, p->addr, "%s: the %ux%u %s buffer at 0x%08x (%u bytes) is outside allocated "
@@ -285,10 +315,12 @@ static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, g
     return cle_error(d, GS_EINVAL, p->addr, "TILE_COORDINATES before TILE_RENDERING_MODE_CONFIGURATION (113)");
   gs_cl_tile_rendering_mode_configuration c;
   gs_cl_unpack_tile_rendering_mode_configuration(rd->st.item[CLE_RENDER_CFG].values, &c);
-  uint32_t tiles_x = (c.width + 63) / 64, tiles_y = (c.height + 63) / 64;
+  unsigned tw, th;
+  tlb_tile_size((int)c.ms4x, (int)c.color64, &tw, &th);
+  uint32_t tiles_x = (c.width + tw - 1) / tw, tiles_y = (c.height + th - 1) / th;
   if (tc.column >= tiles_x || tc.row >= tiles_y)
-    return cle_error(d, GS_EINVAL, p->addr, "TILE_COORDINATES (%u, %u) outside the %ux%u tiles of the %ux%u frame",
-                     tc.column, tc.row, tiles_x, tiles_y, c.width, c.height);
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_COORDINATES (%u, %u) outside the %ux%u tiles (%ux%u pixels) of the "
+                     "%ux%u frame", tc.column, tc.row, tiles_x, tiles_y, tw, th, c.width, c.height);
   cle_job *last = rd->njobs ? &rd->jobs[rd->njobs - 1] : NULL;
   if (!(rd->open && last->x == tc.column && last->y == tc.row)) {
     if (grow((void **)&rd->jobs, &rd->job_cap, rd->njobs + 1, sizeof *rd->jobs) < 0 ||
@@ -311,10 +343,12 @@ static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, g
 static int check_render_config(const gs_cl_packet *p, gs_diag *d) {
   gs_cl_tile_rendering_mode_configuration c;
   gs_cl_unpack_tile_rendering_mode_configuration(p->values, &c);
-  if (c.ms4x || c.color64 || c.vg_mask || c.coverage_mode)
+  if (c.vg_mask || c.coverage_mode)
     return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: %s is not modelled by gpusim",
-                     c.ms4x ? "4x multisampling" : c.color64 ? "64-bit colour" : c.vg_mask ? "the VG mask buffer"
-                                                                                        : "coverage mode");
+                     c.vg_mask ? "the VG mask buffer" : "coverage mode");
+  unsigned decimate;
+  int rc = decimate_of(c.decimate, p, "decimate", &decimate, d);
+  if (rc < 0) return rc;
   if (c.memory_format > 2)
     return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: memory format 3 is reserved");
   if (c.color_format > 2)
@@ -377,6 +411,7 @@ typedef struct tile_ctx {
   bool dirty;                  /* the state changed since `pse` was derived */
   pse_state pse;
   bool early_z;
+  uint32_t full_cover;         /* MS_FLAGS of a covered pixel rasterised at its centre: 1, or 0xF on 4x tiles */
   cle_shader sh;
   uint32_t sh_version;
   unsigned x, y;               /* tile coordinates */
@@ -391,7 +426,8 @@ static float f32_of(uint32_t bits) {
 }
 
 /* Re-derives the PSE and TLB state and the shader after a state change. */
-static int derive(tile_ctx *tc, gs_addr at) {
+static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
+  gs_addr at = draw->addr;
   const cle_item_value *it = tc->st.item;
   gs_cl_tile_rendering_mode_configuration rc113;
   gs_cl_unpack_tile_rendering_mode_configuration(it[CLE_RENDER_CFG].values, &rc113);
@@ -402,6 +438,13 @@ static int derive(tile_ctx *tc, gs_addr at) {
   }
   pse_state *ps = &tc->pse;
   pse_state_init(ps, (uint16_t)rc113.width, (uint16_t)rc113.height);
+  unsigned samples, tw, th;
+  int rc = cle_oversample(&tc->st, rc113.ms4x, draw, &samples, tc->d);
+  if (rc < 0) return rc;
+  tlb_tile_size((int)rc113.ms4x, (int)rc113.color64, &tw, &th);
+  ps->samples = (uint8_t)samples;
+  ps->tile_w = (uint8_t)tw, ps->tile_h = (uint8_t)th;
+  tc->full_cover = rc113.ms4x ? 0xFu : 1u;
   gs_cl_configuration_bits cfg = {.enable_forward_facing = 1, .enable_reverse_facing = 1, .depth_func = TLB_ALWAYS};
   if (it[CLE_CFG].version) gs_cl_unpack_configuration_bits(it[CLE_CFG].values, &cfg);
   ps->config = (cfg.enable_forward_facing ? PSE_CFG_FORWARD : 0) | (cfg.enable_reverse_facing ? PSE_CFG_REVERSE : 0) |
@@ -471,8 +514,8 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
   switch (addr) {
   case QPU_W_TLB_STENCIL: tlb_stencil_setup(f->t, v->u[0]); return GS_OK;
   case QPU_W_TLB_Z: tlb_z_write(f->t, f->x, f->y, v->u, f->rev, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_MS: /* one sample per write; non-multisample tiles have one */
-  case QPU_W_TLB_COLOUR_ALL: tlb_colour_write(f->t, f->x, f->y, v->u, coverage, lanes, -1); return GS_OK;
+  case QPU_W_TLB_COLOUR_MS: tlb_colour_ms(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_ALL: tlb_colour_all(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
   default: return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask: not modelled by gpusim");
   }
 }
@@ -480,7 +523,7 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
 static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
   fs_ctx *f = ctx;
   if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
-    tlb_colour_load(f->t, f->x, f->y, r4->u, QPU_ALL_LANES, 0);
+    tlb_loadc(f->t, f->x, f->y, r4->u, QPU_ALL_LANES);
     return GS_OK;
   }
   return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads are not modelled by gpusim",
@@ -491,19 +534,20 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
   cle_worker *w = tc->w;
   fs_ctx f = {tc->r->g, &w->tlb, &w->batch, 0, {0}, {0}, {0}};
-  uint32_t cov[16];
+  uint32_t cov[16];  /* MS_FLAGS: the covered samples of each lane */
   uint16_t mask = blk->mask;
+  int per_sample = w->prim.samples == PSE_MS_SAMPLES;
   for (int l = 0; l < 16; l++) {
     f.x[l] = blk->x + PSE_LANE_DX(l);
     f.y[l] = blk->y + PSE_LANE_DY(l);
-    cov[l] = mask >> l & 1;
+    cov[l] = per_sample ? (uint32_t)(blk->samples >> (4 * l)) & 0xFu : (mask >> l & 1) * tc->full_cover;
   }
   if (tc->early_z) {
     uint32_t z[16];
     pse_block_depth(&w->prim, blk, z);
     tlb_z_test(&w->tlb, f.x, f.y, z, cov, mask);
     mask = 0;
-    for (int l = 0; l < 16; l++) mask |= (uint16_t)((cov[l] & 1) << l);
+    for (int l = 0; l < 16; l++) mask |= (uint16_t)((cov[l] != 0) << l);
     if (!mask) return GS_OK;
   }
   pse_batch *b = &w->batch;
@@ -517,7 +561,7 @@ static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
     q->reg[QREG_RB0 + 15].u[l] = b->z[l];
     q->payload[QPU_PAYLOAD_X].u[l] = f.x[l];
     q->payload[QPU_PAYLOAD_Y].u[l] = f.y[l];
-    q->payload[QPU_PAYLOAD_MS].u[l] = mask >> l & 1;
+    q->payload[QPU_PAYLOAD_MS].u[l] = (mask >> l & 1) ? cov[l] : 0;
     q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
   }
   tlb_begin_batch(&w->tlb);
@@ -786,7 +830,7 @@ static int run_loads(tile_ctx *tc) {
 static void set_clear_values(tile_ctx *tc) {
   gs_cl_clear_colors c = {0, 0, CLEAR_Z_DEFAULT, 0, 0};
   if (tc->st.item[CLE_CLEAR].version) gs_cl_unpack_clear_colors(tc->st.item[CLE_CLEAR].values, &c);
-  tlb_set_clear(&tc->w->tlb, c.color0, c.zs, (uint8_t)c.stencil);
+  tlb_set_clear(&tc->w->tlb, c.color0, c.color1, c.zs, (uint8_t)c.stencil);
 }
 
 /* ---- a tile job ---------------------------------------------------------------------- */
@@ -807,7 +851,7 @@ static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
   case GS_CL_INDEXED_PRIMITIVE_LIST: {
     int rc;
-    if (tc->dirty && (rc = derive(tc, p->addr)) < 0) return rc;
+    if (tc->dirty && (rc = derive(tc, p)) < 0) return rc;
     int direct = p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES || p->info->id == GS_CL_INDEXED_PRIMITIVE_LIST;
     return direct ? draw_direct(tc, p) : draw_compressed(tc, p);
   }
@@ -828,9 +872,13 @@ static int run_job(cle_run *r, cle_worker *w, const cle_job *j, tile_ctx *tc) {
   tc->st = rd->snap[j->snap];
   tc->dirty = true;
   tc->x = j->x, tc->y = j->y;
-  if (!j->inherits) tlb_init(&w->tlb, 0);
+  gs_cl_tile_rendering_mode_configuration c; /* set: a job starts at a 115, which needs 113 */
+  gs_cl_unpack_tile_rendering_mode_configuration(tc->st.item[CLE_RENDER_CFG].values, &c);
+  /* A buffer of another mode (113 changed its flags) cannot carry over. */
+  bool fresh = !j->inherits || w->tlb.ms != (int)c.ms4x || w->tlb.color64 != (int)c.color64;
+  if (fresh) tlb_init(&w->tlb, (int)c.ms4x, (int)c.color64);
   set_clear_values(tc);
-  if (!j->inherits) tlb_clear(&w->tlb, 1, 1);
+  if (fresh) tlb_clear(&w->tlb, 1, 1);
   tlb_begin_tile(&w->tlb, j->x, j->y);
   for (uint32_t k = 0; k < j->count; k++) {
     int rc = run_packet(tc, &rd->pk[j->first + k]);

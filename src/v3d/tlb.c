@@ -1,31 +1,41 @@
 /* tlb.c — the tile buffer: tests, colour access, clears, stores and loads
  * (see tlb.h; choices in docs/tile-buffer.md). */
+#include <math.h>
 #include <string.h>
 #include "v3d/tlb.h"
 
-void tlb_init(gs_tlb *t, int ms) {
+void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height) {
+  *width = ms ? TLB_SIZE / 2 : TLB_SIZE;
+  *height = *width / (color64 ? 2 : 1);
+}
+
+void tlb_init(gs_tlb *t, int ms, int color64) {
   memset(t, 0, sizeof *t);
   t->ms = ms != 0;
-  t->size = ms ? TLB_SIZE / 2 : TLB_SIZE;
+  t->color64 = color64 != 0;
+  tlb_tile_size(t->ms, t->color64, &t->width, &t->height);
   t->samples = ms ? 4 : 1;
+  t->halves = color64 ? 2 : 1;
   t->z_func = TLB_ALWAYS;
 }
 
-void tlb_set_clear(gs_tlb *t, uint32_t colour, uint32_t z, uint8_t stencil) {
-  t->clear_colour = colour;
+void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z, uint8_t stencil) {
+  t->clear_colour[0] = colour_lo;
+  t->clear_colour[1] = colour_hi;
   t->clear_zs = (z & 0xffffffu) << 8 | stencil;
 }
 
 void tlb_clear(gs_tlb *t, int colour, int zs) {
+  unsigned h = t->halves - 1; /* 0 or 1: word i is half i & h */
   for (unsigned i = 0; i < TLB_WORDS; i++) {
-    if (colour) t->colour[i] = t->clear_colour;
+    if (colour) t->colour[i] = t->clear_colour[i & h];
     if (zs) t->zs[i] = t->clear_zs;
   }
 }
 
 void tlb_begin_tile(gs_tlb *t, unsigned tile_x, unsigned tile_y) {
-  t->x0 = tile_x * t->size;
-  t->y0 = tile_y * t->size;
+  t->x0 = tile_x * t->width;
+  t->y0 = tile_y * t->height;
 }
 
 void tlb_set_depth(gs_tlb *t, unsigned func, int write) {
@@ -33,7 +43,10 @@ void tlb_set_depth(gs_tlb *t, unsigned func, int write) {
   t->z_write = write != 0;
 }
 
-void tlb_begin_batch(gs_tlb *t) { t->stencil_enabled = 0; }
+void tlb_begin_batch(gs_tlb *t) {
+  t->stencil_enabled = 0;
+  t->n_all = t->n_ms = t->n_load = 0;
+}
 
 /* Write-mask codes of the stencil setup word (reference/vc4.md §3.6). */
 static const uint8_t write_mask_codes[4] = {0x01, 0x03, 0x0f, 0xff};
@@ -86,11 +99,12 @@ static uint8_t stencil_op(unsigned op, uint8_t s, uint8_t ref) {
   }
 }
 
-/* Index of sample s of pixel (x, y) (absolute), or -1 outside the tile. */
+/* Index of sample s of pixel (x, y) (absolute) in zs[], or -1 outside the
+ * tile; colour word h of that sample is colour[index · halves + h]. */
 static long sample_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
   uint32_t lx = x - t->x0, ly = y - t->y0;
-  if (lx >= t->size || ly >= t->size || s >= t->samples) return -1;
-  return (long)((ly * t->size + lx) * t->samples + s);
+  if (lx >= t->width || ly >= t->height || s >= t->samples) return -1;
+  return (long)((ly * t->width + lx) * t->samples + s);
 }
 
 /* Stencil and depth test of one sample; updates the buffer; returns whether
@@ -139,28 +153,47 @@ void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
 }
 
 void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
-                      const uint32_t *coverage, uint16_t lanes, int sample) {
+                      const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
   for (int l = 0; l < 16; l++) {
     if (!(lanes >> l & 1)) continue;
     for (unsigned s = 0; s < t->samples; s++) {
       if ((sample >= 0 && (unsigned)sample != s) || !(coverage[l] >> s & 1)) continue;
       long i = sample_index(t, x[l], y[l], s);
-      if (i >= 0) t->colour[i] = colour[l];
+      if (i >= 0) t->colour[(unsigned long)i * t->halves + half] = colour[l];
     }
   }
 }
 
 void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
-                     int sample) {
+                     unsigned sample, unsigned half) {
   for (int l = 0; l < 16; l++) {
-    long i = (lanes >> l & 1) ? sample_index(t, x[l], y[l], sample < 0 ? 0u : (unsigned)sample) : -1;
-    out[l] = i >= 0 ? t->colour[i] : 0;
+    long i = (lanes >> l & 1) ? sample_index(t, x[l], y[l], sample) : -1;
+    out[l] = i >= 0 ? t->colour[(unsigned long)i * t->halves + half] : 0;
   }
+}
+
+void tlb_colour_all(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
+                    uint16_t lanes) {
+  unsigned k = t->n_all++;
+  tlb_colour_write(t, x, y, colour, coverage, lanes, -1, k % t->halves);
+}
+
+void tlb_colour_ms(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
+                   uint16_t lanes) {
+  unsigned k = t->n_ms++;
+  tlb_colour_write(t, x, y, colour, coverage, lanes, (int)(k / t->halves % t->samples), k % t->halves);
+}
+
+void tlb_loadc(gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes) {
+  unsigned k = t->n_load++;
+  tlb_colour_load(t, x, y, out, lanes, k / t->halves % t->samples, k % t->halves);
 }
 
 /* ---- Stores and loads ------------------------------------------------------ */
 
-static unsigned format_bytes(unsigned format) { return format == TLB_RGBA8888 ? 4 : 2; }
+unsigned tlb_format_bytes(unsigned format) {
+  return format == TLB_RGBA16F ? 8 : format == TLB_RGBA8888 ? 4 : 2;
+}
 
 /* TLB word (byte 0 R, 1 G, 2 B, 3 A) to BGR565: R in bits 15:11, G 10:5,
  * B 4:0 (reference/vc4.md §3.8; gpusim does not dither). */
@@ -177,8 +210,8 @@ static uint32_t from_565(uint16_t v) {
   return r | g << 8 | b << 16 | 0xff000000u;
 }
 
-/* Average of the 4 samples of a pixel, per byte, rounding half up. */
-static uint32_t resolve4(const uint32_t *s) {
+/* Average of 4 words, per byte, rounding half up. */
+static uint32_t average_8888(const uint32_t *s) {
   uint32_t out = 0;
   for (int b = 0; b < 32; b += 8) {
     uint32_t sum = ((s[0] >> b) & 255) + ((s[1] >> b) & 255) + ((s[2] >> b) & 255) + ((s[3] >> b) & 255);
@@ -187,10 +220,59 @@ static uint32_t resolve4(const uint32_t *s) {
   return out;
 }
 
+/* An IEEE half (denormals, Inf and NaN included) as a double: exact. */
+static double half_value(uint32_t h) {
+  double sign = (h & 0x8000u) ? -1.0 : 1.0;
+  uint32_t e = (h >> 10) & 31, m = h & 0x3ffu;
+  if (e == 31) return m ? NAN : sign * INFINITY;
+  if (e == 0) return sign * ldexp((double)m, -24);
+  return sign * ldexp((double)(1024 + m), (int)e - 25);
+}
+
+/* A double to the nearest half, ties to even, by integer steps (so the
+ * host's rounding mode does not matter); NaN gives 0x7e00. */
+static uint32_t half_bits(double v) {
+  if (isnan(v)) return 0x7e00u;
+  uint32_t sign = signbit(v) ? 0x8000u : 0;
+  double a = fabs(v);
+  if (a >= 65520.0) return sign | 0x7c00u; /* 65504 + half an ulp and above */
+  int e = -14;                             /* subnormals: steps of 2^-24 */
+  if (a >= ldexp(1.0, -14)) {
+    frexp(a, &e);
+    e -= 1;                                /* a in [2^e, 2^(e+1)) */
+  }
+  double q = ldexp(a, 10 - e), whole = floor(q), rest = q - whole;
+  uint32_t n = (uint32_t)whole + (rest > 0.5 || (rest == 0.5 && ((uint32_t)whole & 1)) ? 1u : 0u);
+  if (a < ldexp(1.0, -14)) return sign | n; /* 1024 carries into the smallest normal */
+  return sign | (((uint32_t)(e + 15) << 10) + (n - 1024)); /* 2048 carries into the exponent */
+}
+
+/* Average of 4 words of two halves each, per half: the exact mean (the sum
+ * of four halves is exact in double, and so is the division by 4) rounded
+ * once to the nearest half, ties to even. */
+static uint32_t average_f16x2(const uint32_t *s) {
+  uint32_t out = 0;
+  for (int b = 0; b < 32; b += 16) {
+    double sum = 0.0;
+    for (int k = 0; k < 4; k++) sum += half_value((s[k] >> b) & 0xffffu);
+    out |= half_bits(sum / 4.0) << b;
+  }
+  return out;
+}
+
+/* The word a store writes for colour word `half` of the pixel whose
+ * sample words start at c: sample 0's, or the 4 samples' average. */
+static uint32_t stored_word(const gs_tlb *t, const uint32_t *c, unsigned half, unsigned decimate) {
+  if (t->samples != 4 || decimate != TLB_DECIMATE4) return c[half];
+  uint32_t s[4];
+  for (unsigned k = 0; k < 4; k++) s[k] = c[k * t->halves + half];
+  return t->color64 ? average_f16x2(s) : average_8888(s);
+}
+
 /* Pixels of the current tile inside frame f: [0, w) × [0, h) tile-local. */
 static void tile_extent(const gs_tlb *t, const tlb_frame *f, uint32_t *w, uint32_t *h) {
-  *w = t->x0 >= f->width ? 0 : f->width - t->x0 < t->size ? f->width - t->x0 : t->size;
-  *h = t->y0 >= f->height ? 0 : f->height - t->y0 < t->size ? f->height - t->y0 : t->size;
+  *w = t->x0 >= f->width ? 0 : f->width - t->x0 < t->width ? f->width - t->x0 : t->width;
+  *h = t->y0 >= f->height ? 0 : f->height - t->y0 < t->height ? f->height - t->y0 : t->height;
 }
 
 /* Host pointer to the whole frame, checked once so that a store or load
@@ -206,10 +288,42 @@ static uint8_t *frame_bytes(const gs_mem *m, const tlb_frame *f, unsigned cpp, g
 
 typedef enum { MOVE_STORE_COLOUR, MOVE_LOAD_COLOUR, MOVE_STORE_ZS, MOVE_LOAD_ZS } move_kind;
 
+/* Stores the colour of the pixel whose sample words start at c to p:
+ * RGBA16F as its two words (8 bytes: R, G, B, A halves), RGBA8888 as the
+ * word, BGR565 converted. */
+static void store_pixel(const gs_tlb *t, const uint32_t *c, const tlb_frame *f, uint8_t *p) {
+  uint32_t v[2];
+  for (unsigned h = 0; h < t->halves; h++) v[h] = stored_word(t, c, h, f->decimate);
+  if (f->format == TLB_RGBA16F || f->format == TLB_RGBA8888) {
+    memcpy(p, v, 4 * t->halves);
+  } else {
+    uint16_t v16 = to_565(v[0]);
+    memcpy(p, &v16, 2);
+  }
+}
+
+/* Loads the pixel at p into every sample of c. */
+static void load_pixel(const gs_tlb *t, uint32_t *c, const tlb_frame *f, const uint8_t *p) {
+  uint32_t v[2];
+  if (f->format == TLB_RGBA16F || f->format == TLB_RGBA8888) {
+    memcpy(v, p, 4 * t->halves);
+  } else {
+    uint16_t v16;
+    memcpy(&v16, p, 2);
+    v[0] = from_565(v16);
+  }
+  for (unsigned s = 0; s < t->samples; s++)
+    for (unsigned h = 0; h < t->halves; h++) c[s * t->halves + h] = v[h];
+}
+
 /* Moves the current tile between the buffer and frame f, one pixel at a time. */
 static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind kind, gs_diag *d) {
   int colour = kind == MOVE_STORE_COLOUR || kind == MOVE_LOAD_COLOUR;
-  unsigned cpp = colour ? format_bytes(f->format) : 4;
+  unsigned cpp = colour ? tlb_format_bytes(f->format) : 4;
+  if (colour && (f->format == TLB_RGBA16F) != (t->halves == 2))
+    return gs_diag_set(d, GS_EINVAL, "a %s tile buffer cannot be %s %s frame buffer", t->color64 ? "64-bit" : "32-bit",
+                       kind == MOVE_STORE_COLOUR ? "stored to an" : "loaded from an",
+                       f->format == TLB_RGBA16F ? "RGBA16F" : "8-bit or 565");
   uint8_t *base = frame_bytes(m, f, cpp, d);
   if (!base) return GS_EFAULT;
   uint32_t w, h;
@@ -217,24 +331,12 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
   for (uint32_t ly = 0; ly < h; ly++) {
     for (uint32_t lx = 0; lx < w; lx++) {
       uint8_t *p = base + tiling_offset(f->layout, t->x0 + lx, t->y0 + ly, f->width, cpp);
-      uint32_t *c = &t->colour[(ly * t->size + lx) * t->samples];
-      uint32_t *zs = &t->zs[(ly * t->size + lx) * t->samples];
-      uint32_t v;
-      uint16_t v16;
+      uint32_t first = (ly * t->width + lx) * t->samples;
+      uint32_t *c = &t->colour[first * t->halves], *zs = &t->zs[first], v;
       switch (kind) {
-      case MOVE_STORE_COLOUR:
-        v = (t->samples == 4 && f->decimate == TLB_DECIMATE4) ? resolve4(c) : c[0];
-        if (cpp == 4) memcpy(p, &v, 4);
-        else { v16 = to_565(v); memcpy(p, &v16, 2); }
-        break;
-      case MOVE_LOAD_COLOUR:
-        if (cpp == 4) memcpy(&v, p, 4);
-        else { memcpy(&v16, p, 2); v = from_565(v16); }
-        for (unsigned s = 0; s < t->samples; s++) c[s] = v;
-        break;
-      case MOVE_STORE_ZS:
-        memcpy(p, &zs[0], 4);
-        break;
+      case MOVE_STORE_COLOUR: store_pixel(t, c, f, p); break;
+      case MOVE_LOAD_COLOUR: load_pixel(t, c, f, p); break;
+      case MOVE_STORE_ZS: memcpy(p, &zs[0], 4); break;
       case MOVE_LOAD_ZS:
         memcpy(&v, p, 4);
         for (unsigned s = 0; s < t->samples; s++) zs[s] = v;
@@ -261,33 +363,35 @@ int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
 /* ---- Full-resolution dumps --------------------------------------------------- */
 
 /* Quads of 2×2 pixels in raster order of quads; inside a quad the samples one
- * after another (16 bytes each in 4× multisample mode), and inside a sample
- * the pixels (0,0), (1,0), (0,1), (1,1). For the 4× multisample tile this is
- * the layout reference/vc4.md §3.7 gives; the normal tile uses the same
- * order with one sample (the reference calls that likely, not documented). */
-uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
-  uint32_t quad_bytes = 16 * t->samples;
-  return (y & ~1u) / 2 * (t->size / 2) * quad_bytes + (x & ~1u) / 2 * quad_bytes + s * 16 +
-         ((y & 1) * 2 + (x & 1)) * 4;
+ * after another, and inside a sample the pixels (0,0), (1,0), (0,1), (1,1),
+ * `bytes` each. For the 4× multisample tile of 32-bit colour this is the
+ * layout reference/vc4.md §3.7 gives (16 bytes per sample, 64 per quad);
+ * the other tiles use the same order (the reference calls that likely for
+ * the normal tile, and says nothing of 64-bit colour). */
+uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, unsigned bytes) {
+  uint32_t quad_bytes = 4 * bytes * t->samples;
+  return (y / 2) * (t->width / 2) * quad_bytes + (x / 2) * quad_bytes + s * 4 * bytes + ((y & 1) * 2 + (x & 1)) * bytes;
 }
 
-/* Moves one buffer of the tile between tile memory and a dump at p. */
-static void move_full(const gs_tlb *t, uint32_t *words, uint8_t *p, int to_memory) {
-  for (uint32_t y = 0; y < t->size; y++)
-    for (uint32_t x = 0; x < t->size; x++)
+/* Moves one buffer of the tile, `per` words per sample, between tile
+ * memory and a dump at p. */
+static void move_full(const gs_tlb *t, uint32_t *words, unsigned per, uint8_t *p, int to_memory) {
+  for (uint32_t y = 0; y < t->height; y++)
+    for (uint32_t x = 0; x < t->width; x++)
       for (unsigned s = 0; s < t->samples; s++) {
-        uint32_t *w = &words[(y * t->size + x) * t->samples + s];
-        uint8_t *m = p + tlb_full_offset(t, x, y, s);
-        if (to_memory) memcpy(m, w, 4);
-        else memcpy(w, m, 4);
+        uint32_t *w = &words[((y * t->width + x) * t->samples + s) * per];
+        uint8_t *m = p + tlb_full_offset(t, x, y, s, 4 * per);
+        if (to_memory) memcpy(m, w, 4 * per);
+        else memcpy(w, m, 4 * per);
       }
 }
 
 /* Host pointers to the dump's colour and depth-stencil parts (NULL for a
  * part not moved); the whole footprint is checked first. */
-static int full_parts(const gs_mem *m, gs_addr addr, int colour, int zs, uint8_t **c, uint8_t **z, gs_diag *d) {
+static int full_parts(const gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, uint8_t **c, uint8_t **z,
+                      gs_diag *d) {
   gs_addr start = colour ? addr : addr + TLB_FULL_BYTES;
-  uint32_t len = (colour && zs) ? 2 * TLB_FULL_BYTES : TLB_FULL_BYTES;
+  uint32_t len = (colour ? TLB_FULL_BYTES : 0) + (zs ? tlb_full_zs_bytes(t->color64) : 0);
   uint8_t *p = gs_mem_ptr(m, start, len);
   if (!p)
     return gs_diag_set(d, GS_EFAULT, "full-resolution tile dump at 0x%08x (%u bytes) is outside allocated GPU memory",
@@ -301,10 +405,10 @@ static int full_parts(const gs_mem *m, gs_addr addr, int colour, int zs, uint8_t
 static int dump_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, int to_memory, gs_diag *d) {
   uint8_t *c = NULL, *z = NULL;
   if (!colour && !zs) return GS_OK;
-  int rc = full_parts(m, addr, colour, zs, &c, &z, d);
+  int rc = full_parts(t, m, addr, colour, zs, &c, &z, d);
   if (rc < 0) return rc;
-  if (c) move_full(t, t->colour, c, to_memory);
-  if (z) move_full(t, t->zs, z, to_memory);
+  if (c) move_full(t, t->colour, t->halves, c, to_memory);
+  if (z) move_full(t, t->zs, 1, z, to_memory);
   return GS_OK;
 }
 

@@ -1,6 +1,7 @@
 /* tlb.h — the tile buffer (TLB): the on-chip colour, depth and stencil
- * buffers of one 64×64 tile (32×32 pixels × 4 samples in 4× multisample
- * mode), the depth and stencil tests fragment shaders trigger by writing
+ * buffers of one tile — 64×64 pixels, 32×32 pixels × 4 samples in 4×
+ * multisample mode, half as high with 64-bit colour (two 32-bit words per
+ * sample) — the depth and stencil tests fragment shaders trigger by writing
  * TLB_Z, colour writes and loads, clears, and the stores and loads that move
  * a tile to and from a frame buffer in memory. Facts: reference/vc4.md §3.6–
  * 3.8 and §4.2 (records 26–29, 113, 114); choices: docs/tile-buffer.md.
@@ -23,6 +24,9 @@
 
 #define TLB_SIZE 64            /* pixels per side of a non-multisample tile */
 #define TLB_SAMPLES_MAX 4
+/* Colour words (and depth-stencil words) of a tile in every mode: 64×64
+ * pixels, 32×32 × 4 samples, 64×32 × 2 words, 32×16 × 4 samples × 2
+ * words (reference/vc4.md §3.7): the buffer has one size. */
 #define TLB_WORDS (TLB_SIZE * TLB_SIZE)
 
 /* Compare functions, in the GL order the configuration bits and stencil
@@ -31,8 +35,10 @@ enum { TLB_NEVER = 0, TLB_LESS, TLB_EQUAL, TLB_LEQUAL, TLB_GREATER, TLB_NOTEQUAL
 /* Stencil operations. */
 enum { TLB_OP_ZERO = 0, TLB_OP_KEEP, TLB_OP_REPLACE, TLB_OP_INCR_SAT, TLB_OP_DECR_SAT, TLB_OP_INVERT,
        TLB_OP_INCR_WRAP, TLB_OP_DECR_WRAP };
-/* Frame-buffer colour formats (record 113's codes differ: see tlb_format_from_113). */
-enum { TLB_RGBA8888 = 0, TLB_BGR565_DITHER = 1, TLB_BGR565 = 2 };
+/* Frame-buffer colour formats (record 113's codes differ: see
+ * tlb_format_from_113); TLB_RGBA16F is what a 64-bit colour buffer stores,
+ * 8 bytes per pixel. */
+enum { TLB_RGBA8888 = 0, TLB_BGR565_DITHER = 1, TLB_BGR565 = 2, TLB_RGBA16F = 3 };
 /* Which samples a store writes. */
 enum { TLB_SAMPLE0 = 0, TLB_DECIMATE4 = 1 };
 
@@ -42,17 +48,25 @@ typedef struct tlb_stencil_face {
 } tlb_stencil_face;
 
 typedef struct gs_tlb {
-  int ms;                  /* 1: 4× multisample tile of 32×32 pixels */
-  unsigned size;           /* pixels per side: 64, or 32 with ms */
+  int ms;                  /* 1: 4× multisample (4 samples per pixel) */
+  int color64;             /* 1: 64-bit colour, RG16F then BA16F per sample */
+  unsigned width, height;  /* pixels of a tile (tlb_tile_size) */
   unsigned samples;        /* 1 or 4 */
+  unsigned halves;         /* colour words per sample: 1, or 2 with color64 */
   uint32_t x0, y0;         /* pixel origin of the current tile */
-  uint32_t clear_colour;   /* record 114 */
+  uint32_t clear_colour[2];/* record 114: low and high 32 bits */
   uint32_t clear_zs;       /* Z24 in bits 31:8, stencil in 7:0 */
+  /* The batch's colour-register accesses so far: they pick the sample and
+   * half the next one touches (tlb_colour_all, tlb_colour_ms, tlb_loadc). */
+  unsigned n_all, n_ms, n_load;
   unsigned z_func;         /* configuration bits 14:12 */
   int z_write;             /* configuration bit 15 */
   int stencil_enabled;     /* set by a stencil setup write, reset per batch */
   tlb_stencil_face front, back;
-  uint32_t colour[TLB_WORDS]; /* sample words, index tlb_index() */
+  /* colour word h of sample s of tile-local pixel (x, y) is
+   * colour[((y·width + x)·samples + s)·halves + h]; its depth-stencil
+   * word zs[(y·width + x)·samples + s] */
+  uint32_t colour[TLB_WORDS];
   uint32_t zs[TLB_WORDS];     /* Z24 << 8 | stencil */
 } gs_tlb;
 
@@ -60,22 +74,30 @@ typedef struct gs_tlb {
 typedef struct tlb_frame {
   gs_addr address;
   uint32_t width, height;  /* pixels */
-  unsigned format;         /* TLB_RGBA8888 / TLB_BGR565_DITHER / TLB_BGR565 */
+  unsigned format;         /* TLB_RGBA8888 / TLB_BGR565_DITHER / TLB_BGR565 / TLB_RGBA16F */
   tiling_layout layout;    /* raster, T or LT */
   unsigned decimate;       /* TLB_SAMPLE0 or TLB_DECIMATE4 (multisample tiles) */
 } tlb_frame;
 
-/* Sets up an empty tile buffer; ms selects 4× multisample mode. */
-void tlb_init(gs_tlb *t, int ms);
-/* The clear values of record 114; z is 24-bit. */
-void tlb_set_clear(gs_tlb *t, uint32_t colour, uint32_t z, uint8_t stencil);
+/* Pixels of a tile (reference/vc4.md §3.7): 64×64; 32×32 with 4×
+ * multisampling; half as high with 64-bit colour. The PTB's grid and the
+ * renderer's tile coordinates use the same sizes. */
+void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height);
+/* Sets up an empty tile buffer; ms selects 4× multisample mode, color64
+ * 64-bit colour. */
+void tlb_init(gs_tlb *t, int ms, int color64);
+/* The clear values of record 114: the colour's low and high 32 bits (a
+ * 32-bit tile uses the low word; a 64-bit one RG16F = lo, BA16F = hi); z
+ * is 24-bit. */
+void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z, uint8_t stencil);
 /* Clears the colour and/or depth-stencil buffers to the clear values. */
 void tlb_clear(gs_tlb *t, int colour, int zs);
 /* Makes tile (tile_x, tile_y) current: its pixel origin. */
 void tlb_begin_tile(gs_tlb *t, unsigned tile_x, unsigned tile_y);
 /* Depth state from the configuration bits (record 96). */
 void tlb_set_depth(gs_tlb *t, unsigned func, int write);
-/* A fragment batch starts: stencil is disabled until a setup is written. */
+/* A fragment batch starts: stencil is disabled until a setup is written,
+ * and the colour registers' sample order starts again. */
 void tlb_begin_batch(gs_tlb *t);
 /* A write to TLB_STENCIL_SETUP (element 0's value). */
 void tlb_stencil_setup(gs_tlb *t, uint32_t word);
@@ -89,15 +111,30 @@ void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t
  * writing anything. */
 void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
                 uint16_t lanes);
-/* A colour write: every covered sample (sample < 0), or sample `sample`
- * if covered. */
+/* Colour word `half` (0, or 1 for BA16F with 64-bit colour) of every
+ * covered sample (sample < 0), or of sample `sample` if covered. */
 void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
-                      const uint32_t *coverage, uint16_t lanes, int sample);
-/* A colour load of sample `sample` (0 outside multisample mode). */
+                      const uint32_t *coverage, uint16_t lanes, int sample, unsigned half);
+/* Colour word `half` of sample `sample`. */
 void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
-                     int sample);
+                     unsigned sample, unsigned half);
 
-/* Stores the current tile's colour (resolved per f->decimate) to frame f,
+/* The fragment shader's colour registers (reference/vc4.md §3.6), in the
+ * fixed order docs/tile-buffer.md gives: a write to TLB_COLOUR_ALL writes
+ * every covered sample, the k-th of a batch word k mod halves (RG16F, then
+ * BA16F with 64-bit colour); the k-th write to TLB_COLOUR_MS and the k-th
+ * colour load (loadc) touch sample (k / halves) mod samples, word
+ * k mod halves. Outside multisampling and 64-bit colour every access is
+ * sample 0's only word. */
+void tlb_colour_all(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
+                    uint16_t lanes);
+void tlb_colour_ms(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
+                   uint16_t lanes);
+void tlb_loadc(gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes);
+
+/* Stores the current tile's colour (resolved per f->decimate: sample 0,
+ * or the average of the 4 samples; docs/tile-buffer.md) to frame f, in
+ * f->format (TLB_RGBA16F, and only it, for a 64-bit colour buffer),
  * clipped to its size; GS_EFAULT naming the address if the tile's footprint
  * leaves allocated memory (nothing is written then). */
 int tlb_store_colour(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d);
@@ -109,17 +146,24 @@ int tlb_store_zs(const gs_tlb *t, gs_mem *m, const tlb_frame *f, gs_diag *d);
 int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d);
 
 /* Full-resolution dumps (records 26 and 27): the tile buffer as it is, every
- * sample, TLB_FULL_BYTES of colour at addr and TLB_FULL_BYTES of
- * depth-stencil words right after it, each in 2×2-pixel quads (layout in
- * tlb_full_offset; docs/tile-buffer.md). The address is the tile's own: it
- * is not offset by the tile coordinates. A footprint outside allocated
- * memory is GS_EFAULT naming the address, with nothing moved. */
+ * sample, TLB_FULL_BYTES of colour at addr and the depth-stencil words
+ * right after it (TLB_FULL_BYTES, half that with 64-bit colour), each in
+ * 2×2-pixel quads (layout in tlb_full_offset; docs/tile-buffer.md). The
+ * address is the tile's own: it is not offset by the tile coordinates. A
+ * footprint outside allocated memory is GS_EFAULT naming the address, with
+ * nothing moved. */
 #define TLB_FULL_BYTES 16384u
-/* Byte offset of sample s of tile-local pixel (x, y) inside one dumped buffer. */
-uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s);
+/* Bytes of a dump's depth-stencil part: one word per sample. */
+static inline uint32_t tlb_full_zs_bytes(int color64) { return color64 ? TLB_FULL_BYTES / 2 : TLB_FULL_BYTES; }
+/* Byte offset of sample s of tile-local pixel (x, y) inside one dumped
+ * buffer whose entries are `bytes` per sample (colour: 4 × halves;
+ * depth-stencil: 4). */
+uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, unsigned bytes);
 int tlb_store_full(const gs_tlb *t, gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d);
 int tlb_load_full(gs_tlb *t, const gs_mem *m, gs_addr addr, int colour, int zs, gs_diag *d);
 
+/* Bytes per pixel of a frame-buffer format TLB_*: 2, 4 or 8. */
+unsigned tlb_format_bytes(unsigned format);
 /* Record 113 codes 0 BGR565 dithered, 1 RGBA8888, 2 BGR565 -> TLB_*. */
 unsigned tlb_format_from_113(unsigned code);
 
