@@ -6,7 +6,10 @@
  * fill rule of docs/rasterization.md evaluated per pixel, the barycentric
  * formula, which of two depths is nearer. Also: the frame is byte-identical
  * for 1, 2 and 4 threads, and malformed lists and faulting shaders give
- * errors naming the place. */
+ * errors naming the place. 4x multisample frames resolve to the byte
+ * average of the covered samples a per-sample oracle finds, MS_FLAGS and
+ * the sample order show in full-resolution dumps, 64-bit colour frames
+ * store RGBA16F halves worked out by hand. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

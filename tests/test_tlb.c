@@ -1,6 +1,8 @@
 /* test_tlb.c — the tile buffer: depth and stencil tests, colour writes and
  * loads with coverage, multisample resolve, and stores/loads to frame
- * buffers in raster and T-format, RGBA8888 and BGR565; expected values
+ * buffers in raster and T-format, RGBA8888 and BGR565; the four tile
+ * sizes, the colour registers' sample order, 64-bit colour (clear, writes,
+ * RGBA16F stores, loads, dumps) and decimation rounding; expected values
  * worked out by hand from reference/vc4.md §3.6–3.8 and §5.5. */
 #include <setjmp.h>
 #include <stdarg.h>
