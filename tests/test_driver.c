@@ -81,7 +81,7 @@ static fixture *fixture_new(uint32_t w, uint32_t h, gs_drv_format fmt, bool dept
   fx.m = gs_gpu_mem(fx.g);
   fx.drv = gs_driver_new(fx.m);
   assert_non_null(fx.drv);
-  fx.t = (gs_drv_target){w, h, fmt, depth, 0, 0};
+  fx.t = (gs_drv_target){w, h, fmt, depth, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(fx.m, &fx.t, NULL), GS_OK);
   fx.sh = (gs_drv_shader){0x00800000u, 0x00800100u, 0x00800200u, 3, 0, false, 0x1};
   assert_int_equal(gs_mem_alloc(fx.m, 3 * 28, 16, &fx.vb, NULL), GS_OK);
@@ -323,6 +323,52 @@ static void test_bgr565_depth_target(void **state) {
   fixture_free(fx);
 }
 
+/* A 4-sample RGBA16F target (100x70): 32x16 tiles, so 4 x 5; 112 and 113
+ * ask for 4x multisampling and 64-bit colour, 96 for oversample 4x, 113
+ * for decimate 4x; the stride is 8 bytes per pixel; the clear colour
+ * 0xff402010 widened to halves: R 16/255 = 0.06275 = 2^-4 · 1.00392, so
+ * exponent 11 and mantissa round(0.00392 · 1024) = 4: 0x2c04; G 32/255 =
+ * 2^-3 · 1.00392: 0x3004; B 64/255: 0x3404; A 1.0: 0x3c00. A target of 2
+ * samples is refused. */
+static void test_multisample_rgba16f_target(void **state) {
+  (void)state;
+  fixture *fx = fixture_new(100, 70, GS_DRV_RGBA16F, false);
+  assert_int_equal(fx->t.stride, 800);
+  fx->t.samples = 4;
+  gs_drv_frame f;
+  one_frame(fx, &f);
+  assert_int_equal(f.tiles_x, 4);
+  assert_int_equal(f.tiles_y, 5);
+  walked w;
+  walk(fx->m, f.bin_start, f.bin_end, &w);
+  expect_id(&w, 0, GS_CL_TILE_BINNING_MODE_CONFIGURATION);
+  assert_int_equal(PF(&w.p[0], "ms4x"), 1);
+  assert_int_equal(PF(&w.p[0], "color64"), 1);
+  assert_int_equal(PF(&w.p[0], "width_tiles"), 4);
+  assert_int_equal(PF(&w.p[0], "height_tiles"), 5);
+  int cfg = -1;
+  for (int i = 0; i < w.n; i++)
+    if (w.p[i].info->id == GS_CL_CONFIGURATION_BITS) cfg = i;
+  assert_true(cfg >= 0);
+  assert_int_equal(PF(&w.p[cfg], "oversample"), 1);
+  walk(fx->m, f.render_start, f.render_end, &w);
+  assert_int_equal(w.n, 4 + 20 * 3 + 1);
+  assert_int_equal(PF(&w.p[0], "color0"), 0x30042c04u);
+  assert_int_equal(PF(&w.p[0], "color1"), 0x3c003404u);
+  assert_int_equal(PF(&w.p[1], "ms4x"), 1);
+  assert_int_equal(PF(&w.p[1], "color64"), 1);
+  assert_int_equal(PF(&w.p[1], "decimate"), 1);
+  expect_id(&w, w.n - 2, GS_CL_BRANCH_TO_SUB_LIST);
+  assert_int_equal(PF(&w.p[w.n - 2], "address"), f.tile_alloc + (4 * 4 + 3) * 32); /* tile (3, 4) */
+  fixture_free(fx);
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_drv_target t = {8, 8, GS_DRV_RGBA8888, false, 0, 0, 2};
+  gs_diag d;
+  assert_int_equal(gs_drv_target_alloc(gs_gpu_mem(g), &t, &d), GS_EARG);
+  assert_non_null(strstr(d.msg, "2 samples"));
+  gs_gpu_free(g);
+}
+
 /* State records are emitted only when they change; a viewport and a
  * scissor make the clip window their intersection; culling and winding. */
 static void test_state_changes(void **state) {
@@ -490,7 +536,7 @@ static void test_errors(void **state) {
   walk(fx->m, f.bin_start, f.bin_end, &w);
   assert_int_equal(w.n, 5);  /* 112 6 56 7 4 */
   assert_int_equal(gs_driver_end_frame(fx->drv, &f, &d), GS_EARG);
-  gs_drv_target t = {4096, 10, GS_DRV_RGBA8888, false, 0, 0};
+  gs_drv_target t = {4096, 10, GS_DRV_RGBA8888, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(fx->m, &t, &d), GS_EARG);
   fixture_free(fx);
 }
@@ -588,7 +634,7 @@ static void test_program_header(void **state) {
   assert_int_equal(gs_sph_pixel_imap(&got, GS_SPH_ATTR_GENERIC(0) + 12), GS_PIXEL_IMAP_UNUSED);
   /* a frame lists the modes of its fragment shaders from their SPH */
   gs_driver *drv = gs_driver_new(m);
-  gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0};
+  gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(m, &t, NULL), GS_OK);
   gs_drv_shader sh = {p.code, p.code, p.code, 3, 0, false, 0};
   gs_drv_attr a = {t.framebuffer, 4, 4};
@@ -625,6 +671,7 @@ int main(void) {
       cmocka_unit_test(test_binning_list_of_one_triangle),
       cmocka_unit_test(test_rendering_list_of_one_triangle),
       cmocka_unit_test(test_bgr565_depth_target),
+      cmocka_unit_test(test_multisample_rgba16f_target),
       cmocka_unit_test(test_state_changes),
       cmocka_unit_test(test_indexed_draw),
       cmocka_unit_test(test_large_arrays),

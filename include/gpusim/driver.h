@@ -52,6 +52,11 @@
  *                   17 BRANCH_TO_SUB_LIST tile_alloc + 32 (row tiles_x +
  *                   col), 24 STORE_MS_RESOLVED_TILE_COLOR_BUFFER (25, with
  *                   end of frame, on the last tile).
+ *   A target of 4 samples sets 4x multisampling in 112 and 113, rasteriser
+ *   oversample 4x in 96 and decimate 4x in 113 (the stores resolve); an
+ *   RGBA16F target sets 64-bit colour in both, and its clear colour is the
+ *   RGBA8888 one widened to halves (byte / 255, nearest half). The tile
+ *   grid follows (reference §3.7).
  *
  * The binning list grows in 4 KB blocks chained with Branch (16). Tile
  * allocation memory starts with one 32-byte initial block per tile (so the
@@ -106,8 +111,11 @@
 /* ---- render targets ------------------------------------------------------ */
 
 /* Colour formats: RGBA8888 stores the TLB word as is (byte 0 = R), BGR565
- * packs R into bits 15:11, G 10:5, B 4:0 (reference §3.8). */
-typedef enum gs_drv_format { GS_DRV_RGBA8888 = 0, GS_DRV_BGR565 = 1 } gs_drv_format;
+ * packs R into bits 15:11, G 10:5, B 4:0 (reference §3.8). RGBA16F is a
+ * 64-bit (HDR) tile buffer stored as four IEEE halves, R first, 8 bytes per
+ * pixel (docs/tile-buffer.md): its fragment shaders write two words per
+ * pixel, RG16F then BA16F. */
+typedef enum gs_drv_format { GS_DRV_RGBA8888 = 0, GS_DRV_BGR565 = 1, GS_DRV_RGBA16F = 2 } gs_drv_format;
 
 /* Largest target side: the Viewport Offset record holds the centre as a
  * signed 12.4 number, so a centred viewport reaches 4095 pixels. */
@@ -119,15 +127,17 @@ typedef struct gs_drv_target {
   gs_drv_format format;
   bool depth;              /* has a depth buffer (the tile buffer's Z) */
   gs_addr framebuffer;     /* set by gs_drv_target_alloc; row 0 = bottom */
-  uint32_t stride;         /* bytes per row: width × 4 or width × 2 */
+  uint32_t stride;         /* bytes per row: width × bytes per pixel */
+  unsigned samples;        /* 1, or 4 for 4x multisampling (0 counts as 1):
+                              resolved (decimate 4x) into the frame buffer */
 } gs_drv_target;
 
-/* Bytes per pixel of a format (4 or 2). */
+/* Bytes per pixel of a format (4, 2 or 8). */
 unsigned gs_drv_format_bytes(gs_drv_format f);
 
 /* Allocates t's frame buffer (zero-filled, 4 KB aligned) from its width,
- * height and format, and sets framebuffer and stride. GS_EARG for a size
- * or format out of range, GS_ENOMEM when memory is exhausted. */
+ * height and format, and sets framebuffer and stride. GS_EARG for a size,
+ * format or sample count out of range, GS_ENOMEM when memory is exhausted. */
 int gs_drv_target_alloc(gs_mem *m, gs_drv_target *t, gs_diag *d);
 /* Releases t's frame buffer (if any) and sets framebuffer to 0. */
 void gs_drv_target_release(gs_mem *m, gs_drv_target *t);
@@ -312,7 +322,8 @@ typedef struct gs_drv_frame {
   gs_addr framebuffer;
   uint32_t width, height, stride;
   gs_drv_format format;
-  uint32_t tiles_x, tiles_y;
+  uint32_t tiles_x, tiles_y;        /* of 64x64 tiles; 32x32 with 4 samples,
+                                        half as high with RGBA16F */
   gs_addr tile_alloc, tsda;
   uint32_t tile_alloc_size;
   uint32_t draws;                    /* draw packets (32/33) emitted */

@@ -33,6 +33,7 @@
 #include "app/app.h"
 #include "app/image.h"
 #include "app/window.h"
+#include "core/half.h"
 
 #define EXIT_USAGE 2
 
@@ -523,25 +524,37 @@ static int frame_int(lua_State *L, int t, const char *k) {
   return v;
 }
 
+/* An RGBA16F channel (an IEEE half) as a byte: clamped to 0..1 (NaN to
+ * 0), times 255, rounded to nearest. */
+static uint8_t byte_of_half(const uint8_t *p) {
+  double v = gs_half_value(p[0] | (uint32_t)p[1] << 8);
+  if (!(v > 0.0)) return 0;
+  return v >= 1.0 ? 255 : (uint8_t)floor(v * 255.0 + 0.5);
+}
+
 /* Makes img (empty on entry) an upright RGBA8 copy of the frame buffer of
- * the frame table at index t (RGBA8888, or BGR565 widened as the store
- * packed it: R in bits 15:11, G 10:5, B 4:0). */
+ * the frame table at index t (RGBA8888; BGR565 widened as the store
+ * packed it: R in bits 15:11, G 10:5, B 4:0; RGBA16F clamped to 0..1). */
 static int frame_to_image(lua_State *L, int t, gs_image *img, gs_diag *d) {
   int w = frame_int(L, t, "width"), h = frame_int(L, t, "height"), stride = frame_int(L, t, "stride");
   gs_addr fb = (gs_addr)frame_int(L, t, "framebuffer");
   lua_getfield(L, t, "format");
-  int is565 = strcmp(lua_tostring(L, -1), "bgr565") == 0;
+  int is565 = strcmp(lua_tostring(L, -1), "bgr565") == 0, is16f = strcmp(lua_tostring(L, -1), "rgba16f") == 0;
   lua_pop(L, 1);
   const uint8_t *p = gs_mem_ptr(gs_gpu_mem(gs_lua_gpu(L)), fb, (uint32_t)stride * (uint32_t)h);
   if (!p) return gs_diag_set(d, GS_EFAULT, "the frame buffer at 0x%08x is gone", fb);
-  if (!is565) return gs_image_from_framebuffer(img, p, w, h, (size_t)stride, d);
+  if (!is565 && !is16f) return gs_image_from_framebuffer(img, p, w, h, (size_t)stride, d);
   int rc = gs_image_alloc(img, w, h, d);
   if (rc != GS_OK) return rc;
   for (int y = 0; y < h; y++) {
     const uint8_t *row = p + (size_t)(h - 1 - y) * (size_t)stride;
     for (int x = 0; x < w; x++) {
-      unsigned v = row[2 * x] | (unsigned)row[2 * x + 1] << 8;
       uint8_t *q = gs_image_pixel(img, x, y);
+      if (is16f) {
+        for (int c = 0; c < 4; c++) q[c] = byte_of_half(row + 8 * x + 2 * c);
+        continue;
+      }
+      unsigned v = row[2 * x] | (unsigned)row[2 * x + 1] << 8;
       q[0] = (uint8_t)((v >> 11) * 255 / 31);
       q[1] = (uint8_t)((v >> 5 & 63) * 255 / 63);
       q[2] = (uint8_t)((v & 31) * 255 / 31);

@@ -15,7 +15,9 @@
 #include <string.h>
 #include "gpusim/driver.h"
 #include "driver/arena.h"
+#include "core/half.h"
 #include "v3d/cl.h"
+#include "v3d/tlb.h"
 
 #define BCL_BLOCK 4096u            /* binning-list blocks */
 #define BIN_HEADER 16u             /* room for record 112, written at the end */
@@ -258,6 +260,7 @@ static gs_cl_configuration_bits config_bits(const gs_driver *drv, const gs_drv_s
   c.z_updates = depth && s->depth_write;
   c.early_z = early_z_of(drv, s);
   c.early_z_updates = c.early_z && s->depth_write;
+  c.oversample = drv->target.samples == 4; /* 4x: coverage per sample */
   return c;
 }
 
@@ -523,6 +526,8 @@ static int put_binning_config(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   c.tsda = f->tsda;
   c.width_tiles = f->tiles_x;
   c.height_tiles = f->tiles_y;
+  c.ms4x = drv->target.samples == 4;
+  c.color64 = drv->target.format == GS_DRV_RGBA16F;
   c.auto_init_tsda = 1;
   c.initial_block_size = 0; /* 32 bytes: the rendering list branches to base + 32 × tile */
   c.block_size = 2;         /* 128 bytes, as the kernel forces */
@@ -539,16 +544,29 @@ static uint32_t clear_z(float depth) {
   return (uint32_t)lrint((double)depth * 16777215.0);
 }
 
+/* The 64-bit clear colour of an RGBA16F target from the RGBA8888 one:
+ * each byte / 255 to the nearest half. */
+static void clear_halves(uint32_t rgba, uint32_t *lo, uint32_t *hi) {
+  uint32_t h[4];
+  for (int c = 0; c < 4; c++) h[c] = gs_half_bits((rgba >> (8 * c) & 255) / 255.0);
+  *lo = h[0] | h[1] << 16;
+  *hi = h[2] | h[3] << 16;
+}
+
 static int put_render_header(gs_driver *drv, gs_cl_writer *w, gs_diag *d) {
   const gs_drv_target *t = &drv->target;
   gs_cl_clear_colors cc = {drv->clear.color, drv->clear.color, clear_z(drv->clear.depth), 0,
                            drv->clear.stencil};
+  if (t->format == GS_DRV_RGBA16F) clear_halves(drv->clear.color, &cc.color0, &cc.color1);
   gs_cl_tile_rendering_mode_configuration rm;
   memset(&rm, 0, sizeof rm);
   rm.address = t->framebuffer;
   rm.width = t->width;
   rm.height = t->height;
   rm.color_format = t->format == GS_DRV_BGR565 ? 2u : 1u; /* bgr565 (no dither), rgba8888 */
+  rm.ms4x = t->samples == 4;
+  rm.color64 = t->format == GS_DRV_RGBA16F;
+  rm.decimate = t->samples == 4; /* 4x: the average of the samples */
   rm.early_z_disable = !drv->e.early_z;
   gs_cl_tile_coordinates tc = {0, 0};
   gs_cl_store_tile_buffer_general none;
@@ -596,8 +614,10 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   f->height = t->height;
   f->stride = t->stride;
   f->format = t->format;
-  f->tiles_x = (t->width + GS_DRV_TILE_SIZE - 1) / GS_DRV_TILE_SIZE;
-  f->tiles_y = (t->height + GS_DRV_TILE_SIZE - 1) / GS_DRV_TILE_SIZE;
+  unsigned tw, th;
+  tlb_tile_size(t->samples == 4, t->format == GS_DRV_RGBA16F, &tw, &th);
+  f->tiles_x = (t->width + tw - 1) / tw;
+  f->tiles_y = (t->height + th - 1) / th;
   f->draws = drv->e.draws;
   f->fs_interp = drv->interp;
   f->n_fs_interp = drv->e.n_interp;

@@ -4,14 +4,16 @@
 #include <string.h>
 #include "gpusim/driver.h"
 
-unsigned gs_drv_format_bytes(gs_drv_format f) { return f == GS_DRV_BGR565 ? 2u : 4u; }
+unsigned gs_drv_format_bytes(gs_drv_format f) { return f == GS_DRV_BGR565 ? 2u : f == GS_DRV_RGBA16F ? 8u : 4u; }
 
 int gs_drv_target_alloc(gs_mem *m, gs_drv_target *t, gs_diag *d) {
   if (t->width < 1 || t->width > GS_DRV_MAX_SIDE || t->height < 1 || t->height > GS_DRV_MAX_SIDE)
     return gs_diag_set(d, GS_EARG, "render target: size %ux%u: each side must be 1..%d", t->width,
                        t->height, GS_DRV_MAX_SIDE);
-  if (t->format != GS_DRV_RGBA8888 && t->format != GS_DRV_BGR565)
+  if (t->format != GS_DRV_RGBA8888 && t->format != GS_DRV_BGR565 && t->format != GS_DRV_RGBA16F)
     return gs_diag_set(d, GS_EARG, "render target: unknown colour format %d", (int)t->format);
+  if (t->samples > 1 && t->samples != 4)
+    return gs_diag_set(d, GS_EARG, "render target: %u samples: the VideoCore IV has 1 or 4", t->samples);
   uint32_t stride = t->width * gs_drv_format_bytes(t->format);
   gs_addr a;
   int rc = gs_mem_alloc(m, stride * t->height, 4096, &a, d);

@@ -29,6 +29,7 @@
 #include "gpusim/qpu.h"
 #include "gpusim/sph.h"
 #include "gpusim/v3d.h"
+#include "core/half.h"
 #include "lua/lgpusim.h"
 
 #define TARGET_TYPE "gpusim.Target"
@@ -159,7 +160,7 @@ typedef struct l_target {
   gs_drv_target t;
 } l_target;
 
-static const char *const format_names[] = {"rgba8888", "bgr565", NULL}; /* gs_drv_format */
+static const char *const format_names[] = {"rgba8888", "bgr565", "rgba16f", NULL}; /* gs_drv_format */
 
 static int target_gc(lua_State *L) {
   l_target *t = luaL_checkudata(L, 1, TARGET_TYPE);
@@ -169,10 +170,11 @@ static int target_gc(lua_State *L) {
   return 0;
 }
 
-/* gpusim.target{width=, height=, format=, depth=} -> a render target with
- * its frame buffer. */
+/* gpusim.target{width=, height=, format=, depth=, samples=} -> a render
+ * target with its frame buffer; samples 4 renders with 4x multisampling,
+ * resolved into the frame buffer. */
 static int l_target_new(lua_State *L) {
-  static const char *const known[] = {"width", "height", "format", "depth", NULL};
+  static const char *const known[] = {"width", "height", "format", "depth", "samples", NULL};
   gs_mem *m = mem_of(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   check_fields(L, 1, known);
@@ -181,6 +183,7 @@ static int l_target_new(lua_State *L) {
   t.height = (uint32_t)int_field(L, 1, "height", 1, GS_DRV_MAX_SIDE, DEFAULT_HEIGHT);
   t.format = (gs_drv_format)lgs_optfield_option(L, 1, 1, "format", GS_DRV_RGBA8888, format_names);
   t.depth = bool_field(L, 1, "depth", 0);
+  t.samples = (unsigned)int_field(L, 1, "samples", 1, 4, 1); /* 2 and 3: the driver says why not */
   l_target *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->t = t;
   u->t.framebuffer = 0;
@@ -203,8 +206,9 @@ static void target_resize(lua_State *L, l_target *u, uint32_t w, uint32_t h) {
   u->t = nt;
 }
 
-/* target:pixel(x, y) -> r, g, b, a (0..255) of the frame buffer, y counted
- * from the bottom row as the hardware does. */
+/* target:pixel(x, y) -> r, g, b, a of the frame buffer, y counted from the
+ * bottom row as the hardware does: integers 0..255, or for rgba16f the
+ * four halves as floats (exact). */
 static int target_pixel(lua_State *L) {
   l_target *u = luaL_checkudata(L, 1, TARGET_TYPE);
   lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3);
@@ -214,6 +218,10 @@ static int target_pixel(lua_State *L) {
   const uint8_t *p = gs_mem_ptr(mem_of(L), u->t.framebuffer + (uint32_t)y * u->t.stride + (uint32_t)x * bpp, bpp);
   if (!p) return luaL_error(L, "target:pixel: the frame buffer has been released");
   unsigned r, g, b, a = 255;
+  if (u->t.format == GS_DRV_RGBA16F) {
+    for (int c = 0; c < 4; c++) lua_pushnumber(L, gs_half_value(p[2 * c] | (uint32_t)p[2 * c + 1] << 8));
+    return 4;
+  }
   if (u->t.format == GS_DRV_BGR565) {
     unsigned v = p[0] | (unsigned)p[1] << 8;
     r = (v >> 11) * 255 / 31, g = (v >> 5 & 63) * 255 / 63, b = (v & 31) * 255 / 31;
@@ -234,6 +242,7 @@ static int target_index(lua_State *L) {
   else if (strcmp(k, "height") == 0) lua_pushinteger(L, u->t.height);
   else if (strcmp(k, "format") == 0) lua_pushstring(L, format_names[u->t.format]);
   else if (strcmp(k, "depth") == 0) lua_pushboolean(L, u->t.depth);
+  else if (strcmp(k, "samples") == 0) lua_pushinteger(L, u->t.samples ? u->t.samples : 1);
   else if (strcmp(k, "framebuffer") == 0) lua_pushinteger(L, u->t.framebuffer);
   else if (strcmp(k, "stride") == 0) lua_pushinteger(L, u->t.stride);
   else if (strcmp(k, "pixel") == 0) push_method(L, target_pixel);
@@ -243,8 +252,8 @@ static int target_index(lua_State *L) {
 
 static int target_tostring(lua_State *L) {
   l_target *u = luaL_checkudata(L, 1, TARGET_TYPE);
-  lua_pushfstring(L, "gpusim.Target (%dx%d %s%s)", (int)u->t.width, (int)u->t.height,
-                  format_names[u->t.format], u->t.depth ? " + depth" : "");
+  lua_pushfstring(L, "gpusim.Target (%dx%d %s%s%s)", (int)u->t.width, (int)u->t.height,
+                  format_names[u->t.format], u->t.depth ? " + depth" : "", u->t.samples == 4 ? ", 4 samples" : "");
   return 1;
 }
 

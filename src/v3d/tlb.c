@@ -1,7 +1,7 @@
 /* tlb.c — the tile buffer: tests, colour access, clears, stores and loads
  * (see tlb.h; choices in docs/tile-buffer.md). */
-#include <math.h>
 #include <string.h>
+#include "core/half.h"
 #include "v3d/tlb.h"
 
 void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height) {
@@ -220,33 +220,6 @@ static uint32_t average_8888(const uint32_t *s) {
   return out;
 }
 
-/* An IEEE half (denormals, Inf and NaN included) as a double: exact. */
-static double half_value(uint32_t h) {
-  double sign = (h & 0x8000u) ? -1.0 : 1.0;
-  uint32_t e = (h >> 10) & 31, m = h & 0x3ffu;
-  if (e == 31) return m ? NAN : sign * INFINITY;
-  if (e == 0) return sign * ldexp((double)m, -24);
-  return sign * ldexp((double)(1024 + m), (int)e - 25);
-}
-
-/* A double to the nearest half, ties to even, by integer steps (so the
- * host's rounding mode does not matter); NaN gives 0x7e00. */
-static uint32_t half_bits(double v) {
-  if (isnan(v)) return 0x7e00u;
-  uint32_t sign = signbit(v) ? 0x8000u : 0;
-  double a = fabs(v);
-  if (a >= 65520.0) return sign | 0x7c00u; /* 65504 + half an ulp and above */
-  int e = -14;                             /* subnormals: steps of 2^-24 */
-  if (a >= ldexp(1.0, -14)) {
-    frexp(a, &e);
-    e -= 1;                                /* a in [2^e, 2^(e+1)) */
-  }
-  double q = ldexp(a, 10 - e), whole = floor(q), rest = q - whole;
-  uint32_t n = (uint32_t)whole + (rest > 0.5 || (rest == 0.5 && ((uint32_t)whole & 1)) ? 1u : 0u);
-  if (a < ldexp(1.0, -14)) return sign | n; /* 1024 carries into the smallest normal */
-  return sign | (((uint32_t)(e + 15) << 10) + (n - 1024)); /* 2048 carries into the exponent */
-}
-
 /* Average of 4 words of two halves each, per half: the exact mean (the sum
  * of four halves is exact in double, and so is the division by 4) rounded
  * once to the nearest half, ties to even. */
@@ -254,8 +227,8 @@ static uint32_t average_f16x2(const uint32_t *s) {
   uint32_t out = 0;
   for (int b = 0; b < 32; b += 16) {
     double sum = 0.0;
-    for (int k = 0; k < 4; k++) sum += half_value((s[k] >> b) & 0xffffu);
-    out |= half_bits(sum / 4.0) << b;
+    for (int k = 0; k < 4; k++) sum += gs_half_value((s[k] >> b) & 0xffffu);
+    out |= gs_half_bits(sum / 4.0) << b;
   }
   return out;
 }
