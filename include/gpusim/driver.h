@@ -236,6 +236,63 @@ typedef struct gs_drv_rect {
   uint32_t width, height;
 } gs_drv_rect;
 
+/* ---- blending and stencil (docs/blending.md) ------------------------------ */
+
+/* Blend equations: how the two weighted terms combine, byte by byte (GL's
+ * names; min and max ignore the factors, as in GL). */
+typedef enum gs_drv_blend_equation {
+  GS_DRV_BLEND_ADD = 0,              /* src × Fs + dst × Fd, saturating */
+  GS_DRV_BLEND_SUBTRACT = 1,         /* src × Fs − dst × Fd, clamped at 0 */
+  GS_DRV_BLEND_REVERSE_SUBTRACT = 2, /* dst × Fd − src × Fs, clamped at 0 */
+  GS_DRV_BLEND_MIN = 3,              /* min(src, dst) */
+  GS_DRV_BLEND_MAX = 4               /* max(src, dst) */
+} gs_drv_blend_equation;
+
+/* Blend factors (GL's names). For the alpha byte a colour factor stands
+ * for its alpha (src_color gives As, constant_color Ac), and
+ * src_alpha_saturate for 1. */
+typedef enum gs_drv_blend_factor {
+  GS_DRV_FACTOR_ZERO = 0, GS_DRV_FACTOR_ONE,
+  GS_DRV_FACTOR_SRC_COLOR, GS_DRV_FACTOR_ONE_MINUS_SRC_COLOR,
+  GS_DRV_FACTOR_DST_COLOR, GS_DRV_FACTOR_ONE_MINUS_DST_COLOR,
+  GS_DRV_FACTOR_SRC_ALPHA, GS_DRV_FACTOR_ONE_MINUS_SRC_ALPHA,
+  GS_DRV_FACTOR_DST_ALPHA, GS_DRV_FACTOR_ONE_MINUS_DST_ALPHA,
+  GS_DRV_FACTOR_CONSTANT_COLOR, GS_DRV_FACTOR_ONE_MINUS_CONSTANT_COLOR,
+  GS_DRV_FACTOR_CONSTANT_ALPHA, GS_DRV_FACTOR_ONE_MINUS_CONSTANT_ALPHA,
+  GS_DRV_FACTOR_SRC_ALPHA_SATURATE,
+  GS_DRV_FACTOR_COUNT
+} gs_drv_blend_factor;
+
+typedef struct gs_drv_blend {
+  bool enable;                      /* false: the shader's colour replaces the pixel's */
+  gs_drv_blend_equation equation;   /* bytes 0..2 (R, G, B) */
+  gs_drv_blend_factor src, dst;
+  gs_drv_blend_equation alpha_equation;  /* byte 3 (A) */
+  gs_drv_blend_factor src_alpha, dst_alpha;
+  uint32_t color;                   /* the constant colour as a TLB word (R in 7:0) */
+} gs_drv_blend;
+
+/* Stencil operations: the codes of the TLB_STENCIL_SETUP word
+ * (reference/vc4.md §3.6). */
+typedef enum gs_drv_stencil_op {
+  GS_DRV_STENCIL_ZERO = 0, GS_DRV_STENCIL_KEEP = 1, GS_DRV_STENCIL_REPLACE = 2,
+  GS_DRV_STENCIL_INCR = 3, GS_DRV_STENCIL_DECR = 4, GS_DRV_STENCIL_INVERT = 5,
+  GS_DRV_STENCIL_INCR_WRAP = 6, GS_DRV_STENCIL_DECR_WRAP = 7
+} gs_drv_stencil_op;
+
+/* One face's stencil test: passes where (ref & mask) func (stencil & mask),
+ * as in GL; func uses the depth-function codes (gs_drv_depth_func). */
+typedef struct gs_drv_stencil_face {
+  uint8_t func;                     /* gs_drv_depth_func */
+  uint8_t ref, mask, write_mask;
+  uint8_t fail, zfail, zpass;       /* gs_drv_stencil_op */
+} gs_drv_stencil_face;
+
+typedef struct gs_drv_stencil {
+  bool enable;
+  gs_drv_stencil_face front, back;
+} gs_drv_stencil;
+
 typedef struct gs_drv_state {
   bool depth_test;             /* ignored (off) for a target without depth */
   gs_drv_depth_func depth_func;
@@ -247,12 +304,49 @@ typedef struct gs_drv_state {
   bool scissor;                /* clip to scissor_rect too */
   gs_drv_rect scissor_rect;
   float point_size, line_width;/* pixels */
+  gs_drv_blend blend;          /* these three make a fragment-program variant */
+  uint8_t color_mask;          /* bit 0 R, 1 G, 2 B, 3 A: channels written */
+  gs_drv_stencil stencil;
 } gs_drv_state;
 
 /* The defaults: no depth test (LESS when enabled), depth writes on, no
  * culling, counter-clockwise front, the whole target, depth range 0..1, no
- * scissor, point size and line width 1. */
+ * scissor, point size and line width 1, blending off (add, one, zero; a
+ * constant colour of 0), all four channels written, stencil off (always,
+ * ref 0, masks 0xff, keep on every outcome, both faces). */
 void gs_drv_state_init(gs_drv_state *s);
+
+/* Whether s needs a variant of the fragment program: blending other than
+ * "replace" (add or subtract with factors one and zero, for colour and
+ * alpha), a colour mask that leaves a channel out, or stencil. */
+bool gs_drv_fs_needs_variant(const gs_drv_state *s);
+
+/* The TLB_STENCIL_SETUP words of s (reference/vc4.md §3.6), in the order
+ * they must be written: one word for both faces (WSEL 3) when the faces
+ * agree, else front (1) then back (2); then, when a write mask is not one
+ * of 0x01, 0x03, 0x0f, 0xff, the full write-mask word (WSEL 0, back mask in
+ * 15:8, front in 7:0). Returns the count, 1..3. */
+unsigned gs_drv_stencil_words(const gs_drv_stencil *s, uint32_t w[3]);
+
+/* Links the fragment program words[0..n) for s's blend, colour mask and
+ * stencil (docs/blending.md says what it inserts and why): each write to
+ * TLB_COLOUR_ALL goes to a free accumulator and is followed by code that
+ * loads the tile's colour and blends; each TLB_Z write is preceded by the
+ * stencil setup words; relative branches are moved to their new targets.
+ * `threaded`: the program runs as a threaded fragment shader (only
+ * ra0..ra15 may be used). On success *out is a malloc'ed copy (*nout
+ * words); a program that needs no change is copied as is. GS_EINVAL, with
+ * "instruction I (<its disassembly>): <why>", for code that cannot be
+ * linked safely: a register or absolute branch, a colour write that is
+ * conditional, packed (other than the MUL ALU's .8888), carries a signal
+ * other than thrend or sbdone, or sits in a branch or thread-end delay
+ * slot; a TLB_COLOUR_MS write with blending on; too few accumulators free
+ * after the colour write; r4 read after it; an SFU result still on its way
+ * to r4; no free regfile-A register; with stencil, a program that writes
+ * tlb_stencil itself, a Z write in a delay slot, or (when the driver adds
+ * `mov tlb_z, rb15`) a program that writes rb15 or writes no colour. */
+int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded, uint64_t **out,
+                   size_t *nout, gs_diag *d);
 
 #define GS_DRV_MAX_ATTRS 8     /* attribute arrays of a GL shader record */
 #define GS_DRV_MAX_VARYINGS 32 /* Flat Shade Flags bits */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "gpusim/driver.h"
 #include "driver/arena.h"
+#include "driver/variant.h"
 #include "core/half.h"
 #include "v3d/cl.h"
 #include "v3d/tlb.h"
@@ -56,6 +57,8 @@ struct gs_driver {
   unsigned cap_interp;
   uint32_t fixed_pool;       /* gs_driver_set_tile_pool; 0: estimate */
   uint32_t learned_pool;     /* the largest pool a frame has needed */
+  drv_variants variants;     /* fragment programs linked for blend and stencil */
+  uint32_t frame;            /* frames begun, for the variant cache */
 };
 
 gs_driver *gs_driver_new(gs_mem *m) {
@@ -63,12 +66,14 @@ gs_driver *gs_driver_new(gs_mem *m) {
   if (!drv) return NULL;
   drv->mem = m;
   drv_arena_init(&drv->arena, m);
+  drv_variants_init(&drv->variants, m);
   return drv;
 }
 
 void gs_driver_free(gs_driver *drv) {
   if (!drv) return;
   drv_arena_free(&drv->arena);
+  drv_variants_free(&drv->variants);
   free(drv->interp);
   free(drv);
 }
@@ -81,6 +86,12 @@ void gs_drv_state_init(gs_drv_state *s) {
   s->depth_far = 1.0f;
   s->point_size = 1.0f;
   s->line_width = 1.0f;
+  s->blend = (gs_drv_blend){false, GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ZERO,
+                            GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ZERO, 0};
+  s->color_mask = 0xF;
+  gs_drv_stencil_face f = {GS_DRV_ALWAYS, 0, 0xff, 0xff, GS_DRV_STENCIL_KEEP, GS_DRV_STENCIL_KEEP,
+                           GS_DRV_STENCIL_KEEP};
+  s->stencil = (gs_drv_stencil){false, f, f};
 }
 
 /* ---- the frame ------------------------------------------------------------ */
@@ -100,6 +111,7 @@ int gs_driver_begin_frame(gs_driver *drv, const gs_drv_target *t, gs_diag *d) {
                        t->width, t->height);
   drv_arena_reset(&drv->arena);
   memset(&drv->e, 0, sizeof drv->e);
+  drv->frame++;
   drv->target = *t;
   drv->clear = (gs_drv_clear){0xff000000u, 1.0f, 0};
   gs_addr start;
@@ -168,6 +180,26 @@ static int check_uniforms(const gs_drv_draw *dr, gs_diag *d) {
   return GS_OK;
 }
 
+static int check_stencil_face(const gs_drv_stencil_face *f, const char *face, gs_diag *d) {
+  if (f->func > GS_DRV_ALWAYS) return gs_diag_set(d, GS_EARG, "draw: %s stencil function %u; 0..7", face, f->func);
+  if (f->fail > 7 || f->zfail > 7 || f->zpass > 7)
+    return gs_diag_set(d, GS_EARG, "draw: %s stencil operations %u, %u, %u; 0..7", face, f->fail, f->zfail, f->zpass);
+  return GS_OK;
+}
+
+static int check_blend(const gs_drv_state *s, gs_diag *d) {
+  const gs_drv_blend *b = &s->blend;
+  if ((unsigned)b->equation > GS_DRV_BLEND_MAX || (unsigned)b->alpha_equation > GS_DRV_BLEND_MAX)
+    return gs_diag_set(d, GS_EARG, "draw: blend equations %d, %d; 0..4", (int)b->equation, (int)b->alpha_equation);
+  gs_drv_blend_factor f[4] = {b->src, b->dst, b->src_alpha, b->dst_alpha};
+  for (int i = 0; i < 4; i++)
+    if ((unsigned)f[i] >= GS_DRV_FACTOR_COUNT)
+      return gs_diag_set(d, GS_EARG, "draw: blend factor %d; 0..%d", (int)f[i], GS_DRV_FACTOR_COUNT - 1);
+  if (s->color_mask > 0xF) return gs_diag_set(d, GS_EARG, "draw: colour mask 0x%x; 4 bits", s->color_mask);
+  int rc = check_stencil_face(&s->stencil.front, "front", d);
+  return rc < 0 ? rc : check_stencil_face(&s->stencil.back, "back", d);
+}
+
 static int check_state(const gs_drv_state *s, gs_diag *d) {
   if ((unsigned)s->depth_func > GS_DRV_ALWAYS)
     return gs_diag_set(d, GS_EARG, "draw: depth function %d; 0..7", (int)s->depth_func);
@@ -177,7 +209,7 @@ static int check_state(const gs_drv_state *s, gs_diag *d) {
   if (!(s->point_size > 0.0f) || !(s->line_width > 0.0f) || s->point_size > 2048.0f || s->line_width > 2048.0f)
     return gs_diag_set(d, GS_EARG, "draw: point size %g and line width %g must be in (0, 2048]",
                        (double)s->point_size, (double)s->line_width);
-  return GS_OK;
+  return check_blend(s, d);
 }
 
 /* The largest index of the draw's index range; GS_EFAULT when the range is
@@ -244,9 +276,11 @@ static gs_cl_clip_window clip_window(const gs_driver *drv, const gs_drv_state *s
 static bool depth_on(const gs_driver *drv, const gs_drv_state *s) { return drv->target.depth && s->depth_test; }
 
 /* Early Z only for < and <=, as Mesa: the direction lives in record 113,
- * one per frame. */
+ * one per frame. Not with stencil: early Z would drop fragments whose
+ * failing depth test must still update the stencil (the z-fail op). */
 static bool early_z_of(const gs_driver *drv, const gs_drv_state *s) {
-  return depth_on(drv, s) && (s->depth_func == GS_DRV_LESS || s->depth_func == GS_DRV_LEQUAL);
+  return depth_on(drv, s) && !s->stencil.enable &&
+         (s->depth_func == GS_DRV_LESS || s->depth_func == GS_DRV_LEQUAL);
 }
 
 static gs_cl_configuration_bits config_bits(const gs_driver *drv, const gs_drv_state *s) {
@@ -463,12 +497,20 @@ static int note_fs_interp(gs_driver *drv, gs_addr fs_code, gs_diag *d) {
   return GS_OK;
 }
 
-/* Lowers a checked draw; fails on memory or a fragment shader whose SPH
- * is not a pixel shader's (the caller then undoes the draw). */
-static int lower_draw(gs_driver *drv, const gs_drv_draw *dr, const gs_drv_state *s,
+/* Lowers a checked draw with the fragment-program variant its blend,
+ * colour-mask and stencil state needs; fails on memory, a program that does
+ * not link, or a fragment shader whose SPH is not a pixel shader's (the
+ * caller then undoes the draw). */
+static int lower_draw(gs_driver *drv, const gs_drv_draw *draw, const gs_drv_state *s,
                       uint8_t b[SLOT_COUNT][SLOT_BYTES], uint32_t maxi, gs_diag *d) {
-  int rc = note_fs_interp(drv, dr->shader->fs_code, d);
+  /* The fragment program the state needs: the draw's, or its variant. */
+  gs_drv_shader sh = *draw->shader;
+  gs_drv_draw linked = *draw;
+  const gs_drv_draw *dr = &linked;
+  linked.shader = &sh;
+  int rc = drv_variant_get(&drv->variants, sh.fs_code, s, sh.fs_threaded, drv->frame, &sh.fs_code, d);
   if (rc < 0) return rc;
+  if ((rc = note_fs_interp(drv, sh.fs_code, d)) < 0) return rc;
   for (int slot = 0; slot < SLOT_COUNT; slot++)
     if ((rc = put_state(&drv->e, slot, b[slot], d)) < 0) return rc;
   gs_addr unif[3];

@@ -59,10 +59,12 @@ static int arg_error(lua_State *L, int arg, const char *fmt, ...) {
   return luaL_argerror(L, arg, msg);
 }
 
-/* Checks that the table at arg has only fields named in `known`. */
-static void check_fields(lua_State *L, int arg, const char *const known[]) {
+/* Checks that the table at idx (argument arg, or its field `parent` when
+ * not NULL) has only fields named in `known`. */
+static void check_fields_of(lua_State *L, int arg, int idx, const char *parent, const char *const known[]) {
+  idx = lua_absindex(L, idx);
   lua_pushnil(L);
-  while (lua_next(L, arg)) {
+  while (lua_next(L, idx)) {
     lua_pop(L, 1);
     const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     int ok = 0;
@@ -77,9 +79,37 @@ static void check_fields(lua_State *L, int arg, const char *const known[]) {
       luaL_pushresult(&b);
       const char *list = lua_tostring(L, -1);
       const char *name = k ? lua_pushfstring(L, "'%s'", k) : luaL_tolstring(L, -2, NULL);
+      if (parent) arg_error(L, arg, "field '%s': unknown field %s (known: %s)", parent, name, list);
       arg_error(L, arg, "unknown field %s (known: %s)", name, list);
     }
   }
+}
+
+/* Checks that the table at arg has only fields named in `known`. */
+static void check_fields(lua_State *L, int arg, const char *const known[]) {
+  check_fields_of(L, arg, arg, NULL, known);
+}
+
+/* The index in lst of the string on top of the stack (popped), or an error
+ * naming field `what` of argument arg and the choices. */
+static int option_value(lua_State *L, int arg, const char *what, const char *const lst[]) {
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  for (int i = 0; s && lst[i]; i++)
+    if (strcmp(s, lst[i]) == 0) {
+      lua_pop(L, 1);
+      return i;
+    }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; lst[i]; i++) {
+    luaL_addstring(&b, i ? ", '" : "'");
+    luaL_addstring(&b, lst[i]);
+    luaL_addchar(&b, '\'');
+  }
+  luaL_pushresult(&b);
+  const char *known = lua_tostring(L, -1);
+  const char *got = luaL_tolstring(L, -2, NULL);
+  return arg_error(L, arg, "field '%s' must be one of %s, got %s", what, known, got);
 }
 
 /* The integer field `name` of table arg in lo..hi; def when nil, or an
@@ -1080,6 +1110,166 @@ static gs_drv_rect rect_field(lua_State *L, int arg, const char *name) {
 
 static const char *const depth_func_names[] = {"never", "less", "equal", "lequal", "greater",
                                                "notequal", "gequal", "always", NULL};
+
+/* ---- blending and stencil (docs/blending.md) ---- */
+
+static const char *const blend_equation_names[] = {"add", "subtract", "reverse_subtract", "min", "max",
+                                                   NULL}; /* gs_drv_blend_equation */
+static const char *const blend_factor_names[] = {
+  "zero", "one", "src_color", "one_minus_src_color", "dst_color", "one_minus_dst_color", "src_alpha",
+  "one_minus_src_alpha", "dst_alpha", "one_minus_dst_alpha", "constant_color", "one_minus_constant_color",
+  "constant_alpha", "one_minus_constant_alpha", "src_alpha_saturate", NULL}; /* gs_drv_blend_factor */
+static const char *const stencil_op_names[] = {"zero", "keep", "replace", "incr", "decr", "invert",
+                                               "incr_wrap", "decr_wrap", NULL}; /* gs_drv_stencil_op */
+
+/* Named blends: one equation and one pair of factors for all four bytes. */
+static const char *const blend_preset_names[] = {"replace", "alpha", "premultiplied", "add", "multiply",
+                                                 "screen", "min", "max", NULL};
+static const uint8_t blend_presets[][3] = {
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ZERO},
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_SRC_ALPHA, GS_DRV_FACTOR_ONE_MINUS_SRC_ALPHA},
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ONE_MINUS_SRC_ALPHA},
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ONE},
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_DST_COLOR, GS_DRV_FACTOR_ZERO},
+  {GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ONE_MINUS_SRC_COLOR},
+  {GS_DRV_BLEND_MIN, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ONE},
+  {GS_DRV_BLEND_MAX, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ONE},
+};
+
+/* The option field `name` of the table at idx (field `parent` of argument
+ * arg): its index in lst, or def when nil. */
+static int sub_option(lua_State *L, int arg, int idx, const char *parent, const char *name, int def,
+                      const char *const lst[]) {
+  if (lua_getfield(L, idx, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s.%s", parent, name);
+  return option_value(L, arg, what, lst);
+}
+
+/* The integer field `name` 0..255 of the table at idx (in `parent`), or def. */
+static uint8_t sub_byte(lua_State *L, int arg, int idx, const char *parent, const char *name, uint8_t def) {
+  int t = lua_getfield(L, idx, name), isint = 0;
+  lua_Integer v = lua_tointegerx(L, -1, &isint);
+  if (t == LUA_TNIL) v = def;
+  else if (!isint || v < 0 || v > 255)
+    arg_error(L, arg, "field '%s.%s' must be an integer in 0..255, got %s", parent, name, luaL_tolstring(L, -1, NULL));
+  lua_pop(L, 1);
+  return (uint8_t)v;
+}
+
+/* blend = {equation=, src=, dst=, alpha_equation=, src_alpha=, dst_alpha=,
+ * color=} at idx: fields left out are add, one, zero, the colour ones for
+ * alpha, and a constant colour of 0. */
+static gs_drv_blend blend_table(lua_State *L, int arg, int idx) {
+  static const char *const known[] = {"equation", "src", "dst", "alpha_equation", "src_alpha", "dst_alpha",
+                                      "color", NULL};
+  check_fields_of(L, arg, idx, "blend", known);
+  gs_drv_blend b = {true, GS_DRV_BLEND_ADD, GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ZERO, GS_DRV_BLEND_ADD,
+                    GS_DRV_FACTOR_ONE, GS_DRV_FACTOR_ZERO, 0};
+  b.equation = (gs_drv_blend_equation)sub_option(L, arg, idx, "blend", "equation", 0, blend_equation_names);
+  b.src = (gs_drv_blend_factor)sub_option(L, arg, idx, "blend", "src", b.src, blend_factor_names);
+  b.dst = (gs_drv_blend_factor)sub_option(L, arg, idx, "blend", "dst", b.dst, blend_factor_names);
+  b.alpha_equation =
+      (gs_drv_blend_equation)sub_option(L, arg, idx, "blend", "alpha_equation", b.equation, blend_equation_names);
+  b.src_alpha = (gs_drv_blend_factor)sub_option(L, arg, idx, "blend", "src_alpha", b.src, blend_factor_names);
+  b.dst_alpha = (gs_drv_blend_factor)sub_option(L, arg, idx, "blend", "dst_alpha", b.dst, blend_factor_names);
+  int t = lua_getfield(L, idx, "color");
+  if (t != LUA_TNIL) {
+    if (t != LUA_TTABLE || luaL_len(L, -1) != 4)
+      arg_error(L, arg, "field 'blend.color' must be {r, g, b, a} in 0..1");
+    for (int i = 0; i < 4; i++) {
+      if (lua_geti(L, -1, i + 1) != LUA_TNUMBER)
+        arg_error(L, arg, "field 'blend.color': component %d is not a number", i + 1);
+      double v = lua_tonumber(L, -1);
+      if (!(v >= 0.0 && v <= 1.0)) arg_error(L, arg, "field 'blend.color': component %d must be in 0..1", i + 1);
+      b.color |= unit_byte(v) << (8 * i);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return b;
+}
+
+/* The blend field of table arg into *b (false, a preset name or a table). */
+static void blend_field(lua_State *L, int arg, gs_drv_blend *b) {
+  int t = lua_getfield(L, arg, "blend");
+  if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+    b->enable = false;
+  } else if (t == LUA_TSTRING) {
+    lua_pushvalue(L, -1);
+    int p = option_value(L, arg, "blend", blend_preset_names);
+    *b = (gs_drv_blend){true, blend_presets[p][0], blend_presets[p][1], blend_presets[p][2],
+                        blend_presets[p][0], blend_presets[p][1], blend_presets[p][2], 0};
+  } else if (t == LUA_TTABLE) {
+    *b = blend_table(L, arg, lua_gettop(L));
+  } else if (t != LUA_TNIL) {
+    arg_error(L, arg, "field 'blend' must be false, a name ('alpha', 'add', ...) or a table, got %s",
+              luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+}
+
+/* One face {func=, ref=, mask=, write_mask=, fail=, zfail=, zpass=} at idx
+ * (field `what`), fields left out taken from def. */
+static gs_drv_stencil_face stencil_face(lua_State *L, int arg, int idx, const char *what,
+                                        const gs_drv_stencil_face *def, int with_back) {
+  static const char *const known[] = {"func", "ref", "mask", "write_mask", "fail", "zfail", "zpass", "back", NULL};
+  static const char *const face_known[] = {"func", "ref", "mask", "write_mask", "fail", "zfail", "zpass", NULL};
+  check_fields_of(L, arg, idx, what, with_back ? known : face_known);
+  gs_drv_stencil_face f = *def;
+  f.func = (uint8_t)sub_option(L, arg, idx, what, "func", f.func, depth_func_names);
+  f.ref = sub_byte(L, arg, idx, what, "ref", f.ref);
+  f.mask = sub_byte(L, arg, idx, what, "mask", f.mask);
+  f.write_mask = sub_byte(L, arg, idx, what, "write_mask", f.write_mask);
+  f.fail = (uint8_t)sub_option(L, arg, idx, what, "fail", f.fail, stencil_op_names);
+  f.zfail = (uint8_t)sub_option(L, arg, idx, what, "zfail", f.zfail, stencil_op_names);
+  f.zpass = (uint8_t)sub_option(L, arg, idx, what, "zpass", f.zpass, stencil_op_names);
+  return f;
+}
+
+/* The stencil field of table arg into *s: false, or a table whose `back`
+ * (if any) gives the back face, its fields left out taken from the front. */
+static void stencil_field(lua_State *L, int arg, gs_drv_stencil *s) {
+  int t = lua_getfield(L, arg, "stencil");
+  if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+    s->enable = false;
+  } else if (t == LUA_TTABLE) {
+    int idx = lua_gettop(L);
+    const gs_drv_stencil_face def = {GS_DRV_ALWAYS, 0, 0xff, 0xff, GS_DRV_STENCIL_KEEP, GS_DRV_STENCIL_KEEP,
+                                     GS_DRV_STENCIL_KEEP};
+    s->enable = true;
+    s->front = stencil_face(L, arg, idx, "stencil", &def, 1);
+    s->back = s->front;
+    int bt = lua_getfield(L, idx, "back");
+    if (bt == LUA_TTABLE) s->back = stencil_face(L, arg, idx + 1, "stencil.back", &s->front, 0);
+    else if (bt != LUA_TNIL) arg_error(L, arg, "field 'stencil.back' must be a table, got %s", luaL_typename(L, -1));
+    lua_pop(L, 1);
+  } else if (t != LUA_TNIL) {
+    arg_error(L, arg, "field 'stencil' must be false or a table, got %s", luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+}
+
+/* The color_mask field {r, g, b, a} (booleans) of table arg into *mask. */
+static void color_mask_field(lua_State *L, int arg, uint8_t *mask) {
+  int t = lua_getfield(L, arg, "color_mask");
+  if (t == LUA_TTABLE && luaL_len(L, -1) == 4) {
+    uint8_t m = 0;
+    for (int i = 0; i < 4; i++) {
+      if (lua_geti(L, -1, i + 1) != LUA_TBOOLEAN)
+        arg_error(L, arg, "field 'color_mask': entry %d must be a boolean", i + 1);
+      m |= (uint8_t)(lua_toboolean(L, -1) << i);
+      lua_pop(L, 1);
+    }
+    *mask = m;
+  } else if (t != LUA_TNIL) {
+    arg_error(L, arg, "field 'color_mask' must be {r, g, b, a} booleans");
+  }
+  lua_pop(L, 1);
+}
 static const char *const cull_names[] = {"none", "front", "back", "both", NULL};
 static const char *const front_names[] = {"ccw", "cw", NULL};
 
@@ -1087,7 +1277,8 @@ static const char *const front_names[] = {"ccw", "cw", NULL};
  * fields left out keep their value (docs/scenes.md lists them). */
 static int frame_state(lua_State *L) {
   static const char *const known[] = {"depth_test", "depth_write", "cull", "front", "viewport", "depth_range",
-                                      "scissor", "point_size", "line_width", NULL};
+                                      "scissor", "point_size", "line_width", "blend", "color_mask", "stencil",
+                                      NULL};
   l_frame *f = check_open_frame(L, "state");
   luaL_checktype(L, 2, LUA_TTABLE);
   check_fields(L, 2, known);
@@ -1128,6 +1319,9 @@ static int frame_state(lua_State *L) {
   s.line_width = (float)num_field(L, 2, "line_width", s.line_width);
   if (!(s.point_size > 0.0f && s.point_size <= 2048.0f)) arg_error(L, 2, "field 'point_size' must be in (0, 2048]");
   if (!(s.line_width > 0.0f && s.line_width <= 2048.0f)) arg_error(L, 2, "field 'line_width' must be in (0, 2048]");
+  blend_field(L, 2, &s.blend);
+  color_mask_field(L, 2, &s.color_mask);
+  stencil_field(L, 2, &s.stencil);
   f->state = s;
   return 0;
 }

@@ -1,0 +1,43 @@
+/* variant.h — the driver's cache of fragment-program variants: one per
+ * (program, blend, colour mask, stencil) in use, linked by gs_drv_fs_link
+ * and loaded with the original's SPH header, as Mesa's vc4 driver keeps a
+ * compiled shader per key. Variants live as long as the driver (a frame's
+ * lists point to them); when many pile up, those the current frame does not
+ * use are released.
+ */
+#ifndef GS_DRIVER_VARIANT_H
+#define GS_DRIVER_VARIANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gpusim/driver.h"
+
+#define DRV_VARIANT_KEY 14
+
+typedef struct drv_variant {
+  gs_addr orig;            /* the program's code address */
+  uint64_t *words;         /* its code when linked: a program reloaded at the same address differs */
+  size_t n;
+  uint32_t key[DRV_VARIANT_KEY];
+  gs_drv_program prog;     /* the variant */
+  uint32_t frame;          /* the last frame that used it */
+} drv_variant;
+
+typedef struct drv_variants {
+  gs_mem *mem;
+  drv_variant *v;
+  size_t n, cap;
+} drv_variants;
+
+void drv_variants_init(drv_variants *c, gs_mem *m);
+/* Releases every variant. */
+void drv_variants_free(drv_variants *c);
+/* *out = the code address of the variant of the program at fs_code for s
+ * (fs_code itself when s needs none), linking and loading it on first use
+ * in frame `frame`. GS_EARG when the program has no driver header (its
+ * length is unknown) or does not link, GS_ENOMEM when memory runs out. */
+int drv_variant_get(drv_variants *c, gs_addr fs_code, const gs_drv_state *s, bool threaded, uint32_t frame,
+                    gs_addr *out, gs_diag *d);
+
+#endif
