@@ -138,15 +138,19 @@ static bool in_delay_slot(const uint64_t *w, size_t i) {
  * of the program (thread end and its two delay slots); at a branch or
  * thread switch (accumulators do not survive one, but where a branch goes
  * is not followed) every register not yet overwritten counts as read. */
-static unsigned live_after(const uint64_t *w, size_t n, size_t c) {
+static unsigned live_after(const uint64_t *w, size_t n, size_t c, size_t *cut) {
   unsigned live = 0, written = 0;
   size_t end = ends_thread(sig_of(w[c])) ? c + 3 : n + 1;
+  *cut = n;
   for (size_t j = c + 1; j < end; j++) {
     if (j >= n) return live | (ALL_ACCS & ~written); /* no thread end: assume the worst */
     unsigned sig = sig_of(w[j]);
     live |= acc_reads(w[j]) & ~written;
     written |= acc_full_writes(w[j]);
-    if (is_branch(w[j]) || switches_thread(sig)) return live | (ALL_ACCS & ~written);
+    if (is_branch(w[j]) || switches_thread(sig)) {
+      *cut = j;
+      return live | (ALL_ACCS & ~written);
+    }
     if (ends_thread(sig) && end > j + 3) end = j + 3;
   }
   return live;
@@ -381,8 +385,8 @@ static int take(gen *g, val *out) {
   char list[32] = "";
   for (int k = 0; k < 4; k++)
     if (g->avail >> k & 1) snprintf(list + strlen(list), sizeof list - strlen(list), "%sr%d", *list ? ", " : "", k);
-  return refuse(g->l, "blending needs %d free accumulators after the colour write, but the code after it reads "
-                "all but %s", g->need + 1, *list ? list : "none");
+  return refuse(g->l, "blending needs %d of r0..r3 free after the colour write, but the code after it reads "
+                "the others (free: %s)", g->need + 1, *list ? list : "none");
 }
 
 static void give_back(gen *g, val v) {
@@ -573,9 +577,15 @@ static int check_colour_write(linker *l, int *half, unsigned *sig) {
 /* The free accumulators after the colour write (bits 0..3), checking that
  * r4 is not needed after it when the blend loads the tile colour there. */
 static int scratch_after(linker *l, bool dst, unsigned *spare) {
-  unsigned live = live_after(l->in, l->n, l->at);
+  size_t cut;
+  unsigned live = live_after(l->in, l->n, l->at, &cut);
+  if (cut < l->n && (live & 0xFu) == 0xFu)
+    return refuse(l, "instruction %zu, a branch or thread switch, comes after the colour write and before the "
+                  "thread end: the linker cannot tell which accumulators the code after it reads, and needs "
+                  "some for blending", cut);
   if (dst && (live >> ACC_R4 & 1))
-    return refuse(l, "the code after the colour write reads r4, where blending loads the tile colour");
+    return refuse(l, "the code after the colour write %s r4, where blending loads the tile colour",
+                  cut < l->n ? "may read (a branch follows)" : "reads");
   *spare = ~live & 0xFu;
   return GS_OK;
 }
