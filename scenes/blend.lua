@@ -1,12 +1,13 @@
 -- blend.lua — three translucent squares, red, green and blue with alpha
--- 0.5, blended "source over" the way the VideoCore IV does it: in the
--- fragment shader. The VC4 has no blending unit (reference/vc4.md §3.6):
--- a shader that blends loads the tile buffer's colour (the `loadc` signal
--- puts it in r4), mixes it with its own colour using the MUL ALU's per-byte
--- operations, and writes the result back. Run it with
+-- 0.5, blended "source over": frame:state{blend = "alpha"}. The VideoCore
+-- IV has no blending unit (reference/vc4.md §3.6), so the driver links a
+-- variant of the fragment shader that loads the tile's colour (the `loadc`
+-- signal), mixes it with the shader's colour using the MUL ALU's per-byte
+-- operations and writes the result back, as Mesa's vc4 driver compiles a
+-- shader variant per blend state. Run it with
 --   gpusim scenes/blend.lua
 --   gpusim --headless -o blend.png scenes/blend.lua
--- docs/scenes.md ("Blending and stencil") explains it.
+-- docs/blending.md shows the code the driver adds.
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 
@@ -38,23 +39,16 @@ local coordinate = shaders.coordinate
 
 local vertex = shaders.vertex(0)
 
--- The fragment shader blends "source over":
+-- The fragment shader only writes the square's colour; its uniforms are
+-- r, g, b and alpha as floats, which the MUL colour pack turns into bytes
+-- (round(f × 255)). The blend state does the rest:
 --     result = src × alpha + dst × (1 − alpha)      for every byte
--- with colours as bytes 0..255 and v8muld(a, b) = (a·b + 127) / 255, the
--- MUL ALU's per-byte multiply. Its uniforms are the square's colour: r, g,
--- b, alpha as floats.
 local fragment = [[
     fmul r0.8a, unif, 1.0       # byte 0 = red × 255 (the MUL colour pack)
     fmul r0.8b, unif, 1.0       # byte 1 = green × 255
     fmul r0.8c, unif, 1.0       # byte 2 = blue × 255
-    mov r2, unif                # alpha, a float
-    fmul r0.8d, r2, 1.0         # byte 3 = alpha × 255: r0 = src, packed 8888
-    fmul r1.8888, r2, 1.0       # r1 = alpha × 255 in all four bytes
-    not r2, r1 ; loadc          # r2 = 255 − alpha in each byte; loadc: r4 = dst
-    v8muld r3, r0, r1           # src × alpha, byte by byte
-    v8muld r2, r4, r2           # dst × (255 − alpha)
-    v8adds r0, r3, r2           # the sum (saturating; it never exceeds 255)
-    mov tlb_colour_all, r0      # write the blended colour back to the tile
+    fmul r0.8d, unif, 1.0       # byte 3 = alpha × 255
+    mov tlb_colour_all, r0      # the driver blends this write
     thrend
     nop
     sbdone                      # let the next batch touch these pixels
@@ -71,6 +65,7 @@ local shader = gpusim.shader {
 
 gpusim.frame(function(frame, t)
   frame:clear {color = clear_color}
+  frame:state {blend = "alpha"}  -- src_alpha, one_minus_src_alpha for all four bytes
   for i, s in ipairs(squares) do
     frame:draw {
       mode = "strip",

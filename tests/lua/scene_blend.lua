@@ -1,7 +1,8 @@
 -- scene_blend.lua — scenes/blend.lua: three translucent squares blended
--- "source over" by the fragment shader (loadc, v8muld, v8adds). Every pixel
--- of the frame is compared, with tolerance 0, against the blend worked out
--- here with the exact byte formulas of the QPU:
+-- "source over" (frame:state{blend = "alpha"}: the driver links loadc,
+-- v8muld and v8adds into the fragment shader). Every pixel of the frame is
+-- compared, with tolerance 0, against the blend worked out here with the
+-- exact byte formulas of the QPU:
 --   colour pack  c = floor(f × 255 + 0.5), clamped to 0..255 (gpusim's
 --                rounding, src/isa/qpu/alu.h; for the scene's 0, 0.5 and 1
 --                it gives 0, 128 and 255),
@@ -95,8 +96,9 @@ mem.write_bytes(f.framebuffer, string.rep("\0", f.stride * f.height))
 local f4 = gpusim.render {threads = 4}
 assert(mem.read_bytes(f4.framebuffer, f4.stride * f4.height) == one, "4 threads differ from 1")
 
--- Stencil, checked pixel by pixel (docs/scenes.md, "Blending and
--- stencil"): the fragment shader writes a TLB_STENCIL_SETUP word (43),
+-- Stencil by hand, checked pixel by pixel (docs/blending.md: what the
+-- stencil state makes the driver insert): the fragment shader writes a
+-- TLB_STENCIL_SETUP word (43),
 -- passed as a {u32 = word} uniform, before TLB_Z (44), whose write runs the
 -- stencil test and clears MS_FLAGS where it fails. Draw 1 marks square A
 -- with stencil 1 (func always, z-pass op replace) and paints it red; draw 2
