@@ -17,6 +17,9 @@
  *                       .fs_code = fs.code, .nvaryings = 3};
  *
  *   gs_drv_state st;  gs_drv_state_init(&st);   // whole-target viewport, ...
+ *   st.blend = (gs_drv_blend){true, GS_DRV_BLEND_ADD, GS_DRV_FACTOR_SRC_ALPHA,
+ *                             GS_DRV_FACTOR_ONE_MINUS_SRC_ALPHA, GS_DRV_BLEND_ADD,
+ *                             GS_DRV_FACTOR_SRC_ALPHA, GS_DRV_FACTOR_ONE_MINUS_SRC_ALPHA, 0};
  *   gs_drv_attr a[2] = {{pos, 16, 28}, {pos + 16, 12, 28}};
  *   gs_drv_draw dr = {.mode = GS_DRV_TRIANGLES, .shader = &sh, .attrs = a,
  *                     .nattrs = 2, .count = 3, .state = &st, .uniforms = ...};
@@ -83,6 +86,25 @@
  * list whose programs lack the header still runs: the pipeline then uses
  * the Flat Shade Flags alone.
  *
+ * BLENDING AND STENCIL (docs/blending.md). The VC4 has no blend unit and no
+ * stencil state in its lists (reference §3.6): both are fragment-shader
+ * code. A draw whose state has blending other than replace, a colour mask
+ * that leaves a channel out, or stencil gets a variant of its fragment
+ * program, linked by gs_drv_fs_link and loaded with the original's SPH:
+ * each TLB_COLOUR_ALL write goes to a free accumulator and is followed by
+ * code that loads the tile colour (loadc), blends byte by byte (v8muld,
+ * v8adds, v8subs, v8min, v8max) and writes the result; each TLB_Z write is
+ * preceded by `ldi tlb_stencil` with the setup words (gs_drv_stencil_words),
+ * and a program without one gets `mov tlb_z, rb15` before its first colour
+ * write; relative branches are moved. Variants are cached per program
+ * (address and code), state and thread mode, and live as long as the
+ * driver (past 64, those the current frame does not use are released); a
+ * draw that needs none uses the program's own address. Stencil turns early
+ * Z off. The program must have been loaded with gs_drv_program_load (the
+ * header gives its length). A program that cannot be linked safely fails
+ * the draw with GS_EARG: "draw: fragment program 0x...: instruction I
+ * (<disassembly>): <why>".
+ *
  * UNIFORMS. A stream is a list of gs_drv_uniform: a constant 32-bit word, or
  * a value the driver knows when it lowers the draw, as Mesa's QUNIFORM_*:
  * the viewport's X/Y scale in 1/16 pixel (half width × 16, half height ×
@@ -94,7 +116,9 @@
  * and writes the reason into d (may be NULL), naming the argument and the
  * value: GS_EARG for a bad description (a size out of range, no attribute,
  * too many varyings, a mode out of range, an index outside the index
- * buffer's allocation, more than 65536 vertices in a strip), GS_ENOMEM when
+ * buffer's allocation, more than 65536 vertices in a strip, a blend or
+ * stencil code out of range, a fragment program that does not link for
+ * the draw's blend and stencil state), GS_ENOMEM when
  * GPU memory is exhausted, GS_EFAULT when an index buffer lies outside
  * allocated memory. A failed draw leaves the frame as it was before it.
  */
