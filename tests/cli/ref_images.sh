@@ -25,6 +25,7 @@ primitives 512x256 0
 cube 256x256 1
 blend 256x256 0
 tiles 256x256 0
+stencil 256x256 0
 '
 
 status=0
