@@ -303,7 +303,7 @@ static void test_driver_variants(void **state) {
   gs_drv_program p;
   assert_int_equal(gs_drv_program_load(m, code, n, &sph, &p, &d), GS_OK);
   gs_driver *drv = gs_driver_new(m);
-  gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0};
+  gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(m, &t, NULL), GS_OK);
   gs_drv_shader sh = {p.code, p.code, p.code, 0, 0, false, 0};
   gs_drv_attr a = {t.framebuffer, 4, 4};
@@ -340,6 +340,17 @@ static void test_driver_variants(void **state) {
   assert_int_equal(gs_driver_end_frame(drv, &f, &d), GS_OK);
   assert_int_equal(f.n_fs_interp, 1);
   assert_int_equal(f.fs_interp[0].fs_code, variant);
+  /* blending into a 4-sample target: refused; stencil alone links */
+  gs_drv_target ms = {64, 64, GS_DRV_RGBA8888, false, 0, 0, 4};
+  assert_int_equal(gs_drv_target_alloc(m, &ms, NULL), GS_OK);
+  assert_int_equal(gs_driver_begin_frame(drv, &ms, &d), GS_OK);
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_EARG);
+  if (!strstr(d.msg, "need a target of one sample and 8-bit colour") || !strstr(d.msg, "4 samples"))
+    fail_msg("%s", d.msg);
+  gs_drv_state sten = stencil_on();
+  dr.state = &sten;
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
+  dr.state = &st;
   /* a program without the driver's header has no known length */
   gs_addr raw;
   assert_int_equal(gs_mem_alloc(m, 256, 16, &raw, NULL), GS_OK);

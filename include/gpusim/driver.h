@@ -117,8 +117,9 @@
  * value: GS_EARG for a bad description (a size out of range, no attribute,
  * too many varyings, a mode out of range, an index outside the index
  * buffer's allocation, more than 65536 vertices in a strip, a blend or
- * stencil code out of range, a fragment program that does not link for
- * the draw's blend and stencil state), GS_ENOMEM when
+ * stencil code out of range, blending or a colour mask into a 4-sample or
+ * RGBA16F target, a fragment program that does not link for the draw's
+ * blend and stencil state), GS_ENOMEM when
  * GPU memory is exhausted, GS_EFAULT when an index buffer lies outside
  * allocated memory. A failed draw leaves the frame as it was before it.
  */
@@ -344,6 +345,11 @@ void gs_drv_state_init(gs_drv_state *s);
  * "replace" (add or subtract with factors one and zero, for colour and
  * alpha), a colour mask that leaves a channel out, or stencil. */
 bool gs_drv_fs_needs_variant(const gs_drv_state *s);
+/* Whether s's blend or colour mask changes the colour writes (the part of
+ * gs_drv_fs_needs_variant without stencil). Draws into a 4-sample or
+ * RGBA16F target refuse it: the blend code reads sample 0 as one 32-bit
+ * word of four bytes. */
+bool gs_drv_fs_blends(const gs_drv_state *s);
 
 /* The TLB_STENCIL_SETUP words of s (reference/vc4.md §3.6), in the order
  * they must be written: one word for both faces (WSEL 3) when the faces

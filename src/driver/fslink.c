@@ -300,6 +300,8 @@ static bool masks(const gs_drv_state *s) { return (s->color_mask & 0xF) != 0xF; 
 
 bool gs_drv_fs_needs_variant(const gs_drv_state *s) { return blends(s) || masks(s) || s->stencil.enable; }
 
+bool gs_drv_fs_blends(const gs_drv_state *s) { return blends(s) || masks(s); }
+
 /* The factor words the blend code of s multiplies by (at most four): the
  * colour pair, and the alpha pair when the alpha byte needs its own pass
  * (src_alpha_saturate means one there); none for min and max. */

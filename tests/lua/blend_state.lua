@@ -259,5 +259,27 @@ gpusim.frame(function(frame)
 end, target)
 fails({here, "frame:draw", string.format("fragment program 0x%08x", cond.fragment_code),
        "instruction 2 (mov.zc tlb_colour_all, r0)", "conditional colour write"}, gpusim.render, {run = false})
+-- Blending reads sample 0 as a word of four bytes: not on 4-sample or
+-- rgba16f targets (stencil alone is fine there).
+for _, t in ipairs {gpusim.target {width = 16, height = 16, samples = 4},
+                    gpusim.target {width = 16, height = 16, format = "rgba16f"}} do
+  gpusim.frame(function(frame)
+    frame:state {blend = "add"}
+    frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
+  end, t)
+  fails({here, "frame:draw", "blending and colour masks need a target of one sample and 8-bit colour",
+         t.samples == 4 and "4 samples" or "RGBA16F colour"}, gpusim.render, {run = false})
+  gpusim.frame(function(frame)
+    frame:state {color_mask = {true, false, true, true}}
+    frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
+  end, t)
+  fails({here, "blending and colour masks need"}, gpusim.render, {run = false})
+  gpusim.frame(function(frame)
+    frame:state {stencil = {func = "always"}}
+    frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
+  end, t)
+  gpusim.render {}
+end
+
 gpusim.frame(function() end, target)  -- the gpusim program renders the last callback after the script
 print("blend_state: ok")
