@@ -53,6 +53,7 @@ local draws = {
                                                            zpass = "incr_wrap"}}, 0xffff00ff},
 }
 local full = quad({0, 0, 64, 64}, 0)
+local left = quad({0, 0, 32, 64}, 0)   -- for the branch test at the end
 local vertices = gpusim.buffer {format = "f32x4", data = data}
 local CLEAR_STENCIL = 3
 
@@ -167,5 +168,73 @@ compare_image("stencil values", render(readout, 1), want)
 -- never: decr_wrap → 255. (50, 10), the back quad: greater 200 > 3 passes,
 -- replace 200 within write mask 0x0f: (3 & 0xf0) | (200 & 0x0f) = 8.
 assert(stencil[10 * W + 10] == 5 and stencil[50 * W + 50] == 255 and stencil[10 * W + 50] == 8)
+-- ---- branches across the inserted code, at run time ------------------------------
+-- A program with a forward branch onto its Z write (it must land on the
+-- stencil words the driver puts before it), a loop, and a forward branch
+-- that skips the colour write when a uniform flag is set (it must land after
+-- the blend code, not inside it). Left half marked with stencil 1; then
+-- draw 2 (flag 0) adds 3 × step to the left half, draw 3 (flag 1) nothing.
+local branchy = gpusim.shader {
+  isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(0), inputs = {{name = "position", components = 4}},
+  fragment = [[
+    mov r0, unif                # the step
+    mov r2, 0                   # the sum
+    ldi r1, 3                   # loop count
+    brr l_z                     # over the poison, onto the Z write
+    nop
+    nop
+    nop
+    ldi r2, -1                  # poison: never runs
+l_z:
+    mov tlb_z, rb15             # the driver's stencil words go before this
+l_loop:
+    nop ; v8adds r2, r2, r0     # sum += step, byte by byte
+    sub.setf r1, r1, 1
+    brr.anynz l_loop
+    nop
+    nop
+    nop
+    mov.setf -, unif            # the flag
+    brr.allnz l_end             # flag set: skip the colour write and its blend code
+    nop
+    nop
+    nop
+    mov tlb_colour_all, r2
+l_end:
+    nop ; nop ; thrend
+    nop
+    sbdone
+]]}
+local STEP, BASE = 0x10203040, 0xff302010   -- BASE: the clear colour's word
+gpusim.frame(function(frame)
+  frame:clear {color = {0x10 / 255, 0x20 / 255, 0x30 / 255, 1}, stencil = 0}
+  frame:state {depth_test = false, stencil = {func = "always", ref = 1, zpass = "replace"},
+               color_mask = {false, false, false, false}}
+  frame:draw {mode = "strip", vertices = vertices, first = quads[left].first, count = 4, shader = shader,
+              uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0}}}}
+  frame:state {stencil = {func = "equal", ref = 1}, color_mask = {true, true, true, true}, blend = "add"}
+  for _, flag in ipairs {0, 1} do
+    frame:draw {mode = "strip", vertices = vertices, first = quads[full].first, count = 4, shader = branchy,
+                uniforms = {vertex = VIEWPORT, fragment = {{u32 = STEP}, {u32 = flag}}}}
+  end
+end, target)
+local f = gpusim.render {threads = 1}
+local px = mem.read(f.framebuffer, "u32", W * H)
+local function adds(a, b)
+  local r = 0
+  for k = 0, 3 do r = r | math.min((a >> 8 * k & 255) + (b >> 8 * k & 255), 255) << 8 * k end
+  return r
+end
+local sum = adds(adds(STEP, STEP), STEP)
+assert(sum == 0x306090c0)
+local blended = adds(BASE, sum)
+assert(blended == 0xff90b0d0)
+for i = 0, W * H - 1 do
+  local want = i % W < 32 and blended or BASE
+  if px[i + 1] ~= want then
+    error(string.format("branchy program: pixel (%d, %d) is 0x%08x, want 0x%08x", i % W, i // W, px[i + 1], want))
+  end
+end
+
 gpusim.frame(function() end, target)
 print("stencil_state: ok (" .. #values .. " stencil values)")
