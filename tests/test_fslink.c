@@ -285,6 +285,78 @@ static void test_refusals(void **state) {
               "v8muld r2, r4, r2\nnop ; v8adds r1, r1, r2\nmov tlb_colour_all, r1 ; sbdone\nthrend\nnop\nnop\n");
 }
 
+/* Random valid programs (ending in thrend, nop, nop, with colour and Z
+ * writes sprinkled in) under several states: the linker either links them
+ * into valid words, one more at least for every colour or Z write it
+ * touched, or refuses with GS_EINVAL and a message naming an instruction —
+ * never anything else (run under ASan/UBSan by `make test`). */
+static uint64_t next_random(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+static void test_random_programs(void **state) {
+  (void)state;
+  gs_drv_state st[4];
+  st[0] = alpha_blend();
+  st[1] = stencil_on();
+  st[2] = alpha_blend();
+  st[2].blend.alpha_equation = GS_DRV_BLEND_MAX;
+  st[2].color_mask = 0xB;
+  st[2].stencil.enable = true;
+  st[2].stencil.back.write_mask = 0x70;
+  gs_drv_state_init(&st[3]);
+  st[3].color_mask = 0x1;
+  uint64_t x = 0x9e3779b97f4a7c15u, words[24];
+  int linked = 0, refused = 0;
+  for (int round = 0; round < 3000; round++) {
+    size_t n = 4 + next_random(&x) % 18;
+    for (size_t i = 0; i + 3 < n; i++) {
+      uint64_t w;
+      do {
+        w = next_random(&x);
+        unsigned pick = (unsigned)(next_random(&x) % 8);
+        if (pick < 2) { /* an unconditional colour or Z write on the ADD ALU */
+          w = qpu_set(qpu_set(w, QPU_F_SIG, QPU_SIG_NONE), QPU_F_WADDR_ADD,
+                      pick == 0 ? QPU_W_TLB_COLOUR_ALL : QPU_W_TLB_Z);
+          w = qpu_set(qpu_set(qpu_set(w, QPU_F_COND_ADD, 1), QPU_F_OP_ADD, QPU_A_OR), QPU_F_PACK, 0);
+          w = qpu_set(w, QPU_F_WADDR_MUL, QPU_W_NOP);
+        } else if (pick == 2) { /* a relative branch inside the program */
+          int64_t t = (int64_t)(next_random(&x) % n);
+          w = qpu_set(qpu_set(qpu_set(w, QPU_F_SIG, QPU_SIG_BRANCH), QPU_F_REL, 1), QPU_F_REG, 0);
+          w = qpu_set(w, QPU_F_IMM, (uint32_t)(int32_t)(8 * (t - (int64_t)i - 4)));
+        } else if (pick < 5) { /* a plain ALU word */
+          w = qpu_set(w, QPU_F_SIG, QPU_SIG_NONE);
+        }
+      } while (qpu_invalid_reason(w));
+      words[i] = w;
+    }
+    words[n - 3] = UINT64_C(0x300009e7009e7000); /* thrend */
+    words[n - 2] = words[n - 1] = QPU_NOP_WORD;
+    for (int k = 0; k < 4; k++) {
+      uint64_t *out;
+      size_t nout;
+      gs_diag d;
+      int rc = gs_drv_fs_link(words, n, &st[k], k == 1, &out, &nout, &d);
+      if (rc == GS_EINVAL) {
+        assert_non_null(strstr(d.msg, "instruction "));
+        refused++;
+        continue;
+      }
+      assert_int_equal(rc, GS_OK);
+      assert_true(nout >= n);
+      for (size_t i = 0; i < nout; i++)
+        if (qpu_invalid_reason(out[i])) fail_msg("round %d: linked word %zu is invalid", round, i);
+      free(out);
+      linked++;
+    }
+  }
+  /* both outcomes happen often enough to mean something */
+  assert_true(linked > 1000 && refused > 1000);
+}
+
 /* The driver links a variant on the first draw with a state, reuses it,
  * keeps the SPH, and makes none for "replace". */
 static void test_driver_variants(void **state) {
@@ -381,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_stencil_and_mask_code),
       cmocka_unit_test(test_branch_fixups),
       cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_random_programs),
       cmocka_unit_test(test_driver_variants),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
