@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -936,6 +937,7 @@ static int l_shader_new(lua_State *L) {
 }
 
 static int shader_sph(lua_State *L);
+static int shader_variant(lua_State *L);
 
 static int shader_index(lua_State *L) {
   l_shader *s = luaL_checkudata(L, 1, SHADER_TYPE);
@@ -955,6 +957,8 @@ static int shader_index(lua_State *L) {
     lua_getfield(L, -1, k);
   } else if (strcmp(k, "sph") == 0) {
     push_method(L, shader_sph);
+  } else if (strcmp(k, "variant") == 0) {
+    push_method(L, shader_variant);
   } else {
     lua_pushnil(L);
   }
@@ -1324,6 +1328,40 @@ static int frame_state(lua_State *L) {
   stencil_field(L, 2, &s.stencil);
   f->state = s;
   return 0;
+}
+
+/* shader:variant{blend =, color_mask =, stencil =} -> the disassembly of
+ * the fragment program as the driver links it for that state (the fields
+ * as in frame:state, left out: off), so a scene can show what blending and
+ * stencil add (docs/blending.md). The program's own text when the state
+ * needs no variant. */
+static int shader_variant(lua_State *L) {
+  static const char *const known[] = {"blend", "color_mask", "stencil", NULL};
+  l_shader *s = luaL_checkudata(L, 1, SHADER_TYPE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  check_fields(L, 2, known);
+  gs_drv_state st;
+  gs_drv_state_init(&st);
+  blend_field(L, 2, &st.blend);
+  color_mask_field(L, 2, &st.color_mask);
+  stencil_field(L, 2, &st.stencil);
+  const gs_drv_program *p = &s->prog[PROG_FRAGMENT];
+  if (!p->code) return luaL_error(L, "shader:variant: the shader has been released");
+  void **words = lgs_newbox(L), **linked = lgs_newbox(L), **text = lgs_newbox(L);
+  gs_diag d;
+  if (!(*words = malloc((size_t)p->ninstr * 8))) return luaL_error(L, "shader:variant: out of memory");
+  if (gs_mem_read(mem_of(L), p->code, *words, p->ninstr * 8, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
+  uint64_t *out;
+  size_t nout;
+  if (gs_drv_fs_link(*words, p->ninstr, &st, s->sh.fs_threaded, &out, &nout, &d) < 0)
+    return lgs_error(L, "shader:variant", d.msg);
+  *linked = out;
+  char *txt;
+  if (gs_qpu_disasm(out, nout, 0, &txt, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
+  *text = txt;
+  lua_pushstring(L, txt);
+  return 1;
 }
 
 /* ---- uniforms ---------------------------------------------------------------- */

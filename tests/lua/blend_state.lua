@@ -220,6 +220,28 @@ assert(fs_addresses(gpusim.render {run = false})[2] ~= v1, "another state, anoth
 -- the variant keeps the program's SPH (the 20 words after the header's 16 bytes)
 assert(mem.read_bytes(v1 - 80, 80) == mem.read_bytes(shader.fragment_code - 80, 80))
 
+-- ---- shader:variant shows the linked code ---------------------------------------
+local small = gpusim.shader {
+  isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(0), inputs = {{name = "position", components = 4}},
+  fragment = "mov tlb_colour_all, unif\nthrend\nnop\nsbdone\n",
+}
+assert(small:variant {} == "mov tlb_colour_all, unif\nthrend\nnop\nsbdone\n")
+assert(small:variant {blend = "replace", stencil = false} == small:variant {})
+assert(small:variant {blend = "alpha"} == table.concat({
+  "mov r0, unif", "mov ra31, r0 ; loadc", "nop", "v8muld r1, r0, ra31.8dr", "not r2, ra31.8dr",
+  "v8muld r2, r4, r2", "nop ; v8adds r1, r1, r2", "mov tlb_colour_all, r1", "thrend", "nop", "sbdone", ""}, "\n"))
+assert(small:variant {stencil = {func = "equal", ref = 1}}:find(
+  "ldi tlb_stencil, 0xf24a01ff\nmov tlb_z, rb15\nmov tlb_colour_all, unif\n", 1, true))
+fails({here, "bad argument #1 to 'variant'", "unknown field 'depth_test'"},
+      function() return small:variant {depth_test = true} end)
+fails({here, "field 'blend' must be one of"}, function() return small:variant {blend = "over"} end)
+fails({"shader:variant: instruction 2 (mov.zs tlb_colour_all, r0)", "conditional"}, function()
+  return gpusim.shader {isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(0),
+                        inputs = {{name = "position", components = 4}},
+                        fragment = "mov r0, 1\nmov.setf -, r0\nmov.zs tlb_colour_all, r0\nthrend\nnop\nnop\n"}
+         :variant {color_mask = {true, true, true, false}}
+end)
+
 -- ---- errors ----------------------------------------------------------------------
 local function state_error(patterns, st)
   gpusim.frame(function(frame) frame:state(st) end, target)
