@@ -83,7 +83,7 @@ static fixture *fixture_new(uint32_t w, uint32_t h, gs_drv_format fmt, bool dept
   assert_non_null(fx.drv);
   fx.t = (gs_drv_target){w, h, fmt, depth, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(fx.m, &fx.t, NULL), GS_OK);
-  fx.sh = (gs_drv_shader){0x00800000u, 0x00800100u, 0x00800200u, 3, 0, false, 0x1};
+  fx.sh = (gs_drv_shader){0x00800000u, 0x00800100u, 0x00800200u, 3, 0, false, 0x1, NULL};
   assert_int_equal(gs_mem_alloc(fx.m, 3 * 28, 16, &fx.vb, NULL), GS_OK);
   fx.attrs[0] = (gs_drv_attr){fx.vb, 16, 28};
   fx.attrs[1] = (gs_drv_attr){fx.vb + 16, 12, 28};
@@ -636,7 +636,7 @@ static void test_program_header(void **state) {
   gs_driver *drv = gs_driver_new(m);
   gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(m, &t, NULL), GS_OK);
-  gs_drv_shader sh = {p.code, p.code, p.code, 3, 0, false, 0};
+  gs_drv_shader sh = {p.code, p.code, p.code, 3, 0, false, 0, NULL};
   gs_drv_attr a = {t.framebuffer, 4, 4};
   gs_drv_draw dr;
   memset(&dr, 0, sizeof dr);

@@ -47,7 +47,7 @@ static void expect_link(const char *text, const gs_drv_state *s, bool threaded, 
   size_t n, nw, nout;
   uint64_t *in = assemble(text, &n), *w = assemble(want, &nw), *out;
   gs_diag d;
-  if (gs_drv_fs_link(in, n, s, threaded, &out, &nout, &d) != GS_OK) fail_msg("link: %s", d.msg);
+  if (gs_drv_fs_link(in, n, s, threaded, NULL, &out, &nout, &d) != GS_OK) fail_msg("link: %s", d.msg);
   for (size_t i = 0; i < nout && i < nw; i++) {
     if (out[i] == w[i]) continue;
     char got[160], exp[160];
@@ -67,7 +67,7 @@ static void expect_refusal(const char *text, const gs_drv_state *s, bool threade
   size_t n, nout = 99;
   uint64_t *in = assemble(text, &n), *out = (uint64_t *)&nout;
   gs_diag d;
-  assert_int_equal(gs_drv_fs_link(in, n, s, threaded, &out, &nout, &d), GS_EINVAL);
+  assert_int_equal(gs_drv_fs_link(in, n, s, threaded, NULL, &out, &nout, &d), GS_EINVAL);
   assert_null(out);
   assert_int_equal(nout, 0);
   for (int i = 0; parts[i]; i++)
@@ -225,7 +225,7 @@ static void test_branch_fixups(void **state) {
   gs_drv_state s = alpha_blend();
   s.stencil.enable = true;
   gs_diag d;
-  if (gs_drv_fs_link(in, n, &s, false, &out, &nout, &d) != GS_OK) fail_msg("link: %s", d.msg);
+  if (gs_drv_fs_link(in, n, &s, false, NULL, &out, &nout, &d) != GS_OK) fail_msg("link: %s", d.msg);
   size_t stencil = find(out, nout, "ldi tlb_stencil, 0xf24f00ff");
   assert_int_equal(stencil, 5);
   assert_int_equal(landing(out, 1), stencil);
@@ -279,6 +279,20 @@ static void test_refusals(void **state) {
   REFUSE("mov rb15, r1\nmov tlb_colour_all, r0\nthrend\nnop\nnop\n", &st, false, "instruction 0",
          "writes rb15");
   REFUSE("mov r0, 1\nthrend\nnop\nnop\n", &st, false, "neither Z nor a colour");
+  /* with the source lines from the assembler, the message gives the line */
+  size_t n, nout;
+  uint32_t *lines;
+  uint64_t *in, *out;
+  gs_diag d;
+  assert_int_equal(gs_qpu_asm_lines("# a comment\nmov r0, unif\n\nmov.setf -, elem_num\n"
+                                    "mov.zs tlb_colour_all, r0\nthrend\nnop\nnop\n", "fs", 0, &in, &n, &lines, &d),
+                   GS_OK);
+  assert_int_equal(lines[0], 2);
+  assert_int_equal(lines[2], 5);
+  assert_int_equal(gs_drv_fs_link(in, n, &s, false, lines, &out, &nout, &d), GS_EINVAL);
+  if (!strstr(d.msg, "instruction 2 at line 5 (mov.zs tlb_colour_all, r0)")) fail_msg("%s", d.msg);
+  free(in);
+  free(lines);
   /* what is allowed: the .8888 colour pack, sbdone and thrend on the write */
   expect_link("fmul tlb_colour_all.8888, r1, r2 ; sbdone\nthrend\nnop\nnop\n", &s, false,
               "fmul r0.8888, r1, r2\nmov ra31, r0 ; loadc\nnop\nv8muld r1, r0, ra31.8dr\nnot r2, ra31.8dr\n"
@@ -339,7 +353,7 @@ static void test_random_programs(void **state) {
       uint64_t *out;
       size_t nout;
       gs_diag d;
-      int rc = gs_drv_fs_link(words, n, &st[k], k == 1, &out, &nout, &d);
+      int rc = gs_drv_fs_link(words, n, &st[k], k == 1, NULL, &out, &nout, &d);
       if (rc == GS_EINVAL) {
         assert_non_null(strstr(d.msg, "instruction "));
         refused++;
@@ -377,7 +391,7 @@ static void test_driver_variants(void **state) {
   gs_driver *drv = gs_driver_new(m);
   gs_drv_target t = {64, 64, GS_DRV_RGBA8888, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(m, &t, NULL), GS_OK);
-  gs_drv_shader sh = {p.code, p.code, p.code, 0, 0, false, 0};
+  gs_drv_shader sh = {p.code, p.code, p.code, 0, 0, false, 0, NULL};
   gs_drv_attr a = {t.framebuffer, 4, 4};
   gs_drv_state st = alpha_blend(), plain;
   gs_drv_state_init(&plain);

@@ -660,6 +660,44 @@ static void test_fuzz(void **state) {
   }
 }
 
+/* gs_qpu_asm_lines: the line of each instruction's first word, past
+ * comments, blank lines, labels, .set and a .word pair split over two
+ * lines (the instruction counts from its low word). */
+static void test_source_lines(void **state) {
+  (void)state;
+  static const char src[] =
+      "# header\n"               /* 1 */
+      ".set K, 3\n"               /* 2 */
+      "start:\n"                  /* 3 */
+      "    mov r0, K\n"           /* 4: instruction 0 */
+      "\n"                        /* 5 */
+      "    .word 0x009e7000\n"     /* 6: instruction 1 starts */
+      "    .word 0x100009e7\n"     /* 7 */
+      "l: nop ; nop ; thrend\n"   /* 8: instruction 2 */
+      "    .dword 0x100009e7009e7000, 0x100009e7009e7000\n"; /* 9: instructions 3, 4 */
+  uint64_t *w;
+  uint32_t *lines;
+  size_t n;
+  gs_diag d;
+  assert_int_equal(gs_qpu_asm_lines(src, "t.s", 0, &w, &n, &lines, &d), GS_OK);
+  assert_int_equal(n, 5);
+  static const uint32_t want[5] = {4, 6, 8, 9, 9};
+  for (size_t i = 0; i < n; i++) assert_int_equal(lines[i], want[i]);
+  assert_int_equal(w[1], UINT64_C(0x100009e7009e7000));
+  free(w);
+  free(lines);
+  /* an error leaves both NULL */
+  assert_int_equal(gs_qpu_asm_lines("mov r9, r0\n", "t.s", 0, &w, &n, &lines, &d), GS_EASM);
+  assert_null(w);
+  assert_null(lines);
+  /* an empty program still gets a table */
+  assert_int_equal(gs_qpu_asm_lines("# nothing\n", "t.s", 0, &w, &n, &lines, &d), GS_OK);
+  assert_int_equal(n, 0);
+  assert_non_null(lines);
+  free(w);
+  free(lines);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_worked_decodes_assemble),
@@ -683,6 +721,7 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_api),
       cmocka_unit_test(test_fuzz),
+      cmocka_unit_test(test_source_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,7 +103,7 @@
  * Z off. The program must have been loaded with gs_drv_program_load (the
  * header gives its length). A program that cannot be linked safely fails
  * the draw with GS_EARG: "draw: fragment program 0x...: instruction I
- * (<disassembly>): <why>".
+ * [at line L] (<disassembly>): <why>", the line from gs_drv_shader.fs_lines.
  *
  * UNIFORMS. A stream is a list of gs_drv_uniform: a constant 32-bit word, or
  * a value the driver knows when it lowers the draw, as Mesa's QUNIFORM_*:
@@ -235,6 +235,8 @@ typedef struct gs_drv_shader {
   uint32_t flat_varyings;   /* bit i: varying i is flat (record 97) */
   bool fs_threaded;         /* the FS switches threads (else single-threaded) */
   uint8_t cs_attrs;         /* bit i: the CS loads attribute i; 0 = all */
+  const uint32_t *fs_lines; /* NULL, or the source line of each FS
+                               instruction (gs_qpu_asm_lines), for messages */
 } gs_drv_shader;
 
 /* ---- draws --------------------------------------------------------------- */
@@ -366,7 +368,9 @@ unsigned gs_drv_stencil_words(const gs_drv_stencil *s, uint32_t w[3]);
  * `threaded`: the program runs as a threaded fragment shader (only
  * ra0..ra15 may be used). On success *out is a malloc'ed copy (*nout
  * words); a program that needs no change is copied as is. GS_EINVAL, with
- * "instruction I (<its disassembly>): <why>", for code that cannot be
+ * "instruction I (<its disassembly>): <why>" — "instruction I at line L"
+ * when `lines` (may be NULL) gives each instruction's source line — for
+ * code that cannot be
  * linked safely: a register or absolute branch, a colour write that is
  * conditional, packed (other than the MUL ALU's .8888), carries a signal
  * other than thrend or sbdone, or sits in a branch or thread-end delay
@@ -375,8 +379,8 @@ unsigned gs_drv_stencil_words(const gs_drv_stencil *s, uint32_t w[3]);
  * to r4; no free regfile-A register; with stencil, a program that writes
  * tlb_stencil itself, a Z write in a delay slot, or (when the driver adds
  * `mov tlb_z, rb15`) a program that writes rb15 or writes no colour. */
-int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded, uint64_t **out,
-                   size_t *nout, gs_diag *d);
+int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded,
+                   const uint32_t *lines, uint64_t **out, size_t *nout, gs_diag *d);
 
 #define GS_DRV_MAX_ATTRS 8     /* attribute arrays of a GL shader record */
 #define GS_DRV_MAX_VARYINGS 32 /* Flat Shade Flags bits */

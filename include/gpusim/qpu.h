@@ -37,6 +37,10 @@
  * malloc'ed array of *n words. */
 int gs_qpu_asm(const char *src, const char *filename, uint32_t base,
                uint64_t **words, size_t *n, gs_diag *d);
+/* gs_qpu_asm that also gives, in *lines (malloc'ed, *n entries), the
+ * source line (from 1) of each instruction, for messages about a word. */
+int gs_qpu_asm_lines(const char *src, const char *filename, uint32_t base,
+                     uint64_t **words, size_t *n, uint32_t **lines, gs_diag *d);
 
 /* Assembles the one instruction (or `.word lo, hi` / `.dword`) in `line`,
  * placed at byte address addr, into *w. Labels are not known here: branch

@@ -512,7 +512,7 @@ static int lower_draw(gs_driver *drv, const gs_drv_draw *draw, const gs_drv_stat
   gs_drv_draw linked = *draw;
   const gs_drv_draw *dr = &linked;
   linked.shader = &sh;
-  int rc = drv_variant_get(&drv->variants, sh.fs_code, s, sh.fs_threaded, drv->frame, &sh.fs_code, d);
+  int rc = drv_variant_get(&drv->variants, draw->shader, s, drv->frame, &sh.fs_code, d);
   if (rc < 0) return rc;
   if ((rc = note_fs_interp(drv, sh.fs_code, d)) < 0) return rc;
   for (int slot = 0; slot < SLOT_COUNT; slot++)

@@ -163,6 +163,7 @@ typedef struct linker {
   size_t n;
   const gs_drv_state *s;
   bool threaded;
+  const uint32_t *lines; /* source lines, or NULL */
   gs_diag *d;
   uint64_t *out;
   size_t nout, cap;
@@ -171,7 +172,7 @@ typedef struct linker {
   size_t ra_ready;     /* output index from which ra holds its value */
 } linker;
 
-/* Fails with "instruction <at> (<disassembly>): <why>". */
+/* Fails with "instruction <at> [at line L] (<disassembly>): <why>". */
 static int refuse(linker *l, const char *fmt, ...) {
   char why[512], text[160];
   va_list ap;
@@ -179,6 +180,8 @@ static int refuse(linker *l, const char *fmt, ...) {
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
   gs_qpu_disasm_word(l->in[l->at], text, sizeof text);
+  if (l->lines)
+    return gs_diag_set(l->d, GS_EINVAL, "instruction %zu at line %u (%s): %s", l->at, l->lines[l->at], text, why);
   return gs_diag_set(l->d, GS_EINVAL, "instruction %zu (%s): %s", l->at, text, why);
 }
 
@@ -768,12 +771,12 @@ static int link_all(linker *l, size_t z_at, size_t *start, size_t *pos) {
   return rc;
 }
 
-int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded, uint64_t **out,
-                   size_t *nout, gs_diag *d) {
+int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded,
+                   const uint32_t *lines, uint64_t **out, size_t *nout, gs_diag *d) {
   *out = NULL;
   *nout = 0;
   if (!words || n == 0) return gs_diag_set(d, GS_EARG, "fragment program link: no instructions");
-  linker l = {words, n, s, threaded, d, NULL, 0, 0, 0, -1, 0};
+  linker l = {words, n, s, threaded, lines, d, NULL, 0, 0, 0, -1, 0};
   size_t *start = malloc(2 * n * sizeof *start), z_at = n;
   if (!start) return gs_diag_set(d, GS_ENOMEM, "fragment program link: host out of memory");
   int rc = GS_OK;

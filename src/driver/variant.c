@@ -68,23 +68,26 @@ static void trim(drv_variants *c, uint32_t frame) {
 }
 
 /* Links and loads the variant of words for s, with the original's SPH. */
-static int make_variant(drv_variants *c, gs_addr fs_code, const uint64_t *words, size_t n, const gs_drv_state *s,
-                        bool threaded, drv_variant *v, gs_diag *d) {
+static int make_variant(drv_variants *c, const gs_drv_shader *sh, const uint64_t *words, size_t n,
+                        const gs_drv_state *s, drv_variant *v, gs_diag *d) {
+  gs_addr fs_code = sh->fs_code;
   gs_sph sph;
   gs_diag ld;
   uint64_t *linked;
   size_t nl;
   int rc = gs_drv_program_sph(c->mem, fs_code, &sph, d);
   if (rc < 0) return rc;
-  if ((rc = gs_drv_fs_link(words, n, s, threaded, &linked, &nl, &ld)) < 0)
+  if ((rc = gs_drv_fs_link(words, n, s, sh->fs_threaded, sh->fs_lines, &linked, &nl, &ld)) < 0)
     return gs_diag_set(d, rc == GS_ENOMEM ? rc : GS_EARG, "draw: fragment program 0x%08x: %s", fs_code, ld.msg);
   rc = gs_drv_program_load(c->mem, linked, nl, &sph, &v->prog, d);
   free(linked);
   return rc;
 }
 
-int drv_variant_get(drv_variants *c, gs_addr fs_code, const gs_drv_state *s, bool threaded, uint32_t frame,
+int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, uint32_t frame,
                     gs_addr *out, gs_diag *d) {
+  gs_addr fs_code = sh->fs_code;
+  bool threaded = sh->fs_threaded;
   *out = fs_code;
   if (!gs_drv_fs_needs_variant(s)) return GS_OK;
   drv_variant v;
@@ -113,7 +116,7 @@ int drv_variant_get(drv_variants *c, gs_addr fs_code, const gs_drv_state *s, boo
     c->v = nv;
     c->cap = cap;
   }
-  if ((rc = make_variant(c, fs_code, v.words, v.n, s, threaded, &v, d)) < 0) {
+  if ((rc = make_variant(c, sh, v.words, v.n, s, &v, d)) < 0) {
     free(v.words);
     return rc;
   }

@@ -33,11 +33,11 @@ typedef struct drv_variants {
 void drv_variants_init(drv_variants *c, gs_mem *m);
 /* Releases every variant. */
 void drv_variants_free(drv_variants *c);
-/* *out = the code address of the variant of the program at fs_code for s
- * (fs_code itself when s needs none), linking and loading it on first use
- * in frame `frame`. GS_EARG when the program has no driver header (its
+/* *out = the code address of the variant of sh's fragment program for s
+ * (the program's own when s needs none), linking and loading it on first
+ * use in frame `frame` (sh->fs_lines, if any, name lines in messages). GS_EARG when the program has no driver header (its
  * length is unknown) or does not link, GS_ENOMEM when memory runs out. */
-int drv_variant_get(drv_variants *c, gs_addr fs_code, const gs_drv_state *s, bool threaded, uint32_t frame,
+int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, uint32_t frame,
                     gs_addr *out, gs_diag *d);
 
 #endif

@@ -809,9 +809,22 @@ static uint8_t parse_cs_inputs(lua_State *L, int arg, int inputs) {
   return mask;
 }
 
+/* Keeps the fragment program's source lines (n entries; freed here) in
+ * the user value of the shader at ud, for the driver's messages. */
+static void keep_lines(lua_State *L, int ud, l_shader *s, void **lines_box, size_t n) {
+  uint32_t *keep = lua_newuserdatauv(L, n ? n * 4 : 4, 0);
+  memcpy(keep, *lines_box, n * 4);
+  lua_getiuservalue(L, ud, 1);
+  lua_rotate(L, -2, 1);
+  lua_setfield(L, -2, "fs_lines");
+  lua_pop(L, 1);
+  s->sh.fs_lines = keep;
+}
+
 /* Assembles (or takes the {binary=} of) program field p of table arg and
- * loads it with sph. */
-static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shader *s) {
+ * loads it with sph; the fragment program's source lines go to the user
+ * value of the shader at ud. */
+static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shader *s, int ud) {
   gs_mem *m = mem_of(L);
   int t = lua_getfield(L, arg, prog_fields[p]);
   void **box = lgs_newbox(L);
@@ -826,9 +839,15 @@ static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shad
     if (strlen(text) != len) arg_error(L, arg, "field '%s': the assembly text contains a NUL byte", prog_fields[p]);
     char name[32];
     snprintf(name, sizeof name, "%s shader", prog_fields[p]);
-    int rc = gs_qpu_asm(text, name, 0, &words, &n, &d);
+    void **lines = lgs_newbox(L);
+    uint32_t *line_table = NULL;
+    int rc = gs_qpu_asm_lines(text, name, 0, &words, &n, &line_table, &d);
     *box = words;
+    *lines = line_table;
     if (rc < 0) luaL_error(L, "gpusim.shader: %s", d.msg);
+    if (p == PROG_FRAGMENT) keep_lines(L, ud, s, lines, n);
+    lgs_closebox(L, -1);
+    lua_pop(L, 1);
   } else if (t == LUA_TTABLE && lua_getfield(L, -2, "binary") == LUA_TSTRING) {
     size_t len;
     const char *bin = lua_tolstring(L, -1, &len);
@@ -923,7 +942,7 @@ static int l_shader_new(lua_State *L) {
   lua_pushvalue(L, 3);
   lua_setfield(L, -2, "varyings");
   lua_setiuservalue(L, 4, 1);
-  for (int p = 0; p < 3; p++) load_program(L, 1, p, &sph[p], s);
+  for (int p = 0; p < 3; p++) load_program(L, 1, p, &sph[p], s, 4);
   s->ninputs = (uint8_t)nin;
   memcpy(s->input_comps, in_comps, (size_t)nin);
   s->nvaryings = (uint8_t)nvary;
@@ -1354,7 +1373,7 @@ static int shader_variant(lua_State *L) {
   if (gs_mem_read(mem_of(L), p->code, *words, p->ninstr * 8, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
   uint64_t *out;
   size_t nout;
-  if (gs_drv_fs_link(*words, p->ninstr, &st, s->sh.fs_threaded, &out, &nout, &d) < 0)
+  if (gs_drv_fs_link(*words, p->ninstr, &st, s->sh.fs_threaded, s->sh.fs_lines, &out, &nout, &d) < 0)
     return lgs_error(L, "shader:variant", d.msg);
   *linked = out;
   char *txt;

@@ -235,7 +235,7 @@ assert(small:variant {stencil = {func = "equal", ref = 1}}:find(
 fails({here, "bad argument #1 to 'variant'", "unknown field 'depth_test'"},
       function() return small:variant {depth_test = true} end)
 fails({here, "field 'blend' must be one of"}, function() return small:variant {blend = "over"} end)
-fails({"shader:variant: instruction 2 (mov.zs tlb_colour_all, r0)", "conditional"}, function()
+fails({"shader:variant: instruction 2 at line 3 (mov.zs tlb_colour_all, r0)", "conditional"}, function()
   return gpusim.shader {isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(0),
                         inputs = {{name = "position", components = 4}},
                         fragment = "mov r0, 1\nmov.setf -, r0\nmov.zs tlb_colour_all, r0\nthrend\nnop\nnop\n"}
@@ -280,7 +280,7 @@ gpusim.frame(function(frame)
   frame:draw {mode = "strip", vertices = quad, shader = cond, uniforms = {vertex = VIEWPORT, fragment = {0}}}
 end, target)
 fails({here, "frame:draw", string.format("fragment program 0x%08x", cond.fragment_code),
-       "instruction 2 (mov.zc tlb_colour_all, r0)", "conditional colour write"}, gpusim.render, {run = false})
+       "instruction 2 at line 3 (mov.zc tlb_colour_all, r0)", "conditional colour write"}, gpusim.render, {run = false})
 -- Blending reads sample 0 as a word of four bytes: not on 4-sample or
 -- rgba16f targets (stencil alone is fine there).
 for _, t in ipairs {gpusim.target {width = 16, height = 16, samples = 4},

@@ -65,6 +65,8 @@ typedef struct assembler {
   size_t *index, capindex;  /* open hash of syms: entry k+1 for syms[k], 0 = empty */
   uint32_t *out;  /* emitted 32-bit words (pass 2) */
   size_t nout, capout;
+  uint32_t *lines;  /* pass 2: the source line of each instruction's first word */
+  size_t caplines;
   size_t nwords;  /* 32-bit words placed so far in this pass */
   const char *line, *p;  /* current line, scan position */
   int lineno, depth;
@@ -958,6 +960,10 @@ static uint64_t apply_overrides(assembler *a, uint64_t w) {
 static void emit32(assembler *a, uint32_t v) {
   if (a->pass == 2) {
     a->out = grow(a, a->out, &a->capout, a->nout + 1, sizeof *a->out);
+    if (!(a->nout & 1)) {
+      a->lines = grow(a, a->lines, &a->caplines, a->nout / 2 + 1, sizeof *a->lines);
+      a->lines[a->nout / 2] = (uint32_t)a->lineno;
+    }
     a->out[a->nout++] = v;
   }
   a->nwords++;
@@ -1064,6 +1070,7 @@ static void release(assembler *a) {
   free(a->syms);
   free(a->index);
   free(a->out);
+  free(a->lines);
 }
 
 static void init(assembler *a, const char *file, uint32_t base, gs_diag *d) {
@@ -1075,10 +1082,16 @@ static void init(assembler *a, const char *file, uint32_t base, gs_diag *d) {
 
 int gs_qpu_asm(const char *src, const char *filename, uint32_t base, uint64_t **words, size_t *n,
                gs_diag *d) {
+  return gs_qpu_asm_lines(src, filename, base, words, n, NULL, d);
+}
+
+int gs_qpu_asm_lines(const char *src, const char *filename, uint32_t base, uint64_t **words, size_t *n,
+                     uint32_t **lines, gs_diag *d) {
   assembler a;
   if (!src || !words || !n) return gs_diag_set(d, GS_EARG, "gs_qpu_asm: NULL argument");
   *words = NULL;
   *n = 0;
+  if (lines) *lines = NULL;
   init(&a, filename, base, d);
   int rc = run_pass(&a, src, 1);
   if (rc == GS_OK) rc = run_pass(&a, src, 2);
@@ -1089,6 +1102,16 @@ int gs_qpu_asm(const char *src, const char *filename, uint32_t base, uint64_t **
     for (size_t i = 0; *words && i < count; i++)
       (*words)[i] = a.out[2 * i] | (uint64_t)a.out[2 * i + 1] << 32;
     if (*words) *n = count;
+    if (*words && lines) { /* hand over the line table */
+      *lines = a.lines ? a.lines : malloc(sizeof **lines);
+      a.lines = NULL;
+      if (!*lines) {
+        free(*words);
+        *words = NULL;
+        *n = 0;
+        rc = gs_diag_set(d, GS_ENOMEM, "%s: out of memory", a.file);
+      }
+    }
   }
   release(&a);
   return rc;
