@@ -175,7 +175,14 @@ static void test_stencil_and_mask_code(void **state) {
   s.stencil.back.write_mask = 0x3c;
   expect_link("mov r0, unif\nmov tlb_colour_all, r0\nthrend\nnop\nnop\n", &s, false,
               "mov r0, unif\nldi tlb_stencil, 0x724f00ff\nldi tlb_stencil, 0x824f00ff\nldi tlb_stencil, 0x3cff\n"
-              "mov tlb_z, rb15\nmov tlb_colour_all, r0\nthrend\nnop\nnop\n");
+              "mov tlb_z, rb15\nnop\nmov tlb_colour_all, r0\nthrend\nnop\nnop\n");
+  /* HW-2806: two instructions between the added Z write and the thread end */
+  s = stencil_on();
+  expect_link("mov r0, unif\nmov tlb_colour_all, r0 ; thrend\nnop\nsbdone\n", &s, false,
+              "mov r0, unif\nldi tlb_stencil, 0xf24f00ff\nmov tlb_z, rb15\nnop\nnop\n"
+              "mov tlb_colour_all, r0 ; thrend\nnop\nsbdone\n");
+  expect_link("mov tlb_colour_all, r0\nthrend\nnop\nsbdone\n", &s, false,
+              "ldi tlb_stencil, 0xf24f00ff\nmov tlb_z, rb15\nnop\nmov tlb_colour_all, r0\nthrend\nnop\nsbdone\n");
   gs_drv_state_init(&s);
   s.color_mask = 0x5; /* R and B */
   expect_link("mov tlb_colour_all, unif\nthrend\nnop\nnop\n", &s, false,

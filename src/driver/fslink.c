@@ -739,6 +739,18 @@ static int z_insertion(linker *l, size_t *at) {
   return GS_OK;
 }
 
+/* Instructions from i to the first thread end or switch on the straight
+ * line (the signal's own instruction not counted); n + 1 when a branch or
+ * the end of the program comes first. */
+static size_t to_thread_end(const linker *l, size_t i) {
+  for (size_t j = i; j < l->n; j++) {
+    unsigned sig = sig_of(l->in[j]);
+    if (ends_thread(sig) || switches_thread(sig)) return j - i;
+    if (is_branch(l->in[j])) break;
+  }
+  return l->n + 1;
+}
+
 /* Moves each relative branch to the new place of its target. start[i] is
  * where input instruction i's group (inserted code before it, then it)
  * begins in the output, pos[i] where i itself went. */
@@ -763,6 +775,13 @@ static int link_all(linker *l, size_t z_at, size_t *start, size_t *pos) {
     if (stencil && (half_writing(w, QPU_W_TLB_Z) >= 0 || l->at == z_at)) {
       if ((rc = put_stencil_setup(l)) < 0) return rc;
       if (l->at == z_at && (rc = put(l, "mov tlb_z, rb15")) < 0) return rc;
+      /* Erratum HW-2806 (reference §8.2): a Z test still running at the
+       * thread end hands MS_FLAGS to the next thread's quads; keep two
+       * instructions between the added Z write and the end (blend code,
+       * when there is some, already does). */
+      for (size_t k = colour ? 2 : to_thread_end(l, l->at); l->at == z_at && k < 2 && rc == GS_OK; k++)
+        rc = put(l, "nop");
+      if (rc < 0) return rc;
     }
     pos[l->at] = l->nout;
     if (colour && half_writing(w, QPU_W_TLB_COLOUR_ALL) >= 0) rc = link_colour_write(l);

@@ -231,7 +231,7 @@ assert(small:variant {blend = "alpha"} == table.concat({
   "mov r0, unif", "mov ra31, r0 ; loadc", "nop", "v8muld r1, r0, ra31.8dr", "not r2, ra31.8dr",
   "v8muld r2, r4, r2", "nop ; v8adds r1, r1, r2", "mov tlb_colour_all, r1", "thrend", "nop", "sbdone", ""}, "\n"))
 assert(small:variant {stencil = {func = "equal", ref = 1}}:find(
-  "ldi tlb_stencil, 0xf24a01ff\nmov tlb_z, rb15\nmov tlb_colour_all, unif\n", 1, true))
+  "ldi tlb_stencil, 0xf24a01ff\nmov tlb_z, rb15\nnop\nmov tlb_colour_all, unif\nthrend\n", 1, true))
 fails({here, "bad argument #1 to 'variant'", "unknown field 'depth_test'"},
       function() return small:variant {depth_test = true} end)
 fails({here, "field 'blend' must be one of"}, function() return small:variant {blend = "over"} end)
