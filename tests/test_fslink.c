@@ -124,6 +124,21 @@ static void test_no_variant(void **state) {
   assert_true(gs_drv_fs_needs_variant(&s));
   s = stencil_on();
   assert_true(gs_drv_fs_needs_variant(&s));
+  /* codes out of range: GS_EARG naming them, before anything else */
+  uint64_t nop = QPU_NOP_WORD, *out;
+  size_t nout;
+  gs_diag d;
+  s.blend.dst_alpha = (gs_drv_blend_factor)GS_DRV_FACTOR_COUNT;
+  assert_int_equal(gs_drv_fs_link(&nop, 1, &s, false, NULL, &out, &nout, &d), GS_EARG);
+  assert_non_null(strstr(d.msg, "blend factor 15"));
+  gs_drv_state_init(&s);
+  s.stencil.back.zpass = 8;
+  assert_int_equal(gs_drv_fs_check_state(&s, &d), GS_EARG);
+  assert_non_null(strstr(d.msg, "back stencil operations"));
+  gs_drv_state_init(&s);
+  s.blend.alpha_equation = (gs_drv_blend_equation)5;
+  assert_int_equal(gs_drv_fs_check_state(&s, &d), GS_EARG);
+  gs_drv_state_init(&s);
   /* even a program the linker would refuse is copied as it is */
   gs_drv_state_init(&s);
   expect_link("bra -, ra0\nmov.zs tlb_colour_all, r0\nnop\nnop\nthrend\nnop\nnop\n", &s, false,

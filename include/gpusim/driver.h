@@ -347,6 +347,10 @@ void gs_drv_state_init(gs_drv_state *s);
  * "replace" (add or subtract with factors one and zero, for colour and
  * alpha), a colour mask that leaves a channel out, or stencil. */
 bool gs_drv_fs_needs_variant(const gs_drv_state *s);
+/* GS_EARG, naming it, when a code of s's blend, colour mask or stencil is
+ * out of range (gs_driver_draw and gs_drv_fs_link check it). */
+int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d);
+
 /* Whether s's blend or colour mask changes the colour writes (the part of
  * gs_drv_fs_needs_variant without stencil). Draws into a 4-sample or
  * RGBA16F target refuse it: the blend code reads sample 0 as one 32-bit

@@ -180,26 +180,6 @@ static int check_uniforms(const gs_drv_draw *dr, gs_diag *d) {
   return GS_OK;
 }
 
-static int check_stencil_face(const gs_drv_stencil_face *f, const char *face, gs_diag *d) {
-  if (f->func > GS_DRV_ALWAYS) return gs_diag_set(d, GS_EARG, "draw: %s stencil function %u; 0..7", face, f->func);
-  if (f->fail > 7 || f->zfail > 7 || f->zpass > 7)
-    return gs_diag_set(d, GS_EARG, "draw: %s stencil operations %u, %u, %u; 0..7", face, f->fail, f->zfail, f->zpass);
-  return GS_OK;
-}
-
-static int check_blend(const gs_drv_state *s, gs_diag *d) {
-  const gs_drv_blend *b = &s->blend;
-  if ((unsigned)b->equation > GS_DRV_BLEND_MAX || (unsigned)b->alpha_equation > GS_DRV_BLEND_MAX)
-    return gs_diag_set(d, GS_EARG, "draw: blend equations %d, %d; 0..4", (int)b->equation, (int)b->alpha_equation);
-  gs_drv_blend_factor f[4] = {b->src, b->dst, b->src_alpha, b->dst_alpha};
-  for (int i = 0; i < 4; i++)
-    if ((unsigned)f[i] >= GS_DRV_FACTOR_COUNT)
-      return gs_diag_set(d, GS_EARG, "draw: blend factor %d; 0..%d", (int)f[i], GS_DRV_FACTOR_COUNT - 1);
-  if (s->color_mask > 0xF) return gs_diag_set(d, GS_EARG, "draw: colour mask 0x%x; 4 bits", s->color_mask);
-  int rc = check_stencil_face(&s->stencil.front, "front", d);
-  return rc < 0 ? rc : check_stencil_face(&s->stencil.back, "back", d);
-}
-
 static int check_state(const gs_drv_state *s, gs_diag *d) {
   if ((unsigned)s->depth_func > GS_DRV_ALWAYS)
     return gs_diag_set(d, GS_EARG, "draw: depth function %d; 0..7", (int)s->depth_func);
@@ -209,7 +189,7 @@ static int check_state(const gs_drv_state *s, gs_diag *d) {
   if (!(s->point_size > 0.0f) || !(s->line_width > 0.0f) || s->point_size > 2048.0f || s->line_width > 2048.0f)
     return gs_diag_set(d, GS_EARG, "draw: point size %g and line width %g must be in (0, 2048]",
                        (double)s->point_size, (double)s->line_width);
-  return check_blend(s, d);
+  return gs_drv_fs_check_state(s, d);
 }
 
 /* The largest index of the draw's index range; GS_EFAULT when the range is

@@ -222,6 +222,28 @@ static int wait_ra(linker *l) {
   return rc;
 }
 
+/* ---- the state ------------------------------------------------------------------- */
+
+static int check_stencil_face(const gs_drv_stencil_face *f, const char *face, gs_diag *d) {
+  if (f->func > GS_DRV_ALWAYS) return gs_diag_set(d, GS_EARG, "draw: %s stencil function %u; 0..7", face, f->func);
+  if (f->fail > 7 || f->zfail > 7 || f->zpass > 7)
+    return gs_diag_set(d, GS_EARG, "draw: %s stencil operations %u, %u, %u; 0..7", face, f->fail, f->zfail, f->zpass);
+  return GS_OK;
+}
+
+int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d) {
+  const gs_drv_blend *b = &s->blend;
+  if ((unsigned)b->equation > GS_DRV_BLEND_MAX || (unsigned)b->alpha_equation > GS_DRV_BLEND_MAX)
+    return gs_diag_set(d, GS_EARG, "draw: blend equations %d, %d; 0..4", (int)b->equation, (int)b->alpha_equation);
+  gs_drv_blend_factor f[4] = {b->src, b->dst, b->src_alpha, b->dst_alpha};
+  for (int i = 0; i < 4; i++)
+    if ((unsigned)f[i] >= GS_DRV_FACTOR_COUNT)
+      return gs_diag_set(d, GS_EARG, "draw: blend factor %d; 0..%d", (int)f[i], GS_DRV_FACTOR_COUNT - 1);
+  if (s->color_mask > 0xF) return gs_diag_set(d, GS_EARG, "draw: colour mask 0x%x; 4 bits", s->color_mask);
+  int rc = check_stencil_face(&s->stencil.front, "front", d);
+  return rc < 0 ? rc : check_stencil_face(&s->stencil.back, "back", d);
+}
+
 /* ---- blend factors as byte words ---------------------------------------------- */
 
 /* What a factor is, byte by byte: the source colour S (the shader's), the
@@ -795,10 +817,11 @@ int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool 
   *out = NULL;
   *nout = 0;
   if (!words || n == 0) return gs_diag_set(d, GS_EARG, "fragment program link: no instructions");
+  int rc = gs_drv_fs_check_state(s, d);
+  if (rc < 0) return rc;
   linker l = {words, n, s, threaded, lines, d, NULL, 0, 0, 0, -1, 0};
   size_t *start = malloc(2 * n * sizeof *start), z_at = n;
   if (!start) return gs_diag_set(d, GS_ENOMEM, "fragment program link: host out of memory");
-  int rc = GS_OK;
   if (!gs_drv_fs_needs_variant(s)) {
     for (size_t i = 0; i < n && rc == GS_OK; i++) rc = put_word(&l, words[i]);
   } else {
