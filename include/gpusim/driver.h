@@ -93,11 +93,14 @@
  * program, linked by gs_drv_fs_link and loaded with the original's SPH:
  * each TLB_COLOUR_ALL write goes to a free accumulator and is followed by
  * code that loads the tile colour (loadc), blends byte by byte (v8muld,
- * v8adds, v8subs, v8min, v8max) and writes the result; each TLB_Z write is
+ * v8adds, v8subs, v8min, v8max) and writes the result — into a 4-sample
+ * target sample by sample (loadc and TLB_COLOUR_MS four times, when the
+ * blend reads the tile); blending into an RGBA16F target is an error (its
+ * words are half floats, not bytes); each TLB_Z write is
  * preceded by `ldi tlb_stencil` with the setup words (gs_drv_stencil_words),
  * and a program without one gets `mov tlb_z, rb15` before its first colour
  * write; relative branches are moved. Variants are cached per program
- * (address and code), state and thread mode, and live as long as the
+ * (address and code), state, thread mode and sample count, and live as long as the
  * driver (past 64, those the current frame does not use are released); a
  * draw that needs none uses the program's own address. Stencil turns early
  * Z off. The program must have been loaded with gs_drv_program_load (the
@@ -117,8 +120,8 @@
  * value: GS_EARG for a bad description (a size out of range, no attribute,
  * too many varyings, a mode out of range, an index outside the index
  * buffer's allocation, more than 65536 vertices in a strip, a blend or
- * stencil code out of range, blending or a colour mask into a 4-sample or
- * RGBA16F target, a fragment program that does not link for the draw's
+ * stencil code out of range, blending or a colour mask into an RGBA16F
+ * target, a fragment program that does not link for the draw's
  * blend and stencil state), GS_ENOMEM when
  * GPU memory is exhausted, GS_EFAULT when an index buffer lies outside
  * allocated memory. A failed draw leaves the frame as it was before it.
@@ -352,9 +355,8 @@ bool gs_drv_fs_needs_variant(const gs_drv_state *s);
 int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d);
 
 /* Whether s's blend or colour mask changes the colour writes (the part of
- * gs_drv_fs_needs_variant without stencil). Draws into a 4-sample or
- * RGBA16F target refuse it: the blend code reads sample 0 as one 32-bit
- * word of four bytes. */
+ * gs_drv_fs_needs_variant without stencil). Draws into an RGBA16F target
+ * refuse it: the blend code works on 32-bit words of four bytes. */
 bool gs_drv_fs_blends(const gs_drv_state *s);
 
 /* The TLB_STENCIL_SETUP words of s (reference/vc4.md §3.6), in the order
@@ -364,17 +366,24 @@ bool gs_drv_fs_blends(const gs_drv_state *s);
  * 15:8, front in 7:0). Returns the count, 1..3. */
 unsigned gs_drv_stencil_words(const gs_drv_stencil *s, uint32_t w[3]);
 
+/* What the linker needs to know besides the program and the state. */
+typedef struct gs_drv_fs_link_info {
+  bool threaded;          /* a threaded fragment shader: only ra0..ra15 */
+  unsigned samples;       /* of the target: 1 (0 counts as 1) or 4 */
+  const uint32_t *lines;  /* NULL, or each instruction's source line */
+} gs_drv_fs_link_info;
+
 /* Links the fragment program words[0..n) for s's blend, colour mask and
  * stencil (docs/blending.md says what it inserts and why): each write to
  * TLB_COLOUR_ALL goes to a free accumulator and is followed by code that
- * loads the tile's colour and blends; each TLB_Z write is preceded by the
- * stencil setup words; relative branches are moved to their new targets.
- * `threaded`: the program runs as a threaded fragment shader (only
- * ra0..ra15 may be used). On success *out is a malloc'ed copy (*nout
- * words); a program that needs no change is copied as is. GS_EINVAL, with
- * "instruction I (<its disassembly>): <why>" — "instruction I at line L"
- * when `lines` (may be NULL) gives each instruction's source line — for
- * code that cannot be
+ * loads the tile's colour and blends — with 4 samples, once per sample,
+ * writing TLB_COLOUR_MS — each TLB_Z write is preceded by the stencil setup
+ * words; relative branches are moved to their new targets. info may be
+ * NULL (single-threaded, one sample, no lines). On success *out is a
+ * malloc'ed copy (*nout words); a program that needs no change is copied as
+ * is. GS_EARG for codes out of range (gs_drv_fs_check_state) or 2 or 3
+ * samples. GS_EINVAL, with "instruction I (<its disassembly>): <why>" —
+ * "instruction I at line L" with info->lines — for code that cannot be
  * linked safely: a register or absolute branch, a colour write that is
  * conditional, packed (other than the MUL ALU's .8888), carries a signal
  * other than thrend or sbdone, or sits in a branch or thread-end delay
@@ -383,8 +392,8 @@ unsigned gs_drv_stencil_words(const gs_drv_stencil *s, uint32_t w[3]);
  * to r4; no free regfile-A register; with stencil, a program that writes
  * tlb_stencil itself, a Z write in a delay slot, or (when the driver adds
  * `mov tlb_z, rb15`) a program that writes rb15 or writes no colour. */
-int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded,
-                   const uint32_t *lines, uint64_t **out, size_t *nout, gs_diag *d);
+int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, const gs_drv_fs_link_info *info,
+                   uint64_t **out, size_t *nout, gs_diag *d);
 
 #define GS_DRV_MAX_ATTRS 8     /* attribute arrays of a GL shader record */
 #define GS_DRV_MAX_VARYINGS 32 /* Flat Shade Flags bits */

@@ -218,10 +218,9 @@ static int check_draw(const gs_driver *drv, const gs_drv_draw *dr, const gs_drv_
   if ((rc = check_shader(dr->shader, dr->nattrs, d)) < 0) return rc;
   if ((rc = check_uniforms(dr, d)) < 0) return rc;
   if ((rc = check_state(st, d)) < 0) return rc;
-  if (gs_drv_fs_blends(st) && (drv->target.samples == 4 || drv->target.format == GS_DRV_RGBA16F))
-    return gs_diag_set(d, GS_EARG, "draw: blending and colour masks need a target of one sample and 8-bit "
-                       "colour (the blend code reads sample 0 as one 32-bit word); this one has %s",
-                       drv->target.samples == 4 ? "4 samples" : "RGBA16F colour");
+  if (gs_drv_fs_blends(st) && drv->target.format == GS_DRV_RGBA16F)
+    return gs_diag_set(d, GS_EARG, "draw: blending and colour masks need a target of 8-bit colour (the blend "
+                       "code works on 32-bit words of four bytes), not RGBA16F");
   if (dr->indices && dr->index_size != 1 && dr->index_size != 2)
     return gs_diag_set(d, GS_EARG, "draw: index size %u bytes; 1 or 2 (the hardware has no 32-bit indices)",
                        dr->index_size);
@@ -492,7 +491,8 @@ static int lower_draw(gs_driver *drv, const gs_drv_draw *draw, const gs_drv_stat
   gs_drv_draw linked = *draw;
   const gs_drv_draw *dr = &linked;
   linked.shader = &sh;
-  int rc = drv_variant_get(&drv->variants, draw->shader, s, drv->frame, &sh.fs_code, d);
+  unsigned samples = drv->target.samples == 4 ? 4 : 1;
+  int rc = drv_variant_get(&drv->variants, draw->shader, s, samples, drv->frame, &sh.fs_code, d);
   if (rc < 0) return rc;
   if ((rc = note_fs_interp(drv, sh.fs_code, d)) < 0) return rc;
   for (int slot = 0; slot < SLOT_COUNT; slot++)

@@ -163,6 +163,7 @@ typedef struct linker {
   size_t n;
   const gs_drv_state *s;
   bool threaded;
+  unsigned samples;      /* 1 or 4 */
   const uint32_t *lines; /* source lines, or NULL */
   gs_diag *d;
   uint64_t *out;
@@ -640,19 +641,31 @@ static int link_colour_write(linker *l) {
   uint64_t r = qpu_set(w, h ? QPU_F_WADDR_MUL : QPU_F_WADDR_ADD, QPU_W_ACC0 + (unsigned)src_acc);
   if (is_alu(w) && sig != QPU_SIG_NONE) r = qpu_set(r, QPU_F_SIG, QPU_SIG_NONE);
   if ((rc = put_word(l, r)) < 0) return rc;
-  if (sa) {
-    l->ra_ready = l->nout + 2;
-    rc = put(l, "mov ra%d, %s%s", l->ra, g.src.s, dst ? " ; loadc" : "");
-  } else if (dst) {
-    rc = put(l, "loadc");
-  }
-  val v;
-  if (rc < 0 || (rc = blend_value(&g, s, &v)) < 0) return rc;
+  /* With 4 samples each has its own tile colour: load, blend and write
+   * them one by one (loadc and TLB_COLOUR_MS go through the samples in the
+   * same fixed order, docs/tile-buffer.md); a blend that ignores D writes
+   * all samples at once. */
+  unsigned per = dst && l->samples == 4 ? 4 : 1, temps = g.free;
+  const char *reg = per == 4 ? "tlb_colour_ms" : "tlb_colour_all";
   const char *sig_text = sig == QPU_SIG_NONE ? "" : sig == QPU_SIG_THREND ? " ; thrend" : " ; sbdone";
-  if (is_zero(v) && *sig_text) { /* no signal beside a small immediate */
-    if ((rc = take(&g, &v)) < 0 || (rc = put(l, "ldi %s, 0", v.s)) < 0) return rc;
+  for (unsigned k = 0; k < per; k++) {
+    const char *end = k + 1 == per ? sig_text : "";
+    g.free = temps;
+    g.used = 1;
+    if (k == 0 && sa) {
+      l->ra_ready = l->nout + 2;
+      rc = put(l, "mov ra%d, %s%s", l->ra, g.src.s, dst ? " ; loadc" : "");
+    } else if (dst) {
+      rc = put(l, "loadc");
+    }
+    val v;
+    if (rc < 0 || (rc = blend_value(&g, s, &v)) < 0) return rc;
+    if (is_zero(v) && *end) { /* no signal beside a small immediate */
+      if ((rc = take(&g, &v)) < 0 || (rc = put(l, "ldi %s, 0", v.s)) < 0) return rc;
+    }
+    if ((rc = put(l, "mov %s, %s%s", reg, v.s, end)) < 0) return rc;
   }
-  return put(l, "mov tlb_colour_all, %s%s", v.s, sig_text);
+  return GS_OK;
 }
 
 /* ---- stencil ----------------------------------------------------------------------- */
@@ -812,14 +825,20 @@ static int link_all(linker *l, size_t z_at, size_t *start, size_t *pos) {
   return rc;
 }
 
-int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, bool threaded,
-                   const uint32_t *lines, uint64_t **out, size_t *nout, gs_diag *d) {
+int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, const gs_drv_fs_link_info *info,
+                   uint64_t **out, size_t *nout, gs_diag *d) {
   *out = NULL;
   *nout = 0;
   if (!words || n == 0) return gs_diag_set(d, GS_EARG, "fragment program link: no instructions");
   int rc = gs_drv_fs_check_state(s, d);
   if (rc < 0) return rc;
-  linker l = {words, n, s, threaded, lines, d, NULL, 0, 0, 0, -1, 0};
+  const gs_drv_fs_link_info none = {false, 1, NULL};
+  if (!info) info = &none;
+  unsigned samples = info->samples ? info->samples : 1;
+  if (samples != 1 && samples != 4)
+    return gs_diag_set(d, GS_EARG, "fragment program link: %u samples; 1 or 4", info->samples);
+  bool threaded = info->threaded;
+  linker l = {words, n, s, threaded, samples, info->lines, d, NULL, 0, 0, 0, -1, 0};
   size_t *start = malloc(2 * n * sizeof *start), z_at = n;
   if (!start) return gs_diag_set(d, GS_ENOMEM, "fragment program link: host out of memory");
   if (!gs_drv_fs_needs_variant(s)) {

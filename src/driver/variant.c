@@ -23,7 +23,7 @@ void drv_variants_free(drv_variants *c) {
 
 /* Everything of s (and the thread mode) the variant depends on, with the
  * parts that are off zeroed, so equal keys mean equal code. */
-static void make_key(const gs_drv_state *s, bool threaded, uint32_t k[DRV_VARIANT_KEY]) {
+static void make_key(const gs_drv_state *s, bool threaded, unsigned samples, uint32_t k[DRV_VARIANT_KEY]) {
   memset(k, 0, DRV_VARIANT_KEY * sizeof *k);
   const gs_drv_blend *b = &s->blend;
   if (b->enable) {
@@ -35,6 +35,7 @@ static void make_key(const gs_drv_state *s, bool threaded, uint32_t k[DRV_VARIAN
   k[8] = s->color_mask & 0xFu;
   if (s->stencil.enable) k[9] = gs_drv_stencil_words(&s->stencil, &k[10]);
   k[13] = threaded;
+  k[14] = samples;
 }
 
 /* The program's code (after its header) as words; *words is malloc'ed. */
@@ -69,7 +70,7 @@ static void trim(drv_variants *c, uint32_t frame) {
 
 /* Links and loads the variant of words for s, with the original's SPH. */
 static int make_variant(drv_variants *c, const gs_drv_shader *sh, const uint64_t *words, size_t n,
-                        const gs_drv_state *s, drv_variant *v, gs_diag *d) {
+                        const gs_drv_state *s, unsigned samples, drv_variant *v, gs_diag *d) {
   gs_addr fs_code = sh->fs_code;
   gs_sph sph;
   gs_diag ld;
@@ -77,22 +78,23 @@ static int make_variant(drv_variants *c, const gs_drv_shader *sh, const uint64_t
   size_t nl;
   int rc = gs_drv_program_sph(c->mem, fs_code, &sph, d);
   if (rc < 0) return rc;
-  if ((rc = gs_drv_fs_link(words, n, s, sh->fs_threaded, sh->fs_lines, &linked, &nl, &ld)) < 0)
+  gs_drv_fs_link_info info = {sh->fs_threaded, samples, sh->fs_lines};
+  if ((rc = gs_drv_fs_link(words, n, s, &info, &linked, &nl, &ld)) < 0)
     return gs_diag_set(d, rc == GS_ENOMEM ? rc : GS_EARG, "draw: fragment program 0x%08x: %s", fs_code, ld.msg);
   rc = gs_drv_program_load(c->mem, linked, nl, &sph, &v->prog, d);
   free(linked);
   return rc;
 }
 
-int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, uint32_t frame,
-                    gs_addr *out, gs_diag *d) {
+int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, unsigned samples,
+                    uint32_t frame, gs_addr *out, gs_diag *d) {
   gs_addr fs_code = sh->fs_code;
   bool threaded = sh->fs_threaded;
   *out = fs_code;
   if (!gs_drv_fs_needs_variant(s)) return GS_OK;
   drv_variant v;
   memset(&v, 0, sizeof v);
-  make_key(s, threaded, v.key);
+  make_key(s, threaded, samples, v.key);
   int rc = read_program(c->mem, fs_code, &v.words, &v.n, d);
   if (rc < 0) return rc;
   for (size_t i = 0; i < c->n; i++) {
@@ -116,7 +118,7 @@ int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state
     c->v = nv;
     c->cap = cap;
   }
-  if ((rc = make_variant(c, sh, v.words, v.n, s, &v, d)) < 0) {
+  if ((rc = make_variant(c, sh, v.words, v.n, s, samples, &v, d)) < 0) {
     free(v.words);
     return rc;
   }

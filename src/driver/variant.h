@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "gpusim/driver.h"
 
-#define DRV_VARIANT_KEY 14
+#define DRV_VARIANT_KEY 15
 
 typedef struct drv_variant {
   gs_addr orig;            /* the program's code address */
@@ -34,10 +34,10 @@ void drv_variants_init(drv_variants *c, gs_mem *m);
 /* Releases every variant. */
 void drv_variants_free(drv_variants *c);
 /* *out = the code address of the variant of sh's fragment program for s
- * (the program's own when s needs none), linking and loading it on first
+ * and a target of `samples` (the program's own when s needs none), linking and loading it on first
  * use in frame `frame` (sh->fs_lines, if any, name lines in messages). GS_EARG when the program has no driver header (its
  * length is unknown) or does not link, GS_ENOMEM when memory runs out. */
-int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, uint32_t frame,
-                    gs_addr *out, gs_diag *d);
+int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state *s, unsigned samples,
+                    uint32_t frame, gs_addr *out, gs_diag *d);
 
 #endif

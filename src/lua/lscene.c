@@ -1355,7 +1355,7 @@ static int frame_state(lua_State *L) {
  * stencil add (docs/blending.md). The program's own text when the state
  * needs no variant. */
 static int shader_variant(lua_State *L) {
-  static const char *const known[] = {"blend", "color_mask", "stencil", NULL};
+  static const char *const known[] = {"blend", "color_mask", "stencil", "samples", NULL};
   l_shader *s = luaL_checkudata(L, 1, SHADER_TYPE);
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
@@ -1365,6 +1365,8 @@ static int shader_variant(lua_State *L) {
   blend_field(L, 2, &st.blend);
   color_mask_field(L, 2, &st.color_mask);
   stencil_field(L, 2, &st.stencil);
+  lua_Integer samples = int_field(L, 2, "samples", 1, 4, 1);
+  if (samples != 1 && samples != 4) arg_error(L, 2, "field 'samples' must be 1 or 4");
   const gs_drv_program *p = &s->prog[PROG_FRAGMENT];
   if (!p->code) return luaL_error(L, "shader:variant: the shader has been released");
   void **words = lgs_newbox(L), **linked = lgs_newbox(L), **text = lgs_newbox(L);
@@ -1373,7 +1375,8 @@ static int shader_variant(lua_State *L) {
   if (gs_mem_read(mem_of(L), p->code, *words, p->ninstr * 8, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
   uint64_t *out;
   size_t nout;
-  if (gs_drv_fs_link(*words, p->ninstr, &st, s->sh.fs_threaded, s->sh.fs_lines, &out, &nout, &d) < 0)
+  gs_drv_fs_link_info info = {s->sh.fs_threaded, (unsigned)samples, s->sh.fs_lines};
+  if (gs_drv_fs_link(*words, p->ninstr, &st, &info, &out, &nout, &d) < 0)
     return lgs_error(L, "shader:variant", d.msg);
   *linked = out;
   char *txt;

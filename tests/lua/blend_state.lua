@@ -232,6 +232,10 @@ assert(small:variant {blend = "alpha"} == table.concat({
   "v8muld r2, r4, r2", "nop ; v8adds r1, r1, r2", "mov tlb_colour_all, r1", "thrend", "nop", "sbdone", ""}, "\n"))
 assert(small:variant {stencil = {func = "equal", ref = 1}}:find(
   "ldi tlb_stencil, 0xf24a01ff\nmov tlb_z, rb15\nnop\nmov tlb_colour_all, unif\nthrend\n", 1, true))
+local _, loads = small:variant {blend = "add", samples = 4}:gsub("loadc", "")
+local _, writes = small:variant {blend = "add", samples = 4}:gsub("mov tlb_colour_ms, r1", "")
+assert(loads == 4 and writes == 4, "one load and one write per sample")
+fails({here, "field 'samples' must be 1 or 4"}, function() return small:variant {samples = 2} end)
 fails({here, "bad argument #1 to 'variant'", "unknown field 'depth_test'"},
       function() return small:variant {depth_test = true} end)
 fails({here, "field 'blend' must be one of"}, function() return small:variant {blend = "over"} end)
@@ -281,16 +285,57 @@ gpusim.frame(function(frame)
 end, target)
 fails({here, "frame:draw", string.format("fragment program 0x%08x", cond.fragment_code),
        "instruction 2 at line 3 (mov.zc tlb_colour_all, r0)", "conditional colour write"}, gpusim.render, {run = false})
--- Blending reads sample 0 as a word of four bytes: not on 4-sample or
--- rgba16f targets (stencil alone is fine there).
-for _, t in ipairs {gpusim.target {width = 16, height = 16, samples = 4},
-                    gpusim.target {width = 16, height = 16, format = "rgba16f"}} do
+-- ---- 4 samples: each sample blends with its own tile colour -----------------------
+-- The first quad covers x < 8.5 pixels: in column 8 only samples 0 and 2
+-- (at x + 0.375 and x + 0.125, docs/rasterization.md) get its colour, 1 and
+-- 3 keep the clear colour (0). The blended quad covers everything; the
+-- driver loads, blends and writes (tlb_colour_ms) each sample, and the
+-- store averages them byte by byte, (s0 + s1 + s2 + s3 + 2) // 4
+-- (docs/tile-buffer.md).
+do
+  local ms = gpusim.target {width = 16, height = 16, samples = 4}
+  local X = 8.5 / 8 - 1
+  local left = gpusim.buffer {format = "f32x4", data = {{-1, -1, 0, 1}, {X, -1, 0, 1}, {-1, 1, 0, 1}, {X, 1, 0, 1}}}
+  local ms_cases = {{blend = "alpha"}, {blend = "max"}, {blend = {src = "dst_color", dst = "one_minus_src_alpha"}},
+                    {blend = "add", color_mask = {false, true, true, true}}, {color_mask = {true, false, true, false}}}
+  for i, case in ipairs(ms_cases) do
+    gpusim.frame(function(frame)
+      frame:clear {color = {0, 0, 0, 0}}
+      frame:draw {mode = "strip", vertices = left, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(DST)}}
+      frame:state {blend = case.blend or false, color_mask = case.color_mask or {true, true, true, true}}
+      frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
+    end, ms)
+    local f = gpusim.render {threads = i % 2 + 1}
+    local px = mem.read(f.framebuffer, "u8", f.stride * f.height)
+    for y = 0, 15 do
+      for x = 0, 15 do
+        local s, d = bytes(word_at(SRC, x, y)), bytes(word_at(DST, x, y))
+        local sum = {0, 0, 0, 0}
+        for sample = 0, 3 do
+          local covered = x < 8 or (x == 8 and (sample == 0 or sample == 2))
+          local r = expected(case.blend, case.color_mask, s, covered and d or {0, 0, 0, 0})
+          for k = 1, 4 do sum[k] = sum[k] + r[k] end
+        end
+        for k = 1, 4 do
+          local got, want = px[y * f.stride + 4 * x + k], (sum[k] + 2) // 4
+          if got ~= want then
+            error(string.format("4 samples, case %d, pixel (%d, %d) channel %d: got %d, want %d", i, x, y, k, got, want))
+          end
+        end
+      end
+    end
+  end
+end
+
+-- Blending works on words of four bytes: not on rgba16f targets (stencil
+-- alone is fine there).
+for _, t in ipairs {gpusim.target {width = 16, height = 16, format = "rgba16f"}} do
   gpusim.frame(function(frame)
     frame:state {blend = "add"}
     frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
   end, t)
-  fails({here, "frame:draw", "blending and colour masks need a target of one sample and 8-bit colour",
-         t.samples == 4 and "4 samples" or "RGBA16F colour"}, gpusim.render, {run = false})
+  fails({here, "frame:draw", "blending and colour masks need a target of 8-bit colour", "not RGBA16F"},
+        gpusim.render, {run = false})
   gpusim.frame(function(frame)
     frame:state {color_mask = {true, false, true, true}}
     frame:draw {mode = "strip", vertices = quad, shader = shader, uniforms = {vertex = VIEWPORT, fragment = words(SRC)}}
