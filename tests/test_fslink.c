@@ -192,6 +192,15 @@ static void test_source_over_code(void **state) {
                    "loadc\nnop ; v8adds r1, r0, r4\nmov tlb_colour_ms, r1\n"
                    "loadc\nnop ; v8adds r1, r0, r4\nmov tlb_colour_ms, r1 ; sbdone\n"
                    "thrend\nnop\nnop\n");
+  /* the program's own loadc would put the blend's loads out of step */
+  size_t nin, nout;
+  uint64_t *in = assemble("nop ; nop ; loadc\nmov tlb_colour_all, r4\nthrend\nnop\nnop\n", &nin), *out;
+  gs_diag d;
+  assert_int_equal(gs_drv_fs_link(in, nin, &s, &ms, &out, &nout, &d), GS_EINVAL);
+  if (!strstr(d.msg, "instruction 0 (loadc)") || !strstr(d.msg, "loads the tile colour itself")) fail_msg("%s", d.msg);
+  assert_int_equal(gs_drv_fs_link(in, nin, &s, NULL, &out, &nout, &d), GS_OK); /* one sample: fine */
+  free(out);
+  free(in);
   /* a blend that does not read the tile writes all samples at once */
   s.blend.dst = s.blend.dst_alpha = GS_DRV_FACTOR_ZERO;
   s.blend.src = s.blend.src_alpha = GS_DRV_FACTOR_CONSTANT_COLOR;

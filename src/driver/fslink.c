@@ -733,6 +733,10 @@ static int check_program(linker *l, bool stencil) {
       for (unsigned a = QPU_W_TLB_STENCIL; a <= QPU_W_TLB_COLOUR_ALL; a++)
         if (half_writing(w, a) >= 0) return refuse(l, "a branch links to a tile-buffer register");
     }
+    unsigned sig = is_alu(w) ? sig_of(w) : QPU_SIG_NONE;
+    if ((sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) && l->samples == 4 && needs_dst(l->s))
+      return refuse(l, "the program loads the tile colour itself; with 4 samples the blend code's loads would "
+                    "no longer meet the samples its writes go to (both count through the samples in order)");
     if (half_writing(w, QPU_W_TLB_COLOUR_MS) >= 0 && (blends(l->s) || masks(l->s)))
       return refuse(l, "blending and colour masks work on tlb_colour_all writes; tlb_colour_ms writes one "
                     "sample and cannot be blended here");
