@@ -486,6 +486,23 @@ static void test_driver_variants(void **state) {
   assert_int_equal(gs_driver_end_frame(drv, &f, &d), GS_OK);
   assert_int_equal(f.n_fs_interp, 1);
   assert_int_equal(f.fs_interp[0].fs_code, variant);
+  /* the same code reloaded at the same address with another SPH (one
+   * varying): a new variant carrying the new SPH, not the cached one */
+  gs_drv_program_release(m, &p);
+  gs_sph_io vary = {GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_SCREEN_LINEAR};
+  decl.inputs = &vary;
+  decl.n_inputs = 1;
+  gs_sph sph2;
+  assert_int_equal(gs_sph_build(&decl, &sph2, &d), GS_OK);
+  assert_int_equal(gs_drv_program_load(m, code, n, &sph2, &p, &d), GS_OK);
+  assert_int_equal(p.code, sh.fs_code); /* the allocator gave the same place back */
+  assert_int_equal(gs_driver_begin_frame(drv, &t, &d), GS_OK);
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
+  assert_int_equal(gs_driver_end_frame(drv, &f, &d), GS_OK);
+  assert_int_equal(f.n_fs_interp, 1);
+  assert_int_equal(f.fs_interp[0].mode[0], GS_PIXEL_IMAP_SCREEN_LINEAR);
+  assert_int_equal(gs_drv_program_sph(m, f.fs_interp[0].fs_code, &got, &d), GS_OK);
+  assert_int_equal(gs_sph_pixel_imap(&got, GS_SPH_ATTR_GENERIC(0)), GS_PIXEL_IMAP_SCREEN_LINEAR);
   /* blending into an RGBA16F target: refused; stencil alone links */
   gs_drv_target ms = {64, 64, GS_DRV_RGBA16F, false, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(m, &ms, NULL), GS_OK);

@@ -38,15 +38,19 @@ static void make_key(const gs_drv_state *s, bool threaded, unsigned samples, uin
   k[14] = samples;
 }
 
-/* The program's code (after its header) as words; *words is malloc'ed. */
-static int read_program(const gs_mem *m, gs_addr code, uint64_t **words, size_t *n, gs_diag *d) {
-  const uint8_t *h = code >= GS_DRV_PROGRAM_HEADER ? gs_mem_ptr(m, code - GS_DRV_PROGRAM_HEADER, 8) : NULL;
+/* The program's header and code as words (*words malloc'ed). */
+static int read_program(const gs_mem *m, gs_addr code, uint8_t header[GS_DRV_PROGRAM_HEADER], uint64_t **words,
+                        size_t *n, gs_diag *d) {
+  const uint8_t *h = code >= GS_DRV_PROGRAM_HEADER
+                         ? gs_mem_ptr(m, code - GS_DRV_PROGRAM_HEADER, GS_DRV_PROGRAM_HEADER)
+                         : NULL;
   uint32_t magic = h ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
   uint32_t bytes = h ? (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24 : 0;
   const uint8_t *p = magic == GS_DRV_PROGRAM_MAGIC && bytes && bytes % 8 == 0 ? gs_mem_ptr(m, code, bytes) : NULL;
   if (!p)
     return gs_diag_set(d, GS_EARG, "draw: fragment program 0x%08x: blending, colour masks and stencil need a "
                        "program loaded with gs_drv_program_load (its header gives the code's length)", code);
+  memcpy(header, h, GS_DRV_PROGRAM_HEADER);
   *n = bytes / 8;
   if (!(*words = malloc(*n * sizeof **words))) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
   for (size_t i = 0; i < *n; i++) {
@@ -95,12 +99,12 @@ int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state
   drv_variant v;
   memset(&v, 0, sizeof v);
   make_key(s, threaded, samples, v.key);
-  int rc = read_program(c->mem, fs_code, &v.words, &v.n, d);
+  int rc = read_program(c->mem, fs_code, v.header, &v.words, &v.n, d);
   if (rc < 0) return rc;
   for (size_t i = 0; i < c->n; i++) {
     drv_variant *e = &c->v[i];
     if (e->orig == fs_code && e->n == v.n && !memcmp(e->key, v.key, sizeof v.key) &&
-        !memcmp(e->words, v.words, v.n * sizeof *v.words)) {
+        !memcmp(e->header, v.header, sizeof v.header) && !memcmp(e->words, v.words, v.n * sizeof *v.words)) {
       free(v.words);
       e->frame = frame;
       *out = e->prog.code;

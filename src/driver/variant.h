@@ -19,6 +19,7 @@ typedef struct drv_variant {
   gs_addr orig;            /* the program's code address */
   uint64_t *words;         /* its code when linked: a program reloaded at the same address differs */
   size_t n;
+  uint8_t header[GS_DRV_PROGRAM_HEADER]; /* and its header (the SPH the variant copied) */
   uint32_t key[DRV_VARIANT_KEY];
   gs_drv_program prog;     /* the variant */
   uint32_t frame;          /* the last frame that used it */
