@@ -26,6 +26,7 @@ cube 256x256 1
 blend 256x256 0
 tiles 256x256 0
 stencil 256x256 0
+blend_modes 256x128 0
 '
 
 status=0
