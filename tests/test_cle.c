@@ -1425,10 +1425,10 @@ static uint32_t blend4(uint32_t in, uint32_t out, unsigned n) {
 
 /* Renders the triangle with fs_constant on a 64x40 frame of 32x32 tiles
  * (2 x 2) into out[] with `threads` threads. */
-static void render_ms_triangle(uint32_t *out, unsigned threads, unsigned decimate) {
+static void render_ms_triangle(uint32_t *out, unsigned threads, unsigned decimate, unsigned oversample) {
   frame f;
   frame_init_mode(&f, 64, 40, 1, 0);
-  f.decimate = decimate;
+  f.decimate = decimate, f.oversample = oversample;
   gs_addr rec = nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, ms_tri, 3, 0.5f), 0);
   bin_begin(&f, 7, 0, 0);
   bin_nv_shader(&f, rec);
@@ -1456,9 +1456,9 @@ static void render_ms_triangle(uint32_t *out, unsigned threads, unsigned decimat
 static void test_ms_render_resolves_coverage(void **s) {
   (void)s;
   static uint32_t px[3][64 * 40];
-  render_ms_triangle(px[0], 1, 1);
-  render_ms_triangle(px[1], 2, 1);
-  render_ms_triangle(px[2], 4, 1);
+  render_ms_triangle(px[0], 1, 1, 1);
+  render_ms_triangle(px[1], 2, 1, 1);
+  render_ms_triangle(px[2], 4, 1, 1);
   assert_memory_equal(px[0], px[1], sizeof px[0]);
   assert_memory_equal(px[0], px[2], sizeof px[0]);
   assert_int_equal(px[0][10 * 64 + 10], 0x882b4d6fu);
@@ -1477,11 +1477,19 @@ static void test_ms_render_resolves_coverage(void **s) {
         fail_msg("pixel (%d, %d): 0x%08x, want 0x%08x (%u samples)", qx, py, px[0][py * 64 + qx], want, n);
     }
   assert_true(partial > 60);
-  render_ms_triangle(px[1], 2, 0); /* decimate 1x: sample 0 */
+  render_ms_triangle(px[1], 2, 0, 1); /* decimate 1x: sample 0 */
   for (int py = 0; py < 40; py++)
     for (int qx = 0; qx < 64; qx++) {
       uint32_t want = (ms_covers(x, y, qx, py) & 1) ? 0xff336699u : 0x11223344u;
       if (px[1][py * 64 + qx] != want) fail_msg("sample 0 of (%d, %d): 0x%08x, want 0x%08x", qx, py, px[1][py * 64 + qx], want);
+    }
+  /* oversample off on 4x tiles: the centre decides, a covered pixel gets
+   * all 4 samples, so the average is the colour itself */
+  render_ms_triangle(px[1], 2, 1, 0);
+  for (int py = 0; py < 40; py++)
+    for (int qx = 0; qx < 64; qx++) {
+      uint32_t want = fill_rule_covers(x, y, qx, py) ? 0xff336699u : 0x11223344u;
+      if (px[1][py * 64 + qx] != want) fail_msg("centre of (%d, %d): 0x%08x, want 0x%08x", qx, py, px[1][py * 64 + qx], want);
     }
 }
 
@@ -1538,20 +1546,22 @@ static uint32_t dumped(frame *f, int x, int y, int smp, int zs) {
  * Depth: a near square [0, 20.25) x [0, 40) (Z 0.25) first, then the
  * triangle (Z 0.5) with the test "less": where the square covers a sample
  * the triangle fails there, so its MS_FLAGS lose that bit; Z is the pixel
- * centre's for all samples (docs/rasterization.md). */
+ * centre's for all samples (docs/rasterization.md). The same with early Z,
+ * which drops the failing samples before the shader runs. */
 static void test_ms_flags_order_and_depth(void **s) {
   (void)s;
   int32_t x[3], y[3];
   ms_tri_fixed(x, y);
   static const double sq[6][2] = {{0, 0}, {20.25, 0}, {20.25, 40}, {0, 0}, {20.25, 40}, {0, 40}};
-  for (int which = 0; which < 3; which++) {
+  for (int run = 0; run < 4; run++) {
+    int which = run < 3 ? run : 2, early_z = run == 3; /* the depth case again with early Z */
     frame f;
     frame_init_mode(&f, 64, 40, 1, 0);
     f.dump = alloc(&f, 4 * 2 * TLB_FULL_BYTES, 16);
     gs_addr tri = nv_vertices(&f, ms_tri, 3, 0.5f);
     const char *fs = which == 0 ? fs_ms_flags : which == 1 ? fs_ms_order : fs_z_then_flags;
     gs_addr rec = nv_record(&f, put_code(&f, fs), f.unif, tri, 0);
-    bin_begin(&f, which == 2 ? 1 : 7, which == 2, 0);
+    bin_begin(&f, which == 2 ? 1 : 7, which == 2, (unsigned)early_z);
     if (which == 2) {
       static const uint32_t white = 0xffffffffu;
       bin_nv_shader(&f, nv_record(&f, put_code(&f, fs_depth), put_bytes(&f, &white, 4, 4), nv_vertices(&f, sq, 6, 0.25f), 0));
@@ -1574,7 +1584,8 @@ static void test_ms_flags_order_and_depth(void **s) {
                           : which == 0 ? m : which == 1 ? 0x10u + (uint32_t)smp : pass;
           uint32_t got = dumped(&f, qx, py, smp, 0);
           if (got != want)
-            fail_msg("case %d: sample %d of (%d, %d) = 0x%08x, want 0x%08x", which, smp, qx, py, got, want);
+            fail_msg("case %d (early Z %d): sample %d of (%d, %d) = 0x%08x, want 0x%08x", which, early_z, smp, qx, py,
+                     got, want);
         }
         if (which == 2 && m && !(m & ~sqm) && (m & sqm) != 0) /* all its samples behind the square */
           assert_int_equal(dumped(&f, qx, py, 3, 1) >> 8, 0x400000u);

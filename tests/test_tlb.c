@@ -312,6 +312,24 @@ static void test_colour64(void **s) {
   gs_mem_read(m, fb + (64 * 100 + 99) * 8, px, 8, NULL); /* row 64: the next tile row, untouched */
   uint8_t zero[8] = {0};
   assert_memory_equal(px, zero, 8);
+  /* T-format with 8-byte pixels: micro-tiles of 2x4 pixels, 4 KB tiles of
+   * 16x32 pixels. Tile-local (5, 9) of tile (0, 0): micro-tile (2, 2), in
+   * sub-tile 0 (even tile row: first), micro-tile 2·4 + 2 = 10 (+640), row
+   * 1 col 1 inside (+16 + 8): 664. (20, 3): micro-tile (10, 0) is in 4 KB
+   * tile 1 (+4096), sub-tile 0, micro-tile 2 (+128), row 3 (+48): 4272. */
+  gs_addr fbt;
+  assert_int_equal(gs_mem_alloc(m, 64 * 32 * 8, 4096, &fbt, NULL), GS_OK);
+  tlb_begin_tile(&tlb, 0, 0);
+  tlb.colour[(9 * 64 + 5) * 2] = 0x11112222u, tlb.colour[(9 * 64 + 5) * 2 + 1] = 0x33334444u;
+  tlb.colour[(3 * 64 + 20) * 2] = 0x55556666u, tlb.colour[(3 * 64 + 20) * 2 + 1] = 0x77778888u;
+  tlb_frame ft = {fbt, 64, 32, TLB_RGBA16F, TILING_T, TLB_SAMPLE0};
+  assert_int_equal(tlb_store_colour(&tlb, m, &ft, NULL), GS_OK);
+  uint32_t w2[2];
+  gs_mem_read(m, fbt + 664, w2, 8, NULL);
+  assert_true(w2[0] == 0x11112222u && w2[1] == 0x33334444u);
+  gs_mem_read(m, fbt + 4272, w2, 8, NULL);
+  assert_true(w2[0] == 0x55556666u && w2[1] == 0x77778888u);
+  tlb_begin_tile(&tlb, 1, 1);
   /* a 32-bit format for a 64-bit tile buffer: an error, nothing written */
   gs_diag d;
   tlb_frame wrong = {fb, 100, 70, TLB_RGBA8888, TILING_RASTER, TLB_SAMPLE0};

@@ -35,9 +35,9 @@
  *                thread, a packet out of place (a draw before 112, a
  *                primitive before 115), a loop (more than max_packets
  *                packets), sub-lists nested too deep, both threads waiting,
- *                what gpusim does not model (VG, multisample, 64-bit
- *                colour, full-resolution dumps) — naming the packet's bus
- *                address (and thread);
+ *                what gpusim does not model (VG, coverage mode and its 16x
+ *                oversampling and decimation, 28's full dump) — naming the
+ *                packet's bus address (and thread);
  *   GS_EFAULT    a list, record, index or vertex array outside allocated
  *                GPU memory, naming the address;
  *   GS_ENOMEM    the tile-allocation memory is full, or the host is out
