@@ -52,14 +52,14 @@ static int pse_tile_edges(const pse_prim *p, int64_t px, int64_t py, pse_tile_ed
 }
 
 /* Lanes of columns (bits 0..3 of cols) and of rows, in element order. */
-static uint16_t pse_column_lanes(unsigned cols) {
+static inline uint16_t pse_column_lanes(unsigned cols) {
   uint16_t m = 0;
   for (int l = 0; l < 16; l++)
     if (cols >> PSE_LANE_DX(l) & 1u) m |= (uint16_t)(1u << l);
   return m;
 }
 
-static uint16_t pse_row_lanes(unsigned rows) {
+static inline uint16_t pse_row_lanes(unsigned rows) {
   uint16_t m = 0;
   for (int l = 0; l < 16; l++)
     if (rows >> PSE_LANE_DY(l) & 1u) m |= (uint16_t)(1u << l);
@@ -67,7 +67,7 @@ static uint16_t pse_row_lanes(unsigned rows) {
 }
 
 /* Bits 0..3: which of the 4 pixels from `start` lie in [lo, hi). */
-static unsigned pse_span_bits(int start, int lo, int hi) {
+static inline unsigned pse_span_bits(int start, int lo, int hi) {
   unsigned bits = 0;
   for (int i = 0; i < 4; i++)
     if (start + i >= lo && start + i < hi) bits |= 1u << i;
@@ -76,14 +76,14 @@ static unsigned pse_span_bits(int start, int lo, int hi) {
 
 /* Lanes of the 4×4 block at tile-local (x, y) inside the rectangle
  * [x0,x1) × [y0,y1) (tile-local). */
-static uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int y1) {
+static inline uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int y1) {
   unsigned cols = pse_span_bits(x, x0, x1), rows = pse_span_bits(y, y0, y1);
   if (cols == 0xF && rows == 0xF) return 0xFFFF;
   return (uint16_t)(pse_column_lanes(cols) & pse_row_lanes(rows));
 }
 
 /* Lanes whose sample is covered by one edge, its value at lane 0 being e. */
-static uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
+static inline uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
   uint16_t m = 0;
   for (int l = 0; l < 16; l++) {
     int32_t v = e + PSE_LANE_DX(l) * sx + PSE_LANE_DY(l) * sy;
@@ -94,7 +94,7 @@ static uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
 
 /* Classifies an edge over a square of `span` samples per side whose first
  * sample has value e: -1 none covered, 1 all covered, 0 partial. */
-static int pse_classify(int32_t e, const pse_tile_edge *t, int span) {
+static inline int pse_classify(int32_t e, const pse_tile_edge *t, int span) {
   int32_t hi = e + (span - 1) * (pse_pos(t->sx) + pse_pos(t->sy));
   int32_t lo = e + (span - 1) * (pse_neg(t->sx) + pse_neg(t->sy));
   if (hi < 0) return -1;

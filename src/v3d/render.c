@@ -534,14 +534,16 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
   cle_worker *w = tc->w;
   fs_ctx f = {tc->r->g, &w->tlb, &w->batch, 0, {0}, {0}, {0}};
-  uint32_t cov[16];  /* MS_FLAGS: the covered samples of each lane */
+  uint32_t cov[16];  /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
   uint16_t mask = blk->mask;
-  int per_sample = w->prim.samples == PSE_MS_SAMPLES;
   for (int l = 0; l < 16; l++) {
     f.x[l] = blk->x + PSE_LANE_DX(l);
     f.y[l] = blk->y + PSE_LANE_DY(l);
-    cov[l] = per_sample ? (uint32_t)(blk->samples >> (4 * l)) & 0xFu : (mask >> l & 1) * tc->full_cover;
   }
+  if (w->prim.samples == PSE_MS_SAMPLES)
+    for (int l = 0; l < 16; l++) cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
+  else
+    for (int l = 0; l < 16; l++) cov[l] = (mask >> l & 1) * tc->full_cover;
   if (tc->early_z) {
     uint32_t z[16];
     pse_block_depth(&w->prim, blk, z);
@@ -561,7 +563,7 @@ static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
     q->reg[QREG_RB0 + 15].u[l] = b->z[l];
     q->payload[QPU_PAYLOAD_X].u[l] = f.x[l];
     q->payload[QPU_PAYLOAD_Y].u[l] = f.y[l];
-    q->payload[QPU_PAYLOAD_MS].u[l] = (mask >> l & 1) ? cov[l] : 0;
+    q->payload[QPU_PAYLOAD_MS].u[l] = cov[l];
     q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
   }
   tlb_begin_batch(&w->tlb);

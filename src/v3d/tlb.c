@@ -26,11 +26,11 @@ void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z
 }
 
 void tlb_clear(gs_tlb *t, int colour, int zs) {
-  unsigned h = t->halves - 1; /* 0 or 1: word i is half i & h */
-  for (unsigned i = 0; i < TLB_WORDS; i++) {
-    if (colour) t->colour[i] = t->clear_colour[i & h];
-    if (zs) t->zs[i] = t->clear_zs;
-  }
+  /* even words get the low half, odd ones the high half (the low one
+   * again in a 32-bit tile) */
+  uint32_t lo = t->clear_colour[0], hi = t->clear_colour[t->halves - 1];
+  for (unsigned i = 0; colour && i < TLB_WORDS; i += 2) t->colour[i] = lo, t->colour[i + 1] = hi;
+  for (unsigned i = 0; zs && i < TLB_WORDS; i++) t->zs[i] = t->clear_zs;
 }
 
 void tlb_begin_tile(gs_tlb *t, unsigned tile_x, unsigned tile_y) {
@@ -235,7 +235,7 @@ static uint32_t average_f16x2(const uint32_t *s) {
 
 /* The word a store writes for colour word `half` of the pixel whose
  * sample words start at c: sample 0's, or the 4 samples' average. */
-static uint32_t stored_word(const gs_tlb *t, const uint32_t *c, unsigned half, unsigned decimate) {
+static inline uint32_t stored_word(const gs_tlb *t, const uint32_t *c, unsigned half, unsigned decimate) {
   if (t->samples != 4 || decimate != TLB_DECIMATE4) return c[half];
   uint32_t s[4];
   for (unsigned k = 0; k < 4; k++) s[k] = c[k * t->halves + half];
@@ -264,11 +264,13 @@ typedef enum { MOVE_STORE_COLOUR, MOVE_LOAD_COLOUR, MOVE_STORE_ZS, MOVE_LOAD_ZS 
 /* Stores the colour of the pixel whose sample words start at c to p:
  * RGBA16F as its two words (8 bytes: R, G, B, A halves), RGBA8888 as the
  * word, BGR565 converted. */
-static void store_pixel(const gs_tlb *t, const uint32_t *c, const tlb_frame *f, uint8_t *p) {
+static inline void store_pixel(const gs_tlb *t, const uint32_t *c, const tlb_frame *f, uint8_t *p) {
   uint32_t v[2];
   for (unsigned h = 0; h < t->halves; h++) v[h] = stored_word(t, c, h, f->decimate);
-  if (f->format == TLB_RGBA16F || f->format == TLB_RGBA8888) {
-    memcpy(p, v, 4 * t->halves);
+  if (f->format == TLB_RGBA16F) {
+    memcpy(p, v, 8);
+  } else if (f->format == TLB_RGBA8888) {
+    memcpy(p, v, 4);
   } else {
     uint16_t v16 = to_565(v[0]);
     memcpy(p, &v16, 2);
@@ -278,8 +280,10 @@ static void store_pixel(const gs_tlb *t, const uint32_t *c, const tlb_frame *f, 
 /* Loads the pixel at p into every sample of c. */
 static void load_pixel(const gs_tlb *t, uint32_t *c, const tlb_frame *f, const uint8_t *p) {
   uint32_t v[2];
-  if (f->format == TLB_RGBA16F || f->format == TLB_RGBA8888) {
-    memcpy(v, p, 4 * t->halves);
+  if (f->format == TLB_RGBA16F) {
+    memcpy(v, p, 8);
+  } else if (f->format == TLB_RGBA8888) {
+    memcpy(v, p, 4);
   } else {
     uint16_t v16;
     memcpy(&v16, p, 2);
@@ -301,13 +305,18 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
   if (!base) return GS_EFAULT;
   uint32_t w, h;
   tile_extent(t, f, &w, &h);
+  /* the common store: one 32-bit word per pixel, written as it is */
+  int as_is = f->format == TLB_RGBA8888 && t->halves == 1 && (t->samples == 1 || f->decimate != TLB_DECIMATE4);
   for (uint32_t ly = 0; ly < h; ly++) {
     for (uint32_t lx = 0; lx < w; lx++) {
       uint8_t *p = base + tiling_offset(f->layout, t->x0 + lx, t->y0 + ly, f->width, cpp);
       uint32_t first = (ly * t->width + lx) * t->samples;
       uint32_t *c = &t->colour[first * t->halves], *zs = &t->zs[first], v;
       switch (kind) {
-      case MOVE_STORE_COLOUR: store_pixel(t, c, f, p); break;
+      case MOVE_STORE_COLOUR:
+        if (as_is) memcpy(p, c, 4);
+        else store_pixel(t, c, f, p);
+        break;
       case MOVE_LOAD_COLOUR: load_pixel(t, c, f, p); break;
       case MOVE_STORE_ZS: memcpy(p, &zs[0], 4); break;
       case MOVE_LOAD_ZS:
