@@ -1644,6 +1644,45 @@ static void test_colour64_render(void **s) {
   }
 }
 
+/* A 4x frame dumped with 26 (every sample of every tile, test above), then
+ * a rendering list alone that reloads each tile's dump with 27 and stores
+ * it resolved (24/25): the same bytes as resolving in the first pass. */
+static void test_ms_dump_and_reload(void **s) {
+  (void)s;
+  static uint32_t want[64 * 40], got[64 * 40];
+  render_ms_triangle(want, 1, 1, 1);
+  frame f;
+  frame_init_mode(&f, 64, 40, 1, 0);
+  f.dump = alloc(&f, 4 * 2 * TLB_FULL_BYTES, 16);
+  gs_addr rec = nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, ms_tri, 3, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0x11223344u, 0xFFFFFF);
+  run_ok(&f, 2);
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f.m, f.render, 8192);
+  gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 64, .height = 40, .ms4x = 1,
+                                                .color_format = 1, .decimate = 1};
+  check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
+  for (uint32_t y = 0; y < f.ty; y++)
+    for (uint32_t x = 0; x < f.tx; x++) {
+      gs_cl_reload_full_resolution_tile_buffer lf = {.address = f.dump + (y * f.tx + x) * 2 * TLB_FULL_BYTES};
+      check(&f, gs_cl_emit_reload_full_resolution_tile_buffer(&w, &lf, &f.d));
+      gs_cl_tile_coordinates tc = {x, y};
+      check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+      int last = x + 1 == f.tx && y + 1 == f.ty;
+      check(&f, gs_cl_put_id(&w, last ? GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF
+                                      : GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER, NULL, &f.d));
+    }
+  f.bin_end = f.bin, f.render_end = w.cur;
+  run_ok(&f, 2);
+  assert_int_equal(gs_mem_read(f.m, f.fb, got, sizeof got, NULL), GS_OK);
+  assert_memory_equal(got, want, sizeof got);
+  frame_free(&f);
+}
+
 /* The rendering list of an MS frame with Store General (28) stores per
  * tile: colour with mode `mode_a` to fb, colour with `mode_b` to fb2,
  * Z/stencil to zbuf (nothing cleared before the last). */
@@ -1780,6 +1819,7 @@ int main(void) {
       cmocka_unit_test(test_ms_flags_order_and_depth),
       cmocka_unit_test(test_colour64_render),
       cmocka_unit_test(test_ms_store_general),
+      cmocka_unit_test(test_ms_dump_and_reload),
       cmocka_unit_test(test_ms_and_colour64_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
