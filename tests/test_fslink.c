@@ -169,8 +169,7 @@ static void test_source_over_code(void **state) {
               "mov r0, r1\n"
               "mov ra31, r0 ; loadc\n"
               "nop\n"                      /* ra31 is readable two instructions on */
-              "v8muld r1, r0, ra31.8dr\n"  /* src × As */
-              "not r2, ra31.8dr\n"         /* 255 − As */
+              "not r2, ra31.8dr ; v8muld r1, r0, ra31.8dr\n" /* 255 − As; src × As: both ALUs at once */
               "v8muld r2, r4, r2\n"        /* dst × (255 − As) */
               "nop ; v8adds r1, r1, r2\n"
               "mov tlb_colour_all, r1 ; thrend\n"
@@ -178,8 +177,9 @@ static void test_source_over_code(void **state) {
               "sbdone\n");
   /* threaded: only ra0..ra13 (the program uses ra13) */
   expect_link("mov ra13, unif\nnop\nmov tlb_colour_all, ra13\nthrend\nnop\nnop\n", &s, true,
-              "mov ra13, unif\nnop\nmov r0, ra13\nmov ra12, r0 ; loadc\nnop\nv8muld r1, r0, ra12.8dr\n"
-              "not r2, ra12.8dr\nv8muld r2, r4, r2\nnop ; v8adds r1, r1, r2\nmov tlb_colour_all, r1\n"
+              "mov ra13, unif\nnop\nmov r0, ra13\nmov ra12, r0 ; loadc\nnop\n"
+              "not r2, ra12.8dr ; v8muld r1, r0, ra12.8dr\nv8muld r2, r4, r2\nnop ; v8adds r1, r1, r2\n"
+              "mov tlb_colour_all, r1\n"
               "thrend\nnop\nnop\n");
   /* 4 samples: load, blend and write each (tlb_colour_ms), the signal on the last */
   gs_drv_fs_link_info ms = {false, 4, NULL};
@@ -292,7 +292,7 @@ static void test_branch_fixups(void **state) {
   size_t end = find(out, nout, "mov r2, unif ; thrend");
   assert_true(end > 16 + 5); /* the blend code came first */
   assert_int_equal(landing(out, 12), end);
-  assert_int_equal(nout, n + 1 + 7); /* one stencil word; the colour write became eight instructions */
+  assert_int_equal(nout, n + 1 + 6); /* one stencil word; the colour write became seven instructions */
   free(in);
   free(out);
 }
@@ -354,7 +354,7 @@ static void test_refusals(void **state) {
   free(lines);
   /* what is allowed: the .8888 colour pack, sbdone and thrend on the write */
   expect_link("fmul tlb_colour_all.8888, r1, r2 ; sbdone\nthrend\nnop\nnop\n", &s, false,
-              "fmul r0.8888, r1, r2\nmov ra31, r0 ; loadc\nnop\nv8muld r1, r0, ra31.8dr\nnot r2, ra31.8dr\n"
+              "fmul r0.8888, r1, r2\nmov ra31, r0 ; loadc\nnop\nnot r2, ra31.8dr ; v8muld r1, r0, ra31.8dr\n"
               "v8muld r2, r4, r2\nnop ; v8adds r1, r1, r2\nmov tlb_colour_all, r1 ; sbdone\nthrend\nnop\nnop\n");
 }
 

@@ -171,6 +171,9 @@ typedef struct linker {
   size_t at;           /* the input instruction being linked, for messages */
   int ra;              /* regfile-A register for the source alpha; -1 none free */
   size_t ra_ready;     /* output index from which ra holds its value */
+  bool has_pending;    /* a one-ALU instruction held back to pair with the next */
+  uint64_t pending;
+  char pending_text[160];
 } linker;
 
 /* Fails with "instruction <at> [at line L] (<disassembly>): <why>". */
@@ -186,7 +189,7 @@ static int refuse(linker *l, const char *fmt, ...) {
   return gs_diag_set(l->d, GS_EINVAL, "instruction %zu (%s): %s", l->at, text, why);
 }
 
-static int put_word(linker *l, uint64_t w) {
+static int append(linker *l, uint64_t w) {
   if (l->nout == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
     uint64_t *p = realloc(l->out, cap * sizeof *p);
@@ -198,28 +201,88 @@ static int put_word(linker *l, uint64_t w) {
   return GS_OK;
 }
 
-/* Assembles one line of generated code and appends it. A failure here is
- * a bug in the generator, reported with the line. */
+/* Emits the instruction held back for pairing, if any. */
+static int flush(linker *l) {
+  if (!l->has_pending) return GS_OK;
+  l->has_pending = false;
+  return append(l, l->pending);
+}
+
+/* Emits w as it is, after anything held back. */
+static int put_word(linker *l, uint64_t w) {
+  int rc = flush(l);
+  return rc < 0 ? rc : append(l, w);
+}
+
+/* The half (0 ADD, 1 MUL) of a generated instruction that does one
+ * operation into r0..r3, unconditionally, with no signal; -1 for any other
+ * (signals, load immediates, tile-buffer writes stay as they are). */
+static int lone_half(uint64_t w) {
+  unsigned sig = sig_of(w);
+  if (sig != QPU_SIG_NONE && sig != QPU_SIG_SMALL_IMM) return -1;
+  bool add = qpu_get(w, QPU_F_OP_ADD) != QPU_A_NOP, mul = qpu_get(w, QPU_F_OP_MUL) != QPU_M_NOP;
+  if (add == mul) return -1;
+  int h = mul;
+  unsigned a = half_waddr(w, h);
+  return a >= QPU_W_ACC0 && a <= QPU_W_ACC3 && qpu_get(w, h ? QPU_F_COND_MUL : QPU_F_COND_ADD) == 1 ? h : -1;
+}
+
+/* The instruction doing both one-ALU instructions p then q at once, if that
+ * means the same: q does not read what p writes, they write different
+ * accumulators, and the assembler finds read ports and unpacks for both
+ * (it refuses otherwise). Reads happen before writes, so p may read what q
+ * writes. (Today's generator computes each chain in one register, so a q
+ * reading p's result also writes p's register; the read check keeps the
+ * rule whole for code that does not.) */
+static bool pair(const char *p_text, uint64_t p, const char *q_text, uint64_t q, uint64_t *out) {
+  int hp = lone_half(p), hq = lone_half(q);
+  if (hp < 0 || hq < 0 || hp == hq) return false;
+  unsigned dp = half_waddr(p, hp), dq = half_waddr(q, hq);
+  if (dp == dq || (acc_reads(q) >> (dp - QPU_W_ACC0) & 1)) return false;
+  const char *add = hp == 0 ? p_text : q_text, *mul = hp == 0 ? q_text : p_text;
+  if (strncmp(mul, "nop ; ", 6) == 0) mul += 6; /* "nop ; v8adds ..." puts v8adds on the MUL ALU */
+  char line[340];
+  gs_diag ad;
+  snprintf(line, sizeof line, "%s ; %s", add, mul);
+  return gs_qpu_asm_word(line, 0, out, &ad) == GS_OK;
+}
+
+/* Assembles one line of generated code and appends it, paired with the
+ * instruction before when the two use different ALUs and can run together
+ * (the QPU issues an ADD and a MUL operation per instruction). A failure to
+ * assemble is a bug in the generator, reported with the line. */
 static int put(linker *l, const char *fmt, ...) {
   char line[160];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  uint64_t w;
+  uint64_t w, both;
   gs_diag ad;
   if (gs_qpu_asm_word(line, 0, &w, &ad) < 0)
     return gs_diag_set(l->d, GS_EINVAL, "fragment program link: generated '%s' does not assemble: %s", line,
                        ad.msg);
-  return put_word(l, w);
+  if (lone_half(w) < 0) return put_word(l, w);
+  if (l->has_pending && pair(l->pending_text, l->pending, line, w, &both)) {
+    l->has_pending = false;
+    return append(l, both);
+  }
+  int rc = flush(l);
+  if (rc < 0) return rc;
+  l->pending = w;
+  snprintf(l->pending_text, sizeof l->pending_text, "%s", line);
+  l->has_pending = true;
+  return GS_OK;
 }
 
-/* Pads with nops until the regfile-A register written for the source alpha
- * can be read (a regfile write is readable two instructions later,
- * reference/vc4.md §1.15). */
+/* Makes sure the next instruction can read the regfile-A register written
+ * for the source alpha — a regfile write is readable two instructions
+ * later (reference/vc4.md §1.15) — by emitting what is held back, then
+ * nops. A held-back instruction takes the next place itself, so the next
+ * one comes after it or pairs with it, no earlier. */
 static int wait_ra(linker *l) {
   int rc = GS_OK;
-  while (rc == GS_OK && l->nout < l->ra_ready) rc = put(l, "nop");
+  while (rc == GS_OK && l->nout < l->ra_ready) rc = l->has_pending ? flush(l) : put(l, "nop");
   return rc;
 }
 
@@ -653,6 +716,7 @@ static int link_colour_write(linker *l) {
     g.free = temps;
     g.used = 1;
     if (k == 0 && sa) {
+      if ((rc = flush(l)) < 0) return rc;
       l->ra_ready = l->nout + 2;
       rc = put(l, "mov ra%d, %s%s", l->ra, g.src.s, dst ? " ; loadc" : "");
     } else if (dst) {
@@ -825,6 +889,7 @@ static int link_all(linker *l, size_t z_at, size_t *start, size_t *pos) {
     pos[l->at] = l->nout;
     if (colour && half_writing(w, QPU_W_TLB_COLOUR_ALL) >= 0) rc = link_colour_write(l);
     else rc = put_word(l, w);
+    if (rc == GS_OK) rc = flush(l); /* nothing pairs across an instruction of the program */
   }
   return rc;
 }
@@ -842,7 +907,7 @@ int gs_drv_fs_link(const uint64_t *words, size_t n, const gs_drv_state *s, const
   if (samples != 1 && samples != 4)
     return gs_diag_set(d, GS_EARG, "fragment program link: %u samples; 1 or 4", info->samples);
   bool threaded = info->threaded;
-  linker l = {words, n, s, threaded, samples, info->lines, d, NULL, 0, 0, 0, -1, 0};
+  linker l = {words, n, s, threaded, samples, info->lines, d, NULL, 0, 0, 0, -1, 0, false, 0, {0}};
   size_t *start = malloc(2 * n * sizeof *start), z_at = n;
   if (!start) return gs_diag_set(d, GS_ENOMEM, "fragment program link: host out of memory");
   if (!gs_drv_fs_needs_variant(s)) {

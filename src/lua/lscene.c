@@ -1178,7 +1178,8 @@ static uint8_t sub_byte(lua_State *L, int arg, int idx, const char *parent, cons
   lua_Integer v = lua_tointegerx(L, -1, &isint);
   if (t == LUA_TNIL) v = def;
   else if (!isint || v < 0 || v > 255)
-    arg_error(L, arg, "field '%s.%s' must be an integer in 0..255, got %s", parent, name, luaL_tolstring(L, -1, NULL));
+    arg_error(L, arg, "field '%s.%s' must be an integer in 0..255, got %s", parent, name,
+              luaL_tolstring(L, -1, NULL));
   lua_pop(L, 1);
   return (uint8_t)v;
 }

@@ -228,7 +228,7 @@ local small = gpusim.shader {
 assert(small:variant {} == "mov tlb_colour_all, unif\nthrend\nnop\nsbdone\n")
 assert(small:variant {blend = "replace", stencil = false} == small:variant {})
 assert(small:variant {blend = "alpha"} == table.concat({
-  "mov r0, unif", "mov ra31, r0 ; loadc", "nop", "v8muld r1, r0, ra31.8dr", "not r2, ra31.8dr",
+  "mov r0, unif", "mov ra31, r0 ; loadc", "nop", "not r2, ra31.8dr ; v8muld r1, r0, ra31.8dr",
   "v8muld r2, r4, r2", "nop ; v8adds r1, r1, r2", "mov tlb_colour_all, r1", "thrend", "nop", "sbdone", ""}, "\n"))
 assert(small:variant {stencil = {func = "equal", ref = 1}}:find(
   "ldi tlb_stencil, 0xf24a01ff\nmov tlb_z, rb15\nnop\nmov tlb_colour_all, unif\nthrend\n", 1, true))
