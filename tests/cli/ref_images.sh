@@ -27,6 +27,7 @@ blend 256x256 0
 tiles 256x256 0
 stencil 256x256 0
 blend_modes 256x128 0
+antialias 256x256 0
 '
 
 status=0
