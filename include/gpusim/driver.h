@@ -494,6 +494,10 @@ void gs_driver_set_clear(gs_driver *drv, const gs_drv_clear *c);
  * indices), each with its own shader record whose attribute bases start at
  * the chunk's first vertex. */
 int gs_driver_draw(gs_driver *drv, const gs_drv_draw *draw, gs_diag *d);
+/* The draw call (1 for the frame's first successful gs_driver_draw, ...)
+ * that wrote shader record `record` into the current frame, or 0: with
+ * gs_v3d_fault_record it names the draw an executor error came from. */
+uint32_t gs_driver_draw_of_record(const gs_driver *drv, gs_addr record);
 /* Ends the binning list, writes the rendering list and fills *out. */
 int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *out, gs_diag *d);
 

@@ -96,6 +96,12 @@ typedef struct gs_v3d_stats {
 int gs_v3d_run(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
                const gs_v3d_options *opt);
 
+/* After a failed gs_v3d_run: the bus address of the GL or NV shader record
+ * in force at the draw packet (binning) or primitive list (rendering) that
+ * failed, so that a driver can name the draw call; 0 when the failure was
+ * not in a draw, or no shader state was set. */
+gs_addr gs_v3d_fault_record(const gs_gpu *g);
+
 /* As gs_v3d_run, and fills *stats (may be NULL) with what the run did and
  * how long each pass took: the hook `gpusim bench` uses. */
 int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,

@@ -40,6 +40,8 @@ typedef struct emit_state {
   uint8_t last[SLOT_COUNT][SLOT_BYTES];
   bool have[SLOT_COUNT];
   uint32_t draws;
+  uint32_t calls;      /* gs_driver_draw calls that succeeded */
+  uint32_t nrec;       /* entries of gs_driver.rec in use */
   uint64_t vertices;
   bool early_z;
   unsigned n_interp;   /* entries of gs_driver.interp in use */
@@ -59,6 +61,11 @@ struct gs_driver {
   uint32_t learned_pool;     /* the largest pool a frame has needed */
   drv_variants variants;     /* fragment programs linked for blend and stencil */
   uint32_t frame;            /* frames begun, for the variant cache */
+  struct {                   /* the frame's shader records, by draw call */
+    gs_addr record;
+    uint32_t call;
+  } *rec;
+  uint32_t cap_rec;
 };
 
 gs_driver *gs_driver_new(gs_mem *m) {
@@ -75,6 +82,7 @@ void gs_driver_free(gs_driver *drv) {
   drv_arena_free(&drv->arena);
   drv_variants_free(&drv->variants);
   free(drv->interp);
+  free(drv->rec);
   free(drv);
 }
 
@@ -405,6 +413,27 @@ static int put_shader_record(gs_driver *drv, const gs_drv_draw *dr, const gs_add
 
 /* ---- draws ---------------------------------------------------------------- */
 
+/* Remembers that shader record rec belongs to the draw call being lowered
+ * (gs_driver_draw_of_record). */
+static int note_record(gs_driver *drv, gs_addr rec, gs_diag *d) {
+  if (drv->e.nrec == drv->cap_rec) {
+    uint32_t cap = drv->cap_rec ? 2 * drv->cap_rec : 64;
+    void *p = realloc(drv->rec, cap * sizeof *drv->rec);
+    if (!p) return gs_diag_set(d, GS_ENOMEM, "draw: host out of memory");
+    drv->rec = p;
+    drv->cap_rec = cap;
+  }
+  drv->rec[drv->e.nrec].record = rec;
+  drv->rec[drv->e.nrec++].call = drv->e.calls + 1;
+  return GS_OK;
+}
+
+uint32_t gs_driver_draw_of_record(const gs_driver *drv, gs_addr record) {
+  for (uint32_t i = 0; record && i < drv->e.nrec; i++)
+    if (drv->rec[i].record == record) return drv->rec[i].call;
+  return 0;
+}
+
 /* Emits one draw packet with its shader state: arrays of count vertices from
  * `first` with attributes rebased to vertex `rebase`, or (indices) count
  * indices from `first`. */
@@ -413,6 +442,7 @@ static int emit_draw(gs_driver *drv, const gs_drv_draw *dr, const gs_addr unif[3
   gs_addr rec;
   int rc = put_shader_record(drv, dr, unif, rebase, &rec, d);
   if (rc < 0) return rc;
+  if ((rc = note_record(drv, rec, d)) < 0) return rc;
   gs_cl_gl_shader_state ss = {rec, 0, dr->nattrs & 7u};
   if ((rc = gs_cl_emit_gl_shader_state(&drv->e.w, &ss, d)) < 0) return rc;
   if (dr->indices) {
@@ -511,13 +541,14 @@ int gs_driver_draw(gs_driver *drv, const gs_drv_draw *dr, gs_diag *d) {
   const gs_drv_state *s = dr->state ? dr->state : &defaults;
   int rc = check_draw(drv, dr, s, d);
   if (rc < 0) return rc;
-  if (dr->count == 0) return GS_OK;
+  if (dr->count == 0) return drv->e.calls++, GS_OK;
   uint32_t maxi = 0;
   if (dr->indices && (rc = max_index(drv, dr, &maxi, d)) < 0) return rc;
   uint8_t b[SLOT_COUNT][SLOT_BYTES];
   if ((rc = pack_state(drv, dr, s, b, d)) < 0) return rc;
   emit_state saved = drv->e;
   if ((rc = lower_draw(drv, dr, s, b, maxi, d)) < 0) drv->e = saved;
+  else drv->e.calls++;
   return rc;
 }
 

@@ -1053,7 +1053,8 @@ typedef struct l_frame {
   gs_drv_clear clear;
   gs_driver *drv;
 } l_frame;
-/* user values: 1 the target, 2 the objects the frame's lists point to */
+/* user values: 1 the target, 2 the objects the frame's lists point to,
+ * 3 where each draw call was made ("file:line:", by call number) */
 
 /* Checks that arg 1 is a frame whose callback is running. */
 static l_frame *check_open_frame(lua_State *L, const char *method) {
@@ -1559,6 +1560,10 @@ static int frame_draw(lua_State *L) {
   draw_uniforms(L, 2, dr.uniforms);
   gs_diag d;
   if (gs_driver_draw(f->drv, &dr, &d) < 0) return luaL_error(L, "frame:draw: %s", d.msg);
+  lua_getiuservalue(L, 1, 3);
+  luaL_where(L, 1);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
   lua_getfield(L, 2, "vertices");
   frame_ref(L, -1);
   lua_getfield(L, 2, "shader");
@@ -1670,7 +1675,20 @@ static void push_frame_result(lua_State *L, const gs_drv_frame *f, int target, c
  * pushes the run's statistics as a table. A binning pass that runs out of
  * tile allocation memory gets a doubled pool and runs again, as the kernel
  * hands the binner overspill memory (*f then describes the new memory). */
-static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned threads) {
+/* Raises the executor's error: when it came from a draw, prefixed with the
+ * frame:draw call that made it (the frame userdata is at index frame). */
+static void run_error(lua_State *L, gs_driver *drv, int frame) {
+  gs_gpu *g = lgs_gpu(L);
+  uint32_t call = gs_driver_draw_of_record(drv, gs_v3d_fault_record(g));
+  if (!call) lgs_error(L, "render", gs_gpu_error(g));
+  const l_frame *fr = lua_touserdata(L, frame);
+  lua_getiuservalue(L, frame, 3);
+  lua_rawgeti(L, -1, call);
+  luaL_error(L, "gpusim.render: %sframe:draw (draw %d of frame %d): %s", lua_tostring(L, -1), (int)call,
+             (int)fr->number, gs_gpu_error(g));
+}
+
+static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned threads, int frame) {
   gs_gpu *g = lgs_gpu(L);
   gs_v3d_fs_interp *fi = lua_newuserdatauv(L, (f->n_fs_interp ? f->n_fs_interp : 1) * sizeof *fi, 0);
   for (unsigned i = 0; i < f->n_fs_interp; i++) {
@@ -1689,7 +1707,7 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
     gs_diag d;
     if (gs_driver_grow_tile_memory(drv, f, &d) < 0) lgs_error(L, "render", d.msg);
   }
-  if (rc < 0) lgs_error(L, "render", gs_gpu_error(g));
+  if (rc < 0) run_error(L, drv, frame);
   lua_pop(L, 1);
   lua_createtable(L, 0, 10);
   set_int(L, "tiles", (lua_Integer)st.tiles);
@@ -1738,13 +1756,15 @@ static int l_render(lua_State *L) {
   gs_driver *drv = get_driver(L);
   gs_diag d;
   if (gs_driver_begin_frame(drv, &t->t, &d) < 0) return lgs_error(L, "render", d.msg);
-  l_frame *f = lua_newuserdatauv(L, sizeof *f, 2); /* 6 */
+  l_frame *f = lua_newuserdatauv(L, sizeof *f, 3); /* 6 */
   memset(f, 0, sizeof *f);
   luaL_setmetatable(L, FRAME_TYPE);
   lua_pushvalue(L, 5);
   lua_setiuservalue(L, 6, 1);
   lua_newtable(L);
   lua_setiuservalue(L, 6, 2);
+  lua_newtable(L);
+  lua_setiuservalue(L, 6, 3);
   f->time = time;
   f->number = number;
   f->drv = drv;
@@ -1767,7 +1787,7 @@ static int l_render(lua_State *L) {
   lua_setfield(L, 2, "number");
   if (!opts || bool_field(L, 1, "run", 1)) {
     unsigned threads = opts ? (unsigned)int_field(L, 1, "threads", 0, 1024, 0) : 0;
-    run_frame(L, drv, &out, threads);
+    run_frame(L, drv, &out, threads, 6);
     push_frame_result(L, &out, 5, f);
     lua_rotate(L, -2, 1);
     lua_setfield(L, -2, "stats");

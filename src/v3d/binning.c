@@ -499,7 +499,11 @@ int cle_bin_packet(cle_run *r, const gs_cl_packet *p) {
   case GS_CL_FLUSH:
   case GS_CL_FLUSH_ALL_STATE: return flush(b, p, d);
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
-  case GS_CL_INDEXED_PRIMITIVE_LIST: return bin_draw(r, b, p, d);
+  case GS_CL_INDEXED_PRIMITIVE_LIST: {
+    int rc = bin_draw(r, b, p, d);
+    if (rc < 0) r->g->fault_record = cle_state_record(&b->st);
+    return rc;
+  }
   case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
   case GS_CL_VG_INLINE_PRIMITIVES:
   case GS_CL_VG_INLINE_SHADER_RECORD:

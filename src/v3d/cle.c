@@ -146,6 +146,24 @@ static int read_record(const gs_cl_view *v, gs_addr at, gs_addr a, int r, uint32
   return GS_OK;
 }
 
+gs_addr cle_state_record(const cle_state *s) {
+  const cle_item_value *it = &s->item[CLE_SHADER];
+  if (!it->version) return 0;
+  if (it->id == GS_CL_GL_SHADER_STATE) {
+    gs_cl_gl_shader_state st;
+    gs_cl_unpack_gl_shader_state(it->values, &st);
+    return st.record;
+  }
+  if (it->id == GS_CL_NV_SHADER_STATE) {
+    gs_cl_nv_shader_state st;
+    gs_cl_unpack_nv_shader_state(it->values, &st);
+    return st.record;
+  }
+  return 0;
+}
+
+gs_addr gs_v3d_fault_record(const gs_gpu *g) { return g->fault_record; }
+
 static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
   gs_cl_gl_shader_state st;
   gs_cl_gl_shader_record rec;
@@ -472,6 +490,7 @@ int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr rend
                      const gs_v3d_options *opt, gs_v3d_stats *stats) {
   gs_diag *d = gs_gpu_diag(g);
   gs_diag_clear(d);
+  g->fault_record = 0;
   cle_run r;
   memset(&r, 0, sizeof r);
   r.g = g;

@@ -108,6 +108,9 @@ typedef struct cle_shader {
   unsigned vertex_stride;        /* NV */
 } cle_shader;
 
+/* The shader record address of s's shader state (GL or NV), 0 if none. */
+gs_addr cle_state_record(const cle_state *s);
+
 /* Decodes the shader state item (with the record it points to) into *sh.
  * Errors name the packet address `at` and the record. */
 int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d);

@@ -45,6 +45,7 @@ typedef struct cle_worker {
   uint32_t vidx[RENDER_CHUNK * 3];  /* sorted distinct vertex indices of a chunk */
   pse_vertex vert[RENDER_CHUNK * 3];/* their shaded vertices */
   gs_v3d_stats stats;   /* counts only */
+  gs_addr fault_record; /* shader record of the primitives that failed (gs_v3d_fault_record) */
 } cle_worker;
 
 typedef struct cle_render {
@@ -852,10 +853,11 @@ static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
   case GS_CL_CLIPPED_PRIMITIVE:
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
   case GS_CL_INDEXED_PRIMITIVE_LIST: {
-    int rc;
-    if (tc->dirty && (rc = derive(tc, p)) < 0) return rc;
     int direct = p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES || p->info->id == GS_CL_INDEXED_PRIMITIVE_LIST;
-    return direct ? draw_direct(tc, p) : draw_compressed(tc, p);
+    int rc = tc->dirty ? derive(tc, p) : GS_OK;
+    if (rc >= 0) rc = direct ? draw_direct(tc, p) : draw_compressed(tc, p);
+    if (rc < 0) tc->w->fault_record = cle_state_record(&tc->st);
+    return rc;
   }
   default:
     if (cle_state_apply(&tc->st, p)) {
@@ -902,6 +904,7 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   j->worker = (uint8_t)worker;
   tile_ctx tc;
   gs_diag_clear(&w->unit.diag);
+  w->fault_record = 0;
   int rc = run_job(wc->r, w, j, &tc);
   if (rc < 0) return cle_prefix(&w->unit.diag, rc, "tile (%u, %u): ", j->x, j->y);
   return GS_OK;
@@ -969,7 +972,10 @@ int cle_render_flush(cle_run *r, bool ended) {
     wave_ctx wc = {r, i};
     unsigned fw = 0;
     rc = gs_parallel_for(threads, j - i, job_fn, &wc, &fw);
-    if (rc < 0) gs_diag_set(d, rc, "%s", rd->workers[fw]->unit.diag.msg);
+    if (rc < 0) {
+      gs_diag_set(d, rc, "%s", rd->workers[fw]->unit.diag.msg);
+      r->g->fault_record = rd->workers[fw]->fault_record;
+    }
     i = j;
   }
   free(seen);

@@ -22,6 +22,7 @@ struct gs_gpu {
   int mutex_owner;      /* QPU number holding the mutex, -1 if free */
   struct qpu_cache *cache;
   gs_qpu *qpu[GS_MAX_QPUS];
+  gs_addr fault_record; /* gs_v3d_fault_record: set when a draw fails */
 };
 
 #endif

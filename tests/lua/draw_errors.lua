@@ -1,0 +1,56 @@
+-- draw_errors.lua — an error of the pipeline (binning or rendering) that
+-- comes from a draw names the frame:draw call that made it: this file and
+-- line, the draw's number in the frame (counting every successful call,
+-- empty draws too) and the frame's, then the executor's message with its
+-- list, packet address, shader and pc. Errors not from a draw keep the
+-- plain "gpusim.render:" prefix.
+local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"
+
+-- Renders, expecting an error that contains every piece (plain text); the
+-- pieces are computed after the render, once `line` is known.
+local function fails(pieces, render)
+  local ok, msg = pcall(render)
+  assert(not ok, "expected an error")
+  for _, p in ipairs(pieces()) do assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p)) end
+end
+
+local target = gpusim.target {width = 64, height = 64}
+local vb = gpusim.buffer {format = "f32x4", data = {{-1, -1, 0, 1}, {1, -1, 0, 1}, {0, 1, 0, 1}}}
+local VIEWPORT = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
+local function shader(coordinate, fragment)
+  return gpusim.shader {isa = "qpu", coordinate = coordinate, vertex = shaders.vertex(0), fragment = fragment,
+                        inputs = {{name = "position", components = 4}}, varyings = {}}
+end
+local good = shader(shaders.coordinate, "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n")
+-- reads a varying the primitive never set up: the hardware would wait forever
+local bad_fs = shader(shaders.coordinate, "    mov r0, vary\n    mov tlb_colour_all, r0\n    thrend\n    nop\n    sbdone\n")
+-- a TMU read of address 16, which no allocation holds
+local bad_cs = shader("    ldi r0, 16\n    mov tmu0_s, r0\n    nop ; nop ; ldtmu0\n    thrend\n    nop\n    nop\n",
+                      "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n")
+
+local line
+local function scene(bad)
+  gpusim.frame(function(frame)
+    frame:draw {vertices = vb, shader = good, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff0000ff}}}}
+    frame:draw {vertices = vb, shader = good, count = 0, uniforms = VIEWPORT}
+    line = debug.getinfo(1, "l").currentline + 1
+    frame:draw {vertices = vb, shader = bad, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff00ff00}}}}
+  end, target)
+end
+
+scene(bad_fs)
+fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw (draw 3 of frame 0): rendering list: tile (0, 0)",
+                         "fragment shader at", "varying read"} end, function() gpusim.render {threads = 2} end)
+scene(bad_cs)
+fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw (draw 3 of frame 1): binning list: ",
+                         "coordinate shader at", "TMU0 direct read of 0x00000010"} end,
+      function() gpusim.render {threads = 1} end)
+
+-- the same shaders drawn by a hand-written list: no draw to name
+scene(bad_fs)
+local f = gpusim.render {run = false}
+local ok, err = pcall(gpusim.v3d.run, {bin = {f.bin_start, f.bin_end}, render = {f.render_start, f.render_end}})
+assert(not ok and err:find("varying read") and not err:find("frame:draw"), err)
+scene(good)  -- the gpusim program renders the scene left registered after the script
+print("draw_errors: ok")
