@@ -106,20 +106,13 @@ int lgs_optfield_int(lua_State *L, int arg, int t, const char *name, lua_Integer
   return 1;
 }
 
-int lgs_optfield_option(lua_State *L, int arg, int t, const char *name, int def,
-                        const char *const lst[]) {
-  int type = lua_getfield(L, t, name);
-  if (type == LUA_TNIL) {
-    lua_pop(L, 1);
-    return def;
-  }
-  const char *s = lua_tostring(L, -1);
-  for (int i = 0; s && lst[i]; i++) {
+int lgs_option_value(lua_State *L, int arg, const char *what, const char *const lst[]) {
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  for (int i = 0; s && lst[i]; i++)
     if (strcmp(s, lst[i]) == 0) {
       lua_pop(L, 1);
       return i;
     }
-  }
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   for (int i = 0; lst[i]; i++) {
@@ -130,7 +123,16 @@ int lgs_optfield_option(lua_State *L, int arg, int t, const char *name, int def,
   luaL_pushresult(&b);
   const char *known = lua_tostring(L, -1);
   const char *got = luaL_tolstring(L, -2, NULL);
-  return luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be one of %s, got %s", name, known, got));
+  return luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be one of %s, got %s", what, known, got));
+}
+
+int lgs_optfield_option(lua_State *L, int arg, int t, const char *name, int def,
+                        const char *const lst[]) {
+  if (lua_getfield(L, t, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  return lgs_option_value(L, arg, name, lst);
 }
 
 int lgs_error(lua_State *L, const char *fn, const char *msg) {

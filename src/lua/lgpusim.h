@@ -34,6 +34,10 @@ gs_addr lgs_checkaddr(lua_State *L, int arg);
 int lgs_optfield_int(lua_State *L, int arg, int t, const char *name, lua_Integer lo,
                      lua_Integer hi, lua_Integer *out);
 
+/* The value on top of the stack (field `what` of argument arg) as an index
+ * into lst, popping it; else an argument error listing the choices. */
+int lgs_option_value(lua_State *L, int arg, const char *what, const char *const lst[]);
+
 /* Like luaL_checkoption for the optional string field `name` of the table
  * at index t: returns the index of its value in lst, or def if nil. */
 int lgs_optfield_option(lua_State *L, int arg, int t, const char *name, int def,

@@ -91,27 +91,6 @@ static void check_fields(lua_State *L, int arg, const char *const known[]) {
   check_fields_of(L, arg, arg, NULL, known);
 }
 
-/* The index in lst of the string on top of the stack (popped), or an error
- * naming field `what` of argument arg and the choices. */
-static int option_value(lua_State *L, int arg, const char *what, const char *const lst[]) {
-  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-  for (int i = 0; s && lst[i]; i++)
-    if (strcmp(s, lst[i]) == 0) {
-      lua_pop(L, 1);
-      return i;
-    }
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 0; lst[i]; i++) {
-    luaL_addstring(&b, i ? ", '" : "'");
-    luaL_addstring(&b, lst[i]);
-    luaL_addchar(&b, '\'');
-  }
-  luaL_pushresult(&b);
-  const char *known = lua_tostring(L, -1);
-  const char *got = luaL_tolstring(L, -2, NULL);
-  return arg_error(L, arg, "field '%s' must be one of %s, got %s", what, known, got);
-}
 
 /* The integer field `name` of table arg in lo..hi; def when nil, or an
  * error when def < lo (the field is required). */
@@ -1170,7 +1149,7 @@ static int sub_option(lua_State *L, int arg, int idx, const char *parent, const 
   }
   char what[64];
   snprintf(what, sizeof what, "%s.%s", parent, name);
-  return option_value(L, arg, what, lst);
+  return lgs_option_value(L, arg, what, lst);
 }
 
 /* The integer field `name` 0..255 of the table at idx (in `parent`), or def. */
@@ -1225,7 +1204,7 @@ static void blend_field(lua_State *L, int arg, gs_drv_blend *b) {
     b->enable = false;
   } else if (t == LUA_TSTRING) {
     lua_pushvalue(L, -1);
-    int p = option_value(L, arg, "blend", blend_preset_names);
+    int p = lgs_option_value(L, arg, "blend", blend_preset_names);
     *b = (gs_drv_blend){true, blend_presets[p][0], blend_presets[p][1], blend_presets[p][2],
                         blend_presets[p][0], blend_presets[p][1], blend_presets[p][2], 0};
   } else if (t == LUA_TTABLE) {
