@@ -22,6 +22,7 @@
 #include "gpusim/v3d.h"
 #include "v3d/cl.h"
 #include "v3d/tlb.h"
+#include "fill_rule.h"
 
 /* ---- fragment, vertex and coordinate shaders ------------------------------ */
 
@@ -298,42 +299,7 @@ static uint32_t pixel(frame *f, uint32_t x, uint32_t y) {
   return v;
 }
 
-/* ---- the fill rule, from docs/rasterization.md, per pixel ------------------- */
-
-/* Is the 12.4 point (X, Y) covered by the triangle with absolute 12.4
- * corners x[], y[]? (fill_rule_covers: the centre of pixel (px, py).) Edges of the counter-clockwise triangle own their
- * samples when they run downwards (left edges) or are horizontal running
- * to larger x (the interior at larger y). */
-static int fill_rule_covers_at(const int32_t xin[3], const int32_t yin[3], int64_t X, int64_t Y) {
-  int32_t x[3] = {xin[0], xin[1], xin[2]}, y[3] = {yin[0], yin[1], yin[2]};
-  int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(x[2] - x[0]) * (y[1] - y[0]);
-  if (area == 0) return 0;
-  if (area < 0) {
-    int32_t t = x[1]; x[1] = x[2]; x[2] = t;
-    t = y[1]; y[1] = y[2]; y[2] = t;
-  }
-  for (int i = 0; i < 3; i++) {
-    int j = (i + 1) % 3;
-    int64_t e = (int64_t)(x[j] - x[i]) * (Y - y[i]) - (int64_t)(y[j] - y[i]) * (X - x[i]);
-    if (e < 0) return 0;
-    if (e == 0 && !(y[j] < y[i] || (y[j] == y[i] && x[j] > x[i]))) return 0;
-  }
-  return 1;
-}
-
-static int fill_rule_covers(const int32_t x[3], const int32_t y[3], int px, int py) {
-  return fill_rule_covers_at(x, y, 16 * (int64_t)px + 8, 16 * (int64_t)py + 8);
-}
-
-/* The samples of pixel (px, py) the triangle covers with 4x multisampling:
- * bit s for sample s at (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from
- * the pixel's low corner (docs/rasterization.md). */
-static unsigned ms_covers(const int32_t x[3], const int32_t y[3], int px, int py) {
-  static const int sx[4] = {6, 14, 2, 10}, sy[4] = {2, 6, 10, 14};
-  unsigned m = 0;
-  for (int s = 0; s < 4; s++) m |= (unsigned)fill_rule_covers_at(x, y, 16 * (int64_t)px + sx[s], 16 * (int64_t)py + sy[s]) << s;
-  return m;
-}
+/* The fill rule and the 4x sample points: tests/fill_rule.h. */
 
 /* ---- (a) NV mode ------------------------------------------------------------- */
 
@@ -1470,7 +1436,7 @@ static void test_ms_render_resolves_coverage(void **s) {
   unsigned partial = 0;
   for (int py = 0; py < 40; py++)
     for (int qx = 0; qx < 64; qx++) {
-      unsigned m = ms_covers(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+      unsigned m = fill_rule_ms_mask(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
       uint32_t want = blend4(0xff336699u, 0x11223344u, n);
       partial += n > 0 && n < 4;
       if (px[0][py * 64 + qx] != want)
@@ -1480,7 +1446,7 @@ static void test_ms_render_resolves_coverage(void **s) {
   render_ms_triangle(px[1], 2, 0, 1); /* decimate 1x: sample 0 */
   for (int py = 0; py < 40; py++)
     for (int qx = 0; qx < 64; qx++) {
-      uint32_t want = (ms_covers(x, y, qx, py) & 1) ? 0xff336699u : 0x11223344u;
+      uint32_t want = (fill_rule_ms_mask(x, y, qx, py) & 1) ? 0xff336699u : 0x11223344u;
       if (px[1][py * 64 + qx] != want) fail_msg("sample 0 of (%d, %d): 0x%08x, want 0x%08x", qx, py, px[1][py * 64 + qx], want);
     }
   /* oversample off on 4x tiles: the centre decides, a covered pixel gets
@@ -1574,7 +1540,7 @@ static void test_ms_flags_order_and_depth(void **s) {
     run_ok(&f, 2);
     for (int py = 0; py < 40; py++)
       for (int qx = 0; qx < 64; qx++) {
-        unsigned m = ms_covers(x, y, qx, py);
+        unsigned m = fill_rule_ms_mask(x, y, qx, py);
         /* the square's samples: X < 20.25·16 = 324 (its right edge is exclusive) */
         unsigned sqm = 0;
         for (int smp = 0; smp < 4; smp++) sqm |= (unsigned)(16 * qx + (int)((0xA2E6u >> (4 * smp)) & 15) < 324) << smp;
@@ -1633,7 +1599,7 @@ static void test_colour64_render(void **s) {
       for (int qx = 0; qx < 100; qx++) {
         uint16_t got[4];
         assert_int_equal(gs_mem_read(f.m, f.fb + ((uint32_t)py * 100 + (uint32_t)qx) * 8, got, 8, NULL), GS_OK);
-        unsigned m = ms ? ms_covers(x, y, qx, py) : (unsigned)fill_rule_covers(x, y, qx, py) * 15u;
+        unsigned m = ms ? fill_rule_ms_mask(x, y, qx, py) : (unsigned)fill_rule_covers(x, y, qx, py) * 15u;
         const uint16_t *want = m == 15 ? in : m == 0 ? out : NULL;
         if (m == 0xA || m == 0x5 || m == 0x3 || m == 0xC || m == 0x6 || m == 0x9) want = half2;
         if (!want) continue; /* 1 or 3 samples: test_tlb.c checks that rounding */
@@ -1735,7 +1701,7 @@ static void test_ms_store_general(void **s) {
   run_ok(&f, 2);
   for (int py = 0; py < 40; py++)
     for (int qx = 0; qx < 64; qx++) {
-      unsigned m = ms_covers(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+      unsigned m = fill_rule_ms_mask(x, y, qx, py), n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
       uint32_t at = 4 * ((uint32_t)py * 64 + (uint32_t)qx), a, b, z;
       gs_mem_read(f.m, f.fb + at, &a, 4, NULL);
       gs_mem_read(f.m, fb2 + at, &b, 4, NULL);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "v3d/pse.h"
+#include "fill_rule.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -987,37 +988,7 @@ static void test_bench_runs(void **state) {
 
 /* ---- 4x multisampling ----------------------------------------------------- */
 
-/* The documented pattern (docs/rasterization.md), written here again:
- * sample s at (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from the
- * pixel's low corner. */
-static const int ms_x[4] = {6, 14, 2, 10}, ms_y[4] = {2, 6, 10, 14};
-
-/* The 4-bit sample mask of pixel (px, py) for the triangle with absolute
- * 12.4 corners x[], y[] by the fill rule of docs/rasterization.md: each
- * sample tested with every edge of the counter-clockwise triangle, a
- * sample on an edge covered when the edge runs downwards (left edge) or
- * is horizontal running to larger x. */
-static unsigned ms_oracle(const int32_t xin[3], const int32_t yin[3], int px, int py) {
-  int32_t x[3] = {xin[0], xin[1], xin[2]}, y[3] = {yin[0], yin[1], yin[2]};
-  int64_t area = (int64_t)(x[1] - x[0]) * (y[2] - y[0]) - (int64_t)(x[2] - x[0]) * (y[1] - y[0]);
-  if (area == 0) return 0;
-  if (area < 0) {
-    int32_t t = x[1]; x[1] = x[2]; x[2] = t;
-    t = y[1]; y[1] = y[2]; y[2] = t;
-  }
-  unsigned mask = 0;
-  for (int s = 0; s < 4; s++) {
-    int64_t X = 16 * px + ms_x[s], Y = 16 * py + ms_y[s];
-    int in = 1;
-    for (int i = 0; i < 3 && in; i++) {
-      int j = (i + 1) % 3;
-      int64_t e = (int64_t)(x[j] - x[i]) * (Y - y[i]) - (int64_t)(y[j] - y[i]) * (X - x[i]);
-      if (e < 0 || (e == 0 && !(y[j] < y[i] || (y[j] == y[i] && x[j] > x[i])))) in = 0;
-    }
-    mask |= (unsigned)in << s;
-  }
-  return mask;
-}
+/* The oracle, from docs/rasterization.md alone: tests/fill_rule.h. */
 
 /* Rasterises p over a w x h frame of p's tiles into masks[] (4 bits per
  * pixel), checking the blocks: inside their tile, lane mask = lanes with a
@@ -1045,12 +1016,12 @@ static void ms_raster_into(const pse_prim *p, int w, int h, uint8_t *masks) {
 static void test_ms_sample_pattern(void **state) {
   (void)state;
   for (int s = 0; s < 4; s++) {
-    assert_int_equal(pse_sample_x[s], ms_x[s]);
-    assert_int_equal(pse_sample_y[s], ms_y[s]);
+    assert_int_equal(pse_sample_x[s], fill_rule_ms_x[s]);
+    assert_int_equal(pse_sample_y[s], fill_rule_ms_y[s]);
   }
   /* a rotated grid: no two samples share a row or a column */
   for (int a = 0; a < 4; a++)
-    for (int b = a + 1; b < 4; b++) assert_true(ms_x[a] != ms_x[b] && ms_y[a] != ms_y[b]);
+    for (int b = a + 1; b < 4; b++) assert_true(fill_rule_ms_x[a] != fill_rule_ms_x[b] && fill_rule_ms_y[a] != fill_rule_ms_y[b]);
 }
 
 /* The triangle A (10.5, 5.375), B (60, 5.375), C (10.5, 50) on 32x32
@@ -1084,7 +1055,7 @@ static void test_ms_coverage_by_hand(void **state) {
   long samples = 0;
   for (int py = 0; py < 64; py++)
     for (int px = 0; px < 64; px++) {
-      unsigned want = ms_oracle(x, y, px, py);
+      unsigned want = fill_rule_ms_mask(x, y, px, py);
       if (m[py * 64 + px] != want) fail_msg("pixel (%d, %d): mask 0x%x, oracle 0x%x", px, py, m[py * 64 + px], want);
       samples += popcount16(want);
     }
@@ -1121,7 +1092,7 @@ static void test_ms_random_triangles_match_oracle(void **state) {
     int32_t x[3], y[3];
     for (int k = 0; k < 3; k++) {
       int32_t xs = (int32_t)(hash32(n * 11 + 3 + (uint32_t)k) % span), ys = (int32_t)(hash32(n * 13 + 7 + (uint32_t)k) % span);
-      if (n % 5 == 0) xs = xs / 16 * 16 + ms_x[k], ys = ys / 16 * 16 + ms_y[(k + 1) % 4];
+      if (n % 5 == 0) xs = xs / 16 * 16 + fill_rule_ms_x[k], ys = ys / 16 * 16 + fill_rule_ms_y[(k + 1) % 4];
       v[k] = vtx16(xs, ys);
       x[k] = xs + st.vp_x, y[k] = ys + st.vp_y;
     }
@@ -1130,7 +1101,7 @@ static void test_ms_random_triangles_match_oracle(void **state) {
     if (pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p) == PSE_DRAW) ms_raster_into(&p, 128, 128, m);
     for (int py = 0; py < 128; py++)
       for (int px = 0; px < 128; px++) {
-        unsigned want = ms_oracle(x, y, px, py);
+        unsigned want = fill_rule_ms_mask(x, y, px, py);
         if (m[py * 128 + px] != want)
           fail_msg("triangle %u, pixel (%d, %d): mask 0x%x, oracle 0x%x", n, px, py, m[py * 128 + px], want);
       }
