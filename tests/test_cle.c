@@ -137,6 +137,7 @@ typedef struct frame {
   unsigned ms, c64, oversample, decimate;
   uint32_t clear_hi;
   gs_addr dump;
+  unsigned dump_general; /* dump with 28's buffer 5 (full dump) instead of 26 */
 } frame;
 
 static gs_addr alloc(frame *f, uint32_t n, uint32_t align) {
@@ -271,9 +272,15 @@ static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
       gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
       check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
       int last = x + 1 == f->tx && y + 1 == f->ty;
+      gs_addr dump = f->dump + (y * f->tx + x) * 2 * TLB_FULL_BYTES;
+      if (f->dump && f->dump_general) {
+        gs_cl_store_tile_buffer_general sg = {.buffer = GS_CL_BUFFER_FULL, .address = dump,
+                                              .last_tile = (uint32_t)last};
+        check(f, gs_cl_emit_store_tile_buffer_general(&w, &sg, &f->d));
+        continue;
+      }
       if (f->dump) {
-        gs_cl_store_full_resolution_tile_buffer sf = {.address = f->dump + (y * f->tx + x) * 2 * TLB_FULL_BYTES,
-                                                      .last_tile = (uint32_t)last};
+        gs_cl_store_full_resolution_tile_buffer sf = {.address = dump, .last_tile = (uint32_t)last};
         check(f, gs_cl_emit_store_full_resolution_tile_buffer(&w, &sf, &f->d));
         continue;
       }
@@ -1610,23 +1617,41 @@ static void test_colour64_render(void **s) {
   }
 }
 
-/* A 4x frame dumped with 26 (every sample of every tile, test above), then
- * a rendering list alone that reloads each tile's dump with 27 and stores
- * it resolved (24/25): the same bytes as resolving in the first pass. */
-static void test_ms_dump_and_reload(void **s) {
-  (void)s;
-  static uint32_t want[64 * 40], got[64 * 40];
-  render_ms_triangle(want, 1, 1, 1);
+/* A 4x frame dumped per tile (every sample, test above) with 26, or with
+ * 28's full dump (buffer 5) when `general`; *dump receives the dumps. Then
+ * a rendering list alone reloads each tile's dump with 27 (29's full
+ * reload) and stores it resolved (24/25) into *out. `disable` sets 28's
+ * disable-dump bits (1 colour, 2 Z/stencil) and 29's disable-load bits
+ * (4 colour, 8 Z/stencil); the dump starts as bytes 0xAB. The reloading
+ * list has no Clear Colors (114): its clear colour is 0. */
+#define MS_DUMP_BYTES (4 * 2 * TLB_FULL_BYTES)
+static void ms_dump_reload(int general, unsigned disable, uint8_t *dump, uint32_t *out) {
   frame f;
   frame_init_mode(&f, 64, 40, 1, 0);
-  f.dump = alloc(&f, 4 * 2 * TLB_FULL_BYTES, 16);
+  f.dump = alloc(&f, MS_DUMP_BYTES, 16);
+  f.dump_general = (unsigned)general;
+  memset(dump, 0xAB, MS_DUMP_BYTES);
+  assert_int_equal(gs_mem_write(f.m, f.dump, dump, MS_DUMP_BYTES, NULL), GS_OK);
   gs_addr rec = nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, ms_tri, 3, 0.5f), 0);
   bin_begin(&f, 7, 0, 0);
   bin_nv_shader(&f, rec);
   bin_arrays(&f, 4, 3, 0);
   bin_finish(&f);
   render_list(&f, 0x11223344u, 0xFFFFFF);
+  if (general && (disable & 3)) { /* set 28's disable bits in every store */
+    for (gs_addr a = f.render; a < f.render_end; a++) {
+      uint8_t id;
+      gs_mem_read(f.m, a, &id, 1, NULL);
+      if (id != GS_CL_STORE_TILE_BUFFER_GENERAL) continue;
+      uint8_t word;
+      gs_mem_read(f.m, a + 3, &word, 1, NULL);
+      word = (uint8_t)(word | (disable & 3));
+      gs_mem_write(f.m, a + 3, &word, 1, NULL);
+      a += 6;
+    }
+  }
   run_ok(&f, 2);
+  assert_int_equal(gs_mem_read(f.m, f.dump, dump, MS_DUMP_BYTES, NULL), GS_OK);
   gs_cl_writer w;
   gs_cl_writer_init(&w, f.m, f.render, 8192);
   gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 64, .height = 40, .ms4x = 1,
@@ -1634,8 +1659,16 @@ static void test_ms_dump_and_reload(void **s) {
   check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
   for (uint32_t y = 0; y < f.ty; y++)
     for (uint32_t x = 0; x < f.tx; x++) {
-      gs_cl_reload_full_resolution_tile_buffer lf = {.address = f.dump + (y * f.tx + x) * 2 * TLB_FULL_BYTES};
-      check(&f, gs_cl_emit_reload_full_resolution_tile_buffer(&w, &lf, &f.d));
+      gs_addr a = f.dump + (y * f.tx + x) * 2 * TLB_FULL_BYTES;
+      if (general) {
+        gs_cl_load_tile_buffer_general lg = {.buffer = GS_CL_BUFFER_FULL, .address = a,
+                                             .disable_color_load = disable >> 2 & 1,
+                                             .disable_zs_load = disable >> 3 & 1};
+        check(&f, gs_cl_emit_load_tile_buffer_general(&w, &lg, &f.d));
+      } else {
+        gs_cl_reload_full_resolution_tile_buffer lf = {.address = a};
+        check(&f, gs_cl_emit_reload_full_resolution_tile_buffer(&w, &lf, &f.d));
+      }
       gs_cl_tile_coordinates tc = {x, y};
       check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
       int last = x + 1 == f.tx && y + 1 == f.ty;
@@ -1644,9 +1677,50 @@ static void test_ms_dump_and_reload(void **s) {
     }
   f.bin_end = f.bin, f.render_end = w.cur;
   run_ok(&f, 2);
-  assert_int_equal(gs_mem_read(f.m, f.fb, got, sizeof got, NULL), GS_OK);
-  assert_memory_equal(got, want, sizeof got);
+  assert_int_equal(gs_mem_read(f.m, f.fb, out, 64 * 40 * 4, NULL), GS_OK);
   frame_free(&f);
+}
+
+/* 26 then 27 by a rendering list alone: the same bytes as resolving in
+ * the first pass. */
+static void test_ms_dump_and_reload(void **s) {
+  (void)s;
+  static uint32_t want[64 * 40], got[64 * 40];
+  static uint8_t dump[MS_DUMP_BYTES];
+  render_ms_triangle(want, 1, 1, 1);
+  ms_dump_reload(0, 0, dump, got);
+  assert_memory_equal(got, want, sizeof got);
+}
+
+/* Store / Load Tile Buffer General (28/29) with buffer 5 (full dump and
+ * reload) write and read 26/27's bytes at the packet's own address; 28's
+ * disable bits leave their part of the dump as it was, 29's leave their
+ * buffer cleared (the resolved store then shows the clear colour). */
+static void test_general_full_dump_and_reload(void **s) {
+  (void)s;
+  static uint32_t want[64 * 40], got[64 * 40];
+  static uint8_t dump26[MS_DUMP_BYTES], dump28[MS_DUMP_BYTES];
+  render_ms_triangle(want, 1, 1, 1);
+  ms_dump_reload(0, 0, dump26, got);
+  ms_dump_reload(1, 0, dump28, got);
+  assert_memory_equal(dump28, dump26, MS_DUMP_BYTES);
+  assert_memory_equal(got, want, sizeof got);
+  /* 28 without Z/stencil: colour as 26's, the Z/stencil part untouched */
+  ms_dump_reload(1, 2, dump28, got);
+  for (uint32_t t = 0; t < 4; t++) {
+    const uint8_t *a = dump28 + t * 2 * TLB_FULL_BYTES, *b = dump26 + t * 2 * TLB_FULL_BYTES;
+    assert_memory_equal(a, b, TLB_FULL_BYTES);
+    for (uint32_t k = 0; k < TLB_FULL_BYTES; k++)
+      if (a[TLB_FULL_BYTES + k] != 0xAB) fail_msg("tile %u: Z/stencil byte %u dumped though disabled", t, k);
+  }
+  /* 28 without colour, 29 without colour: every pixel the reloading list's
+   * clear colour (0: it has no 114) */
+  ms_dump_reload(1, 1 | 4, dump28, got);
+  for (uint32_t t = 0; t < 4; t++)
+    for (uint32_t k = 0; k < TLB_FULL_BYTES; k++)
+      if (dump28[t * 2 * TLB_FULL_BYTES + k] != 0xAB) fail_msg("tile %u: colour byte %u dumped though disabled", t, k);
+  for (uint32_t k = 0; k < 64 * 40; k++)
+    if (got[k] != 0) fail_msg("pixel %u = 0x%08x: colour reloaded though disabled", k, got[k]);
 }
 
 /* The rendering list of an MS frame with Store General (28) stores per
@@ -1780,6 +1854,7 @@ int main(void) {
       cmocka_unit_test(test_colour64_render),
       cmocka_unit_test(test_ms_store_general),
       cmocka_unit_test(test_ms_dump_and_reload),
+      cmocka_unit_test(test_general_full_dump_and_reload),
       cmocka_unit_test(test_ms_and_colour64_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,7 @@
  *                primitive before 115), a loop (more than max_packets
  *                packets), sub-lists nested too deep, both threads waiting,
  *                what gpusim does not model (VG, coverage mode and its 16x
- *                oversampling and decimation, 28's full dump) — naming the
+ *                oversampling and decimation) — naming the
  *                packet's bus address (and thread);
  *   GS_EFAULT    a list, record, index or vertex array outside allocated
  *                GPU memory, naming the address;

@@ -378,6 +378,8 @@
 /* The escape word that ends VG inline primitives, and the padding word. */
 #define GS_CL_VG_ESCAPE 0xbfff0000u
 #define GS_CL_VG_PADDING 0xbfff0001u
+/* The buffer code of 28 (full dump) and 29 (full reload). */
+#define GS_CL_BUFFER_FULL 5u
 
 /* ---- Derived: packet IDs, record numbers, typed structs ----------------- */
 #define GS_CL_ID_(id, NAME, ...) GS_CL_##NAME = id,

@@ -176,43 +176,74 @@ static int color64_of(const cle_state *st) {
   return (int)c.color64;
 }
 
-/* Whether p is a full-resolution dump (26) or reload (27), and its address:
- * the tile's own, not offset by the tile coordinates (reference §4.2). */
+/* Whether p is a full-resolution dump or reload — 26, 27, or 28/29 with
+ * buffer 5 ("full dump", "full reload"), which move the same bytes — and
+ * its address: the tile's own, not offset by the tile coordinates
+ * (reference §4.2 says so of 26/27; docs/tile-buffer.md why 28/29 follow). */
 static int full_resolution(const gs_cl_packet *p, gs_addr *addr) {
-  if (p->info->id == GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER) {
+  switch (p->info->id) {
+  case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER: {
     gs_cl_store_full_resolution_tile_buffer s;
     gs_cl_unpack_store_full_resolution_tile_buffer(p->values, &s);
     *addr = s.address;
     return 1;
   }
-  if (p->info->id == GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER) {
+  case GS_CL_RELOAD_FULL_RESOLUTION_TILE_BUFFER: {
     gs_cl_reload_full_resolution_tile_buffer s;
     gs_cl_unpack_reload_full_resolution_tile_buffer(p->values, &s);
     *addr = s.address;
     return 1;
   }
-  return 0;
+  case GS_CL_STORE_TILE_BUFFER_GENERAL: {
+    gs_cl_store_tile_buffer_general s;
+    gs_cl_unpack_store_tile_buffer_general(p->values, &s);
+    *addr = s.address;
+    return s.buffer == GS_CL_BUFFER_FULL;
+  }
+  case GS_CL_LOAD_TILE_BUFFER_GENERAL: {
+    gs_cl_load_tile_buffer_general s;
+    gs_cl_unpack_load_tile_buffer_general(p->values, &s);
+    *addr = s.address;
+    return s.buffer == GS_CL_BUFFER_FULL;
+  }
+  default: return 0;
+  }
+}
+
+/* The buffers a store or load General (28/29) moves: its buffer field, with
+ * the full dump's disable bits (bits 1:0 of the address word; bit 2, the VG
+ * mask's, has nothing to move: gpusim refuses 113's VG mask buffer). */
+static int general_buffers(const gs_cl_packet *p, unsigned buffer, unsigned disable, unsigned *out, gs_diag *d) {
+  switch (buffer) {
+  case 0: *out = 0; return GS_OK;
+  case 1: *out = 1; return GS_OK;
+  case 2: case 3: *out = 2; return GS_OK; /* Z only stores the Z/stencil word too (docs/pipeline.md) */
+  case GS_CL_BUFFER_FULL: *out = ~disable & 3u; return GS_OK;
+  case 4:
+    return cle_error(d, GS_EINVAL, p->addr, "%s: buffer 4 (VG mask) is not modelled by gpusim: the reference does "
+                     "not document the VG mask's contents or memory format", p->info->name);
+  default: return cle_error(d, GS_EINVAL, p->addr, "%s: buffer %u is reserved", p->info->name, buffer);
+  }
 }
 
 /* Which buffers a store (or load) moves: bit 0 colour, bit 1 Z/stencil. */
 static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
-  unsigned buffer;
   switch (p->info->id) {
   case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
   case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF: *out = 1; return GS_OK;
   case GS_CL_STORE_TILE_BUFFER_GENERAL: {
     gs_cl_store_tile_buffer_general s;
     gs_cl_unpack_store_tile_buffer_general(p->values, &s);
-    buffer = s.buffer;
-    break;
+    return general_buffers(p, s.buffer, s.disable_color_dump | s.disable_zs_dump << 1, out, d);
   }
   case GS_CL_LOAD_TILE_BUFFER_GENERAL: {
     gs_cl_load_tile_buffer_general s;
     gs_cl_unpack_load_tile_buffer_general(p->values, &s);
-    buffer = s.buffer;
-    if (buffer == 1 && s.disable_color_load) buffer = 0;
-    if (buffer == 2 && s.disable_zs_load) buffer = 0;
-    break;
+    /* 29's disable bits are not limited to the full reload, unlike 28's (reference §4.2). */
+    int rc = general_buffers(p, s.buffer, 0, out, d);
+    if (rc < 0) return rc;
+    *out &= ~(s.disable_color_load | s.disable_zs_load << 1);
+    return GS_OK;
   }
   case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER: {
     gs_cl_store_full_resolution_tile_buffer s;
@@ -228,14 +259,6 @@ static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
   }
   default:
     return cle_error(d, GS_EINVAL, p->addr, "%s: not a tile-buffer store or load", p->info->name);
-  }
-  switch (buffer) {
-  case 0: *out = 0; return GS_OK;
-  case 1: *out = 1; return GS_OK;
-  case 2: case 3: *out = 2; return GS_OK; /* Z only stores the Z/stencil word too (docs/pipeline.md) */
-  default:
-    return cle_error(d, GS_EINVAL, p->addr, "%s: buffer %u (%s) is not modelled by gpusim", p->info->name, buffer,
-                     buffer == 4 ? "VG mask" : buffer == 5 ? "full dump" : "reserved");
   }
 }
 
