@@ -766,6 +766,165 @@ static void test_rounding_mode_independent(void **state) {
   assert_memory_equal(&out[0], &out[1], sizeof out[0]);
 }
 
+/* ---- per-block values against a plain reference ------------------------- */
+
+/* pse_batch_setup written the plain way, from the prim's public fields and
+ * docs/rasterization.md: per lane, each weight plane evaluated in int64 at
+ * the lane's centre, converted (exactly) and divided by the denominator;
+ * Z = z0 + λ1·dz1 + λ2·dz2 rounded halves up and clamped; W the float of
+ * 1 / (iw0 + λ1·diw1 + λ2·diw2), +∞ for 0; VP per entry kind. pse.c may
+ * compute these any faster way, but every bit must agree. */
+static uint32_t ref_round_z(double zf) {
+  if (!(zf > 0.0)) return 0;
+  if (zf >= 16777215.0) return 0xFFFFFF;
+  double whole = floor(zf);
+  uint32_t z = (uint32_t)whole + (zf - whole >= 0.5 ? 1u : 0u);
+  return z > 0xFFFFFFu ? 0xFFFFFFu : z;
+}
+
+static void ref_batch(const pse_prim *p, const pse_block *b, pse_batch *out) {
+  out->mask = b->mask;
+  out->reverse = p->reverse;
+  out->nfifo = p->nfifo;
+  for (int e = 0; e < 16; e++) {
+    int64_t px = 16 * ((int64_t)b->x + PSE_LANE_DX(e)) + 8, py = 16 * ((int64_t)b->y + PSE_LANE_DY(e)) + 8;
+    double l1 = (double)(p->lambda[0].u * px + p->lambda[0].v * py + p->lambda[0].w) / p->den;
+    double l2 = (double)(p->lambda[1].u * px + p->lambda[1].v * py + p->lambda[1].w) / p->den;
+    out->x[e] = (uint16_t)(b->x + PSE_LANE_DX(e));
+    out->y[e] = (uint16_t)(b->y + PSE_LANE_DY(e));
+    out->z[e] = ref_round_z(p->z0 + l1 * p->dz1 + l2 * p->dz2);
+    double iw = p->iw0 + l1 * p->diw1 + l2 * p->diw2;
+    out->w[e] = iw == 0.0 ? INFINITY : (float)(1.0 / iw);
+    for (int k = 0; k < p->nfifo; k++) {
+      const pse_fifo_entry *f = &p->fifo[k];
+      double plane = l1 * f->q1 + l2 * f->q2;
+      out->c[k] = f->c;
+      out->vp[k][e] = f->kind == PSE_VP_PLANE          ? (float)plane
+                      : f->kind == PSE_VP_PLANE_OVER_W ? (float)(plane / (double)out->w[e])
+                      : signbit(f->c)                  ? -0.0f
+                                                       : 0.0f;
+    }
+  }
+}
+
+/* Which NaN a sum of two NaNs gives (payload, and sign when they differ)
+ * is the first operand's on x86, and C lets the compiler order the
+ * operands of a commutative `+` as it likes, in the reference as in the
+ * PSE: with NaN or infinite varyings or 1/Wc at two vertices, W and VP may
+ * be either NaN. So any two NaNs compare equal here. (The QPU reads a NaN
+ * as the infinity of its sign, docs/determinism.md.) */
+static void ref_canonical_nans(pse_batch *b) {
+  for (int e = 0; e < 16; e++) {
+    if (isnan(b->w[e])) b->w[e] = NAN;
+    for (int k = 0; k < b->nfifo; k++)
+      if (isnan(b->vp[k][e])) b->vp[k][e] = NAN;
+  }
+}
+
+static uint32_t ref_rand(uint32_t *s) { /* xorshift32 */
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+
+/* A float from random bits of every kind: zeros, denormals, normals of any
+ * size, sometimes an infinity or NaN. */
+static float ref_rand_float(uint32_t *s) {
+  uint32_t r = ref_rand(s), k = r & 15;
+  float f;
+  if (k == 0) return (r >> 4 & 1) ? -0.0f : 0.0f;
+  if (k == 1) r &= 0x807FFFFFu;                                    /* denormal */
+  else if (k == 2) r = (r & 0x80000000u) | 0x7F800000u | (r >> 9 & 1); /* infinity or NaN */
+  else if (k < 8) r = (r & 0x807FFFFFu) | (uint32_t)(100 + (r >> 4) % 56) << 23; /* around 1 */
+  memcpy(&f, &r, sizeof f);
+  return f;
+}
+
+static void ref_rand_vertex(uint32_t *s, int spread, int16_t ax, int16_t ay, pse_vertex *v) {
+  memset(v, 0, sizeof *v);
+  v->xs = (int16_t)(ax + (int32_t)(ref_rand(s) % (uint32_t)(2 * spread + 1)) - spread);
+  v->ys = (int16_t)(ay + (int32_t)(ref_rand(s) % (uint32_t)(2 * spread + 1)) - spread);
+  uint32_t k = ref_rand(s) % 8;
+  v->zs = k == 0 ? ref_rand_float(s) : (float)((int32_t)(ref_rand(s) % 3000) - 1000) / 1000.0f;
+  v->inv_wc = k == 1 ? 0.0f : k == 2 ? ref_rand_float(s) : (float)(1 + ref_rand(s) % 1000) / 97.0f;
+  v->point_size = (float)(ref_rand(s) % 400) / 16.0f;
+  for (int i = 0; i < PSE_MAX_VARYINGS; i++)
+    v->vary[i] = (ref_rand(s) & 3) ? (float)((int32_t)(ref_rand(s) % 20001) - 10000) / 1000.0f : ref_rand_float(s);
+}
+
+/* Random triangles, lines and points (every interpolation mode, depth
+ * offset, both provoking vertices, large and tiny, on and off the frame),
+ * each at blocks covered or not, near and far: pse_batch_setup and
+ * pse_block_depth give the reference's bytes exactly. */
+static void test_batch_matches_reference(void **state) {
+  (void)state;
+  uint32_t s = 0x2545F491u;
+  static pse_batch got, want;
+  int checked = 0;
+  for (int n = 0; n < 4000; n++) {
+    pse_state st;
+    pse_state_init(&st, 4096, 4096);
+    st.vp_x = (int16_t)(ref_rand(&s) % 2 ? 0 : ref_rand(&s) % 32768);
+    st.vp_y = (int16_t)(ref_rand(&s) % 2 ? 0 : ref_rand(&s) % 32768);
+    st.nvary = (uint8_t)(ref_rand(&s) % (PSE_MAX_VARYINGS + 1));
+    for (int i = 0; i < PSE_MAX_VARYINGS; i++) st.interp[i] = (uint8_t)(ref_rand(&s) % 4);
+    st.provoking_first = ref_rand(&s) & 1;
+    st.per_vertex_point_size = ref_rand(&s) & 1;
+    st.line_width = (float)(1 + ref_rand(&s) % 64) / 8.0f;
+    if (ref_rand(&s) & 1) {
+      st.config |= PSE_CFG_DEPTH_OFFSET;
+      st.depth_offset_factor = (uint16_t)ref_rand(&s);
+      st.depth_offset_units = (uint16_t)ref_rand(&s);
+    }
+    int spread = (ref_rand(&s) & 1) ? 16 * 20 : 32767;
+    int16_t ax = (int16_t)ref_rand(&s), ay = (int16_t)ref_rand(&s);
+    pse_vertex v[3];
+    for (int k = 0; k < 3; k++) ref_rand_vertex(&s, spread, ax, ay, &v[k]);
+    pse_prim p;
+    int kind = (int)(ref_rand(&s) % 3) + 1;
+    pse_result r = kind == 3 ? pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p)
+                   : kind == 2 ? pse_setup_line(&st, &v[0], &v[1], &p)
+                               : pse_setup_point(&st, &v[0], &p);
+    if (r != PSE_DRAW) continue;
+    for (int k = 0; k < 8; k++) {
+      pse_block b;
+      uint32_t bx, by;
+      if (k < 6) { /* in or around the primitive's rectangle */
+        bx = (uint32_t)p.x0 + ref_rand(&s) % (uint32_t)(p.x1 - p.x0 + 64);
+        by = (uint32_t)p.y0 + ref_rand(&s) % (uint32_t)(p.y1 - p.y0 + 64);
+      } else { /* anywhere: values extrapolated from the planes */
+        bx = ref_rand(&s) % 65536, by = ref_rand(&s) % 65536;
+      }
+      b.x = (uint16_t)((bx > 65532 ? 65532 : bx) & ~3u), b.y = (uint16_t)((by > 65532 ? 65532 : by) & ~3u);
+      b.mask = (uint16_t)ref_rand(&s), b.samples = 0;
+      memset(&got, 0x5A, sizeof got);
+      memset(&want, 0x5A, sizeof want);
+      pse_batch_setup(&p, &b, &got);
+      ref_batch(&p, &b, &want);
+      ref_canonical_nans(&got);
+      ref_canonical_nans(&want);
+      if (memcmp(&got, &want, sizeof got) != 0) {
+        for (int e = 0; e < 16; e++)
+          if (got.z[e] != want.z[e] || memcmp(&got.w[e], &want.w[e], 4))
+            fail_msg("prim %d (kind %d) block (%u, %u) lane %d: z %u / %u, w %a / %a", n, kind, b.x, b.y, e,
+                     got.z[e], want.z[e], (double)got.w[e], (double)want.w[e]);
+        for (int k = 0; k < want.nfifo; k++)
+          for (int e = 0; e < 16; e++)
+            if (memcmp(&got.vp[k][e], &want.vp[k][e], 4) || memcmp(&got.c[k], &want.c[k], 4))
+              fail_msg("prim %d (kind %d) block (%u, %u) entry %d lane %d: VP %a / %a, C %a / %a", n, kind, b.x,
+                       b.y, k, e, (double)got.vp[k][e], (double)want.vp[k][e], (double)got.c[k], (double)want.c[k]);
+        fail_msg("prim %d (kind %d) block (%u, %u): the batches differ", n, kind, b.x, b.y);
+      }
+      uint32_t z[16];
+      pse_block_depth(&p, &b, z);
+      assert_memory_equal(z, want.z, sizeof z);
+      checked++;
+    }
+  }
+  assert_true(checked > 10000);
+}
+
 /* ---- points ------------------------------------------------------------- */
 
 static long draw_point(const pse_state *st, pse_vertex v, grid *g) {
@@ -1127,6 +1286,7 @@ int main(void) {
       cmocka_unit_test(test_varying_modes),
       cmocka_unit_test(test_perspective_vp_is_a_plane),
       cmocka_unit_test(test_rounding_mode_independent),
+      cmocka_unit_test(test_batch_matches_reference),
       cmocka_unit_test(test_points),
       cmocka_unit_test(test_point_sprite_coordinates),
       cmocka_unit_test(test_lines),

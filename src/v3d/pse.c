@@ -23,13 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-/* How a FIFO entry makes VP from the weights λ1, λ2 of a sample. */
-enum {
-  PSE_VP_ZERO = 0,         /* VP = ±0 with C's sign: v = C exactly */
-  PSE_VP_PLANE = 1,        /* VP = λ1·q1 + λ2·q2 (the hardware's plane) */
-  PSE_VP_PLANE_OVER_W = 2  /* VP = (λ1·q1 + λ2·q2) / W (screen-linear) */
-};
-
 enum { PSE_KIND_POINT = 1, PSE_KIND_LINE = 2, PSE_KIND_TRIANGLE = 3 };
 
 /* ---- host rounding --------------------------------------------------- */
@@ -384,28 +377,46 @@ pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p
 
 /* ---- per-block values ------------------------------------------------- */
 
-/* The weights λ1, λ2 at the centres of the 16 lanes of block b. */
+/* The offsets of lane e's centre from lane 0's, in 12.4: 16·PSE_LANE_DX(e)
+ * and 16·PSE_LANE_DY(e). */
+#define PSE_L16(m) {16.0 * m(0), 16.0 * m(1), 16.0 * m(2), 16.0 * m(3), 16.0 * m(4), 16.0 * m(5), \
+                    16.0 * m(6), 16.0 * m(7), 16.0 * m(8), 16.0 * m(9), 16.0 * m(10), 16.0 * m(11), \
+                    16.0 * m(12), 16.0 * m(13), 16.0 * m(14), 16.0 * m(15)}
+static const double pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] = PSE_L16(PSE_LANE_DY);
+
+/* The weights λ1, λ2 at the centres of the 16 lanes of block b.
+ *
+ * Each plane is evaluated once, in int64, at lane 0's centre, and stepped
+ * to the other lanes in double: the steps (|u|, |v| < 2^17 times at most 48)
+ * and every sum are integers below 2^41, so each is exact, and each lane's
+ * numerator is the very double pse_plane_at would give, in any rounding
+ * mode. What rounds is the one division per weight, as always. The loops
+ * over the 16 lanes have no branches, so the compiler vectorises them. */
 static void pse_block_weights(const pse_prim *p, const pse_block *b, double l1[16], double l2[16]) {
+  int64_t px = 16 * (int64_t)b->x + 8, py = 16 * (int64_t)b->y + 8;
+  double den = p->den;
+  double base1 = pse_plane_at(&p->lambda[0], px, py), u1 = (double)p->lambda[0].u, v1 = (double)p->lambda[0].v;
+  double base2 = pse_plane_at(&p->lambda[1], px, py), u2 = (double)p->lambda[1].u, v2 = (double)p->lambda[1].v;
   for (int e = 0; e < 16; e++) {
-    int64_t px = 16 * ((int64_t)b->x + PSE_LANE_DX(e)) + 8;
-    int64_t py = 16 * ((int64_t)b->y + PSE_LANE_DY(e)) + 8;
-    l1[e] = pse_plane_at(&p->lambda[0], px, py) / p->den;
-    l2[e] = pse_plane_at(&p->lambda[1], px, py) / p->den;
+    l1[e] = (base1 + (u1 * pse_lane_dx16[e] + v1 * pse_lane_dy16[e])) / den;
+    l2[e] = (base2 + (u2 * pse_lane_dx16[e] + v2 * pse_lane_dy16[e])) / den;
   }
 }
 
 /* Z × (2^24−1) to the 24-bit Z: round to nearest, halves up, clamped to
- * [0, 2^24−1]; NaN gives 0. Exact: floor and the subtraction are. */
+ * [0, 2^24−1]; NaN gives 0. Exact: floor and the subtraction are. Written
+ * with selects, not early returns, so that the lane loop vectorises:
+ * clamping first gives the same results (0 and 2^24−1 are whole). */
 static uint32_t pse_round_z(double zf) {
-  if (!(zf > 0.0)) return 0;
-  if (zf >= (double)PSE_Z_MAX) return PSE_Z_MAX;
-  double whole = floor(zf);
-  uint32_t z = (uint32_t)whole + (zf - whole >= 0.5 ? 1u : 0u);
-  return z > PSE_Z_MAX ? PSE_Z_MAX : z;
+  double v = zf > 0.0 ? zf : 0.0; /* NaN too */
+  v = v < (double)PSE_Z_MAX ? v : (double)PSE_Z_MAX;
+  double whole = floor(v);
+  return (uint32_t)(int32_t)whole + (v - whole >= 0.5 ? 1u : 0u);
 }
 
 static void pse_depth_from_weights(const pse_prim *p, const double l1[16], const double l2[16], uint32_t z[16]) {
-  for (int e = 0; e < 16; e++) z[e] = pse_round_z(p->z0 + l1[e] * p->dz1 + l2[e] * p->dz2);
+  double z0 = p->z0, dz1 = p->dz1, dz2 = p->dz2;
+  for (int e = 0; e < 16; e++) z[e] = pse_round_z(z0 + l1[e] * dz1 + l2[e] * dz2);
 }
 
 void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
@@ -424,28 +435,34 @@ void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
   out->nfifo = p->nfifo;
   pse_block_weights(p, b, l1, l2);
   pse_depth_from_weights(p, l1, l2, out->z);
+  double iw0 = p->iw0, diw1 = p->diw1, diw2 = p->diw2;
   for (int e = 0; e < 16; e++) {
     out->x[e] = (uint16_t)(b->x + PSE_LANE_DX(e));
     out->y[e] = (uint16_t)(b->y + PSE_LANE_DY(e));
-    /* W = 1 / (1/W interpolated linearly in screen space) */
-    double iw = p->iw0 + l1[e] * p->diw1 + l2[e] * p->diw2;
-    out->w[e] = iw == 0.0 ? INFINITY : (float)(1.0 / iw);
+    /* W = 1 / (1/W interpolated linearly in screen space); the division
+     * runs for 1/W = 0 too (its +-inf is not used) so the loop has no branch */
+    double iw = iw0 + l1[e] * diw1 + l2[e] * diw2;
+    float wf = (float)(1.0 / iw);
+    out->w[e] = iw == 0.0 ? INFINITY : wf;
     w[e] = out->w[e]; /* VP / W uses the W the QPU will multiply by */
   }
   for (int k = 0; k < p->nfifo; k++) {
     const pse_fifo_entry *f = &p->fifo[k];
     float *vp = out->vp[k];
+    double q1 = f->q1, q2 = f->q2;
     out->c[k] = f->c;
     switch (f->kind) {
     case PSE_VP_PLANE:
-      for (int e = 0; e < 16; e++) vp[e] = (float)(l1[e] * f->q1 + l2[e] * f->q2);
+      for (int e = 0; e < 16; e++) vp[e] = (float)(l1[e] * q1 + l2[e] * q2);
       break;
     case PSE_VP_PLANE_OVER_W:
-      for (int e = 0; e < 16; e++) vp[e] = (float)((l1[e] * f->q1 + l2[e] * f->q2) / w[e]);
+      for (int e = 0; e < 16; e++) vp[e] = (float)((l1[e] * q1 + l2[e] * q2) / w[e]);
       break;
-    default: /* ±0 × W = ±0, and ±0 + C = C for either sign of C */
-      for (int e = 0; e < 16; e++) vp[e] = signbit(f->c) ? -0.0f : 0.0f;
+    default: { /* ±0 × W = ±0, and ±0 + C = C for either sign of C */
+      float zero = signbit(f->c) ? -0.0f : 0.0f;
+      for (int e = 0; e < 16; e++) vp[e] = zero;
       break;
+    }
     }
   }
   pse_round_end(mode);

@@ -178,9 +178,16 @@ typedef struct pse_plane {
   int64_t u, v, w;
 } pse_plane;
 
-/* One varying FIFO entry: how VP and C are made (see pse.c). */
+/* How a FIFO entry makes VP from the weights λ1, λ2 of a sample. */
+enum {
+  PSE_VP_ZERO = 0,         /* VP = ±0 with C's sign: v = C exactly */
+  PSE_VP_PLANE = 1,        /* VP = λ1·q1 + λ2·q2 (the hardware's plane) */
+  PSE_VP_PLANE_OVER_W = 2  /* VP = (λ1·q1 + λ2·q2) / W (screen-linear) */
+};
+
+/* One varying FIFO entry: how VP and C are made. */
 typedef struct pse_fifo_entry {
-  uint8_t kind;  /* PSE_VP_* (pse.c) */
+  uint8_t kind;  /* PSE_VP_* */
   float c;       /* C, delivered in r5 */
   double q1, q2; /* VP numerator = λ1·q1 + λ2·q2 */
 } pse_fifo_entry;
