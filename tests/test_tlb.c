@@ -433,6 +433,140 @@ static void test_full_dump_64bit(void **s) {
   gs_gpu_free(g);
 }
 
+/* ---- fragment access against a plain model ------------------------------ */
+
+/* The tests, writes and loads without stencil written the plain way, lane
+ * by lane and sample by sample (docs/tile-buffer.md), on a copy of the
+ * buffers: the TLB may take any faster route for a 4×4 block, but the bytes
+ * must be the same. */
+static uint32_t ref_zs[TLB_WORDS], ref_colour[TLB_WORDS];
+
+static long ref_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
+  uint32_t lx = x - t->x0, ly = y - t->y0;
+  if (lx >= t->width || ly >= t->height || s >= t->samples) return -1;
+  return (long)((ly * t->width + lx) * t->samples + s);
+}
+
+static int ref_compare(unsigned func, uint32_t a, uint32_t b) {
+  static const int lt[8] = {0, 1, 0, 1, 0, 1, 0, 1}, eq[8] = {0, 0, 1, 1, 0, 0, 1, 1}, gt[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+  return a < b ? lt[func] : a == b ? eq[func] : gt[func]; /* the GL order: bit 0 <, bit 1 =, bit 2 > */
+}
+
+static void ref_z(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *cov,
+                  uint16_t lanes, int write) {
+  for (int l = 0; l < 16; l++)
+    for (unsigned s = 0; s < t->samples; s++) {
+      long i = ref_index(t, x[l], y[l], s);
+      if (!(lanes >> l & 1) || i < 0 || !(cov[l] >> s & 1)) continue;
+      uint32_t zin = z[l] & 0xffffffu;
+      if (!ref_compare(t->z_func, zin, ref_zs[i] >> 8)) cov[l] &= ~(1u << s);
+      else if (write && t->z_write) ref_zs[i] = zin << 8 | (ref_zs[i] & 0xffu);
+    }
+}
+
+static uint32_t tlb_rand(uint32_t *s) { /* xorshift32 */
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+
+/* Random fragments: mostly the 16 pixels of an aligned 4×4 block in the
+ * tile, in the PSE's lane order (what the renderer passes); else that
+ * order unaligned, transposed or shuffled, a block of another tile, or 16
+ * pixels in or around a block, some of them repeated. */
+static void random_fragments(const gs_tlb *t, uint32_t *s, uint32_t *x, uint32_t *y) {
+  uint32_t k = tlb_rand(s) % 10;
+  uint32_t bx = t->x0 + 4 * (tlb_rand(s) % (t->width / 4)), by = t->y0 + 4 * (tlb_rand(s) % (t->height / 4));
+  if (k == 8) { /* a neighbouring tile's block */
+    if (tlb_rand(s) % 2) bx += tlb_rand(s) % 2 ? t->width : -t->width;
+    else by += tlb_rand(s) % 2 ? t->height : -t->height;
+  }
+  for (int l = 0; l < 16; l++) {
+    x[l] = bx + (uint32_t)((l & 1) | (l >> 1 & 2)); /* the PSE's lane order */
+    y[l] = by + (uint32_t)((l >> 1 & 1) | (l >> 2 & 2));
+  }
+  if (k == 3) { /* the lane order, unaligned: across two or four blocks, maybe two tiles */
+    uint32_t dx = tlb_rand(s) % 4, dy = dx ? tlb_rand(s) % 4 : 1 + tlb_rand(s) % 3;
+    for (int l = 0; l < 16; l++) x[l] += dx, y[l] += dy;
+  }
+  if (k == 4) { /* the right pixels in another order: transposed, or rows 1 and 3 swapped */
+    int transpose = tlb_rand(s) % 2;
+    for (int l = 0; l < 16; l++) {
+      uint32_t tx = x[l] - bx, ty = y[l] - by;
+      if (transpose) x[l] = bx + ty, y[l] = by + tx;
+      else y[l] = by + (ty & 1 ? ty ^ 2 : ty);
+    }
+  }
+  if (k >= 5 && k < 8)
+    for (int l = 15; l > 0; l--) { /* shuffled */
+      int j = (int)(tlb_rand(s) % (uint32_t)(l + 1));
+      uint32_t tx = x[l], ty = y[l];
+      x[l] = x[j], y[l] = y[j], x[j] = tx, y[j] = ty;
+    }
+  if (k == 9) { /* inside the block (so repeating pixels), or around it */
+    uint32_t span = tlb_rand(s) % 2 ? 4 : 8, off = span == 4 ? 0 : 2;
+    for (int l = 0; l < 16; l++) x[l] = bx - off + tlb_rand(s) % span, y[l] = by - off + tlb_rand(s) % span;
+  }
+}
+
+static void test_fragments_match_plain_model(void **st) {
+  (void)st;
+  uint32_t s = 0x9E3779B9u;
+  for (int mode = 0; mode < 4; mode++) {
+    tlb_init(&tlb, mode & 1, mode >> 1);
+    tlb_begin_tile(&tlb, 1 + tlb_rand(&s) % 3, 1 + tlb_rand(&s) % 3);
+    for (unsigned i = 0; i < TLB_WORDS; i++) {
+      tlb.zs[i] = ref_zs[i] = (tlb_rand(&s) % 4 ? 0x00800000u + (tlb_rand(&s) & 0xffff) : tlb_rand(&s)) << 8 |
+                              (tlb_rand(&s) & 0xff);
+      tlb.colour[i] = ref_colour[i] = tlb_rand(&s);
+    }
+    for (int n = 0; n < 20000; n++) {
+      uint32_t x[16], y[16], z[16], rev[16] = {0}, cov[16], want[16], out[16], out_ref[16];
+      random_fragments(&tlb, &s, x, y);
+      uint16_t lanes = (uint16_t)(tlb_rand(&s) % 3 ? 0xFFFFu : tlb_rand(&s));
+      for (int l = 0; l < 16; l++) {
+        long i = ref_index(&tlb, x[l], y[l], 0);
+        /* often the stored Z itself, for the equal cases */
+        z[l] = i >= 0 && tlb_rand(&s) % 3 == 0 ? ref_zs[i] >> 8 : 0x00800000u + (tlb_rand(&s) & 0x1ffff);
+        z[l] |= tlb_rand(&s) & 0xff000000u; /* bits above Z are ignored */
+        cov[l] = want[l] = tlb_rand(&s) % 2 ? 0xFu : tlb_rand(&s) & 0xFu;
+      }
+      unsigned op = tlb_rand(&s) % 4;
+      tlb_begin_batch(&tlb);
+      tlb_set_depth(&tlb, tlb_rand(&s) % 8, (int)(tlb_rand(&s) % 2));
+      if (op == 0) {
+        tlb_z_write(&tlb, x, y, z, rev, cov, lanes);
+        ref_z(&tlb, x, y, z, want, lanes, 1);
+      } else if (op == 1) {
+        tlb_z_test(&tlb, x, y, z, cov, lanes);
+        ref_z(&tlb, x, y, z, want, lanes, 0);
+      } else if (op == 2) {
+        int sample = (int)(tlb_rand(&s) % 6) - 1;
+        unsigned half = tlb_rand(&s) % tlb.halves;
+        tlb_colour_write(&tlb, x, y, z, cov, lanes, sample, half);
+        for (int l = 0; l < 16; l++)
+          for (unsigned k = 0; k < tlb.samples; k++) {
+            long i = ref_index(&tlb, x[l], y[l], k);
+            if ((lanes >> l & 1) && (sample < 0 || (unsigned)sample == k) && (cov[l] >> k & 1) && i >= 0)
+              ref_colour[(unsigned long)i * tlb.halves + half] = z[l];
+          }
+      } else {
+        unsigned sample = tlb_rand(&s) % 5, half = tlb_rand(&s) % tlb.halves;
+        tlb_colour_load(&tlb, x, y, out, lanes, sample, half);
+        for (int l = 0; l < 16; l++) {
+          long i = (lanes >> l & 1) ? ref_index(&tlb, x[l], y[l], sample) : -1;
+          out_ref[l] = i >= 0 ? ref_colour[(unsigned long)i * tlb.halves + half] : 0;
+        }
+        assert_memory_equal(out, out_ref, sizeof out);
+      }
+      assert_memory_equal(cov, want, sizeof cov);
+      if (memcmp(tlb.zs, ref_zs, sizeof ref_zs) || memcmp(tlb.colour, ref_colour, sizeof ref_colour))
+        fail_msg("mode %d, access %d (op %u): the buffers differ from the plain model", mode, n, op);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_depth),
@@ -445,6 +579,7 @@ int main(void) {
       cmocka_unit_test(test_colour64),
       cmocka_unit_test(test_decimate),
       cmocka_unit_test(test_full_dump_64bit),
+      cmocka_unit_test(test_fragments_match_plain_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * (see tlb.h; choices in docs/tile-buffer.md). */
 #include <string.h>
 #include "core/half.h"
+#include "v3d/pse.h"
 #include "v3d/tlb.h"
 
 void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height) {
@@ -129,8 +130,84 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
   return pass;
 }
 
+/* ---- fragments of one 4×4 block ---------------------------------------
+ * The renderer always hands over the 16 pixels of one aligned 4×4 block of
+ * the tile, in the lane order of the PSE's batches. For those, each lane's
+ * position is computed once, the depth function is chosen once per call
+ * instead of per sample, and the lane loops have no branches, so they
+ * vectorise. The lanes are distinct pixels, so doing the 16 tests before
+ * the 16 writes gives what testing and writing lane by lane gives. Anything
+ * else — pixels outside the tile, repeated pixels, another order, a stencil
+ * test — goes lane by lane through sample_index and test_sample, the plain
+ * model. */
+
+#define LANE_TABLE(m) {m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), m(9), m(10), m(11), m(12), m(13), \
+                       m(14), m(15)}
+static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_TABLE(PSE_LANE_DY);
+
+/* Whether x[], y[] are the pixels of one aligned 4×4 block inside the tile
+ * in the batch lane order (PSE_LANE_DX/DY); if so idx[l] is the index of
+ * lane l's sample 0 in zs[]. */
+static int block_indices(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t idx[16]) {
+  uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
+  uint32_t lx0 = bx - t->x0, ly0 = by - t->y0;
+  for (int l = 0; l < 16; l++) {
+    stray |= (x[l] - bx - lane_dx[l]) | (y[l] - by - lane_dy[l]);
+    idx[l] = ((ly0 + lane_dy[l]) * t->width + lx0 + lane_dx[l]) * t->samples;
+  }
+  /* tiles are whole blocks: an aligned block is all in or all out */
+  return stray == 0 && lx0 < t->width && ly0 < t->height;
+}
+
+/* pass[l] = compare(func, a[l], b[l]), with func fixed for the loop. */
+static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, uint32_t *pass) {
+#define COMPARE_LANES(f) for (int l = 0; l < 16; l++) pass[l] = (uint32_t)compare(f, a[l], b[l])
+  switch (func) {
+  case TLB_NEVER: COMPARE_LANES(TLB_NEVER); break;
+  case TLB_LESS: COMPARE_LANES(TLB_LESS); break;
+  case TLB_EQUAL: COMPARE_LANES(TLB_EQUAL); break;
+  case TLB_LEQUAL: COMPARE_LANES(TLB_LEQUAL); break;
+  case TLB_GREATER: COMPARE_LANES(TLB_GREATER); break;
+  case TLB_NOTEQUAL: COMPARE_LANES(TLB_NOTEQUAL); break;
+  case TLB_GEQUAL: COMPARE_LANES(TLB_GEQUAL); break;
+  default: COMPARE_LANES(TLB_ALWAYS); break;
+  }
+#undef COMPARE_LANES
+}
+
+/* The depth test (no stencil) of sample s of a block's fragments at
+ * indices idx: clears the coverage bits of the samples that fail; with
+ * zs_out (t's own zs, or NULL for early Z) and Z writes on, stores the
+ * passing Z, keeping the stencil bits. One lane loop after another, none
+ * inside a sample loop, so that each stays a loop the compiler vectorises. */
+static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
+                         uint32_t *coverage, uint16_t lanes) {
+  uint32_t zin[16], old[16], pass[16];
+  for (int l = 0; l < 16; l++) old[l] = t->zs[idx[l] + s] >> 8;
+  for (int l = 0; l < 16; l++) zin[l] = z[l] & 0xffffffu;
+  compare_lanes(t->z_func, zin, old, pass);
+  for (int l = 0; l < 16; l++) {
+    uint32_t live = (uint32_t)(lanes >> l) & (coverage[l] >> s) & 1u;
+    coverage[l] &= ~((live & ~pass[l]) << s);
+    pass[l] &= live;
+  }
+  if (!zs_out || !t->z_write) return;
+  for (int l = 0; l < 16; l++)
+    if (pass[l]) zs_out[idx[l] + s] = zin[l] << 8 | (zs_out[idx[l] + s] & 0xffu);
+}
+
+static void depth_block(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], const uint32_t *z,
+                        uint32_t *coverage, uint16_t lanes) {
+  for (unsigned s = 0; s < t->samples; s++) depth_sample(t, zs_out, idx, s, z, coverage, lanes);
+}
+
 void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
                  uint32_t *coverage, uint16_t lanes) {
+  uint32_t idx[16];
+  if (!t->stencil_enabled && block_indices(t, x, y, idx)) {
+    depth_block(t, t->zs, idx, z, coverage, lanes);
+    return;
+  }
   for (int l = 0; l < 16; l++) {
     if (!(lanes >> l & 1)) continue;
     for (unsigned s = 0; s < t->samples; s++) {
@@ -143,6 +220,11 @@ void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t
 
 void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
                 uint16_t lanes) {
+  uint32_t idx[16];
+  if (block_indices(t, x, y, idx)) {
+    depth_block(t, NULL, idx, z, coverage, lanes);
+    return;
+  }
   for (int l = 0; l < 16; l++) {
     if (!(lanes >> l & 1)) continue;
     for (unsigned s = 0; s < t->samples; s++) {
@@ -154,6 +236,14 @@ void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
 
 void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
                       const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
+  uint32_t idx[16];
+  if (block_indices(t, x, y, idx)) {
+    unsigned first = sample < 0 ? 0 : (unsigned)sample, end = sample < 0 ? t->samples : (unsigned)sample + 1;
+    for (unsigned s = first; s < end && s < t->samples; s++)
+      for (int l = 0; l < 16; l++)
+        if (lanes >> l & coverage[l] >> s & 1) t->colour[(idx[l] + s) * t->halves + half] = colour[l];
+    return;
+  }
   for (int l = 0; l < 16; l++) {
     if (!(lanes >> l & 1)) continue;
     for (unsigned s = 0; s < t->samples; s++) {
@@ -166,6 +256,11 @@ void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
 
 void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
                      unsigned sample, unsigned half) {
+  uint32_t idx[16];
+  if (sample < t->samples && block_indices(t, x, y, idx)) {
+    for (int l = 0; l < 16; l++) out[l] = (lanes >> l & 1) ? t->colour[(idx[l] + sample) * t->halves + half] : 0;
+    return;
+  }
   for (int l = 0; l < 16; l++) {
     long i = (lanes >> l & 1) ? sample_index(t, x[l], y[l], sample) : -1;
     out[l] = i >= 0 ? t->colour[(unsigned long)i * t->halves + half] : 0;
