@@ -1825,6 +1825,429 @@ static void test_ms_and_colour64_errors(void **s) {
   }
 }
 
+/* ---- (g) OpenVG: VG shader state, XY primitives ---------------------------------- */
+
+/* A VG shader record (reference §4.7) for fragment shader fs. */
+static gs_addr vg_record(frame *f, gs_addr fs, gs_addr fs_unif, unsigned nvary) {
+  gs_cl_vg_shader_record r = {.fs_single_threaded = 1, .fs_varyings = nvary, .fs_code = fs, .fs_uniforms = fs_unif};
+  uint8_t b[12];
+  check(f, gs_cl_pack_vg_shader_record(b, sizeof b, &r, &f->d));
+  return put_bytes(f, b, sizeof b, 16);
+}
+
+static void bin_vg_shader(frame *f, gs_addr rec) {
+  gs_cl_vg_shader_state st = {rec};
+  check(f, gs_cl_emit_vg_shader_state(&f->w, &st, &f->d));
+}
+
+/* The XY word of (x, y) pixels: 12.4, Xs in bits 15:0, Ys in 31:16. */
+static uint32_t vg_xy(double x, double y) { return GS_CL_XY(lround(x * 16), lround(y * 16)); }
+
+enum { VG_ARRAY, VG_INLINE, VG_INLINE_PADDED };
+
+/* A VG draw of type 4 (triangles) or 6 (fan) over the vertices xy[0..n)
+ * (pixels): a 41 array, or 42 inline words (padded: a padding word before
+ * every odd vertex). */
+static void vg_draw(frame *f, unsigned type, const double (*xy)[2], unsigned n, int how) {
+  uint32_t w[64];
+  unsigned m = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (how == VG_INLINE_PADDED && i % 2) w[m++] = GS_CL_VG_PADDING;
+    w[m++] = vg_xy(xy[i][0], xy[i][1]);
+  }
+  if (how != VG_ARRAY) {
+    check(f, gs_cl_put_vg_inline(&f->w, type, 0, w, m, &f->d));
+    return;
+  }
+  gs_cl_vg_coordinate_array_primitives va = {type, 0, type == 4 ? n / 3 : n - 2, put_bytes(f, w, 4 * n, 4)};
+  check(f, gs_cl_emit_vg_coordinate_array_primitives(&f->w, &va, &f->d));
+}
+
+/* Two triangles (the second clockwise), then a fan of five around a centre,
+ * its rim points close enough for the relative XY codings (reference §4.4):
+ * over the six 64x64 tiles of a 150x100 frame. */
+static const double vg_tris[6][2] = {{3.25, 2.5}, {120.5, 17.0625}, {40.0, 66.5},
+                                     {70.5, 90.5}, {146.0, 98.0}, {100.0, 30.5}};
+static const double vg_fan[7][2] = {{80.25, 50.5}, {110, 22.125}, {130.5, 40},     {135, 65.75},
+                                    {110.5, 80},   {85, 97.5},    {60.25, 80.0625}};
+#define VG_PRIMS 7
+
+/* Triangle k of the scene in submission order, as 12.4 corners in the
+ * order the draw assembles them (fans: centre, k+1, k+2). */
+static void vg_triangle(unsigned k, int32_t x[3], int32_t y[3]) {
+  for (unsigned i = 0; i < 3; i++) {
+    const double *v = k < 2 ? vg_tris[3 * k + i] : vg_fan[i == 0 ? 0 : k - 2 + i];
+    x[i] = (int32_t)lround(v[0] * 16), y[i] = (int32_t)lround(v[1] * 16);
+  }
+}
+
+/* Does triangle k cover a pixel centre of tile t of f's frame? */
+static int vg_in_tile(const frame *f, unsigned k, uint32_t t) {
+  int32_t x[3], y[3];
+  vg_triangle(k, x, y);
+  uint32_t x0 = t % f->tx * 64, y0 = t / f->tx * 64;
+  for (uint32_t py = y0; py < y0 + 64 && py < f->height; py++)
+    for (uint32_t px = x0; px < x0 + 64 && px < f->width; px++)
+      if (fill_rule_covers(x, y, (int)px, (int)py)) return 1;
+  return 0;
+}
+
+/* Walks tile t's list as the rendering pass would: it must select a VG
+ * shader state and PRIMITIVE_LIST_FORMAT triangles/xy32 before its
+ * compressed lists, whose primitives (XY words) go to out[]; *relative
+ * counts those encoded relative to the one before (codings 0 and 1). */
+static unsigned vg_tile_list(frame *f, uint32_t t, gs_cl_prim *out, unsigned cap, unsigned *relative) {
+  gs_cl_view v = {f->m, NULL, 0, 0};
+  gs_cl_prim_format fmt = {0, 0};
+  gs_addr a = f->tile_alloc + 32 * t;
+  unsigned n = 0, shader = 0;
+  for (;;) {
+    gs_cl_packet p;
+    check(f, gs_cl_decode(&v, a, &fmt, 0, &p, &f->d));
+    a = p.next;
+    switch (p.info->id) {
+    case GS_CL_RETURN_FROM_SUB_LIST: return n;
+    case GS_CL_BRANCH: a = p.values[0]; break;
+    case GS_CL_PRIMITIVE_LIST_FORMAT: fmt = (gs_cl_prim_format){(uint8_t)p.values[0], (uint8_t)p.values[1]}; break;
+    case GS_CL_VG_SHADER_STATE:
+    case GS_CL_VG_INLINE_SHADER_RECORD: shader = 1; break;
+    case GS_CL_COMPRESSED_PRIMITIVE_LIST: {
+      assert_true(shader);
+      assert_int_equal(fmt.type, GS_CL_PRIM_TRIANGLES);
+      assert_int_equal(fmt.data, GS_CL_DATA_XY);
+      gs_cl_prim_reader r;
+      gs_cl_prim_reader_init(&r, &v, &fmt, p.tail);
+      while (!r.done) {
+        gs_cl_prim_item it;
+        check(f, gs_cl_prim_read(&r, &it, &f->d));
+        if (it.kind != GS_CL_ITEM_PRIM) continue;
+        assert_true(n < cap);
+        out[n++] = it.prim;
+        *relative += it.coding < 2;
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+/* The scene's two draws (41 arrays or 42 inline words) with shader fs,
+ * faces as configured, rendered with `threads` threads; *st the counts. */
+static void vg_scene(frame *f, int how, unsigned faces, unsigned threads, gs_v3d_stats *st) {
+  frame_init(f, 150, 100);
+  gs_addr rec = vg_record(f, put_code(f, fs_count), f->unif, 0);
+  bin_begin(f, 7, 0, 0);
+  gs_cl_configuration_bits cb = {.enable_forward_facing = faces & 1, .enable_reverse_facing = faces >> 1 & 1,
+                                 .depth_func = 7};
+  check(f, gs_cl_emit_configuration_bits(&f->w, &cb, &f->d));
+  bin_vg_shader(f, rec);
+  vg_draw(f, 4, vg_tris, 6, how);
+  vg_draw(f, 6, vg_fan, 7, how);
+  bin_finish(f);
+  render_list(f, 0, 0xFFFFFF);
+  gs_v3d_options o = {0};
+  o.threads = threads;
+  if (gs_v3d_run_stats(f->g, f->bin, f->bin_end, f->render, f->render_end, &o, st) < 0)
+    fail_msg("%s", gs_gpu_error(f->g));
+}
+
+/* VG triangles and a fan, from a 41 array and from 42 inline words (with
+ * and without padding), over six tiles: every pixel is shaded as often as
+ * the fill rule covers it (the fan's shared edges once), with 1 and 3
+ * threads alike; every tile's list holds exactly the triangles that cover
+ * one of its pixels, as XY words in submission order, under VG shader
+ * state and format triangles/xy32, the fan's mostly in relative codings.
+ * With only forward faces enabled the clockwise triangle is culled. */
+static void test_vg_triangles_and_fan(void **s) {
+  (void)s;
+  for (int how = VG_ARRAY; how <= VG_INLINE_PADDED; how++)
+    for (unsigned faces = 3; faces; faces >>= 1) { /* both faces, then forward only */
+      frame f, g;
+      gs_v3d_stats st;
+      vg_scene(&f, how, faces, 1, &st);
+      vg_scene(&g, how, faces, 3, NULL);
+      unsigned culled = faces == 1; /* triangle 1 is clockwise: reverse-facing */
+      assert_int_equal(st.prims_binned, VG_PRIMS - culled);
+      assert_int_equal(st.cs_vertices, 13);
+      for (uint32_t py = 0; py < f.height; py++)
+        for (uint32_t px = 0; px < f.width; px++) {
+          uint32_t want = 0;
+          for (unsigned k = 0; k < VG_PRIMS; k++) {
+            int32_t x[3], y[3];
+            vg_triangle(k, x, y);
+            want += !(culled && k == 1) && fill_rule_covers(x, y, (int)px, (int)py);
+          }
+          if (pixel(&f, px, py) != want)
+            fail_msg("%d/%u: pixel (%u, %u) shaded %u times, want %u", how, faces, px, py, pixel(&f, px, py), want);
+          if (pixel(&g, px, py) != want) fail_msg("3 threads: pixel (%u, %u) differs", px, py);
+        }
+      unsigned relative = 0;
+      for (uint32_t t = 0; t < f.tx * f.ty; t++) {
+        gs_cl_prim got[VG_PRIMS];
+        unsigned n = vg_tile_list(&f, t, got, VG_PRIMS, &relative), m = 0;
+        for (unsigned k = 0; k < VG_PRIMS; k++) {
+          if ((culled && k == 1) || !vg_in_tile(&f, k, t)) continue;
+          if (m >= n) fail_msg("tile %u: triangle %u missing", t, k);
+          int32_t x[3], y[3];
+          vg_triangle(k, x, y);
+          for (unsigned i = 0; i < 3; i++)
+            if (got[m].v[i] != GS_CL_XY(x[i], y[i]))
+              fail_msg("tile %u, primitive %u, vertex %u: 0x%08x, want 0x%08x", t, m, i, got[m].v[i],
+                       GS_CL_XY(x[i], y[i]));
+          m++;
+        }
+        assert_int_equal(n, m);
+      }
+      assert_true(relative >= 3);
+      frame_free(&f);
+      frame_free(&g);
+    }
+}
+
+/* Z24 of the VG Zs 0.5 plus a uniform, and the W payload, as colours. */
+static const char fs_vg_z[] =
+    "    mov r0, unif\n"
+    "    add tlb_colour_all, r0, rb15  # the uniform + Z (24-bit)\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+static const char fs_vg_w[] =
+    "    mov tlb_colour_all, ra15      # W as float bits\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* The text gs_cl_dump gives of tile t's list. */
+static void dump_tile(frame *f, uint32_t t, char *buf, size_t cap) {
+  gs_cl_view v = {f->m, NULL, 0, 0};
+  FILE *out = tmpfile();
+  assert_non_null(out);
+  gs_cl_dump_opts o = {0};
+  o.max_depth = 4;
+  gs_addr a = f->tile_alloc + 32 * t;
+  /* a tile list ends with Return: dump it as a sub-list called from a Branch-to-sub-list */
+  uint8_t call[5] = {GS_CL_BRANCH_TO_SUB_LIST, (uint8_t)a, (uint8_t)(a >> 8), (uint8_t)(a >> 16), (uint8_t)(a >> 24)};
+  gs_addr c = put_bytes(f, call, 5, 4);
+  check(f, gs_cl_dump(&v, c, c + 5, &o, out, &f->d));
+  rewind(out);
+  size_t n = fread(buf, 1, cap - 1, out);
+  buf[n] = '\0';
+  fclose(out);
+}
+
+/* The VG Inline Shader Record (67) selects the fragment shader and its
+ * uniforms in the list itself, and the PTB copies it into the tile lists.
+ * A VG fragment shader gets Z = 0.5 (0x800000 in 24 bits) and W = 1.0 in
+ * its payload (reference §4.7) over exactly the fill rule's pixels; 1 and
+ * 2 threads give the same bytes. */
+static void test_vg_inline_shader_record(void **s) {
+  (void)s;
+  static const double left[3][2] = {{5.5, 4.25}, {60.0625, 10}, {20, 58.5}};
+  static const double right[3][2] = {{50.5, 60}, {120.25, 3.75}, {110, 62}};
+  uint32_t first[128 * 64];
+  for (unsigned threads = 1; threads <= 2; threads++) {
+    frame f;
+    frame_init(&f, 128, 64);
+    static const uint32_t plus = 0x01000000u;
+    gs_cl_vg_inline_shader_record z = {put_code(&f, fs_vg_z), 1, put_bytes(&f, &plus, 4, 4)};
+    gs_cl_vg_inline_shader_record w = {put_code(&f, fs_vg_w), 0, f.unif};
+    bin_begin(&f, 7, 0, 0);
+    check(&f, gs_cl_emit_vg_inline_shader_record(&f.w, &z, &f.d));
+    vg_draw(&f, 4, left, 3, VG_ARRAY);
+    check(&f, gs_cl_emit_vg_inline_shader_record(&f.w, &w, &f.d));
+    vg_draw(&f, 4, right, 3, VG_INLINE);
+    bin_finish(&f);
+    render_list(&f, 0x11223344u, 0xFFFFFF);
+    run_ok(&f, threads);
+    int32_t lx[3], ly[3], rx[3], ry[3];
+    for (int k = 0; k < 3; k++) {
+      lx[k] = (int32_t)lround(left[k][0] * 16), ly[k] = (int32_t)lround(left[k][1] * 16);
+      rx[k] = (int32_t)lround(right[k][0] * 16), ry[k] = (int32_t)lround(right[k][1] * 16);
+    }
+    for (uint32_t py = 0; py < 64; py++)
+      for (uint32_t px = 0; px < 128; px++) {
+        uint32_t want = fill_rule_covers(rx, ry, (int)px, (int)py)   ? 0x3f800000u
+                        : fill_rule_covers(lx, ly, (int)px, (int)py) ? 0x01800000u
+                                                                     : 0x11223344u;
+        uint32_t got = pixel(&f, px, py);
+        if (got != want) fail_msg("pixel (%u, %u) = 0x%08x, want 0x%08x", px, py, got, want);
+        if (threads == 1) first[py * 128 + px] = got;
+        else assert_int_equal(got, first[py * 128 + px]);
+      }
+    char text[4096];
+    dump_tile(&f, 1, text, sizeof text);
+    if (!strstr(text, "VG_INLINE_SHADER_RECORD  fs_code=") || !strstr(text, "threading=dual") ||
+        !strstr(text, "data_type=xy32") || !strstr(text, "triangle  coding=3 xy=(50.5,60),(120.25,3.75),(110,62)"))
+      fail_msg("tile 1's list:\n%s", text);
+    frame_free(&f);
+  }
+}
+
+/* What the reference does not document enough to model is refused, each
+ * error naming the packet's address and why. */
+static void test_vg_refusals(void **s) {
+  (void)s;
+  static const double tri[3][2] = {{4, 4}, {40, 4}, {4, 40}};
+  char want[256], a[16], b[16];
+  frame f;
+  /* 41 and 42 types and bits */
+  static const struct {
+    unsigned id, type, continuation;
+    const char *why;
+  } bad[] = {
+      {41, 1, 0, "VG_COORDINATE_ARRAY_PRIMITIVES: type 1 (RHTs) is not modelled|does not document which pixels"},
+      {42, 3, 0, "VG_INLINE_PRIMITIVES: type 3 (RHT strip) is not modelled|does not document which pixels"},
+      {41, 2, 0, "type 2 is reserved"},
+      {42, 4, 2, "VG_INLINE_PRIMITIVES: continuation bits 0x2: the reference does not document"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    frame_init(&f, 64, 64);
+    bin_begin(&f, 7, 0, 0);
+    bin_vg_shader(&f, vg_record(&f, put_code(&f, fs_constant), f.unif, 0));
+    gs_addr at = f.w.cur;
+    uint32_t xy[3] = {vg_xy(4, 4), vg_xy(40, 4), vg_xy(4, 40)};
+    if (bad[i].id == 42) {
+      check(&f, gs_cl_put_vg_inline(&f.w, bad[i].type, bad[i].continuation, xy, 3, &f.d));
+    } else {
+      gs_cl_vg_coordinate_array_primitives va = {bad[i].type, bad[i].continuation, 1, put_bytes(&f, xy, 12, 4)};
+      check(&f, gs_cl_emit_vg_coordinate_array_primitives(&f.w, &va, &f.d));
+    }
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    snprintf(want, sizeof want, "binning list|%s|%s", hex(a, at), bad[i].why);
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+  }
+  /* a VG record with varyings; 67's reserved threading code */
+  for (int k = 0; k < 2; k++) {
+    frame_init(&f, 64, 64);
+    bin_begin(&f, 7, 0, 0);
+    gs_addr rec = vg_record(&f, put_code(&f, fs_constant), f.unif, 2);
+    gs_cl_vg_inline_shader_record vi = {put_code(&f, fs_constant), 2, f.unif};
+    if (k) check(&f, gs_cl_emit_vg_inline_shader_record(&f.w, &vi, &f.d));
+    else bin_vg_shader(&f, rec);
+    gs_addr at = f.w.cur;
+    vg_draw(&f, 4, tri, 3, VG_ARRAY);
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    if (k) snprintf(want, sizeof want, "%s|VG_INLINE_SHADER_RECORD: threading code 2 is reserved", hex(a, at));
+    else snprintf(want, sizeof want, "%s|VG_SHADER_RECORD at %s declares 2 fragment-shader varyings|does not document",
+                  hex(a, at), hex(b, rec));
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+  }
+  /* VG primitives under an NV shader state, an NV draw under a VG one */
+  for (int k = 0; k < 2; k++) {
+    frame_init(&f, 64, 64);
+    bin_begin(&f, 7, 0, 0);
+    if (k) bin_vg_shader(&f, vg_record(&f, put_code(&f, fs_constant), f.unif, 0));
+    else bin_nv_shader(&f, nv_record(&f, put_code(&f, fs_constant), f.unif, nv_vertices(&f, tri, 3, 0.5f), 0));
+    gs_addr at = f.w.cur;
+    if (k) bin_arrays(&f, 4, 3, 0);
+    else vg_draw(&f, 4, tri, 3, VG_ARRAY);
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    snprintf(want, sizeof want, "%s|%s", hex(a, at), k ? "VERTEX_ARRAY_PRIMITIVES under VG_SHADER_STATE"
+                                                     : "VG_COORDINATE_ARRAY_PRIMITIVES under NV_SHADER_STATE");
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+  }
+  /* 113's VG mask buffer and coverage mode, 28's VG mask buffer */
+  for (int k = 0; k < 3; k++) {
+    frame_init(&f, 64, 64);
+    simple_frame(&f, fs_constant);
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    gs_addr at = f.render + 14; /* 113 after the 14-byte 114 */
+    uint8_t flags = k == 0 ? 1 : 2; /* flag bits 8 and 9: bits 0 and 1 of 113's byte 10 */
+    if (k < 2) assert_int_equal(gs_mem_write(f.m, at + 10, &flags, 1, NULL), GS_OK);
+    if (k == 2) { /* the first store (after 115, 8 and 17) becomes 28 with buffer 4 */
+      at = f.render + 14 + 11 + 3 + 1 + 5;
+      gs_cl_store_tile_buffer_general sg = {.buffer = 4, .address = f.fb};
+      uint8_t bytes[7];
+      check(&f, gs_cl_pack_store_tile_buffer_general(bytes, sizeof bytes, &sg, &f.d));
+      assert_int_equal(gs_mem_write(f.m, at, bytes, 7, NULL), GS_OK);
+      f.render_end = at + 7;
+    }
+    static const char *const why[3] = {
+        "TILE_RENDERING_MODE_CONFIGURATION: the VG mask buffer (flag bit 8) is not modelled|does not document",
+        "TILE_RENDERING_MODE_CONFIGURATION: coverage mode (flag bit 9) is not modelled|not the sample points",
+        "STORE_TILE_BUFFER_GENERAL: buffer 4 (VG mask) is not modelled|does not document"};
+    snprintf(want, sizeof want, "rendering list|%s|%s", hex(a, at), why[k]);
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+  }
+}
+
+/* A rendering list alone draws VG primitives inside a tile: a hand-written
+ * XY compressed list (48 after 56 triangles/xy32), 42 inline words and a
+ * 41 array, under 66; fs_count shows each pixel as often as the fill rule
+ * covers it. The same XY list under an NV shader state is refused, naming
+ * the list. */
+static void vg_render_only(int nv) {
+  static const double t[3][3][2] = {{{2.5, 3}, {50, 6.25}, {9, 60}},
+                                    {{60, 62}, {10.0625, 40}, {63, 2}},
+                                    {{30, 30}, {40, 30}, {30, 40}}};
+  frame f;
+  frame_init(&f, 64, 64);
+  gs_addr fs = put_code(&f, fs_count);
+  gs_cl_writer w;
+  gs_cl_writer_init(&w, f.m, f.render, 8192);
+  gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 64, .height = 64, .color_format = 1};
+  check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
+  gs_cl_tile_coordinates tc = {0, 0};
+  check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+  gs_cl_primitive_list_format pf = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY};
+  check(&f, gs_cl_emit_primitive_list_format(&w, &pf, &f.d));
+  if (nv) {
+    gs_cl_nv_shader_state st = {nv_record(&f, fs, f.unif, nv_vertices(&f, t[0], 3, 0.5f), 0)};
+    check(&f, gs_cl_emit_nv_shader_state(&w, &st, &f.d));
+  } else {
+    gs_cl_vg_shader_state st = {vg_record(&f, fs, f.unif, 0)};
+    check(&f, gs_cl_emit_vg_shader_state(&w, &st, &f.d));
+  }
+  gs_addr list = w.cur;
+  check(&f, gs_cl_put_id(&w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &f.d));
+  gs_cl_prim prim = {{vg_xy(t[0][0][0], t[0][0][1]), vg_xy(t[0][1][0], t[0][1][1]), vg_xy(t[0][2][0], t[0][2][1])}};
+  check(&f, gs_cl_put_prim(&w, &prim, &f.d));
+  check(&f, gs_cl_end_list(&w, &f.d));
+  uint32_t xy[3];
+  for (int k = 0; k < 3; k++) xy[k] = vg_xy(t[1][k][0], t[1][k][1]);
+  check(&f, gs_cl_put_vg_inline(&w, 4, 0, xy, 3, &f.d));
+  for (int k = 0; k < 3; k++) xy[k] = vg_xy(t[2][k][0], t[2][k][1]);
+  gs_cl_vg_coordinate_array_primitives va = {4, 0, 1, put_bytes(&f, xy, 12, 4)};
+  check(&f, gs_cl_emit_vg_coordinate_array_primitives(&w, &va, &f.d));
+  check(&f, gs_cl_put_id(&w, GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF, NULL, &f.d));
+  f.bin_end = f.bin, f.render_end = w.cur;
+  if (nv) {
+    char want[200], a[16];
+    snprintf(want, sizeof want, "tile (0, 0)|%s|COMPRESSED_PRIMITIVE_LIST: a list of XY coordinates under "
+             "NV_SHADER_STATE", hex(a, list));
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+    return;
+  }
+  run_ok(&f, 1);
+  for (uint32_t py = 0; py < 64; py++)
+    for (uint32_t px = 0; px < 64; px++) {
+      uint32_t want = 0;
+      for (int k = 0; k < 3; k++) {
+        int32_t x[3], y[3];
+        for (int i = 0; i < 3; i++) x[i] = (int32_t)lround(t[k][i][0] * 16), y[i] = (int32_t)lround(t[k][i][1] * 16);
+        want += (uint32_t)fill_rule_covers(x, y, (int)px, (int)py);
+      }
+      if (pixel(&f, px, py) != want) fail_msg("pixel (%u, %u) shaded %u times, want %u", px, py, pixel(&f, px, py), want);
+    }
+  frame_free(&f);
+}
+
+static void test_vg_render_only(void **s) {
+  (void)s;
+  vg_render_only(0);
+  vg_render_only(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nv_rectangle_exact_area),
@@ -1856,6 +2279,10 @@ int main(void) {
       cmocka_unit_test(test_ms_dump_and_reload),
       cmocka_unit_test(test_general_full_dump_and_reload),
       cmocka_unit_test(test_ms_and_colour64_errors),
+      cmocka_unit_test(test_vg_triangles_and_fan),
+      cmocka_unit_test(test_vg_inline_shader_record),
+      cmocka_unit_test(test_vg_refusals),
+      cmocka_unit_test(test_vg_render_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ typedef struct gs_v3d_stats {
   double bin_seconds;       /* CLE thread 0: walking, coordinate shading, PTB */
   double render_seconds;    /* CLE thread 1: walking and rendering the tiles */
   uint64_t packets[2];      /* packets executed by thread 0 and thread 1 */
-  uint64_t cs_vertices;     /* vertices shaded by coordinate shaders (or fetched in NV mode) */
+  uint64_t cs_vertices;     /* vertices shaded by coordinate shaders (or fetched in NV mode, read in VG mode) */
   uint64_t prims_binned;    /* primitives the PTB stored (clipped fans count each piece) */
   uint64_t tile_refs;       /* primitive entries written into tile lists */
   uint64_t tiles;           /* tile jobs rendered (a 115 that starts a tile) */

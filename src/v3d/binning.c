@@ -44,6 +44,7 @@ typedef struct cle_bin {
   uint32_t vert_cap;
   uint8_t *used;             /* bitmap: indices an indexed draw references */
   uint32_t used_cap;
+  cle_vg_draw vg;            /* the XY words of a VG draw */
   cle_shader sh;
   uint32_t sh_version;       /* of the shader item sh was decoded from */
   cle_unit unit;             /* the QPU that runs coordinate shaders */
@@ -69,6 +70,7 @@ void cle_bin_free(cle_run *r) {
   free(b->clip_addr);
   free(b->verts);
   free(b->used);
+  free(b->vg.xy);
   cle_unit_free(&b->unit);
   free(b);
   r->bin = NULL;
@@ -210,10 +212,13 @@ static int clip_record_addr(cle_run *r, cle_bin *b, uint32_t c, gs_addr *out, gs
 }
 
 /* Appends one binned primitive to tile t's list: into the open compressed
- * list, or as a Clipped Primitive (49) with a list of its own. */
-static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, gs_diag *d) {
+ * list, or as a Clipped Primitive (49) with a list of its own. A VG draw's
+ * primitives (xy not NULL) go in as their XY words, vertex i being xy[i]. */
+static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, const uint32_t *xy, gs_diag *d) {
   gs_cl_writer *w = &b->w[t];
   gs_cl_prim cp = {{pr->index[0], pr->index[1], pr->index[2]}};
+  if (xy)
+    for (unsigned k = 0; k < pr->nverts; k++) cp.v[k] = xy[pr->index[k]];
   int rc;
   if (pr->clip == PTB_NONE) {
     if (!w->in_list && (rc = gs_cl_put_id(w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, d)) < 0) return rc;
@@ -229,7 +234,7 @@ static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, gs
 
 /* Writes the draw's binned primitives into the tile lists, each tile's
  * list first receiving the state it lacks. */
-static int write_lists(cle_run *r, cle_bin *b, gs_diag *d) {
+static int write_lists(cle_run *r, cle_bin *b, const uint32_t *xy, gs_diag *d) {
   if (reserve((void **)&b->clip_addr, &b->clip_addr_cap, b->bins.clip_count, sizeof *b->clip_addr) < 0)
     return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
   if (b->bins.clip_count) memset(b->clip_addr, 0, b->bins.clip_count * sizeof *b->clip_addr);
@@ -239,7 +244,8 @@ static int write_lists(cle_run *r, cle_bin *b, gs_diag *d) {
     int rc = write_state(b, t, false, d);
     if (rc < 0) return rc;
     for (; ref != PTB_NONE; ref = b->bins.refs[ref].next)
-      if ((rc = write_prim(r, b, t, &b->bins.prims[b->bins.refs[ref].prim], d)) < 0) return tile_error(b, t, rc, d);
+      if ((rc = write_prim(r, b, t, &b->bins.prims[b->bins.refs[ref].prim], xy, d)) < 0)
+        return tile_error(b, t, rc, d);
   }
   return GS_OK;
 }
@@ -450,8 +456,9 @@ static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices 
   }
 }
 
-/* Vertex Array Primitives (33) and Indexed Primitive List (32). */
-static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+/* Checks that a draw may come now and decodes the shader state in force,
+ * which must be VG for VG draws (41, 42) and GL or NV for the others. */
+static int begin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, bool vg, gs_diag *d) {
   if (!b->configured)
     return cle_error(d, GS_EINVAL, p->addr, "%s before TILE_BINNING_MODE_CONFIGURATION (112)", p->info->name);
   if (b->flushed) return cle_error(d, GS_EINVAL, p->addr, "%s after FLUSH: the tile lists are closed", p->info->name);
@@ -461,25 +468,69 @@ static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
     if ((rc = cle_shader_decode(&r->view, shader, p->addr, &b->sh, d)) < 0) return rc;
     b->sh_version = shader->version;
   }
+  if (b->sh.vg != vg)
+    return cle_error(d, GS_EINVAL, p->addr, "%s under %s: %s", p->info->name, gs_cl_packet_info(b->sh.id)->name,
+                     vg ? "VG primitives need a VG shader state (66 or 67)"
+                        : "a VG shader state has no vertex shader for GL or NV vertices");
+  return GS_OK;
+}
+
+/* Bins draw di over the vertices vs and writes it into the tile lists in
+ * list format fmt (VG draws: xy holds vertex i's XY word). */
+static int bin_and_write(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, const ptb_vertices *vs,
+                         const uint32_t fmt[2], const uint32_t *xy, gs_diag *d) {
+  ptb_state ps;
+  make_ptb_state(&b->st, &b->sh, &ps);
+  int rc = bin_with_storage(b, &ps, vs, di, p, d);
+  if (rc < 0) return rc;
+  cle_state_set(&b->st, CLE_FMT, GS_CL_PRIMITIVE_LIST_FORMAT, fmt);
+  r->stats.prims_binned += b->bins.stats.binned;
+  r->stats.tile_refs += b->bins.stats.tile_refs;
+  if ((rc = write_lists(r, b, xy, d)) < 0) return cle_prefix(d, rc, "0x%08x: %s: ", p->addr, p->info->name);
+  return GS_OK;
+}
+
+/* Vertex Array Primitives (33) and Indexed Primitive List (32). */
+static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+  int rc = begin_draw(r, b, p, false, d);
+  if (rc < 0) return rc;
   cle_draw di;
   if ((rc = cle_read_draw(r->g, p, &di, d)) < 0) return rc;
   di.draw.tag = b->draws++;
   if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
   if ((rc = cle_oversample(&b->st, b->ms, p, &b->grid.samples, d)) < 0) return rc;
   if ((rc = shade_vertices(r, b, p, &di, d)) < 0) return rc;
-  ptb_state ps;
-  make_ptb_state(&b->st, &b->sh, &ps);
   ptb_vertices vs = {b->verts, di.lo, di.hi - di.lo + 1};
-  if ((rc = bin_with_storage(b, &ps, &vs, &di, p, d)) < 0) return rc;
   /* The tile lists' primitive format: this draw's kind and index width. */
   unsigned nv = ptb_mode_vertices(di.draw.mode);
   uint32_t fmt[2] = {nv == 1 ? GS_CL_PRIM_POINTS : nv == 2 ? GS_CL_PRIM_LINES : GS_CL_PRIM_TRIANGLES,
                      di.hi < 65536 ? GS_CL_DATA_INDEX16 : GS_CL_DATA_INDEX24};
-  cle_state_set(&b->st, CLE_FMT, GS_CL_PRIMITIVE_LIST_FORMAT, fmt);
-  r->stats.prims_binned += b->bins.stats.binned;
-  r->stats.tile_refs += b->bins.stats.tile_refs;
-  if ((rc = write_lists(r, b, d)) < 0) return cle_prefix(d, rc, "0x%08x: %s: ", p->addr, p->info->name);
-  return GS_OK;
+  return bin_and_write(r, b, p, &di, &vs, fmt, NULL, d);
+}
+
+/* VG Coordinate Array Primitives (41) and VG Inline Primitives (42): no
+ * shader runs; each XY word is a screen vertex with Zs 0.5 and 1/Wc 1
+ * (reference §4.7), binned as GL's triangles are, into XY tile lists. */
+static int bin_vg_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
+  int rc = begin_draw(r, b, p, true, d);
+  if (rc < 0) return rc;
+  cle_draw di;
+  memset(&di, 0, sizeof di);
+  if ((rc = cle_read_vg(&r->view, p, &b->vg, d)) < 0) return rc;
+  di.draw = b->vg.draw;
+  di.draw.tag = b->draws++;
+  if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
+  if ((rc = cle_oversample(&b->st, b->ms, p, &b->grid.samples, d)) < 0) return rc;
+  if (reserve((void **)&b->verts, &b->vert_cap, di.draw.count, sizeof *b->verts) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  r->stats.cs_vertices += di.draw.count;
+  for (uint32_t i = 0; i < di.draw.count; i++) {
+    const uint32_t rows[7] = {0, 0, 0, CLE_VG_INV_WC, b->vg.xy[i], CLE_VG_ZS, CLE_VG_INV_WC};
+    ptb_vertex_unpack(&b->verts[i], rows, false);
+  }
+  ptb_vertices vs = {b->verts, 0, di.draw.count};
+  static const uint32_t fmt[2] = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY};
+  return bin_and_write(r, b, p, &di, &vs, fmt, b->vg.xy, d);
 }
 
 /* ---- the thread's packets ---------------------------------------------------- */
@@ -505,9 +556,11 @@ int cle_bin_packet(cle_run *r, const gs_cl_packet *p) {
     return rc;
   }
   case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
-  case GS_CL_VG_INLINE_PRIMITIVES:
-  case GS_CL_VG_INLINE_SHADER_RECORD:
-    return cle_error(d, GS_EINVAL, p->addr, "%s: OpenVG primitives are not modelled by gpusim", p->info->name);
+  case GS_CL_VG_INLINE_PRIMITIVES: {
+    int rc = bin_vg_draw(r, b, p, d);
+    if (rc < 0) r->g->fault_record = cle_state_record(&b->st);
+    return rc;
+  }
   default:
     if (cle_item_of((unsigned)p->info->id) >= 0) {
       cle_state_apply(&b->st, p);

@@ -57,7 +57,8 @@ int cle_item_of(unsigned id) {
   case GS_CL_VIEWPORT_OFFSET: return CLE_VIEWPORT;
   case GS_CL_GL_SHADER_STATE:
   case GS_CL_NV_SHADER_STATE:
-  case GS_CL_VG_SHADER_STATE: return CLE_SHADER;
+  case GS_CL_VG_SHADER_STATE:
+  case GS_CL_VG_INLINE_SHADER_RECORD: return CLE_SHADER;
   case GS_CL_Z_MIN_MAX_CLIPPING_PLANES: return CLE_ZPLANES;
   case GS_CL_CLIPPER_XY_SCALING: return CLE_XYSCALE;
   case GS_CL_CLIPPER_Z_SCALE_AND_OFFSET: return CLE_ZSCALE;
@@ -154,12 +155,12 @@ gs_addr cle_state_record(const cle_state *s) {
     gs_cl_unpack_gl_shader_state(it->values, &st);
     return st.record;
   }
-  if (it->id == GS_CL_NV_SHADER_STATE) {
-    gs_cl_nv_shader_state st;
+  if (it->id == GS_CL_NV_SHADER_STATE || it->id == GS_CL_VG_SHADER_STATE) {
+    gs_cl_nv_shader_state st; /* 65 and 66 have the same one field */
     gs_cl_unpack_nv_shader_state(it->values, &st);
     return st.record;
   }
-  return 0;
+  return 0; /* 67 points to no record */
 }
 
 gs_addr gs_v3d_fault_record(const gs_gpu *g) { return g->fault_record; }
@@ -224,20 +225,52 @@ static int decode_nv(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   return check_code(d, at, "NV_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
 }
 
+/* VG Shader State (66): the record of reference §4.7. */
+static int decode_vg(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+  gs_cl_vg_shader_state st;
+  gs_cl_vg_shader_record rec;
+  uint32_t vals[GS_CL_MAX_FIELDS];
+  gs_cl_unpack_vg_shader_state(it->values, &st);
+  sh->record = st.record;
+  int rc = read_record(v, at, st.record, GS_CL_REC_VG_SHADER_RECORD, vals, d);
+  if (rc < 0) return rc;
+  gs_cl_unpack_vg_shader_record(vals, &rec);
+  sh->nvary = rec.fs_varyings;
+  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
+  return check_code(d, at, "VG_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+}
+
+/* VG Inline Shader Record (67): the fragment shader in the packet itself. */
+static int decode_vg_inline(const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+  gs_cl_vg_inline_shader_record st;
+  gs_cl_unpack_vg_inline_shader_record(it->values, &st);
+  if (st.threading > 1)
+    return cle_error(d, GS_EINVAL, at, "VG_INLINE_SHADER_RECORD: threading code %u is reserved (0 dual, 1 single)",
+                     st.threading);
+  sh->fs_code = st.fs_code, sh->fs_uniforms = st.fs_uniforms;
+  return check_code(d, at, "VG_INLINE_SHADER_RECORD", "fragment shader", st.fs_code, st.fs_uniforms);
+}
+
 int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
   memset(sh, 0, sizeof *sh);
-  if (!it->version) return cle_error(d, GS_EINVAL, at, "a draw before any shader state (64 or 65)");
+  if (!it->version) return cle_error(d, GS_EINVAL, at, "a draw before any shader state (64, 65, 66 or 67)");
   sh->id = it->id;
+  sh->vg = it->id == GS_CL_VG_SHADER_STATE || it->id == GS_CL_VG_INLINE_SHADER_RECORD;
   int rc;
   switch (it->id) {
   case GS_CL_GL_SHADER_STATE: rc = decode_gl(v, it, at, sh, d); break;
   case GS_CL_NV_SHADER_STATE: rc = decode_nv(v, it, at, sh, d); break;
-  default: return cle_error(d, GS_EINVAL, at, "VG shader state (66) is not modelled by gpusim");
+  case GS_CL_VG_SHADER_STATE: rc = decode_vg(v, it, at, sh, d); break;
+  default: rc = decode_vg_inline(it, at, sh, d); break;
   }
   if (rc < 0) return rc;
   if (sh->nvary > 32)
     return cle_error(d, GS_EINVAL, at, "the shader record at 0x%08x declares %u varyings; at most 32", sh->record,
                      sh->nvary);
+  if (sh->vg && sh->nvary)
+    return cle_error(d, GS_EINVAL, at, "VG_SHADER_RECORD at 0x%08x declares %u fragment-shader varyings: VG vertices "
+                     "are bare XY words (reference §4.7) and the reference does not document where varying values "
+                     "would come from", sh->record, sh->nvary);
   return GS_OK;
 }
 
@@ -289,6 +322,77 @@ int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *di, gs_diag *d) {
   }
   if (di->draw.mode > PTB_TRIANGLE_FAN)
     return cle_error(d, GS_EINVAL, p->addr, "%s: primitive mode %u (0..6)", p->info->name, (unsigned)di->draw.mode);
+  return GS_OK;
+}
+
+/* Vertices of `prims` VG primitives of mode m: three per triangle, the
+ * first two and one per triangle for strips and fans; 0 for none. */
+static uint64_t vg_vertices(ptb_mode m, uint32_t prims) {
+  if (prims == 0) return 0;
+  return m == PTB_TRIANGLES ? 3 * (uint64_t)prims : (uint64_t)prims + 2;
+}
+
+/* Checks 41/42's type and continuation bits: triangles, strips and fans
+ * are GL's modes 4..6; the rest is not documented enough to draw. */
+static int vg_mode(const gs_cl_packet *p, uint32_t type, uint32_t continuation, ptb_mode *m, gs_diag *d) {
+  if (type == 1 || type == 3)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: type %u (%s) is not modelled by gpusim: the reference names "
+                     "rectangle-height triangles (RHTs) and their X boundary record (100) but does not document which "
+                     "pixels an RHT covers", p->info->name, type, type == 1 ? "RHTs" : "RHT strip");
+  if (type < 4 || type > 6)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: type %u is reserved (4 triangles, 5 strip, 6 fan)", p->info->name,
+                     type);
+  if (continuation)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: continuation bits 0x%x: the reference does not document what they "
+                     "continue", p->info->name, continuation);
+  *m = (ptb_mode)type;
+  return GS_OK;
+}
+
+/* Makes vd->xy hold n words. */
+static int vg_reserve(cle_vg_draw *vd, uint64_t n, const gs_cl_packet *p, gs_diag *d) {
+  if (n > CLE_MAX_DRAW_VERTICES)
+    return cle_error(d, GS_EINVAL, p->addr, "%s: %llu vertices: at most %u per draw", p->info->name,
+                     (unsigned long long)n, CLE_MAX_DRAW_VERTICES);
+  if (n <= vd->cap) return GS_OK;
+  uint32_t *q = realloc(vd->xy, (size_t)n * sizeof *q);
+  if (!q) return gs_diag_set(d, GS_ENOMEM, "host out of memory");
+  vd->xy = q, vd->cap = (uint32_t)n;
+  return GS_OK;
+}
+
+static uint32_t le32(const uint8_t *b) {
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+int cle_read_vg(const gs_cl_view *v, const gs_cl_packet *p, cle_vg_draw *vd, gs_diag *d) {
+  memset(&vd->draw, 0, sizeof vd->draw);
+  uint32_t n = 0;
+  int rc;
+  if (p->info->id == GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES) {
+    gs_cl_vg_coordinate_array_primitives va;
+    gs_cl_unpack_vg_coordinate_array_primitives(p->values, &va);
+    if ((rc = vg_mode(p, va.type, va.continuation, &vd->draw.mode, d)) < 0) return rc;
+    uint64_t words = vg_vertices(vd->draw.mode, va.length);
+    if ((rc = vg_reserve(vd, words, p, d)) < 0) return rc;
+    const uint8_t *src = words ? gs_cl_view_ptr(v, va.address, (uint32_t)words * 4) : NULL;
+    if (words && !src)
+      return cle_error(d, GS_EFAULT, p->addr, "%s: the %llu XY words at 0x%08x are outside allocated GPU memory",
+                       p->info->name, (unsigned long long)words, va.address);
+    for (n = 0; n < words; n++) vd->xy[n] = le32(src + 4 * n);
+  } else {
+    gs_cl_vg_inline_primitives vi;
+    gs_cl_unpack_vg_inline_primitives(p->values, &vi);
+    if ((rc = vg_mode(p, vi.type, vi.continuation, &vd->draw.mode, d)) < 0) return rc;
+    /* The decoder found the escape: the words run from the tail to it. */
+    if ((rc = vg_reserve(vd, (p->next - p->tail) / 4, p, d)) < 0) return rc;
+    for (gs_addr a = p->tail; a + 4 < p->next; a += 4) {
+      uint32_t w = le32(gs_cl_view_ptr(v, a, 4));
+      if (w != GS_CL_VG_PADDING) vd->xy[n++] = w;
+    }
+  }
+  vd->draw.index_type = PTB_INDEX_NONE;
+  vd->draw.count = n; /* vertex i is XY word i; an incomplete last triangle is dropped as for 33 */
   return GS_OK;
 }
 

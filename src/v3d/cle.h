@@ -94,9 +94,11 @@ typedef struct cle_program {
   unsigned out_rows;  /* rows it writes: 7 or 8 (CS), 3 [+1] + varyings (VS) */
 } cle_program;
 
-/* A decoded shader state (64 GL or 65 NV). */
+/* A decoded shader state (64 GL, 65 NV, 66 VG or 67 VG inline). VG
+ * shaders have a fragment shader only and no varyings. */
 typedef struct cle_shader {
-  unsigned id;                   /* GS_CL_GL_SHADER_STATE or GS_CL_NV_SHADER_STATE */
+  unsigned id;                   /* GS_CL_GL_SHADER_STATE, ... the packet that set it */
+  bool vg;                       /* 66 or 67: vertices are XY words (cle_read_vg) */
   gs_addr record;
   bool point_size;               /* shaded vertices carry a point size */
   bool clipping;                 /* the record enables clipping */
@@ -108,7 +110,8 @@ typedef struct cle_shader {
   unsigned vertex_stride;        /* NV */
 } cle_shader;
 
-/* The shader record address of s's shader state (GL or NV), 0 if none. */
+/* The shader record address of s's shader state (GL, NV or VG), 0 if none
+ * (or 67, which has none). */
 gs_addr cle_state_record(const cle_state *s);
 
 /* Decodes the shader state item (with the record it points to) into *sh.
@@ -162,6 +165,29 @@ typedef struct cle_draw {
 /* Reads record p into *dr, checking the index list is in memory and no
  * index exceeds the record's maximum index. */
 int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *dr, gs_diag *d);
+
+/* VG vertices (reference §4.7): a 32-bit XY word each, Xs in bits 15:0 and
+ * Ys in 31:16 — 12.4 screen coordinates relative to the viewport offset,
+ * as a shaded vertex's (docs/pipeline.md says why) — with Zs = 0.5 and
+ * 1/Wc = 1.0 (float bits below). */
+#define CLE_VG_ZS 0x3f000000u
+#define CLE_VG_INV_WC 0x3f800000u
+
+/* A VG draw, VG Coordinate Array Primitives (41) or VG Inline Primitives
+ * (42): its mode (4 triangles, 5 strip, 6 fan, assembled as GL's) with
+ * count = the number of XY words, and those words in xy[0 .. count) — a
+ * buffer the caller keeps across draws (cap words; free(xy) at the end). */
+typedef struct cle_vg_draw {
+  ptb_draw draw;
+  uint32_t *xy;
+  uint32_t cap;
+} cle_vg_draw;
+
+/* Reads 41 (length in primitives, the XY array in memory) or 42 (the words
+ * after the packet up to its escape, padding words skipped) into *vd.
+ * RHT types, reserved types and non-zero continuation bits are errors
+ * naming the packet. */
+int cle_read_vg(const gs_cl_view *v, const gs_cl_packet *p, cle_vg_draw *vd, gs_diag *d);
 
 /* ---- the run ------------------------------------------------------------------ */
 

@@ -44,6 +44,7 @@ typedef struct cle_worker {
   pse_prim prim;
   uint32_t vidx[RENDER_CHUNK * 3];  /* sorted distinct vertex indices of a chunk */
   pse_vertex vert[RENDER_CHUNK * 3];/* their shaded vertices */
+  cle_vg_draw vg;       /* the XY words of a VG draw in the rendering list */
   gs_v3d_stats stats;   /* counts only */
   gs_addr fault_record; /* shader record of the primitives that failed (gs_v3d_fault_record) */
 } cle_worker;
@@ -89,6 +90,7 @@ void cle_render_free(cle_run *r) {
   for (unsigned i = 0; i < rd->nworkers; i++) {
     if (!rd->workers[i]) continue;
     cle_unit_free(&rd->workers[i]->unit);
+    free(rd->workers[i]->vg.xy);
     free(rd->workers[i]);
   }
   free(rd->workers);
@@ -306,7 +308,9 @@ static bool leaves_contents(const gs_cl_packet *p, bool before) {
   case GS_CL_COMPRESSED_PRIMITIVE_LIST:
   case GS_CL_CLIPPED_PRIMITIVE:
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
-  case GS_CL_INDEXED_PRIMITIVE_LIST: return true;
+  case GS_CL_INDEXED_PRIMITIVE_LIST:
+  case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
+  case GS_CL_VG_INLINE_PRIMITIVES: return true;
   case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER:
   case GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF:
   case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER:
@@ -367,9 +371,14 @@ static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, g
 static int check_render_config(const gs_cl_packet *p, gs_diag *d) {
   gs_cl_tile_rendering_mode_configuration c;
   gs_cl_unpack_tile_rendering_mode_configuration(p->values, &c);
-  if (c.vg_mask || c.coverage_mode)
-    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: %s is not modelled by gpusim",
-                     c.vg_mask ? "the VG mask buffer" : "coverage mode");
+  if (c.vg_mask)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: the VG mask buffer (flag bit 8) is not "
+                     "modelled by gpusim: the reference does not document its contents, how its 8-bit values combine "
+                     "with colour writes, or what the QPU's alpha-mask register (47) and loadam (signal 12) do with it");
+  if (c.coverage_mode)
+    return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: coverage mode (flag bit 9) is not "
+                     "modelled by gpusim: the reference gives its 16x sampling, update and read codes (records 96, "
+                     "28) but not the sample points nor how coverage accumulates and resolves");
   unsigned decimate;
   int rc = decimate_of(c.decimate, p, "decimate", &decimate, d);
   if (rc < 0) return rc;
@@ -409,12 +418,10 @@ int cle_render_packet(cle_run *r, const gs_cl_packet *p) {
   case GS_CL_CLIPPED_PRIMITIVE:
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
   case GS_CL_INDEXED_PRIMITIVE_LIST:
-    if (!rd->open) return cle_error(d, GS_EINVAL, p->addr, "%s before any TILE_COORDINATES (115)", p->info->name);
-    return append_packet(rd, p, d);
   case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
   case GS_CL_VG_INLINE_PRIMITIVES:
-  case GS_CL_VG_INLINE_SHADER_RECORD:
-    return cle_error(d, GS_EINVAL, p->addr, "%s: OpenVG primitives are not modelled by gpusim", p->info->name);
+    if (!rd->open) return cle_error(d, GS_EINVAL, p->addr, "%s before any TILE_COORDINATES (115)", p->info->name);
+    return append_packet(rd, p, d);
   default:
     if (cle_item_of((unsigned)id) < 0)
       return cle_error(d, GS_EINVAL, p->addr, "%s is not a rendering-list packet", p->info->name);
@@ -540,7 +547,9 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
   case QPU_W_TLB_Z: tlb_z_write(f->t, f->x, f->y, v->u, f->rev, coverage, lanes); return GS_OK;
   case QPU_W_TLB_COLOUR_MS: tlb_colour_ms(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
   case QPU_W_TLB_COLOUR_ALL: tlb_colour_all(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
-  default: return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask: not modelled by gpusim");
+  default:
+    return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
+                     "113's VG mask buffer is not (docs/pipeline.md)");
   }
 }
 
@@ -550,7 +559,8 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
     tlb_loadc(f->t, f->x, f->y, r4->u, QPU_ALL_LANES);
     return GS_OK;
   }
-  return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads are not modelled by gpusim",
+  return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads (signals 7 and 12) are not modelled by "
+                   "gpusim, as coverage mode and the VG mask buffer are not (docs/pipeline.md)",
                    sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
 }
 
@@ -650,11 +660,19 @@ static int fetch_nv(tile_ctx *tc, uint32_t i, pse_vertex *v, gs_addr at) {
   return GS_OK;
 }
 
-/* Shades (GL) or fetches (NV) the n distinct vertices in w->vidx. */
+/* Shades (GL), fetches (NV) or unpacks (VG: XY words) the n distinct
+ * vertices in w->vidx. */
 static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
   cle_worker *w = tc->w;
   const cle_shader *sh = &tc->sh;
   w->stats.vs_vertices += n;
+  if (sh->vg) {
+    for (unsigned k = 0; k < n; k++) {
+      const uint32_t rows[3] = {w->vidx[k], CLE_VG_ZS, CLE_VG_INV_WC};
+      pse_vertex_unpack(rows, 1, false, 0, &w->vert[k]);
+    }
+    return GS_OK;
+  }
   if (sh->id == GS_CL_NV_SHADER_STATE) {
     for (unsigned k = 0; k < n; k++) {
       int rc = fetch_nv(tc, w->vidx[k], &w->vert[k], at);
@@ -745,9 +763,10 @@ static int draw_compressed(tile_ctx *tc, const gs_cl_packet *p) {
   gs_cl_prim_format fmt = cle_state_fmt(&tc->st);
   int nv = gs_cl_prim_vertices(&fmt, tc->d);
   if (nv < 0) return cle_prefix(tc->d, nv, "0x%08x: %s: ", p->addr, p->info->name);
-  if (fmt.data == GS_CL_DATA_XY)
-    return cle_error(tc->d, GS_EINVAL, p->addr, "%s: XY-coordinate (VG) lists are not modelled by gpusim",
-                     p->info->name);
+  if ((fmt.data == GS_CL_DATA_XY) != tc->sh.vg)
+    return cle_error(tc->d, GS_EINVAL, p->addr, "%s: a list of %s under %s: XY lists go with a VG shader state (66 "
+                     "or 67), index lists with GL or NV", p->info->name, fmt.data == GS_CL_DATA_XY ? "XY coordinates"
+                     : "indices", gs_cl_packet_info(tc->sh.id)->name);
   clip_info ci, *cip = NULL;
   if (p->info->id == GS_CL_CLIPPED_PRIMITIVE) {
     gs_cl_clipped_primitive c;
@@ -772,24 +791,42 @@ static int draw_compressed(tile_ctx *tc, const gs_cl_packet *p) {
   return GS_OK;
 }
 
-/* Vertex Array Primitives (33) or Indexed Primitive List (32) inside a
- * tile: drawn into this tile directly, without binning. */
-static int draw_direct(tile_ctx *tc, const gs_cl_packet *p) {
-  cle_draw dr;
-  int rc = cle_read_draw(tc->r->g, p, &dr, tc->d);
-  if (rc < 0) return rc;
-  unsigned nv = ptb_mode_vertices(dr.draw.mode);
-  uint32_t total = ptb_prim_count(dr.draw.mode, dr.draw.count);
+/* Draws the primitives of draw d in chunks, vertex k of each being
+ * ptb_assemble's index, or with xy the XY word it indexes. */
+static int draw_assembled(tile_ctx *tc, const ptb_draw *d, const uint32_t *xy, gs_addr at) {
+  unsigned nv = ptb_mode_vertices(d->mode);
+  uint32_t total = ptb_prim_count(d->mode, d->count);
   gs_cl_prim chunk[RENDER_CHUNK];
   unsigned n = 0;
   for (uint32_t k = 0; k < total; k++) {
-    ptb_assemble(&dr.draw, k, chunk[n].v);
+    ptb_assemble(d, k, chunk[n].v);
+    if (xy)
+      for (unsigned i = 0; i < nv; i++) chunk[n].v[i] = xy[chunk[n].v[i]];
     if (++n == RENDER_CHUNK || k + 1 == total) {
-      if ((rc = draw_chunk(tc, chunk, n, nv, NULL, p->addr)) < 0) return rc;
+      int rc = draw_chunk(tc, chunk, n, nv, NULL, at);
+      if (rc < 0) return rc;
       n = 0;
     }
   }
   return GS_OK;
+}
+
+/* A draw record inside a tile, drawn into this tile directly, without
+ * binning: Vertex Array Primitives (33) or Indexed Primitive List (32)
+ * under a GL or NV shader state, VG Coordinate Array (41) or VG Inline
+ * Primitives (42) under a VG one. */
+static int draw_direct(tile_ctx *tc, const gs_cl_packet *p) {
+  bool vg = p->info->id == GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES || p->info->id == GS_CL_VG_INLINE_PRIMITIVES;
+  if (vg != tc->sh.vg)
+    return cle_error(tc->d, GS_EINVAL, p->addr, "%s under %s: VG primitives go with a VG shader state (66 or 67), "
+                     "GL and NV draws with GL or NV", p->info->name, gs_cl_packet_info(tc->sh.id)->name);
+  if (vg) {
+    int rc = cle_read_vg(&tc->r->view, p, &tc->w->vg, tc->d);
+    return rc < 0 ? rc : draw_assembled(tc, &tc->w->vg.draw, tc->w->vg.xy, p->addr);
+  }
+  cle_draw dr;
+  int rc = cle_read_draw(tc->r->g, p, &dr, tc->d);
+  return rc < 0 ? rc : draw_assembled(tc, &dr.draw, NULL, p->addr);
 }
 
 /* ---- a tile: loads and stores ------------------------------------------------------ */
@@ -875,8 +912,10 @@ static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
   case GS_CL_COMPRESSED_PRIMITIVE_LIST:
   case GS_CL_CLIPPED_PRIMITIVE:
   case GS_CL_VERTEX_ARRAY_PRIMITIVES:
-  case GS_CL_INDEXED_PRIMITIVE_LIST: {
-    int direct = p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES || p->info->id == GS_CL_INDEXED_PRIMITIVE_LIST;
+  case GS_CL_INDEXED_PRIMITIVE_LIST:
+  case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
+  case GS_CL_VG_INLINE_PRIMITIVES: {
+    int direct = p->info->tail != GS_CL_TAIL_PRIMS; /* not 48 or 49 */
     int rc = tc->dirty ? derive(tc, p) : GS_OK;
     if (rc >= 0) rc = direct ? draw_direct(tc, p) : draw_compressed(tc, p);
     if (rc < 0) tc->w->fault_record = cle_state_record(&tc->st);
