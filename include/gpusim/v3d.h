@@ -4,8 +4,9 @@
  *
  * A frame is two control lists in GPU memory, as a VC4 driver builds them
  * (reference/vc4.md §4, §10): the binning list (CLE thread 0) configures
- * the tile grid (packet 112), sets state, selects shaders (64 GL, 65 NV)
- * and draws (32, 33); coordinate shaders run on a QPU, the PTB bins the
+ * the tile grid (packet 112), sets state, selects shaders (64 GL, 65 NV,
+ * 66/67 VG) and draws (32, 33; VG: 41, 42 with screen XY vertices);
+ * coordinate shaders run on a QPU (none for VG), the PTB bins the
  * primitives and gpusim writes one tile list per tile into the
  * tile-allocation memory (format: docs/control-lists.md, "The tile lists
  * gpusim's PTB writes"). The rendering list (CLE thread 1) configures the
@@ -35,8 +36,9 @@
  *                thread, a packet out of place (a draw before 112, a
  *                primitive before 115), a loop (more than max_packets
  *                packets), sub-lists nested too deep, both threads waiting,
- *                what gpusim does not model (VG, coverage mode and its 16x
- *                oversampling and decimation) — naming the
+ *                what gpusim does not model (RHTs, the VG mask buffer,
+ *                coverage mode and its 16x oversampling and decimation;
+ *                docs/pipeline.md "Not modelled") — naming the
  *                packet's bus address (and thread);
  *   GS_EFAULT    a list, record, index or vertex array outside allocated
  *                GPU memory, naming the address;
@@ -96,10 +98,10 @@ typedef struct gs_v3d_stats {
 int gs_v3d_run(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr render_start, gs_addr render_end,
                const gs_v3d_options *opt);
 
-/* After a failed gs_v3d_run: the bus address of the GL or NV shader record
+/* After a failed gs_v3d_run: the bus address of the GL, NV or VG shader record
  * in force at the draw packet (binning) or primitive list (rendering) that
  * failed, so that a driver can name the draw call; 0 when the failure was
- * not in a draw, or no shader state was set. */
+ * not in a draw, or no shader state (or a 67, which has no record) was set. */
 gs_addr gs_v3d_fault_record(const gs_gpu *g);
 
 /* As gs_v3d_run, and fills *stats (may be NULL) with what the run did and
