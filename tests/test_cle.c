@@ -2183,8 +2183,8 @@ static void test_vg_refusals(void **s) {
 /* A rendering list alone draws VG primitives inside a tile: a hand-written
  * XY compressed list (48 after 56 triangles/xy32), 42 inline words and a
  * 41 array, under 66; fs_count shows each pixel as often as the fill rule
- * covers it. The same XY list under an NV shader state is refused, naming
- * the list. */
+ * covers it. The same XY list under an NV shader state (nv 1), or as RHTs
+ * (nv 2), is refused, naming the list. */
 static void vg_render_only(int nv) {
   static const double t[3][3][2] = {{{2.5, 3}, {50, 6.25}, {9, 60}},
                                     {{60, 62}, {10.0625, 40}, {63, 2}},
@@ -2198,9 +2198,9 @@ static void vg_render_only(int nv) {
   check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
   gs_cl_tile_coordinates tc = {0, 0};
   check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
-  gs_cl_primitive_list_format pf = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY};
+  gs_cl_primitive_list_format pf = {nv == 2 ? GS_CL_PRIM_RHTS : GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY};
   check(&f, gs_cl_emit_primitive_list_format(&w, &pf, &f.d));
-  if (nv) {
+  if (nv == 1) {
     gs_cl_nv_shader_state st = {nv_record(&f, fs, f.unif, nv_vertices(&f, t[0], 3, 0.5f), 0)};
     check(&f, gs_cl_emit_nv_shader_state(&w, &st, &f.d));
   } else {
@@ -2210,7 +2210,7 @@ static void vg_render_only(int nv) {
   gs_addr list = w.cur;
   check(&f, gs_cl_put_id(&w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &f.d));
   gs_cl_prim prim = {{vg_xy(t[0][0][0], t[0][0][1]), vg_xy(t[0][1][0], t[0][1][1]), vg_xy(t[0][2][0], t[0][2][1])}};
-  check(&f, gs_cl_put_prim(&w, &prim, &f.d));
+  check(&f, gs_cl_put_prim(&w, &prim, &f.d)); /* an RHT list takes the first two */
   check(&f, gs_cl_end_list(&w, &f.d));
   uint32_t xy[3];
   for (int k = 0; k < 3; k++) xy[k] = vg_xy(t[1][k][0], t[1][k][1]);
@@ -2222,8 +2222,9 @@ static void vg_render_only(int nv) {
   f.bin_end = f.bin, f.render_end = w.cur;
   if (nv) {
     char want[200], a[16];
-    snprintf(want, sizeof want, "tile (0, 0)|%s|COMPRESSED_PRIMITIVE_LIST: a list of XY coordinates under "
-             "NV_SHADER_STATE", hex(a, list));
+    snprintf(want, sizeof want, "tile (0, 0)|%s|COMPRESSED_PRIMITIVE_LIST: %s", hex(a, list),
+             nv == 1 ? "a list of XY coordinates under NV_SHADER_STATE"
+                     : "a list of RHTs (PRIMITIVE_LIST_FORMAT type 3) is not modelled|does not document");
     expect_error(&f, 1, GS_EINVAL, want);
     frame_free(&f);
     return;
@@ -2246,6 +2247,70 @@ static void test_vg_render_only(void **s) {
   (void)s;
   vg_render_only(0);
   vg_render_only(1);
+  vg_render_only(2);
+}
+
+/* A VG triangle strip (type 5) from a 41 array and from 42 inline words,
+ * under a clip window smaller than the frame that the PTB and the PSE both
+ * apply: each pixel inside the window is shaded as often as the fill rule
+ * covers it by the strip's triangles (once: they share edges), the rest
+ * not at all. */
+static void test_vg_strip_clip_window(void **s) {
+  (void)s;
+  static const double strip[6][2] = {{5, 10.5}, {20.25, 55}, {45, 4}, {70.5, 60}, {95, 8.125}, {125, 50}};
+  for (int how = VG_ARRAY; how <= VG_INLINE; how++) {
+    frame f;
+    frame_init(&f, 128, 64);
+    gs_addr rec = vg_record(&f, put_code(&f, fs_count), f.unif, 0);
+    bin_begin(&f, 7, 0, 0);
+    gs_cl_clip_window cw = {12, 6, 90, 40}; /* pixels [12, 102) x [6, 46) */
+    check(&f, gs_cl_emit_clip_window(&f.w, &cw, &f.d));
+    bin_vg_shader(&f, rec);
+    vg_draw(&f, 5, strip, 6, how);
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    run_ok(&f, 2);
+    for (uint32_t py = 0; py < 64; py++)
+      for (uint32_t px = 0; px < 128; px++) {
+        uint32_t want = 0;
+        for (int k = 0; k < 4 && px >= 12 && px < 102 && py >= 6 && py < 46; k++) {
+          int32_t x[3], y[3];
+          for (int i = 0; i < 3; i++)
+            x[i] = (int32_t)lround(strip[k + i][0] * 16), y[i] = (int32_t)lround(strip[k + i][1] * 16);
+          want += (uint32_t)fill_rule_covers(x, y, (int)px, (int)py);
+        }
+        if (pixel(&f, px, py) != want)
+          fail_msg("%d: pixel (%u, %u) shaded %u times, want %u", how, px, py, pixel(&f, px, py), want);
+      }
+    frame_free(&f);
+  }
+}
+
+/* The VG mask and coverage from a fragment shader: loadam, loadcv and a
+ * write to the alpha-mask register fail naming the tile, the list and the
+ * shader's pc. */
+static void test_vg_mask_shader_refusals(void **s) {
+  (void)s;
+  static const char *const fs[3] = {
+      "    nop ; nop ; loadam\n    mov tlb_colour_all, r4\n    thrend\n    nop\n    nop\n",
+      "    nop ; nop ; loadcv\n    mov tlb_colour_all, r4\n    thrend\n    nop\n    nop\n",
+      "    mov tlb_alpha_mask, 1.0\n    thrend\n    nop\n    nop\n"};
+  static const char *const why[3] = {"loadam: coverage and alpha-mask loads (signals 7 and 12) are not modelled",
+                                     "loadcv: coverage and alpha-mask loads", "VG alpha mask (register 47)"};
+  static const double tri[3][2] = {{4, 4}, {40, 4}, {4, 40}};
+  for (int k = 0; k < 3; k++) {
+    frame f;
+    frame_init(&f, 64, 64);
+    bin_begin(&f, 7, 0, 0);
+    bin_vg_shader(&f, vg_record(&f, put_code(&f, fs[k]), f.unif, 0));
+    vg_draw(&f, 4, tri, 3, VG_ARRAY);
+    bin_finish(&f);
+    render_list(&f, 0, 0xFFFFFF);
+    char want[256];
+    snprintf(want, sizeof want, "rendering list|tile (0, 0)|fragment shader at|QPU 0 at pc 0x|%s", why[k]);
+    expect_error(&f, 1, GS_EINVAL, want);
+    frame_free(&f);
+  }
 }
 
 int main(void) {
@@ -2283,6 +2348,8 @@ int main(void) {
       cmocka_unit_test(test_vg_inline_shader_record),
       cmocka_unit_test(test_vg_refusals),
       cmocka_unit_test(test_vg_render_only),
+      cmocka_unit_test(test_vg_strip_clip_window),
+      cmocka_unit_test(test_vg_mask_shader_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

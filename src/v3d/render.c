@@ -763,6 +763,9 @@ static int draw_compressed(tile_ctx *tc, const gs_cl_packet *p) {
   gs_cl_prim_format fmt = cle_state_fmt(&tc->st);
   int nv = gs_cl_prim_vertices(&fmt, tc->d);
   if (nv < 0) return cle_prefix(tc->d, nv, "0x%08x: %s: ", p->addr, p->info->name);
+  if (fmt.type == GS_CL_PRIM_RHTS)
+    return cle_error(tc->d, GS_EINVAL, p->addr, "%s: a list of RHTs (PRIMITIVE_LIST_FORMAT type 3) is not modelled by "
+                     "gpusim: the reference does not document which pixels an RHT covers", p->info->name);
   if ((fmt.data == GS_CL_DATA_XY) != tc->sh.vg)
     return cle_error(tc->d, GS_EINVAL, p->addr, "%s: a list of %s under %s: XY lists go with a VG shader state (66 "
                      "or 67), index lists with GL or NV", p->info->name, fmt.data == GS_CL_DATA_XY ? "XY coordinates"
