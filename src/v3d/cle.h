@@ -168,7 +168,7 @@ int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *dr, gs_diag *d);
 
 /* VG vertices (reference §4.7): a 32-bit XY word each, Xs in bits 15:0 and
  * Ys in 31:16 — 12.4 screen coordinates relative to the viewport offset,
- * as a shaded vertex's (docs/pipeline.md says why) — with Zs = 0.5 and
+ * as a shaded vertex's (docs/control-lists.md says why) — with Zs = 0.5 and
  * 1/Wc = 1.0 (float bits below). */
 #define CLE_VG_ZS 0x3f000000u
 #define CLE_VG_INV_WC 0x3f800000u
