@@ -148,7 +148,7 @@ static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_
 /* Whether x[], y[] are the pixels of one aligned 4×4 block inside the tile
  * in the batch lane order (PSE_LANE_DX/DY); if so idx[l] is the index of
  * lane l's sample 0 in zs[]. */
-static int block_indices(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t idx[16]) {
+static int block_indices(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *restrict idx) {
   uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
   uint32_t lx0 = bx - t->x0, ly0 = by - t->y0;
   for (int l = 0; l < 16; l++) {
@@ -158,6 +158,32 @@ static int block_indices(const gs_tlb *t, const uint32_t *x, const uint32_t *y, 
   /* tiles are whole blocks: an aligned block is all in or all out */
   return stray == 0 && lx0 < t->width && ly0 < t->height;
 }
+
+/* buf[idx[l] · step] = v[l] for the lanes with m[l] set. With `pairs`
+ * (one sample and one word per pixel, step 1), lanes 2k and 2k + 1 are
+ * neighbouring pixels of a row (PSE_LANE_DX/DY), so each pair is merged
+ * and stored as one 64-bit word, without branches. */
+static void store_lanes(uint32_t *restrict buf, const uint32_t *restrict idx, unsigned step, int pairs,
+                        const uint32_t *restrict v, const uint32_t *restrict m) {
+  if (pairs) {
+    for (int k = 0; k < 16; k += 2) {
+      /* all three in memory order, so the halves line up on any host */
+      uint32_t keep32[2] = {m[k] - 1u, m[k + 1] - 1u};
+      uint64_t word, value, keep;
+      memcpy(&keep, keep32, 8);
+      memcpy(&value, v + k, 8);
+      memcpy(&word, buf + idx[k], 8);
+      word = (word & keep) | (value & ~keep);
+      memcpy(buf + idx[k], &word, 8);
+    }
+    return;
+  }
+  for (int l = 0; l < 16; l++)
+    if (m[l]) buf[idx[l] * step] = v[l];
+}
+_Static_assert(PSE_LANE_DX(1) == PSE_LANE_DX(0) + 1 && PSE_LANE_DY(1) == PSE_LANE_DY(0) &&
+               PSE_LANE_DX(3) == PSE_LANE_DX(2) + 1 && PSE_LANE_DY(3) == PSE_LANE_DY(2),
+               "store_lanes: lanes 2k, 2k + 1 are neighbours in a row");
 
 /* pass[l] = compare(func, a[l], b[l]), with func fixed for the loop. */
 static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, uint32_t *pass) {
@@ -182,9 +208,9 @@ static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, u
  * inside a sample loop, so that each stays a loop the compiler vectorises. */
 static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
                          uint32_t *coverage, uint16_t lanes) {
-  uint32_t zin[16], old[16], pass[16];
-  for (int l = 0; l < 16; l++) old[l] = t->zs[idx[l] + s] >> 8;
-  for (int l = 0; l < 16; l++) zin[l] = z[l] & 0xffffffu;
+  uint32_t zin[16], stored[16], old[16], pass[16];
+  for (int l = 0; l < 16; l++) stored[l] = t->zs[idx[l] + s];
+  for (int l = 0; l < 16; l++) old[l] = stored[l] >> 8, zin[l] = z[l] & 0xffffffu;
   compare_lanes(t->z_func, zin, old, pass);
   for (int l = 0; l < 16; l++) {
     uint32_t live = (uint32_t)(lanes >> l) & (coverage[l] >> s) & 1u;
@@ -192,8 +218,8 @@ static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[1
     pass[l] &= live;
   }
   if (!zs_out || !t->z_write) return;
-  for (int l = 0; l < 16; l++)
-    if (pass[l]) zs_out[idx[l] + s] = zin[l] << 8 | (zs_out[idx[l] + s] & 0xffu);
+  for (int l = 0; l < 16; l++) stored[l] = zin[l] << 8 | (stored[l] & 0xffu);
+  store_lanes(zs_out + s, idx, 1, t->samples == 1, stored, pass);
 }
 
 static void depth_block(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], const uint32_t *z,
@@ -234,14 +260,24 @@ void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
   }
 }
 
+/* Colour word `half` of sample s of the covered lanes of a block at
+ * indices idx, if `any`. */
+static void colour_sample(gs_tlb *t, const uint32_t idx[16], unsigned s, int any, unsigned half,
+                          const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
+  uint32_t m[16];
+  for (int l = 0; l < 16; l++) m[l] = (uint32_t)(lanes >> l) & (coverage[l] >> s) & (uint32_t)any;
+  store_lanes(t->colour + s * t->halves + half, idx, t->halves, t->samples == 1 && t->halves == 1, colour, m);
+}
+
 void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
                       const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
   uint32_t idx[16];
   if (block_indices(t, x, y, idx)) {
     unsigned first = sample < 0 ? 0 : (unsigned)sample, end = sample < 0 ? t->samples : (unsigned)sample + 1;
-    for (unsigned s = first; s < end && s < t->samples; s++)
-      for (int l = 0; l < 16; l++)
-        if (lanes >> l & coverage[l] >> s & 1) t->colour[(idx[l] + s) * t->halves + half] = colour[l];
+    if (t->samples == 1) /* apart, so that its lane loops are not inside the sample loop */
+      colour_sample(t, idx, 0, first == 0, half, colour, coverage, lanes);
+    else
+      for (unsigned s = first; s < end && s < t->samples; s++) colour_sample(t, idx, s, 1, half, colour, coverage, lanes);
     return;
   }
   for (int l = 0; l < 16; l++) {
