@@ -51,35 +51,36 @@ static int pse_tile_edges(const pse_prim *p, int64_t px, int64_t py, pse_tile_ed
   return n;
 }
 
-/* Lanes of columns (bits 0..3 of cols) and of rows, in element order. */
-static inline uint16_t pse_column_lanes(unsigned cols) {
-  uint16_t m = 0;
-  for (int l = 0; l < 16; l++)
-    if (cols >> PSE_LANE_DX(l) & 1u) m |= (uint16_t)(1u << l);
-  return m;
-}
-
-static inline uint16_t pse_row_lanes(unsigned rows) {
-  uint16_t m = 0;
-  for (int l = 0; l < 16; l++)
-    if (rows >> PSE_LANE_DY(l) & 1u) m |= (uint16_t)(1u << l);
-  return m;
-}
+/* Lanes of columns (bits 0..3 of cols) and of rows, in element order, for
+ * each of the 16 column (row) sets. */
+#define PSE_LANE_IF(set, off, l) ((((set) >> off(l)) & 1u) << (l))
+#define PSE_LANES_OF(set, off)                                                                            \
+  (uint16_t)(PSE_LANE_IF(set, off, 0) | PSE_LANE_IF(set, off, 1) | PSE_LANE_IF(set, off, 2) |            \
+             PSE_LANE_IF(set, off, 3) | PSE_LANE_IF(set, off, 4) | PSE_LANE_IF(set, off, 5) |            \
+             PSE_LANE_IF(set, off, 6) | PSE_LANE_IF(set, off, 7) | PSE_LANE_IF(set, off, 8) |            \
+             PSE_LANE_IF(set, off, 9) | PSE_LANE_IF(set, off, 10) | PSE_LANE_IF(set, off, 11) |          \
+             PSE_LANE_IF(set, off, 12) | PSE_LANE_IF(set, off, 13) | PSE_LANE_IF(set, off, 14) |         \
+             PSE_LANE_IF(set, off, 15))
+#define PSE_LANE_SETS(off)                                                                                \
+  {PSE_LANES_OF(0u, off), PSE_LANES_OF(1u, off), PSE_LANES_OF(2u, off), PSE_LANES_OF(3u, off),            \
+   PSE_LANES_OF(4u, off), PSE_LANES_OF(5u, off), PSE_LANES_OF(6u, off), PSE_LANES_OF(7u, off),            \
+   PSE_LANES_OF(8u, off), PSE_LANES_OF(9u, off), PSE_LANES_OF(10u, off), PSE_LANES_OF(11u, off),          \
+   PSE_LANES_OF(12u, off), PSE_LANES_OF(13u, off), PSE_LANES_OF(14u, off), PSE_LANES_OF(15u, off)}
+static const uint16_t pse_column_lanes[16] = PSE_LANE_SETS(PSE_LANE_DX);
+static const uint16_t pse_row_lanes[16] = PSE_LANE_SETS(PSE_LANE_DY);
 
 /* Bits 0..3: which of the 4 pixels from `start` lie in [lo, hi). */
 static inline unsigned pse_span_bits(int start, int lo, int hi) {
-  unsigned bits = 0;
-  for (int i = 0; i < 4; i++)
-    if (start + i >= lo && start + i < hi) bits |= 1u << i;
-  return bits;
+  int a = lo - start, b = hi - start; /* the span, relative to start */
+  a = a < 0 ? 0 : a > 4 ? 4 : a;
+  b = b < 0 ? 0 : b > 4 ? 4 : b;
+  return (0xFu >> (4 - b)) & ~(0xFu >> (4 - a)) & 0xFu;
 }
 
 /* Lanes of the 4×4 block at tile-local (x, y) inside the rectangle
  * [x0,x1) × [y0,y1) (tile-local). */
 static inline uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int y1) {
-  unsigned cols = pse_span_bits(x, x0, x1), rows = pse_span_bits(y, y0, y1);
-  if (cols == 0xF && rows == 0xF) return 0xFFFF;
-  return (uint16_t)(pse_column_lanes(cols) & pse_row_lanes(rows));
+  return (uint16_t)(pse_column_lanes[pse_span_bits(x, x0, x1)] & pse_row_lanes[pse_span_bits(y, y0, y1)]);
 }
 
 /* Lanes whose sample is covered by one edge, its value at lane 0 being e. */

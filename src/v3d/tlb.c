@@ -438,6 +438,12 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
   tile_extent(t, f, &w, &h);
   /* the common store: one 32-bit word per pixel, written as it is */
   int as_is = f->format == TLB_RGBA8888 && t->halves == 1 && (t->samples == 1 || f->decimate != TLB_DECIMATE4);
+  if (kind == MOVE_STORE_COLOUR && as_is && t->samples == 1 && f->layout == TILING_RASTER) {
+    /* ... and in raster order, a row of the tile is a run of the frame's row */
+    for (uint32_t ly = 0; ly < h; ly++)
+      memcpy(base + tiling_raster_offset(t->x0, t->y0 + ly, f->width * cpp, cpp), &t->colour[ly * t->width], 4 * w);
+    return GS_OK;
+  }
   for (uint32_t ly = 0; ly < h; ly++) {
     for (uint32_t lx = 0; lx < w; lx++) {
       uint8_t *p = base + tiling_offset(f->layout, t->x0 + lx, t->y0 + ly, f->width, cpp);
