@@ -10,6 +10,7 @@
  * average of the covered samples a per-sample oracle finds, MS_FLAGS and
  * the sample order show in full-resolution dumps, 64-bit colour frames
  * store RGBA16F halves worked out by hand. */
+#include <fenv.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1217,6 +1218,73 @@ static void test_interpolation_modes(void **s) {
   interp_case(1);
 }
 
+/* The host floating-point environments of rendering (draw_prim switches
+ * between the PSE's round-to-nearest and the QPU's mode once per group of
+ * blocks): a perspective varying squared and added to itself, so that the
+ * QPU's rounding shows in the low bits, over a triangle of many blocks.
+ * The fast and the reference interpreter give the same bytes in either
+ * QPU rounding mode, the two modes differ, and the caller's own rounding
+ * mode changes nothing and is what it finds after the run. */
+static const char fs_rounding[] =
+    "    fmul r0, vary, ra15\n"
+    "    fadd r0, r0, r5\n"
+    "    fmul r1, r0, r0\n"
+    "    fadd r1, r1, r0          # v*v + v, rounded twice in the QPU's mode\n"
+    "    mov tlb_colour_all, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* The rounding mode float arithmetic uses now: 1/3 rounds up to nearest. */
+static int float_mode(void) {
+  volatile float one = 1.0f, three = 3.0f;
+  float q = one / three;
+  uint32_t bits;
+  memcpy(&bits, &q, 4);
+  return bits == 0x3eaaaaabu ? FE_TONEAREST : FE_TOWARDZERO;
+}
+
+static void render_rounding(int interp, int rounding, int caller_mode, uint32_t *out) {
+  frame f;
+  frame_init(&f, 150, 100);
+  static const float v[3][4] = {{1, 1, 0.1f, 0}, {149, 7, 0.9f, 0}, {9, 99, 0.37f, 0}};
+  static const float inv_w[3] = {0.7f, 0.3f, 0.11f};
+  gs_addr rec = nv_record(&f, put_code(&f, fs_rounding), f.unif, nv_vertices_vary(&f, v, 3, inv_w), 2);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  gs_gpu_config_of(f.g)->interpreter = interp;
+  gs_gpu_config_of(f.g)->rounding = rounding;
+  fesetround(caller_mode);
+  run_ok(&f, 2);
+  assert_int_equal(float_mode(), caller_mode);
+  fesetround(FE_TONEAREST);
+  for (uint32_t y = 0; y < f.height; y++)
+    for (uint32_t x = 0; x < f.width; x++) out[y * f.width + x] = pixel(&f, x, y);
+  frame_free(&f);
+}
+
+static void test_render_fp_environments(void **s) {
+  (void)s;
+  static uint32_t a[150 * 100], b[150 * 100];
+  for (int rounding = 0; rounding < 2; rounding++) {
+    int qpu_mode = rounding ? GS_ROUND_NEAREST_EVEN : GS_ROUND_TOWARD_ZERO;
+    render_rounding(GS_INTERP_FAST, qpu_mode, FE_TONEAREST, a);
+    render_rounding(GS_INTERP_REFERENCE, qpu_mode, FE_TONEAREST, b);
+    assert_memory_equal(a, b, sizeof a);
+    render_rounding(GS_INTERP_FAST, qpu_mode, FE_TOWARDZERO, b);
+    assert_memory_equal(a, b, sizeof a);
+  }
+  render_rounding(GS_INTERP_FAST, GS_ROUND_TOWARD_ZERO, FE_TONEAREST, a);
+  render_rounding(GS_INTERP_FAST, GS_ROUND_NEAREST_EVEN, FE_TONEAREST, b);
+  unsigned shaded = 0, differ = 0;
+  for (unsigned i = 0; i < 150 * 100; i++) shaded += a[i] != 0, differ += a[i] != b[i];
+  if (shaded < 5000) fail_msg("%u pixels shaded", shaded);
+  if (differ < shaded / 8) fail_msg("the QPU's rounding mode changed only %u of %u pixels", differ, shaded);
+}
+
 /* ---- threads of the CLE ------------------------------------------------------------ */
 
 /* The binning thread may wait for the rendering thread: it starts with a
@@ -2330,6 +2398,7 @@ int main(void) {
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),
       cmocka_unit_test(test_interpolation_modes),
+      cmocka_unit_test(test_render_fp_environments),
       cmocka_unit_test(test_semaphores_both_ways_and_halt),
       cmocka_unit_test(test_bench_frames),
       cmocka_unit_test(test_bad_binning_lists),

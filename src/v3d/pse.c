@@ -419,17 +419,26 @@ static void pse_depth_from_weights(const pse_prim *p, const double l1[16], const
   for (int e = 0; e < 16; e++) z[e] = pse_round_z(z0 + l1[e] * dz1 + l2[e] * dz2);
 }
 
-void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
+void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
   double l1[16], l2[16];
-  int mode = pse_round_begin();
   pse_block_weights(p, b, l1, l2);
   pse_depth_from_weights(p, l1, l2, z);
+}
+
+void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
+  int mode = pse_round_begin();
+  pse_block_depth_nearest(p, b, z);
   pse_round_end(mode);
 }
 
 void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
-  double l1[16], l2[16], w[16];
   int mode = pse_round_begin();
+  pse_batch_setup_nearest(p, b, out);
+  pse_round_end(mode);
+}
+
+void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out) {
+  double l1[16], l2[16], w[16];
   out->mask = b->mask;
   out->reverse = p->reverse;
   out->nfifo = p->nfifo;
@@ -465,7 +474,6 @@ void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
     }
     }
   }
-  pse_round_end(mode);
 }
 
 /* ---- micro-benchmark -------------------------------------------------- */

@@ -269,6 +269,12 @@ void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out);
 /* Only the 24-bit Z of the 16 lanes of block b (for early Z). */
 void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]);
 
+/* The same two for a caller that has set the host's rounding to nearest
+ * itself (core/fpmode.h), around many blocks: they do not read or set the
+ * mode, which costs more than a block's arithmetic. Same results. */
+void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out);
+void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]);
+
 /* Micro-benchmark (for `gpusim bench`): sets up and rasterises ntris
  * random small triangles (edges up to ~12 pixels, four perspective
  * varyings) inside one tile, then again with pse_batch_setup on every

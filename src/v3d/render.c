@@ -25,6 +25,20 @@
 #define RENDER_MAX_LOADS 4     /* loads pending before a 115 */
 #define RENDER_MAX_WORKERS 64  /* gs_parallel_for's thread limit */
 #define CLEAR_Z_DEFAULT 0xFFFFFFu
+/* Blocks of a primitive set up before their fragment shaders run. Setup
+ * rounds to nearest, shaders in the QPU's mode with denormals flushed, and
+ * each switch of the host's floating-point environment costs: a group
+ * switches twice, not each block (measured: 8 blocks a group fill 1080p
+ * about 5% faster on one thread and 12% on two than a switch per block). */
+#define RENDER_GROUP 8
+
+/* A block of the group: what its fragment shader starts with, besides
+ * the PSE's values (cle_worker.batch). */
+typedef struct render_slot {
+  pse_block blk;
+  uint16_t mask;       /* lanes left after early Z */
+  uint32_t cov[16];    /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
+} render_slot;
 
 /* One tile job: its packets and the state it starts from. */
 typedef struct cle_job {
@@ -40,7 +54,8 @@ typedef struct cle_worker {
   cle_unit unit;        /* QPU, VPM, diag */
   gs_tlb tlb;
   pse_coverage cov;
-  pse_batch batch;
+  render_slot slot[RENDER_GROUP];
+  pse_batch batch[RENDER_GROUP];
   pse_prim prim;
   uint32_t vidx[RENDER_CHUNK * 3];  /* sorted distinct vertex indices of a chunk */
   pse_vertex vert[RENDER_CHUNK * 3];/* their shaded vertices */
@@ -564,30 +579,48 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
                    sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
 }
 
-/* Runs the fragment shader on one 4x4 block of w->prim. */
-static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
-  cle_worker *w = tc->w;
-  fs_ctx f = {tc->r->g, &w->tlb, &w->batch, 0, {0}, {0}, {0}};
-  uint32_t cov[16];  /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
-  uint16_t mask = blk->mask;
+/* The lanes' pixels of block b. */
+static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
   for (int l = 0; l < 16; l++) {
-    f.x[l] = blk->x + PSE_LANE_DX(l);
-    f.y[l] = blk->y + PSE_LANE_DY(l);
+    x[l] = b->x + PSE_LANE_DX(l);
+    y[l] = b->y + PSE_LANE_DY(l);
   }
+}
+
+/* Gets block blk of w->prim ready for its fragment shader, in the setup's
+ * floating-point environment (round to nearest, set by draw_prim): its
+ * MS_FLAGS, early Z, the PSE's values. Returns whether any lane is left to
+ * shade. */
+static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b) {
+  cle_worker *w = tc->w;
+  uint16_t mask = blk->mask;
   if (w->prim.samples == PSE_MS_SAMPLES)
-    for (int l = 0; l < 16; l++) cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
+    for (int l = 0; l < 16; l++) s->cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
   else
-    for (int l = 0; l < 16; l++) cov[l] = (mask >> l & 1) * tc->full_cover;
+    for (int l = 0; l < 16; l++) s->cov[l] = (mask >> l & 1) * tc->full_cover;
   if (tc->early_z) {
-    uint32_t z[16];
-    pse_block_depth(&w->prim, blk, z);
-    tlb_z_test(&w->tlb, f.x, f.y, z, cov, mask);
+    uint32_t x[16], y[16], z[16];
+    block_lanes(blk, x, y);
+    pse_block_depth_nearest(&w->prim, blk, z);
+    tlb_z_test(&w->tlb, x, y, z, s->cov, mask);
     mask = 0;
-    for (int l = 0; l < 16; l++) mask |= (uint16_t)((cov[l] != 0) << l);
-    if (!mask) return GS_OK;
+    for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
+    if (!mask) return 0;
   }
-  pse_batch *b = &w->batch;
-  pse_batch_setup(&w->prim, blk, b);
+  pse_batch_setup_nearest(&w->prim, blk, b);
+  s->blk = *blk;
+  s->mask = mask;
+  return 1;
+}
+
+/* Runs the fragment shader on a prepared block, in the QPU's environment
+ * (qpu_fp_env, set by draw_prim). */
+static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, gs_addr at) {
+  cle_worker *w = tc->w;
+  const pse_block *blk = &s->blk;
+  fs_ctx f;
+  f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.next_vary = 0;
+  block_lanes(blk, f.x, f.y);
   for (int l = 0; l < 16; l++) f.rev[l] = b->reverse;
   gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
@@ -597,21 +630,29 @@ static int shade_block(tile_ctx *tc, const pse_block *blk, gs_addr at) {
     q->reg[QREG_RB0 + 15].u[l] = b->z[l];
     q->payload[QPU_PAYLOAD_X].u[l] = f.x[l];
     q->payload[QPU_PAYLOAD_Y].u[l] = f.y[l];
-    q->payload[QPU_PAYLOAD_MS].u[l] = cov[l];
+    q->payload[QPU_PAYLOAD_MS].u[l] = s->cov[l];
     q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
   }
   tlb_begin_batch(&w->tlb);
-  int rc = qpu_run_to_end(tc->r->g, q);
+  int rc = qpu_run_to_end_in_env(tc->r->g, q);
   q->shader_io = NULL;
   if (rc < 0)
     return cle_prefix(tc->d, rc, "0x%08x: fragment shader at 0x%08x (uniforms 0x%08x), block (%u, %u): ", at,
                       tc->sh.fs_code, tc->sh.fs_uniforms, blk->x, blk->y);
   w->stats.fs_batches++;
-  for (int l = 0; l < 16; l++) w->stats.fragments += mask >> l & 1;
+  for (int l = 0; l < 16; l++) w->stats.fragments += s->mask >> l & 1;
   return GS_OK;
 }
 
-/* Sets up primitive v[0..n) and shades every block it covers in the tile. */
+/* Sets up primitive v[0..n) and shades every block it covers in the tile:
+ * RENDER_GROUP blocks prepared with the host rounding to nearest, then
+ * their shaders run in the QPU's environment, and so on. Both environments
+ * are built once here and written at each switch; the calls inside trust
+ * them rather than read the environment, which waits for the floating-point
+ * work in flight (core/fpmode.h). Early Z reads only a block's own pixels,
+ * which no other block of the primitive writes, so it may run before the
+ * shaders of the blocks ahead of it. The primitive's setup keeps the
+ * caller's environment, which is restored at the end. */
 static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_addr at) {
   cle_worker *w = tc->w;
   pse_result pr = n == 3 ? pse_setup_triangle(&tc->pse, v[0], v[1], v[2], &w->prim)
@@ -620,11 +661,19 @@ static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_ad
   if (pr != PSE_DRAW) return GS_OK;
   w->stats.prims_drawn++;
   int nb = pse_rasterize_tile(&w->prim, (int)tc->x, (int)tc->y, &w->cov);
-  for (int i = 0; i < nb; i++) {
-    int rc = shade_block(tc, &w->cov.block[i], at);
-    if (rc < 0) return rc;
+  gs_fp_env caller = gs_fp_env_get();
+  gs_fp_env setup_env = gs_fp_env_with(caller, GS_FP_NEAREST, 0), qpu_env = qpu_fp_env(tc->r->g, caller);
+  int rc = GS_OK;
+  for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
+    int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
+    gs_fp_env_set(setup_env);
+    for (int i = first; i < end; i++) ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready]);
+    if (!ready) continue;
+    gs_fp_env_set(qpu_env);
+    for (int k = 0; k < ready && rc >= 0; k++) rc = shade_block(tc, &w->slot[k], &w->batch[k], at);
   }
-  return GS_OK;
+  gs_fp_env_set(caller);
+  return rc;
 }
 
 /* ---- a tile: vertices -------------------------------------------------------------- */

@@ -94,5 +94,8 @@ int qpu_step_ref(gs_gpu *g, gs_qpu *q);
 /* The fast interpreter: executes up to `max` instructions of q, adding the
  * number executed to q->instructions. Same results as qpu_step_ref. exec.c */
 int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max);
+/* The same, when the caller has set the host's denormal flushing (and the
+ * rounding mode) already, as qpu_fp_env gives: it does not read MXCSR. */
+int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
 
 #endif

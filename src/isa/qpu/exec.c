@@ -4,8 +4,8 @@
  * qpu_step_ref, which shares the QPU state, so the two paths interleave
  * freely and always mean the same thing. */
 #include <string.h>
+#include "core/fpmode.h"
 #if defined(__SSE2__)
-#include <xmmintrin.h>
 #define HAVE_MXCSR 1
 #endif
 #if defined(__AVX512F__)
@@ -330,11 +330,13 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   return rc;
 }
 
+int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run(g, q, max); }
+
 int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
 #if HAVE_MXCSR
   unsigned csr = _mm_getcsr();
-  if ((csr & 0x8040u) == 0x8040u) return run(g, q, max); /* already set by the caller */
-  _mm_setcsr(csr | 0x8040u); /* flush-to-zero (bit 15), denormals-are-zero (bit 6) */
+  if ((csr & GS_MXCSR_FLUSH) == GS_MXCSR_FLUSH) return run(g, q, max); /* already set by the caller */
+  _mm_setcsr(csr | GS_MXCSR_FLUSH);
   int rc = run(g, q, max);
   _mm_setcsr(csr);
   return rc;

@@ -10,6 +10,7 @@
 
 #include <stdalign.h>
 #include <stdint.h>
+#include "core/fpmode.h"
 #include "gpusim/gpu.h"
 #include "isa/qpu/table.h"
 #include "v3d/vpm.h"
@@ -162,6 +163,15 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
  * caller resets q, then sets shader_io, payload and registers). A stall is a
  * deadlock error, a runaway program a watchdog error. sched.c */
 int qpu_run_to_end(gs_gpu *g, gs_qpu *q);
+
+/* The host floating-point environment qpu_run_to_end runs a shader in,
+ * from `base` (core/fpmode.h): the rounding mode g asks for, and with the
+ * fast interpreter denormals flushed. sched.c */
+gs_fp_env qpu_fp_env(const gs_gpu *g, gs_fp_env base);
+/* qpu_run_to_end for a caller that has set qpu_fp_env itself (gs_fp_env_set)
+ * around many shaders: the run neither reads nor writes the environment,
+ * which is what costs when a shader is short. Same results. */
+int qpu_run_to_end_in_env(gs_gpu *g, gs_qpu *q);
 
 /* Makes dst behave as src, where src is a state fresh from
  * qpu_reset (all registers zero) and dst was last reset, or wholly copied

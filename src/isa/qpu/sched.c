@@ -34,8 +34,10 @@ static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
   }
 }
 
-/* Runs one quantum of q; returns QPU_STEP_* or a negative error. */
-static int run_quantum(gs_gpu *g, gs_qpu *q) {
+/* Runs one quantum of q; returns QPU_STEP_* or a negative error. With
+ * in_env the caller has set qpu_fp_env, which the fast interpreter then
+ * does not check. */
+static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env) {
   if (g->cfg.interpreter == GS_INTERP_REFERENCE) {
     for (int k = 0; k < QPU_QUANTUM; k++) {
       int rc = qpu_step_ref(g, q);
@@ -43,7 +45,7 @@ static int run_quantum(gs_gpu *g, gs_qpu *q) {
     }
     return QPU_STEP_OK;
   }
-  return qpu_run_fast(g, q, QPU_QUANTUM);
+  return in_env ? qpu_run_fast_in_env(g, q, QPU_QUANTUM) : qpu_run_fast(g, q, QPU_QUANTUM);
 }
 
 static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
@@ -63,7 +65,7 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
       if (prog_of[i] < 0) continue;
       gs_qpu *q = g->qpu[i];
       uint64_t before = q->instructions;
-      int rc = run_quantum(g, q);
+      int rc = run_quantum(g, q, 0);
       if (rc < 0) return rc;
       if (q->instructions != before) progress = 1;
       if (rc == QPU_STEP_END) {
@@ -101,6 +103,11 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
   return GS_OK;
 }
 
+gs_fp_env qpu_fp_env(const gs_gpu *g, gs_fp_env base) {
+  return gs_fp_env_with(base, g->cfg.rounding == GS_ROUND_NEAREST_EVEN ? GS_FP_NEAREST : GS_FP_TOWARD_ZERO,
+                        g->cfg.interpreter != GS_INTERP_REFERENCE);
+}
+
 /* Runs run(g, arg) with the host rounding mode the context asks for. */
 static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
   int saved = gs_fp_round_get();
@@ -110,10 +117,9 @@ static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
   return rc;
 }
 
-static int run_alone(gs_gpu *g, void *arg) {
-  gs_qpu *q = arg;
+static int run_alone(gs_gpu *g, gs_qpu *q, int in_env) {
   for (;;) {
-    int rc = run_quantum(g, q);
+    int rc = run_quantum(g, q, in_env);
     if (rc < 0) return rc;
     if (rc == QPU_STEP_END) {
       q->state = QPU_ENDED;
@@ -130,7 +136,11 @@ static int run_alone(gs_gpu *g, void *arg) {
   }
 }
 
-int qpu_run_to_end(gs_gpu *g, gs_qpu *q) { return with_rounding(g, run_alone, q); }
+static int run_alone_any_env(gs_gpu *g, void *arg) { return run_alone(g, arg, 0); }
+
+int qpu_run_to_end(gs_gpu *g, gs_qpu *q) { return with_rounding(g, run_alone_any_env, q); }
+
+int qpu_run_to_end_in_env(gs_gpu *g, gs_qpu *q) { return run_alone(g, q, 1); }
 
 typedef struct user_run {
   const gs_qpu_program *progs;
