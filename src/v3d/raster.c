@@ -85,12 +85,12 @@ static inline uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int 
 
 /* Lanes whose sample is covered by one edge, its value at lane 0 being e. */
 static inline uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
-  uint16_t m = 0;
+  uint32_t m = 0;
   for (int l = 0; l < 16; l++) {
     int32_t v = e + PSE_LANE_DX(l) * sx + PSE_LANE_DY(l) * sy;
-    m |= (uint16_t)((v >= 0 ? 1u : 0u) << l);
+    m |= (~(uint32_t)v >> 31) << l; /* the sign bit: v >= 0 */
   }
-  return m;
+  return (uint16_t)m;
 }
 
 /* Classifies an edge over a square of `span` samples per side whose first
