@@ -640,7 +640,7 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
     return cle_prefix(tc->d, rc, "0x%08x: fragment shader at 0x%08x (uniforms 0x%08x), block (%u, %u): ", at,
                       tc->sh.fs_code, tc->sh.fs_uniforms, blk->x, blk->y);
   w->stats.fs_batches++;
-  for (int l = 0; l < 16; l++) w->stats.fragments += s->mask >> l & 1;
+  w->stats.fragments += (uint64_t)__builtin_popcount(s->mask);
   return GS_OK;
 }
 
