@@ -256,7 +256,28 @@ static gs_addr nv_vertices(frame *f, const double (*xy)[2], unsigned n, float z)
 /* The rendering list: clear values, 113, then per tile 115, (the first
  * tile waits on the semaphore), Branch-to-sub-list into the tile's list and
  * a store (the last with end of frame). */
-static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
+/* The tile's stores: what the frame's dump settings ask for, else 24 (25
+ * on the last tile). */
+static void default_stores(frame *f, gs_cl_writer *w, uint32_t x, uint32_t y, const void *ctx) {
+  (void)ctx;
+  int last = x + 1 == f->tx && y + 1 == f->ty;
+  gs_addr dump = f->dump + (y * f->tx + x) * 2 * TLB_FULL_BYTES;
+  if (f->dump && f->dump_general) {
+    gs_cl_store_tile_buffer_general sg = {.buffer = GS_CL_BUFFER_FULL, .address = dump, .last_tile = (uint32_t)last};
+    check(f, gs_cl_emit_store_tile_buffer_general(w, &sg, &f->d));
+  } else if (f->dump) {
+    gs_cl_store_full_resolution_tile_buffer sf = {.address = dump, .last_tile = (uint32_t)last};
+    check(f, gs_cl_emit_store_full_resolution_tile_buffer(w, &sf, &f->d));
+  } else {
+    check(f, gs_cl_put_id(w, last ? GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF
+                                  : GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER, NULL, &f->d));
+  }
+}
+
+/* The rendering list with the stores `stores` writes for each tile. */
+static void render_list_with(frame *f, uint32_t clear, uint32_t clear_z,
+                             void (*stores)(frame *, gs_cl_writer *, uint32_t, uint32_t, const void *),
+                             const void *ctx) {
   gs_cl_writer w;
   gs_cl_writer_init(&w, f->m, f->render, 8192);
   gs_cl_clear_colors cc = {clear, f->c64 ? f->clear_hi : clear, clear_z, 0, 0};
@@ -272,23 +293,13 @@ static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
       if (x == 0 && y == 0) check(f, gs_cl_put_id(&w, GS_CL_WAIT_ON_SEMAPHORE, NULL, &f->d));
       gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
       check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
-      int last = x + 1 == f->tx && y + 1 == f->ty;
-      gs_addr dump = f->dump + (y * f->tx + x) * 2 * TLB_FULL_BYTES;
-      if (f->dump && f->dump_general) {
-        gs_cl_store_tile_buffer_general sg = {.buffer = GS_CL_BUFFER_FULL, .address = dump,
-                                              .last_tile = (uint32_t)last};
-        check(f, gs_cl_emit_store_tile_buffer_general(&w, &sg, &f->d));
-        continue;
-      }
-      if (f->dump) {
-        gs_cl_store_full_resolution_tile_buffer sf = {.address = dump, .last_tile = (uint32_t)last};
-        check(f, gs_cl_emit_store_full_resolution_tile_buffer(&w, &sf, &f->d));
-        continue;
-      }
-      check(f, gs_cl_put_id(&w, last ? GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF
-                                     : GS_CL_STORE_MS_RESOLVED_TILE_COLOR_BUFFER, NULL, &f->d));
+      stores(f, &w, x, y, ctx);
     }
   f->render_end = w.cur;
+}
+
+static void render_list(frame *f, uint32_t clear, uint32_t clear_z) {
+  render_list_with(f, clear, clear_z, default_stores, NULL);
 }
 
 static int run(frame *f, unsigned threads) {
@@ -1794,32 +1805,26 @@ static void test_general_full_dump_and_reload(void **s) {
 /* The rendering list of an MS frame with Store General (28) stores per
  * tile: colour with mode `mode_a` to fb, colour with `mode_b` to fb2,
  * Z/stencil to zbuf (nothing cleared before the last). */
+typedef struct general_stores {
+  unsigned mode_a, mode_b;
+  gs_addr fb2, zbuf;
+} general_stores;
+
+static void ms_general_tile_stores(frame *f, gs_cl_writer *w, uint32_t x, uint32_t y, const void *ctx) {
+  const general_stores *g = ctx;
+  gs_cl_store_tile_buffer_general a = {.buffer = 1, .mode = g->mode_a, .address = f->fb, .disable_color_clear = 1,
+                                       .disable_zs_clear = 1};
+  gs_cl_store_tile_buffer_general b = {.buffer = 1, .mode = g->mode_b, .address = g->fb2, .disable_color_clear = 1,
+                                       .disable_zs_clear = 1};
+  gs_cl_store_tile_buffer_general z = {.buffer = 2, .address = g->zbuf, .last_tile = x + 1 == f->tx && y + 1 == f->ty};
+  check(f, gs_cl_emit_store_tile_buffer_general(w, &a, &f->d));
+  check(f, gs_cl_emit_store_tile_buffer_general(w, &b, &f->d));
+  check(f, gs_cl_emit_store_tile_buffer_general(w, &z, &f->d));
+}
+
 static void ms_general_stores(frame *f, unsigned mode_a, unsigned mode_b, gs_addr fb2, gs_addr zbuf) {
-  gs_cl_writer w;
-  gs_cl_writer_init(&w, f->m, f->render, 8192);
-  gs_cl_clear_colors cc = {0x11223344u, 0x11223344u, 0xFFFFFF, 0, 0};
-  check(f, gs_cl_emit_clear_colors(&w, &cc, &f->d));
-  gs_cl_tile_rendering_mode_configuration rc = {.address = f->fb, .width = f->width, .height = f->height,
-                                                .ms4x = 1, .color_format = 1};
-  check(f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f->d));
-  for (uint32_t y = 0; y < f->ty; y++)
-    for (uint32_t x = 0; x < f->tx; x++) {
-      gs_cl_tile_coordinates tc = {x, y};
-      check(f, gs_cl_emit_tile_coordinates(&w, &tc, &f->d));
-      if (x == 0 && y == 0) check(f, gs_cl_put_id(&w, GS_CL_WAIT_ON_SEMAPHORE, NULL, &f->d));
-      gs_cl_branch_to_sub_list br = {f->tile_alloc + (y * f->tx + x) * 32};
-      check(f, gs_cl_emit_branch_to_sub_list(&w, &br, &f->d));
-      gs_cl_store_tile_buffer_general a = {.buffer = 1, .mode = mode_a, .address = f->fb, .disable_color_clear = 1,
-                                           .disable_zs_clear = 1};
-      gs_cl_store_tile_buffer_general b = {.buffer = 1, .mode = mode_b, .address = fb2, .disable_color_clear = 1,
-                                           .disable_zs_clear = 1};
-      gs_cl_store_tile_buffer_general z = {.buffer = 2, .address = zbuf,
-                                           .last_tile = x + 1 == f->tx && y + 1 == f->ty};
-      check(f, gs_cl_emit_store_tile_buffer_general(&w, &a, &f->d));
-      check(f, gs_cl_emit_store_tile_buffer_general(&w, &b, &f->d));
-      check(f, gs_cl_emit_store_tile_buffer_general(&w, &z, &f->d));
-    }
-  f->render_end = w.cur;
+  general_stores g = {mode_a, mode_b, fb2, zbuf};
+  render_list_with(f, 0x11223344u, 0xFFFFFF, ms_general_tile_stores, &g);
 }
 
 /* Store General on an MS tile: mode 1 (decimate 4x) gives the averages,
