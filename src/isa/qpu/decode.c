@@ -199,6 +199,14 @@ static int alu_is_fast(uint64_t w) {
   return 1;
 }
 
+/* Whether ADD op `op` (MUL op when is_mul) with both operands in one slot
+ * returns that operand unchanged: or, and, min, max; the MUL's mov is
+ * v8min. The float min/max canonicalise their input, so they are not. */
+static int is_identity(unsigned op, int is_mul) {
+  if (is_mul) return op == QPU_M_V8MIN || op == QPU_M_V8MAX;
+  return op == QPU_A_OR || op == QPU_A_AND || op == QPU_A_MIN || op == QPU_A_MAX;
+}
+
 static void emit_alu(builder *b, uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG), sf = qpu_get(w, QPU_F_SF);
   unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
@@ -220,8 +228,18 @@ static void emit_alu(builder *b, uint64_t w) {
   int flags_from_add = sf && op_add != QPU_A_NOP;
   int flags_from_mul = sf && op_add == QPU_A_NOP && op_mul != QPU_M_NOP;
 
+  /* A mov with the other ALU idle (`mov tlb_z, rb15`, `nop ; mov r1, r0`)
+   * computes nothing: its result is its operand, written back straight
+   * from the operand's slot. With both ALUs busy one's write-back could
+   * change the other's operand first, so both compute as usual. */
+  int add_alone = op_mul == QPU_M_NOP, mul_alone = op_add == QPU_A_NOP;
+  int add_mov = add_alone && op_add != QPU_A_NOP && add_a == add_b && is_identity(op_add, 0);
+  int mul_mov = mul_alone && op_mul != QPU_M_NOP && mul_a == mul_b && is_identity(op_mul, 1);
+
   uint8_t add_out = QREG_ADD_OUT, mul_out = QREG_MUL_OUT;
-  if (op_add != QPU_A_NOP) {
+  if (add_mov) {
+    add_out = add_a;
+  } else if (op_add != QPU_A_NOP) {
     /* Compute straight into an accumulator when nothing else needs the old
      * value: unconditional, no flags, and the MUL does not read it. */
     if (da.writes && da.cond == 1 && !flags_from_add && is_acc(da.addr)) {
@@ -230,22 +248,24 @@ static void emit_alu(builder *b, uint64_t w) {
     }
     u = (qpu_uop){.kind = (uint8_t)(UOP_ADD_0 + op_add), .d = add_out, .a = add_a, .b = add_b};
     emit(b, u);
-    if (flags_from_add) {
-      u = (qpu_uop){.kind = UOP_FLAGS_ADD, .d = add_out, .a = add_a, .b = add_b,
-                    .cond = (uint8_t)da.cond, .op = (uint8_t)op_add};
-      emit(b, u);
-    }
   }
-  if (op_mul != QPU_M_NOP) {
+  if (flags_from_add) {
+    u = (qpu_uop){.kind = UOP_FLAGS_ADD, .d = add_out, .a = add_a, .b = add_b,
+                  .cond = (uint8_t)da.cond, .op = (uint8_t)op_add};
+    emit(b, u);
+  }
+  if (mul_mov) {
+    mul_out = mul_a;
+  } else if (op_mul != QPU_M_NOP) {
     if (dm.writes && dm.cond == 1 && !flags_from_mul && is_acc(dm.addr))
       mul_out = (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0);
     u = (qpu_uop){.kind = (uint8_t)(UOP_MUL_0 + op_mul), .d = mul_out, .a = mul_a, .b = mul_b};
     emit(b, u);
-    if (flags_from_mul) {
-      u = (qpu_uop){.kind = UOP_FLAGS_MUL, .d = mul_out, .a = mul_a, .b = mul_b,
-                    .cond = (uint8_t)dm.cond, .op = (uint8_t)op_mul};
-      emit(b, u);
-    }
+  }
+  if (flags_from_mul) {
+    u = (qpu_uop){.kind = UOP_FLAGS_MUL, .d = mul_out, .a = mul_a, .b = mul_b,
+                  .cond = (uint8_t)dm.cond, .op = (uint8_t)op_mul};
+    emit(b, u);
   }
   if (op_add != QPU_A_NOP) emit_writeback(b, &da, add_out);
   if (op_mul != QPU_M_NOP) emit_writeback(b, &dm, mul_out);
@@ -255,6 +275,10 @@ static void emit_alu(builder *b, uint64_t w) {
   }
   if (sig == QPU_SIG_THREND) {
     u = (qpu_uop){.kind = UOP_THREND};
+    emit(b, u);
+  }
+  if (flags_from_add || flags_from_mul) {
+    u = (qpu_uop){.kind = UOP_SETF};
     emit(b, u);
   }
 }
@@ -277,18 +301,24 @@ static void emit_ldi(builder *b, uint64_t w) {
     uint32_t two = ((imm >> i) & 1) | (((imm >> (16 + i)) & 1) << 1);
     v.u[i] = t == QPU_LDI_32 ? imm : t == QPU_LDI_PEU ? two : (uint32_t)((int32_t)(two << 30) >> 30);
   }
-  qpu_uop u = {.kind = UOP_CONST, .d = QREG_ADD_OUT};
+  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
+  /* `ldi r0, x` loads straight into the accumulator (its write-back is
+   * then in place); the MUL's write, to another destination, copies it. */
+  uint8_t out = QREG_ADD_OUT;
+  if (da.writes && da.cond == 1 && is_acc(da.addr)) out = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
+  qpu_uop u = {.kind = UOP_CONST, .d = out};
   u.imm = add_const(b, &v);
   emit(b, u);
-  dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
-  emit_writeback(b, &da, QREG_ADD_OUT);
-  emit_writeback(b, &dm, QREG_ADD_OUT);
+  emit_writeback(b, &da, out);
+  emit_writeback(b, &dm, out);
 }
 
-/* Predecodes the instruction w into b; returns its PI_* flags. */
-static uint8_t predecode(builder *b, uint64_t w) {
+/* Predecodes the instruction w, word `index` of its program, into b's
+ * micro-ops, without the UOP_NEXT that ends them; returns 0 when the fast
+ * interpreter leaves w to the reference interpreter. */
+static int predecode_fast(builder *b, uint64_t w, uint32_t index) {
   unsigned sig = qpu_get(w, QPU_F_SIG);
-  if (qpu_invalid_reason(w)) return PI_SLOW; /* the reference reports it */
+  if (qpu_invalid_reason(w)) return 0; /* the reference reports it */
   if (sig == QPU_SIG_BRANCH) {
     qpu_uop u = {.kind = UOP_BRANCH, .cond = (uint8_t)qpu_get(w, QPU_F_COND_BR),
                  .op = (uint8_t)(qpu_get(w, QPU_F_REL) | qpu_get(w, QPU_F_REG) << 1),
@@ -296,17 +326,31 @@ static uint8_t predecode(builder *b, uint64_t w) {
                  .addr = (uint8_t)qpu_get(w, QPU_F_WADDR_ADD), .b = (uint8_t)qpu_get(w, QPU_F_WADDR_MUL),
                  .imm = qpu_get(w, QPU_F_IMM)};
     emit(b, u);
-    return 0;
+    return 1;
   }
   if (sig == QPU_SIG_LOAD_IMM) {
-    if (!ldi_is_fast(w)) return PI_SLOW;
+    if (!ldi_is_fast(w)) return 0;
     emit_ldi(b, w);
-    return 0;
+    return 1;
   }
-  if (!alu_is_fast(w)) return PI_SLOW;
-  emit_alu(b, w);
+  if (!alu_is_fast(w)) return 0;
   unsigned ra = qpu_get(w, QPU_F_RADDR_A), rb = qpu_get(w, QPU_F_RADDR_B);
-  return (ra == QPU_R_MUTEX || (sig != QPU_SIG_SMALL_IMM && rb == QPU_R_MUTEX)) ? PI_MAY_BLOCK : 0;
+  if (ra == QPU_R_MUTEX || (sig != QPU_SIG_SMALL_IMM && rb == QPU_R_MUTEX))
+    emit(b, (qpu_uop){.kind = UOP_MAY_BLOCK, .imm = index});
+  emit_alu(b, w);
+  return 1;
+}
+
+/* Predecodes w into b: its micro-ops and UOP_NEXT, or one UOP_SLOW (the
+ * reference interpreter then does the whole instruction, end included). */
+static void predecode(builder *b, uint64_t w, uint32_t index) {
+  size_t first = b->n;
+  if (predecode_fast(b, w, index)) {
+    emit(b, (qpu_uop){.kind = UOP_NEXT});
+    return;
+  }
+  b->n = first;
+  emit(b, (qpu_uop){.kind = UOP_SLOW});
 }
 
 /* Adds the register-file slots word w may write to mask: the two write
@@ -339,11 +383,12 @@ static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     size_t first = b.n;
     mark_writes(p->wmask, p->words[i]);
-    p->insns[i].flags = predecode(&b, p->words[i]);
+    predecode(&b, p->words[i], i);
     if (b.oom) goto oom;
     p->insns[i].first_uop = (uint32_t)first;
-    p->insns[i].nuops = (uint8_t)(b.n - first);
   }
+  emit(&b, (qpu_uop){.kind = UOP_LEAVE});
+  if (b.oom) goto oom;
   p->uops = b.uops;
   p->consts = b.consts;
   p->nconsts = b.nconsts;

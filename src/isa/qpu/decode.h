@@ -17,7 +17,13 @@
 typedef struct qpu_cache qpu_cache;
 
 /* Micro-op kinds. ALU operations come first, one kind per opcode, so the
- * interpreter's switch has one 16-lane loop per operation. */
+ * interpreter's switch has one 16-lane loop per operation.
+ *
+ * A program is one stream of micro-ops: each instruction's, then UOP_NEXT,
+ * which does the end-of-instruction bookkeeping and falls through to the
+ * next instruction's, so the run loop dispatches micro-ops only and looks
+ * an instruction up by its pc only after a jump (UOP_LEAVE ends the stream:
+ * the pc has left the program). */
 enum {
 #define X(code, name, n, fi, fo) UOP_ADD_##code,
   QPU_ADD_OPS(X)
@@ -26,9 +32,9 @@ enum {
   QPU_MUL_OPS(X)
 #undef X
   UOP_IO_READ,     /* reg[d] = I/O read of address `addr` in file `side` */
-  UOP_FLAGS_ADD,   /* flags from ADD op `op`: result reg[d], operands reg[a], reg[b], lanes cond */
-  UOP_FLAGS_MUL,   /* flags from MUL op `op` */
-  UOP_FLAGS_LDI,   /* flags from an immediate in reg[d] */
+  UOP_FLAGS_ADD,   /* new flags from ADD op `op`: result reg[d], operands reg[a], reg[b], lanes cond */
+  UOP_FLAGS_MUL,   /* new flags from MUL op `op` */
+  UOP_SETF,        /* the new flags take effect (after the instruction's writes) */
   UOP_MOVE,        /* reg[d] = reg[a] in the lanes of cond (whole vector) */
   UOP_STAGE,       /* stage reg[a] for regfile slot d under cond (read-after-write latency) */
   UOP_IO_WRITE,    /* I/O write of reg[a] to address `addr` on side `side` under cond */
@@ -36,6 +42,10 @@ enum {
   UOP_LDTMU,       /* signal ldtmu<side> */
   UOP_THREND,      /* thread end after two delay slots */
   UOP_BRANCH,      /* branch: condition `cond` (branch codes), see exec.c */
+  UOP_MAY_BLOCK,   /* stall unless word `imm` of the program can start (mutex read) */
+  UOP_SLOW,        /* the whole instruction: run by the reference interpreter */
+  UOP_NEXT,        /* end of an instruction */
+  UOP_LEAVE,       /* after the last instruction: find the program at the pc */
   UOP_COUNT
 };
 
@@ -46,26 +56,18 @@ typedef struct qpu_uop {
   uint8_t op;          /* opcode for flag uops */
   uint8_t side;        /* register-file side / TMU number */
   uint8_t addr;        /* I/O address */
-  uint32_t imm;        /* constant index, branch immediate */
+  uint32_t imm;        /* constant index, branch immediate, word index */
 } qpu_uop;
-
-/* Instruction flags. */
-enum {
-  PI_SLOW = 1,      /* run by the reference interpreter */
-  PI_MAY_BLOCK = 2, /* check qpu_io_would_block first */
-};
 
 typedef struct qpu_pinsn {
   uint32_t first_uop; /* index into program uops */
-  uint8_t nuops;
-  uint8_t flags;
 } qpu_pinsn;
 
 typedef struct qpu_program {
   uint32_t start, end;       /* bus addresses [start, end) */
   uint64_t *words;           /* the code as prepared, to detect changes */
   qpu_pinsn *insns;          /* one per word */
-  qpu_uop *uops;
+  qpu_uop *uops;             /* the stream, ending in UOP_LEAVE */
   gs_vec *consts;            /* load-immediate values */
   uint32_t nconsts;
   uint64_t wmask[2];         /* regfile slots (gs_qpu.reg) some instruction may write */

@@ -102,11 +102,10 @@ static inline uint32_t op_or(uint32_t a, uint32_t b) { return a | b; }
 static inline uint32_t op_xor(uint32_t a, uint32_t b) { return a ^ b; }
 static inline uint32_t op_not(uint32_t a) { return ~a; }
 
-/* New flags computed by an instruction; they take effect after its writes,
- * whose conditions see the flags from before the instruction. */
+/* New flags computed by an instruction; they take effect (UOP_SETF) after
+ * its writes, whose conditions see the flags from before the instruction. */
 typedef struct new_flags {
   uint16_t z, n, c;
-  int set;
 } new_flags;
 
 /* Flags from a result in lanes `lanes`; the other lanes keep theirs. */
@@ -121,7 +120,6 @@ static inline void compute_flags(const gs_qpu *q, new_flags *f, const uint32_t *
   f->z = (uint16_t)((q->zf & ~lanes) | (z & lanes));
   f->n = (uint16_t)((q->nf & ~lanes) | (n & lanes));
   f->c = (uint16_t)((q->cf & ~lanes) | (c & lanes));
-  f->set = 1;
 }
 
 static inline void masked_move(gs_vec *d, const gs_vec *s, uint16_t lanes) {
@@ -182,15 +180,45 @@ static int run_branch(gs_gpu *g, gs_qpu *q, const qpu_uop *u) {
   return GS_OK;
 }
 
-/* Runs the micro-ops of one instruction. Returns GS_OK or a negative error. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu_uop *u, const qpu_uop *end) {
+/* The first micro-op of the instruction at q->pc, finding (and entering)
+ * the program that holds it when the pc has left q->prog; NULL with an
+ * error in g when there is none. */
+static const qpu_uop *locate(gs_gpu *g, gs_qpu *q) {
+  const qpu_program *p = q->prog;
+  if (!p || q->pc < p->start || q->pc >= p->end) {
+    if (!(p = qpu_find(g, q, q->pc))) return NULL;
+    q->prog = p;
+    q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
+  }
+  return p->uops + p->insns[(q->pc - p->start) >> 3].first_uop;
+}
+
+/* End of an instruction when q->busy says there is more to do than move
+ * the pc, as the reference's finish() does. Returns QPU_STEP_END at thread
+ * end, 1 when the pc jumped (a branch's delay slots are over), else 0. */
+static int finish_busy(gs_qpu *q) {
+  int jumped = 0;
+  if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) qpu_retire(q);
+  if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target, jumped = 1;
+  else q->pc += 8;
+  if (q->end_delay > 0 && --q->end_delay == 0) {
+    qpu_retire(q);
+    qpu_retire(q);
+    return QPU_STEP_END;
+  }
+  return jumped;
+}
+
+/* Runs up to max instructions: one switch over the program's micro-op
+ * stream (decode.h), each case one micro-op over all 16 lanes. */
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   gs_vec *R = q->reg;
-  new_flags nf = {0, 0, 0, 0};
+  new_flags nf = {0, 0, 0};
+  uint32_t done = 0;
   int rc;
-  for (; u < end; u++) {
+  const qpu_uop *u = locate(g, q);
+  if (!u) return qpu_diag(g, q)->code;
+  for (;;) {
     switch (u->kind) {
     case UOP_ADD_1: FLOAT_OP(HOST_FADD, qpu_fadd); break;
     case UOP_ADD_2: FLOAT_OP(HOST_FSUB, qpu_fsub); break;
@@ -237,6 +265,11 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
       compute_flags(q, &nf, R[u->d].u, c, cond_lanes(q, u->cond));
       break;
     }
+    case UOP_SETF:
+      q->zf = nf.z;
+      q->nf = nf.n;
+      q->cf = nf.c;
+      break;
     case UOP_MOVE:
       masked_move(&R[u->d], &R[u->a], cond_lanes(q, u->cond));
       break;
@@ -254,7 +287,7 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
       if ((rc = qpu_io_write(g, q, u->side, u->addr, &R[u->a], cond_lanes(q, u->cond))) < 0) return rc;
       break;
     case UOP_CONST:
-      R[u->d] = p->consts[u->imm];
+      R[u->d] = q->prog->consts[u->imm];
       break;
     case UOP_LDTMU:
       if ((rc = qpu_io_signal(g, q, u->side ? QPU_SIG_LDTMU1 : QPU_SIG_LDTMU0)) < 0) return rc;
@@ -265,69 +298,39 @@ static inline int run_uops(gs_gpu *g, gs_qpu *q, const qpu_program *p, const qpu
     case UOP_BRANCH:
       if ((rc = run_branch(g, q, u)) < 0) return rc;
       break;
+    case UOP_MAY_BLOCK:
+      /* first in its instruction: nothing has happened yet */
+      if (qpu_io_would_block(g, q, q->prog->words[u->imm])) return QPU_STEP_STALL;
+      break;
+    case UOP_NEXT:
+      q->instructions++;
+      done++;
+      /* Most instructions leave no staged write, SFU or r5 result, branch
+       * or thread end to account for: then the next one's micro-ops follow. */
+      if (q->busy == 0) {
+        q->pc += 8;
+        if (done == max) return QPU_STEP_OK;
+        break;
+      }
+      if ((rc = finish_busy(q)) == QPU_STEP_END) return rc;
+      if (done == max) return QPU_STEP_OK;
+      if (!rc) break;
+      if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
+      continue;
+    case UOP_SLOW:
+      rc = qpu_step_ref(g, q);
+      if (rc != QPU_STEP_OK) return rc; /* end, stall or error */
+      if (++done == max) return QPU_STEP_OK;
+      if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
+      continue;
+    case UOP_LEAVE:
+      if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
+      continue;
     default: /* ADD/MUL nop never reach here: the predecoder emits nothing */
       break;
     }
+    u++; /* cases that move elsewhere `continue` past this */
   }
-  if (nf.set) {
-    q->zf = nf.z;
-    q->nf = nf.n;
-    q->cf = nf.c;
-  }
-  return GS_OK;
-}
-
-static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
-  const qpu_program *p = q->prog;
-  uint32_t done = 0;
-  int rc = QPU_STEP_OK;
-  while (done < max) {
-    if (!p || q->pc < p->start || q->pc >= p->end) {
-      if (!(p = qpu_find(g, q, q->pc))) {
-        rc = qpu_diag(g, q)->code;
-        break;
-      }
-      q->prog = p;
-      q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
-    }
-    const qpu_pinsn *pi = &p->insns[(q->pc - p->start) >> 3];
-    if (pi->flags) {
-      if (pi->flags & PI_SLOW) {
-        rc = qpu_step_ref(g, q);
-        if (rc == QPU_STEP_OK) {
-          done++;
-          continue;
-        }
-        if (rc == QPU_STEP_END) done++;
-        break;
-      }
-      if (qpu_io_would_block(g, q, p->words[(q->pc - p->start) >> 3])) {
-        rc = QPU_STEP_STALL;
-        break;
-      }
-    }
-    const qpu_uop *u = p->uops + pi->first_uop;
-    if ((rc = run_uops(g, q, p, u, u + pi->nuops)) < 0) break;
-    rc = QPU_STEP_OK;
-    q->instructions++;
-    done++;
-    /* End of instruction, as in the reference: most instructions leave no
-     * staged write, SFU result, branch or thread end to account for. */
-    if ((q->npend | q->nnext | q->sfu_delay | q->r5_pending | q->branch_delay | q->end_delay) == 0) {
-      q->pc += 8;
-      continue;
-    }
-    if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) qpu_retire(q);
-    if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target;
-    else q->pc += 8;
-    if (q->end_delay > 0 && --q->end_delay == 0) {
-      qpu_retire(q);
-      qpu_retire(q);
-      rc = QPU_STEP_END;
-      break;
-    }
-  }
-  return rc;
 }
 
 int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run(g, q, max); }

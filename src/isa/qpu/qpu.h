@@ -85,21 +85,31 @@ typedef struct gs_qpu {
   /* Regfile writes of the previous instruction, committed at the end of
    * the current one; writes of the current one are staged in `next`. */
   qpu_pending_write pend[2], next[2];
-  uint8_t npend, nnext;
-  /* SFU result: lands in r4 when sfu_delay counts down to 0 (readable by
-   * the third instruction after the SFU write). */
+  /* What the end of an instruction has to do besides moving the pc, in
+   * one word so that the fast interpreter tests all of it with one load
+   * (`busy` is zero when there is nothing): staged regfile writes, the
+   * SFU and r5 latencies, branch and thread-end delay slots. */
+  union {
+    struct {
+      uint8_t npend, nnext;
+      /* SFU result: lands in r4 when sfu_delay counts down to 0 (readable
+       * by the third instruction after the SFU write). */
+      int8_t sfu_delay;
+      /* r5 after a varying read: C lands at the end of the reading instruction. */
+      int8_t r5_pending;
+      int8_t branch_delay; /* >0: delay-slot instructions left before the jump */
+      int8_t end_delay;    /* >0: delay-slot instructions left before thread end */
+      uint8_t unused_[2];  /* zero: part of `busy` */
+    };
+    uint64_t busy;
+  };
   alignas(64) gs_vec sfu_result;
-  int8_t sfu_delay;
-  /* r5 after a varying read: C lands at the end of the reading instruction. */
-  int8_t r5_pending;
   alignas(64) gs_vec r5_next;
 
   uint16_t zf, nf, cf;   /* flags, one bit per lane */
 
   uint32_t pc;           /* bus address of the next instruction */
   uint32_t branch_target;
-  int8_t branch_delay;   /* >0: delay-slot instructions left before the jump */
-  int8_t end_delay;      /* >0: delay-slot instructions left before thread end */
   int8_t state;          /* QPU_IDLE / RUNNING / ENDED / FAILED */
   int8_t host_interrupt;
   int num;               /* QPU number 0..11 */
