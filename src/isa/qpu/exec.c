@@ -51,19 +51,36 @@ static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
  * qpu_run_fast), a host float add or multiply gives exactly alu.h's result
  * unless an operand is an infinity or NaN (exponent 255): then the lane loop
  * of the full model runs instead. The test is off the data's critical path. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+/* The full model's lane loops for the fallback, out of line: they are rare,
+ * and inlined GCC loads their operands ahead of the test, every time. */
+#define FULL_LANES(fn) \
+  static NOINLINE void fn##_lanes(gs_vec *R, const qpu_uop *u) { LANES2(fn); }
+FULL_LANES(qpu_fadd)
+FULL_LANES(qpu_fsub)
+FULL_LANES(qpu_fmul)
+
 #if HAVE_MXCSR && defined(__AVX512F__)
 /* One AVX-512 instruction per operation; GCC's own vectorisation of the
  * lane loop rebuilds the vectors lane by lane after the infinity test. */
 static inline int any_special(__m512 a, __m512 b) {
+#if defined(__AVX512DQ__)
+  /* classes QNaN, +Inf, -Inf, SNaN: exactly the exponent 255 */
+  return !_mm512_kortestz(_mm512_fpclass_ps_mask(a, 0x99), _mm512_fpclass_ps_mask(b, 0x99));
+#else
   const __m512i e = _mm512_set1_epi32(0x7f800000);
-  __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(a), e), e) |
-                _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(b), e), e);
-  return m != 0;
+  return !_mm512_kortestz(_mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(a), e), e),
+                          _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(b), e), e));
+#endif
 }
 #define FLOAT_OP(intrinsic, full)                                  \
   do {                                                             \
     __m512 a_ = _mm512_load_ps(R[u->a].f), b_ = _mm512_load_ps(R[u->b].f); \
-    if (any_special(a_, b_)) LANES2(full);                         \
+    if (any_special(a_, b_)) full##_lanes(R, u);                   \
     else _mm512_store_ps(R[u->d].f, intrinsic(a_, b_));            \
   } while (0)
 #define HOST_FADD _mm512_add_ps
@@ -83,16 +100,16 @@ static inline int any_special(const gs_vec *a, const gs_vec *b) {
   for (int i = 0; i < QPU_LANES; i++) any |= ((x[i] & 0x7f800000u) + 0x00800000u) | ((y[i] & 0x7f800000u) + 0x00800000u);
   return (int)(any >> 31);
 }
-#define FLOAT_OP(host, full)                           \
-  do {                                                 \
-    if (any_special(&R[u->a], &R[u->b])) LANES2(full); \
-    else LANES2(host);                                 \
+#define FLOAT_OP(host, full)                                \
+  do {                                                      \
+    if (any_special(&R[u->a], &R[u->b])) full##_lanes(R, u); \
+    else LANES2(host);                                      \
   } while (0)
 #define HOST_FADD host_fadd
 #define HOST_FSUB host_fsub
 #define HOST_FMUL host_fmul
 #else
-#define FLOAT_OP(host, full) LANES2(full)
+#define FLOAT_OP(host, full) full##_lanes(R, u)
 #endif
 
 static inline uint32_t op_add(uint32_t a, uint32_t b) { return a + b; }
@@ -214,8 +231,9 @@ static int finish_busy(gs_qpu *q) {
 static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
   gs_vec *R = q->reg;
   new_flags nf = {0, 0, 0};
-  uint32_t done = 0;
+  const uint64_t stop = q->instructions + max; /* each instruction counts itself */
   int rc;
+  if (max == 0) return QPU_STEP_OK;
   const qpu_uop *u = locate(g, q);
   if (!u) return qpu_diag(g, q)->code;
   for (;;) {
@@ -304,29 +322,33 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
       break;
     case UOP_NEXT:
       q->instructions++;
-      done++;
       /* Most instructions leave no staged write, SFU or r5 result, branch
        * or thread end to account for: then the next one's micro-ops follow. */
       if (q->busy == 0) {
         q->pc += 8;
-        if (done == max) return QPU_STEP_OK;
+        if (q->instructions == stop) return QPU_STEP_OK;
         break;
       }
       if ((rc = finish_busy(q)) == QPU_STEP_END) return rc;
-      if (done == max) return QPU_STEP_OK;
+      if (q->instructions == stop) return QPU_STEP_OK;
       if (!rc) break;
       if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
       continue;
     case UOP_SLOW:
       rc = qpu_step_ref(g, q);
       if (rc != QPU_STEP_OK) return rc; /* end, stall or error */
-      if (++done == max) return QPU_STEP_OK;
+      if (q->instructions == stop) return QPU_STEP_OK;
       if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
       continue;
     case UOP_LEAVE:
       if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
       continue;
-    default: /* ADD/MUL nop never reach here: the predecoder emits nothing */
+    default:
+      /* The predecoder emits no other kind (nops and reserved opcodes have
+       * none); saying so spares the switch its range check. */
+#if defined(__GNUC__)
+      __builtin_unreachable();
+#endif
       break;
     }
     u++; /* cases that move elsewhere `continue` past this */
