@@ -129,27 +129,13 @@ static void test_copy_state(void **s) {
   free(b);
 }
 
-/* The dirty masks cover everything a program writes: after a run on either
- * interpreter of a program that writes every regfile register through the
- * ADD and the MUL ALU, both files each way (ws), and the accumulators, one
+/* Runs the assembly src alone on a QPU reset for it with interpreter
+ * interp, calls check on the QPU after the run, then asserts that one
  * qpu_copy_state from the reset state restores it byte for byte. */
-static void copy_after_run(int interp) {
+static void run_then_copy_back(int interp, const char *src, void (*check)(const gs_qpu *q)) {
   gs_gpu *g = gs_gpu_new(NULL);
   assert_non_null(g);
   gs_gpu_config_of(g)->interpreter = interp;
-  char src[8192];
-  size_t len = 0;
-  /* registers 0..15 of each file through the ADD ALU, 16..31 through the MUL ALU */
-  for (int k = 0; k < 16; k++)
-    len += (size_t)snprintf(src + len, sizeof src - len, "    ldi ra%d, %d\n    ldi rb%d, %d\n", k, k + 1, k, k + 100);
-  for (int k = 16; k < 32; k++)
-    len += (size_t)snprintf(src + len, sizeof src - len, "    mov r%d, elem_num ; mov rb%d, elem_num\n"
-                            "    nop ; fmul ra%d, r3, r3\n", k % 4, k, k);
-  /* an SFU result, a TMU direct read through the FIFO, and a TMU1 request
-   * left open (T written, S never) */
-  len += (size_t)snprintf(src + len, sizeof src - len,
-                          "    mov sfu_recip, r1\n    mov r0, unif\n    mov tmu0_s, r0\n    nop ; nop ; ldtmu0\n"
-                          "    mov tmu1_t, r1\n    thrend\n    nop\n    nop\n");
   uint64_t *w;
   size_t n;
   gs_diag d;
@@ -169,9 +155,7 @@ static void copy_after_run(int interp) {
   qpu_reset(fresh, 0, code, unif, 1000000);
   memcpy(q, fresh, sizeof *q);
   if (qpu_run_to_end(g, q) < 0) fail_msg("%s", gs_gpu_error(g));
-  assert_int_equal(q->reg[QREG_RB0 + 31].u[5], 5u); /* the program ran */
-  assert_int_equal(q->reg[QREG_RA0 + 15].u[0], 16u);
-  assert_int_equal(q->tmu[1].written, 2); /* T of TMU1 is open */
+  check(q);
   qpu_copy_state(q, fresh);
   fresh->hint = q->hint, fresh->hint_gen = q->hint_gen; /* kept by the copy */
   memset(q->tmu[0].fifo, 0, sizeof q->tmu[0].fifo);     /* not read while empty: not copied */
@@ -181,10 +165,55 @@ static void copy_after_run(int interp) {
   gs_gpu_free(g);
 }
 
+static void check_every_register_written(const gs_qpu *q) {
+  assert_int_equal(q->reg[QREG_RB0 + 31].u[5], 5u); /* the program ran */
+  assert_int_equal(q->reg[QREG_RA0 + 15].u[0], 16u);
+  assert_int_equal(q->tmu[1].written, 2); /* T of TMU1 is open */
+}
+
+/* The dirty masks cover everything a program writes: after a run on either
+ * interpreter of a program that writes every regfile register through the
+ * ADD and the MUL ALU, both files each way (ws), and the accumulators, one
+ * qpu_copy_state from the reset state restores it byte for byte. */
+static void copy_after_run(int interp) {
+  char src[8192];
+  size_t len = 0;
+  /* registers 0..15 of each file through the ADD ALU, 16..31 through the MUL ALU */
+  for (int k = 0; k < 16; k++)
+    len += (size_t)snprintf(src + len, sizeof src - len, "    ldi ra%d, %d\n    ldi rb%d, %d\n", k, k + 1, k, k + 100);
+  for (int k = 16; k < 32; k++)
+    len += (size_t)snprintf(src + len, sizeof src - len, "    mov r%d, elem_num ; mov rb%d, elem_num\n"
+                            "    nop ; fmul ra%d, r3, r3\n", k % 4, k, k);
+  /* an SFU result, a TMU direct read through the FIFO, and a TMU1 request
+   * left open (T written, S never) */
+  len += (size_t)snprintf(src + len, sizeof src - len,
+                          "    mov sfu_recip, r1\n    mov r0, unif\n    mov tmu0_s, r0\n    nop ; nop ; ldtmu0\n"
+                          "    mov tmu1_t, r1\n    thrend\n    nop\n    nop\n");
+  run_then_copy_back(interp, src, check_every_register_written);
+}
+
 static void test_copy_after_run(void **s) {
   (void)s;
   copy_after_run(GS_INTERP_FAST);
   copy_after_run(GS_INTERP_REFERENCE);
+}
+
+static void check_links_written(const gs_qpu *q) {
+  assert_int_not_equal(q->reg[QREG_R0 + 2].u[0], 0u); /* the links were written */
+  assert_int_not_equal(q->reg[QREG_RB0 + 7].u[0], 0u);
+}
+
+/* The same for the other writers: branch links into an accumulator and a
+ * regfile register (staged), moves, whose write-back reads their operand's
+ * slot, and a load immediate straight into an accumulator. */
+static void test_copy_after_links_and_moves(void **s) {
+  (void)s;
+  static const char src[] = "    brr r2, l1\n    nop\n    nop\n    nop\n"
+                            "l1: brr rb7, l2\n    nop\n    nop\n    nop\n"
+                            "l2: ldi r1, 7\n    mov ra3, r1\n    nop ; mov r3, elem_num\n"
+                            "    thrend\n    nop\n    nop\n";
+  run_then_copy_back(GS_INTERP_FAST, src, check_links_written);
+  run_then_copy_back(GS_INTERP_REFERENCE, src, check_links_written);
 }
 
 int main(void) {
@@ -193,6 +222,7 @@ int main(void) {
       cmocka_unit_test(test_lowest_failing_job_reported),
       cmocka_unit_test(test_copy_state),
       cmocka_unit_test(test_copy_after_run),
+      cmocka_unit_test(test_copy_after_links_and_moves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,21 +353,24 @@ static void predecode(builder *b, uint64_t w, uint32_t index) {
   emit(b, (qpu_uop){.kind = UOP_SLOW});
 }
 
-/* Adds the register-file slots word w may write to mask: the two write
- * addresses below 32, each in the file its ALU writes (ws swaps them);
- * every instruction form keeps them in the same bits. Accumulators and
- * I/O results are in QPU_ALWAYS_DIRTY. */
-static void mark_writes(uint64_t mask[2], uint64_t w) {
+static void mark_slot(uint64_t mask[2], unsigned slot) { mask[slot / 64] |= 1ull << (slot % 64); }
+
+/* Adds the slots word w may write to mask (qpu_copy_state copies them): the
+ * two write addresses, a register below 32 in the file its ALU writes (ws
+ * swaps them) or an accumulator r0..r3 — every instruction form keeps them
+ * in the same bits — and the slots w's micro-ops uops[first, end) compute
+ * into (results, I/O reads). r4, r5 and ra15/rb15 are in QPU_ALWAYS_DIRTY0;
+ * an instruction the reference interpreter runs marks every slot itself. */
+static void mark_writes(uint64_t mask[2], uint64_t w, const qpu_uop *u, const qpu_uop *end) {
   unsigned ws = qpu_get(w, QPU_F_WS);
   unsigned wa = qpu_get(w, QPU_F_WADDR_ADD), wm = qpu_get(w, QPU_F_WADDR_MUL);
-  if (wa < 32) {
-    unsigned slot = (ws ? QREG_RB0 : QREG_RA0) + wa;
-    mask[slot / 64] |= 1ull << (slot % 64);
-  }
-  if (wm < 32) {
-    unsigned slot = (ws ? QREG_RA0 : QREG_RB0) + wm;
-    mask[slot / 64] |= 1ull << (slot % 64);
-  }
+  if (wa < 32) mark_slot(mask, (ws ? QREG_RB0 : QREG_RA0) + wa);
+  if (wm < 32) mark_slot(mask, (ws ? QREG_RA0 : QREG_RB0) + wm);
+  if (is_acc(wa)) mark_slot(mask, QREG_R0 + wa - QPU_W_ACC0);
+  if (is_acc(wm)) mark_slot(mask, QREG_R0 + wm - QPU_W_ACC0);
+  for (; u < end; u++)
+    if (u->kind < UOP_IO_READ || u->kind == UOP_IO_READ || u->kind == UOP_MOVE || u->kind == UOP_CONST)
+      mark_slot(mask, u->d);
 }
 
 static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
@@ -382,9 +385,9 @@ static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
   memcpy(p->words, gs_mem_ptr(g->mem, start, 8 * n), 8 * (size_t)n);
   for (uint32_t i = 0; i < n; i++) {
     size_t first = b.n;
-    mark_writes(p->wmask, p->words[i]);
     predecode(&b, p->words[i], i);
     if (b.oom) goto oom;
+    mark_writes(p->wmask, p->words[i], b.uops + first, b.uops + b.n);
     p->insns[i].first_uop = (uint32_t)first;
   }
   emit(&b, (qpu_uop){.kind = UOP_LEAVE});

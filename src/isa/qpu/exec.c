@@ -215,12 +215,15 @@ static const qpu_uop *locate(gs_gpu *g, gs_qpu *q) {
  * end, 1 when the pc jumped (a branch's delay slots are over), else 0. */
 static int finish_busy(gs_qpu *q) {
   int jumped = 0;
+  /* qpu_retire does nothing without staged writes or SFU and r5 results */
   if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) qpu_retire(q);
   if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target, jumped = 1;
   else q->pc += 8;
   if (q->end_delay > 0 && --q->end_delay == 0) {
-    qpu_retire(q);
-    qpu_retire(q);
+    if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) {
+      qpu_retire(q);
+      qpu_retire(q);
+    }
     return QPU_STEP_END;
   }
   return jumped;

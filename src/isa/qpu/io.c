@@ -40,6 +40,10 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
 _Static_assert(offsetof(gs_qpu, reg) == 0, "qpu_copy_state copies reg[] from the start of gs_qpu");
 
 _Static_assert(QREG_SMALL_IMM0 <= 128 && QREG_READ_A >= 64, "qpu_copy_state's two 64-bit masks");
+_Static_assert(QREG_RA0 + 32 == QREG_RB0 && QREG_RB0 + 32 > 64 && QREG_RB0 + 32 <= 128,
+               "qpu_copy_state's test for regfile writes");
+_Static_assert(offsetof(gs_qpu, pend) == sizeof(((gs_qpu *)0)->reg) && offsetof(gs_qpu, next) < offsetof(gs_qpu, busy),
+               "qpu_copy_state skips pend[] and next[] as one range after reg[]");
 _Static_assert(offsetof(gs_qpu, tmu) + sizeof(qpu_tmu_state[2]) == sizeof(gs_qpu), "the TMU state ends gs_qpu");
 _Static_assert(offsetof(qpu_tmu_state, param) == 0 && offsetof(qpu_tmu_state, fifo) > offsetof(qpu_tmu_state, count),
                "qpu_copy_state copies a TMU's scalars between param and fifo");
@@ -48,8 +52,12 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
   const struct qpu_program *hint = dst->hint;
   unsigned hint_gen = dst->hint_gen;
-  uint64_t mask[2] = {dst->dirty[0] | QPU_ALWAYS_DIRTY0, dst->dirty[1] | QPU_ALWAYS_DIRTY1};
+  uint64_t mask[2] = {dst->dirty[0] | QPU_ALWAYS_DIRTY0, dst->dirty[1]};
   mask[1] &= (1ull << (QREG_SMALL_IMM0 - 64)) - 1; /* the small immediates never change */
+  /* Only a write to a regfile register (which its slot's dirty bit
+   * records) stages anything in pend[] and next[]. */
+  int staged = ((dst->dirty[0] >> QREG_RA0) | (dst->dirty[1] & ((1ull << (QREG_RB0 + 32 - 64)) - 1))) != 0;
+  size_t from = staged ? after_regs : offsetof(gs_qpu, busy);
   for (int h = 0; h < 2; h++)
     for (uint64_t m = mask[h]; m; m &= m - 1) {
       unsigned slot = (unsigned)(64 * h + __builtin_ctzll(m));
@@ -59,7 +67,7 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
    * parameters are all zero between requests (end_request), so they are
    * copied only when dst stopped inside a request; its result FIFO is
    * never read beyond `count`, which the copy sets. */
-  memcpy((char *)dst + after_regs, (const char *)src + after_regs, offsetof(gs_qpu, tmu) - after_regs);
+  memcpy((char *)dst + from, (const char *)src + from, offsetof(gs_qpu, tmu) - from);
   for (int u = 0; u < 2; u++) {
     qpu_tmu_state *d = &dst->tmu[u];
     const qpu_tmu_state *t = &src->tmu[u];

@@ -186,19 +186,21 @@ int qpu_run_to_end_in_env(gs_gpu *g, gs_qpu *q);
 /* Makes dst behave as src, where src is a state fresh from
  * qpu_reset (all registers zero) and dst was last reset, or wholly copied
  * from such a state, or made by this function: only the registers dst may
- * have changed since (dst->dirty and QPU_ALWAYS_DIRTY*) are copied, and the
+ * have changed since (dst->dirty and QPU_ALWAYS_DIRTY0) are copied, and the
  * small-immediate slots never are; nor are TMU result FIFO entries, which
- * nothing reads once the FIFO is empty. A renderer resets a QPU for every batch
+ * nothing reads once the FIFO is empty; nor are staged regfile writes when
+ * dst wrote no regfile register. A renderer resets a QPU for every batch
  * of 16 fragments; this copies a few hundred bytes of registers instead of
  * 5 KB. */
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
 
-/* Slots qpu_copy_state always copies: the accumulators r0..r5 (written by
- * ALUs, SFU, TMU, TLB loads and varyings, not tracked), ra15 and rb15 (the
- * renderer writes the W and Z payload there directly) and the
- * interpreters' scratch slots 72..79. */
-#define QPU_ALWAYS_DIRTY0 (0xFFull | 1ull << (QREG_RA0 + 15) | 1ull << (QREG_RB0 + 15))
-#define QPU_ALWAYS_DIRTY1 (0xFFull << (QREG_READ_A - 64))
+/* Slots qpu_copy_state always copies: r4 and r5 (written by the SFU, TMU,
+ * TLB loads, varyings and r5quad/r5rep, not tracked), ra15 and rb15 (the
+ * renderer writes the W and Z payload there directly). The rest a program
+ * may write is in its write mask (decode.c: regfile and accumulator
+ * destinations, and the slots the fast interpreter's micro-ops write). */
+#define QPU_ALWAYS_DIRTY0 \
+  (1ull << QREG_R4 | 1ull << QREG_R5 | 1ull << (QREG_RA0 + 15) | 1ull << (QREG_RB0 + 15))
 
 /* Commits staged regfile writes at the end of an instruction and counts the
  * SFU latency down; shared by both interpreters. */
