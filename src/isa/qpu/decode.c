@@ -159,11 +159,11 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
   u.cond = (uint8_t)d->cond;
   if (d->addr < 32) {
     u.kind = UOP_STAGE;
-    u.d = (uint8_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
+    u.d = (uint16_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
   } else if (is_acc(d->addr)) {
     if (d->cond == 1 && src == QREG_R0 + d->addr - QPU_W_ACC0) return; /* computed in place */
     u.kind = UOP_MOVE;
-    u.d = (uint8_t)(QREG_R0 + d->addr - QPU_W_ACC0);
+    u.d = (uint16_t)(QREG_R0 + d->addr - QPU_W_ACC0);
   } else {
     u.kind = UOP_IO_WRITE;
     u.side = (uint8_t)d->side;
@@ -322,8 +322,8 @@ static int predecode_fast(builder *b, uint64_t w, uint32_t index) {
   if (sig == QPU_SIG_BRANCH) {
     qpu_uop u = {.kind = UOP_BRANCH, .cond = (uint8_t)qpu_get(w, QPU_F_COND_BR),
                  .op = (uint8_t)(qpu_get(w, QPU_F_REL) | qpu_get(w, QPU_F_REG) << 1),
-                 .a = (uint8_t)qpu_get(w, QPU_F_RADDR_A_BR), .side = (uint8_t)qpu_get(w, QPU_F_WS),
-                 .addr = (uint8_t)qpu_get(w, QPU_F_WADDR_ADD), .b = (uint8_t)qpu_get(w, QPU_F_WADDR_MUL),
+                 .a = (uint16_t)qpu_get(w, QPU_F_RADDR_A_BR), .side = (uint8_t)qpu_get(w, QPU_F_WS),
+                 .addr = (uint8_t)qpu_get(w, QPU_F_WADDR_ADD), .b = (uint16_t)qpu_get(w, QPU_F_WADDR_MUL),
                  .imm = qpu_get(w, QPU_F_IMM)};
     emit(b, u);
     return 1;
@@ -392,6 +392,14 @@ static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
   }
   emit(&b, (qpu_uop){.kind = UOP_LEAVE});
   if (b.oom) goto oom;
+  /* Slot numbers to byte offsets (decode.h); a branch's are its fields. */
+  for (size_t k = 0; k < b.n; k++) {
+    qpu_uop *u = &b.uops[k];
+    if (u->kind == UOP_BRANCH) continue;
+    u->d = (uint16_t)(u->d * sizeof(gs_vec));
+    u->a = (uint16_t)(u->a * sizeof(gs_vec));
+    u->b = (uint16_t)(u->b * sizeof(gs_vec));
+  }
   p->uops = b.uops;
   p->consts = b.consts;
   p->nconsts = b.nconsts;

@@ -49,13 +49,16 @@ enum {
   UOP_COUNT
 };
 
+/* Operands name slots of gs_qpu.reg[] by their byte offset, slot *
+ * sizeof(gs_vec), so that a handler adds it to the array's address as it
+ * is (the predecoder works with slot numbers and converts them last). */
 typedef struct qpu_uop {
   uint8_t kind;
-  uint8_t d, a, b;     /* slots of gs_qpu.reg[] */
   uint8_t cond;        /* write condition (QPU_CONDS) or branch condition */
   uint8_t op;          /* opcode for flag uops */
   uint8_t side;        /* register-file side / TMU number */
   uint8_t addr;        /* I/O address */
+  uint16_t d, a, b;    /* operands: offsets of reg[] slots (a branch: see exec.c) */
   uint32_t imm;        /* constant index, branch immediate, word index */
 } qpu_uop;
 

@@ -8,7 +8,7 @@
 #if defined(__SSE2__)
 #define HAVE_MXCSR 1
 #endif
-#if defined(__AVX512F__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 #include "isa/qpu/alu.h"
@@ -29,22 +29,25 @@ static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
   }
 }
 
+/* The reg[] slot at byte offset off (decode.h) of the register array R. */
+#define REG(off) (*(gs_vec *)((char *)R + (off)))
+
 /* One 16-lane loop per operation: operands are copied to locals first so
  * the compiler knows they do not alias the destination and vectorises. */
-#define LANES2(fn)                                         \
-  do {                                                     \
-    uint32_t x_[QPU_LANES], y_[QPU_LANES], r_[QPU_LANES];  \
-    memcpy(x_, R[u->a].u, sizeof x_);                      \
-    memcpy(y_, R[u->b].u, sizeof y_);                      \
+#define LANES2(fn)                                                \
+  do {                                                            \
+    uint32_t x_[QPU_LANES], y_[QPU_LANES], r_[QPU_LANES];         \
+    memcpy(x_, REG(u->a).u, sizeof x_);                           \
+    memcpy(y_, REG(u->b).u, sizeof y_);                           \
     for (int i = 0; i < QPU_LANES; i++) r_[i] = fn(x_[i], y_[i]); \
-    memcpy(R[u->d].u, r_, sizeof r_);                      \
+    memcpy(REG(u->d).u, r_, sizeof r_);                           \
   } while (0)
 #define LANES1(fn)                                         \
   do {                                                     \
     uint32_t x_[QPU_LANES], r_[QPU_LANES];                 \
-    memcpy(x_, R[u->a].u, sizeof x_);                      \
+    memcpy(x_, REG(u->a).u, sizeof x_);                    \
     for (int i = 0; i < QPU_LANES; i++) r_[i] = fn(x_[i]); \
-    memcpy(R[u->d].u, r_, sizeof r_);                      \
+    memcpy(REG(u->d).u, r_, sizeof r_);                    \
   } while (0)
 
 /* With the host's denormals-are-zero and flush-to-zero modes on (set by
@@ -77,15 +80,37 @@ static inline int any_special(__m512 a, __m512 b) {
                           _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(b), e), e));
 #endif
 }
-#define FLOAT_OP(intrinsic, full)                                  \
-  do {                                                             \
-    __m512 a_ = _mm512_load_ps(R[u->a].f), b_ = _mm512_load_ps(R[u->b].f); \
-    if (any_special(a_, b_)) full##_lanes(R, u);                   \
-    else _mm512_store_ps(R[u->d].f, intrinsic(a_, b_));            \
+#define FLOAT_OP(intrinsic, full)                                              \
+  do {                                                                         \
+    __m512 a_ = _mm512_load_ps(REG(u->a).f), b_ = _mm512_load_ps(REG(u->b).f); \
+    if (any_special(a_, b_)) full##_lanes(R, u);                               \
+    else _mm512_store_ps(REG(u->d).f, intrinsic(a_, b_));                      \
   } while (0)
 #define HOST_FADD _mm512_add_ps
 #define HOST_FSUB _mm512_sub_ps
 #define HOST_FMUL _mm512_mul_ps
+#elif HAVE_MXCSR && defined(__AVX2__)
+/* Two AVX instructions per operation (x86-64-v3), for the same reason. */
+static inline __m256i special_lanes(__m256 x) {
+  const __m256i e = _mm256_set1_epi32(0x7f800000);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x), e), e);
+}
+#define FLOAT_OP(intrinsic, full)                                                           \
+  do {                                                                                      \
+    __m256 a0_ = _mm256_load_ps(REG(u->a).f), a1_ = _mm256_load_ps(REG(u->a).f + 8);        \
+    __m256 b0_ = _mm256_load_ps(REG(u->b).f), b1_ = _mm256_load_ps(REG(u->b).f + 8);        \
+    __m256i s_ = _mm256_or_si256(_mm256_or_si256(special_lanes(a0_), special_lanes(a1_)),   \
+                                 _mm256_or_si256(special_lanes(b0_), special_lanes(b1_)));  \
+    if (!_mm256_testz_si256(s_, s_)) {                                                      \
+      full##_lanes(R, u);                                                                   \
+    } else {                                                                                \
+      _mm256_store_ps(REG(u->d).f, intrinsic(a0_, b0_));                                    \
+      _mm256_store_ps(REG(u->d).f + 8, intrinsic(a1_, b1_));                                \
+    }                                                                                       \
+  } while (0)
+#define HOST_FADD _mm256_add_ps
+#define HOST_FSUB _mm256_sub_ps
+#define HOST_FMUL _mm256_mul_ps
 #elif HAVE_MXCSR
 static inline uint32_t host_fadd(uint32_t a, uint32_t b) { return qf_u(qf_f(a) + qf_f(b)); }
 static inline uint32_t host_fsub(uint32_t a, uint32_t b) { return qf_u(qf_f(a) - qf_f(b)); }
@@ -100,10 +125,10 @@ static inline int any_special(const gs_vec *a, const gs_vec *b) {
   for (int i = 0; i < QPU_LANES; i++) any |= ((x[i] & 0x7f800000u) + 0x00800000u) | ((y[i] & 0x7f800000u) + 0x00800000u);
   return (int)(any >> 31);
 }
-#define FLOAT_OP(host, full)                                \
-  do {                                                      \
-    if (any_special(&R[u->a], &R[u->b])) full##_lanes(R, u); \
-    else LANES2(host);                                      \
+#define FLOAT_OP(host, full)                                     \
+  do {                                                           \
+    if (any_special(&REG(u->a), &REG(u->b))) full##_lanes(R, u); \
+    else LANES2(host);                                           \
   } while (0)
 #define HOST_FADD host_fadd
 #define HOST_FSUB host_fsub
@@ -272,18 +297,18 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
     case UOP_MUL_6: LANES2(qpu_v8adds); break;
     case UOP_MUL_7: LANES2(qpu_v8subs); break;
     case UOP_IO_READ:
-      if ((rc = qpu_io_read(g, q, u->side, u->addr, &R[u->d])) < 0) return rc;
+      if ((rc = qpu_io_read(g, q, u->side, u->addr, &REG(u->d))) < 0) return rc;
       break;
     case UOP_FLAGS_ADD: {
       uint32_t c[QPU_LANES];
-      for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_add_carry(u->op, R[u->a].u[i], R[u->b].u[i], R[u->d].u[i]);
-      compute_flags(q, &nf, R[u->d].u, c, cond_lanes(q, u->cond));
+      for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_add_carry(u->op, REG(u->a).u[i], REG(u->b).u[i], REG(u->d).u[i]);
+      compute_flags(q, &nf, REG(u->d).u, c, cond_lanes(q, u->cond));
       break;
     }
     case UOP_FLAGS_MUL: {
       uint32_t c[QPU_LANES];
-      for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_mul_carry(u->op, R[u->a].u[i], R[u->b].u[i]);
-      compute_flags(q, &nf, R[u->d].u, c, cond_lanes(q, u->cond));
+      for (int i = 0; i < QPU_LANES; i++) c[i] = qpu_mul_carry(u->op, REG(u->a).u[i], REG(u->b).u[i]);
+      compute_flags(q, &nf, REG(u->d).u, c, cond_lanes(q, u->cond));
       break;
     }
     case UOP_SETF:
@@ -292,23 +317,23 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
       q->cf = nf.c;
       break;
     case UOP_MOVE:
-      masked_move(&R[u->d], &R[u->a], cond_lanes(q, u->cond));
+      masked_move(&REG(u->d), &REG(u->a), cond_lanes(q, u->cond));
       break;
     case UOP_STAGE: {
       uint16_t lanes = cond_lanes(q, u->cond);
       if (!lanes) break;
       qpu_pending_write *pw = &q->next[q->nnext++];
-      pw->v = R[u->a];
+      pw->v = REG(u->a);
       pw->bytes = 0xffffffffu;
       pw->lanes = lanes;
-      pw->reg = u->d;
+      pw->reg = (uint8_t)(u->d / sizeof(gs_vec));
       break;
     }
     case UOP_IO_WRITE:
-      if ((rc = qpu_io_write(g, q, u->side, u->addr, &R[u->a], cond_lanes(q, u->cond))) < 0) return rc;
+      if ((rc = qpu_io_write(g, q, u->side, u->addr, &REG(u->a), cond_lanes(q, u->cond))) < 0) return rc;
       break;
     case UOP_CONST:
-      R[u->d] = q->prog->consts[u->imm];
+      REG(u->d) = q->prog->consts[u->imm];
       break;
     case UOP_LDTMU:
       if ((rc = qpu_io_signal(g, q, u->side ? QPU_SIG_LDTMU1 : QPU_SIG_LDTMU0)) < 0) return rc;
