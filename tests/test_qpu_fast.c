@@ -259,11 +259,40 @@ static void test_cache_notices_changed_code(void **state) {
   gs_gpu_free(g);
 }
 
+/* A tile-buffer write outside a fragment shader fails with the same
+ * message on both interpreters when a lane's condition passes, and does
+ * nothing when none does. */
+static void test_tlb_write_outside_fragment_shader(void **state) {
+  (void)state;
+  for (unsigned cond = 1; cond <= 2; cond++) { /* always; zs, with every Z flag clear */
+    uint64_t w[PROG_LEN];
+    uint32_t unif[NUNIF] = {0};
+    for (int i = 0; i < PROG_LEN; i++) w[i] = QPU_NOP_WORD;
+    w[0] = qpu_set(qpu_set(qpu_set(QPU_NOP_WORD, QPU_F_OP_ADD, QPU_A_OR), QPU_F_COND_ADD, cond),
+                   QPU_F_WADDR_ADD, QPU_W_TLB_Z);
+    w[1] = qpu_set(QPU_NOP_WORD, QPU_F_SIG, QPU_SIG_THREND);
+    gs_gpu *gf = gpu_with(w, unif), *gr = gpu_with(w, unif);
+    gs_qpu_status st;
+    int rf = run_one(gf, GS_INTERP_FAST, 0, &st), rr = run_one(gr, GS_INTERP_REFERENCE, 0, &st);
+    assert_int_equal(rf, rr);
+    if (cond == 1) {
+      assert_int_equal(rr, GS_EINVAL);
+      assert_string_equal(gs_gpu_error(gf), gs_gpu_error(gr));
+      assert_non_null(strstr(gs_gpu_error(gf), "only reachable from fragment shaders"));
+    } else {
+      assert_int_equal(rr, GS_OK);
+    }
+    gs_gpu_free(gf);
+    gs_gpu_free(gr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_programs_toward_zero),
       cmocka_unit_test(test_random_programs_nearest_even),
       cmocka_unit_test(test_cache_notices_changed_code),
+      cmocka_unit_test(test_tlb_write_outside_fragment_shader),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

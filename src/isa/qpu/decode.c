@@ -165,7 +165,9 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
     u.kind = UOP_MOVE;
     u.d = (uint16_t)(QREG_R0 + d->addr - QPU_W_ACC0);
   } else {
-    u.kind = UOP_IO_WRITE;
+    /* fragment shaders write the tile buffer once or twice a batch */
+    int tlb = d->addr >= QPU_W_TLB_STENCIL && d->addr <= QPU_W_TLB_ALPHA_MASK;
+    u.kind = tlb ? UOP_TLB_WRITE : UOP_IO_WRITE;
     u.side = (uint8_t)d->side;
     u.addr = (uint8_t)d->addr;
   }

@@ -38,6 +38,7 @@ enum {
   UOP_MOVE,        /* reg[d] = reg[a] in the lanes of cond (whole vector) */
   UOP_STAGE,       /* stage reg[a] for regfile slot d under cond (read-after-write latency) */
   UOP_IO_WRITE,    /* I/O write of reg[a] to address `addr` on side `side` under cond */
+  UOP_TLB_WRITE,   /* the same to a tile-buffer address, straight to the shader's tlb_write */
   UOP_CONST,       /* reg[d] = program constant number `imm` */
   UOP_LDTMU,       /* signal ldtmu<side> */
   UOP_THREND,      /* thread end after two delay slots */

@@ -332,6 +332,16 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
     case UOP_IO_WRITE:
       if ((rc = qpu_io_write(g, q, u->side, u->addr, &REG(u->a), cond_lanes(q, u->cond))) < 0) return rc;
       break;
+    case UOP_TLB_WRITE: {
+      /* qpu_io_write's tile-buffer case without its dispatch on the address */
+      uint16_t lanes = cond_lanes(q, u->cond);
+      const qpu_shader_io *io = q->shader_io;
+      if (!lanes) break;
+      rc = io && io->tlb_write ? io->tlb_write(io->ctx, q, u->addr, &REG(u->a), lanes)
+                               : qpu_io_write(g, q, u->side, u->addr, &REG(u->a), lanes); /* its error */
+      if (rc < 0) return rc;
+      break;
+    }
     case UOP_CONST:
       REG(u->d) = q->prog->consts[u->imm];
       break;
