@@ -510,8 +510,63 @@ static void random_fragments(const gs_tlb *t, uint32_t *s, uint32_t *x, uint32_t
   }
 }
 
-static void test_fragments_match_plain_model(void **st) {
-  (void)st;
+/* One random access (op 0 Z write, 1 early Z, 2 colour write, 3 colour
+ * load) of fragments x, y through the entry points by lane positions, or
+ * with b through the *_batch ones, checked against the plain model. */
+static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uint32_t *y, const tlb_batch *b,
+                                       int mode, int n) {
+  uint32_t z[16], rev[16] = {0}, cov[16], want[16], out[16], out_ref[16];
+  uint16_t lanes = (uint16_t)(tlb_rand(s) % 3 ? 0xFFFFu : tlb_rand(s));
+  for (int l = 0; l < 16; l++) {
+    long i = ref_index(&tlb, x[l], y[l], 0);
+    /* often the stored Z itself, for the equal cases */
+    z[l] = i >= 0 && tlb_rand(s) % 3 == 0 ? ref_zs[i] >> 8 : 0x00800000u + (tlb_rand(s) & 0x1ffff);
+    z[l] |= tlb_rand(s) & 0xff000000u; /* bits above Z are ignored */
+    cov[l] = want[l] = tlb_rand(s) % 2 ? 0xFu : tlb_rand(s) & 0xFu;
+  }
+  unsigned op = tlb_rand(s) % 4;
+  tlb_begin_batch(&tlb);
+  tlb_set_depth(&tlb, tlb_rand(s) % 8, (int)(tlb_rand(s) % 2));
+  if (op == 0) {
+    if (b) tlb_z_write_batch(&tlb, b, z, rev, cov, lanes);
+    else tlb_z_write(&tlb, x, y, z, rev, cov, lanes);
+    ref_z(&tlb, x, y, z, want, lanes, 1);
+  } else if (op == 1) {
+    if (b) tlb_z_test_batch(&tlb, b, z, cov, lanes);
+    else tlb_z_test(&tlb, x, y, z, cov, lanes);
+    ref_z(&tlb, x, y, z, want, lanes, 0);
+  } else if (op == 2) {
+    int sample = (int)(tlb_rand(s) % 6) - 1;
+    unsigned half = tlb_rand(s) % tlb.halves;
+    if (b) tlb_colour_write_batch(&tlb, b, z, cov, lanes, sample, half);
+    else tlb_colour_write(&tlb, x, y, z, cov, lanes, sample, half);
+    for (int l = 0; l < 16; l++)
+      for (unsigned k = 0; k < tlb.samples; k++) {
+        long i = ref_index(&tlb, x[l], y[l], k);
+        if ((lanes >> l & 1) && (sample < 0 || (unsigned)sample == k) && (cov[l] >> k & 1) && i >= 0)
+          ref_colour[(unsigned long)i * tlb.halves + half] = z[l];
+      }
+  } else {
+    unsigned sample = tlb_rand(s) % 5, half = tlb_rand(s) % tlb.halves;
+    if (b) tlb_colour_load_batch(&tlb, b, out, lanes, sample, half);
+    else tlb_colour_load(&tlb, x, y, out, lanes, sample, half);
+    for (int l = 0; l < 16; l++) {
+      long i = (lanes >> l & 1) ? ref_index(&tlb, x[l], y[l], sample) : -1;
+      out_ref[l] = i >= 0 ? ref_colour[(unsigned long)i * tlb.halves + half] : 0;
+    }
+    assert_memory_equal(out, out_ref, sizeof out);
+  }
+  assert_memory_equal(cov, want, sizeof cov);
+  if (memcmp(tlb.zs, ref_zs, sizeof ref_zs) || memcmp(tlb.colour, ref_colour, sizeof ref_colour))
+    fail_msg("mode %d, access %d (op %u%s): the buffers differ from the plain model", mode, n, op,
+             b ? ", one tlb_batch for several accesses" : "");
+}
+
+/* Random accesses in the four tile modes. With `reuse`, each set of
+ * fragments gets one tlb_batch, made before the first of its three
+ * accesses, as the renderer uses one for a batch's early Z, Z write and
+ * colour writes. */
+static void fragments_match_plain_model(int reuse) {
   uint32_t s = 0x9E3779B9u;
   for (int mode = 0; mode < 4; mode++) {
     tlb_init(&tlb, mode & 1, mode >> 1);
@@ -522,49 +577,27 @@ static void test_fragments_match_plain_model(void **st) {
       tlb.colour[i] = ref_colour[i] = tlb_rand(&s);
     }
     for (int n = 0; n < 20000; n++) {
-      uint32_t x[16], y[16], z[16], rev[16] = {0}, cov[16], want[16], out[16], out_ref[16];
+      uint32_t x[16], y[16];
       random_fragments(&tlb, &s, x, y);
-      uint16_t lanes = (uint16_t)(tlb_rand(&s) % 3 ? 0xFFFFu : tlb_rand(&s));
-      for (int l = 0; l < 16; l++) {
-        long i = ref_index(&tlb, x[l], y[l], 0);
-        /* often the stored Z itself, for the equal cases */
-        z[l] = i >= 0 && tlb_rand(&s) % 3 == 0 ? ref_zs[i] >> 8 : 0x00800000u + (tlb_rand(&s) & 0x1ffff);
-        z[l] |= tlb_rand(&s) & 0xff000000u; /* bits above Z are ignored */
-        cov[l] = want[l] = tlb_rand(&s) % 2 ? 0xFu : tlb_rand(&s) & 0xFu;
+      if (!reuse) {
+        access_matches_plain_model(&s, x, y, NULL, mode, n);
+        continue;
       }
-      unsigned op = tlb_rand(&s) % 4;
-      tlb_begin_batch(&tlb);
-      tlb_set_depth(&tlb, tlb_rand(&s) % 8, (int)(tlb_rand(&s) % 2));
-      if (op == 0) {
-        tlb_z_write(&tlb, x, y, z, rev, cov, lanes);
-        ref_z(&tlb, x, y, z, want, lanes, 1);
-      } else if (op == 1) {
-        tlb_z_test(&tlb, x, y, z, cov, lanes);
-        ref_z(&tlb, x, y, z, want, lanes, 0);
-      } else if (op == 2) {
-        int sample = (int)(tlb_rand(&s) % 6) - 1;
-        unsigned half = tlb_rand(&s) % tlb.halves;
-        tlb_colour_write(&tlb, x, y, z, cov, lanes, sample, half);
-        for (int l = 0; l < 16; l++)
-          for (unsigned k = 0; k < tlb.samples; k++) {
-            long i = ref_index(&tlb, x[l], y[l], k);
-            if ((lanes >> l & 1) && (sample < 0 || (unsigned)sample == k) && (cov[l] >> k & 1) && i >= 0)
-              ref_colour[(unsigned long)i * tlb.halves + half] = z[l];
-          }
-      } else {
-        unsigned sample = tlb_rand(&s) % 5, half = tlb_rand(&s) % tlb.halves;
-        tlb_colour_load(&tlb, x, y, out, lanes, sample, half);
-        for (int l = 0; l < 16; l++) {
-          long i = (lanes >> l & 1) ? ref_index(&tlb, x[l], y[l], sample) : -1;
-          out_ref[l] = i >= 0 ? ref_colour[(unsigned long)i * tlb.halves + half] : 0;
-        }
-        assert_memory_equal(out, out_ref, sizeof out);
-      }
-      assert_memory_equal(cov, want, sizeof cov);
-      if (memcmp(tlb.zs, ref_zs, sizeof ref_zs) || memcmp(tlb.colour, ref_colour, sizeof ref_colour))
-        fail_msg("mode %d, access %d (op %u): the buffers differ from the plain model", mode, n, op);
+      tlb_batch b;
+      tlb_batch_of(&tlb, x, y, &b);
+      for (int k = 0; k < 3; k++) access_matches_plain_model(&s, x, y, &b, mode, n);
     }
   }
+}
+
+static void test_fragments_match_plain_model(void **st) {
+  (void)st;
+  fragments_match_plain_model(0);
+}
+
+static void test_batch_accesses_match_plain_model(void **st) {
+  (void)st;
+  fragments_match_plain_model(1);
 }
 
 int main(void) {
@@ -580,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_decimate),
       cmocka_unit_test(test_full_dump_64bit),
       cmocka_unit_test(test_fragments_match_plain_model),
+      cmocka_unit_test(test_batch_accesses_match_plain_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,8 @@ typedef struct render_slot {
   pse_block blk;
   uint16_t mask;       /* lanes left after early Z */
   uint32_t cov[16];    /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
+  uint32_t x[16], y[16]; /* the lanes' pixels */
+  tlb_batch lanes;     /* x, y for the tile buffer, worked out once for early Z and the shader's accesses */
 } render_slot;
 
 /* One tile job: its packets and the state it starts from. */
@@ -535,8 +537,9 @@ typedef struct fs_ctx {
   gs_gpu *g;
   gs_tlb *t;
   const pse_batch *b;
+  const tlb_batch *lanes;
   unsigned next_vary;
-  uint32_t x[16], y[16], rev[16];
+  uint32_t rev[16];
 } fs_ctx;
 
 static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
@@ -559,9 +562,9 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
   uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
   switch (addr) {
   case QPU_W_TLB_STENCIL: tlb_stencil_setup(f->t, v->u[0]); return GS_OK;
-  case QPU_W_TLB_Z: tlb_z_write(f->t, f->x, f->y, v->u, f->rev, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_MS: tlb_colour_ms(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_ALL: tlb_colour_all(f->t, f->x, f->y, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_Z: tlb_z_write_batch(f->t, f->lanes, v->u, f->rev, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_MS: tlb_colour_ms_batch(f->t, f->lanes, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_ALL: tlb_colour_all_batch(f->t, f->lanes, v->u, coverage, lanes); return GS_OK;
   default:
     return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
                      "113's VG mask buffer is not (docs/pipeline.md)");
@@ -571,7 +574,7 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
 static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
   fs_ctx *f = ctx;
   if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
-    tlb_loadc(f->t, f->x, f->y, r4->u, QPU_ALL_LANES);
+    tlb_loadc_batch(f->t, f->lanes, r4->u, QPU_ALL_LANES);
     return GS_OK;
   }
   return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads (signals 7 and 12) are not modelled by "
@@ -598,11 +601,12 @@ static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse
     for (int l = 0; l < 16; l++) s->cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
   else
     for (int l = 0; l < 16; l++) s->cov[l] = (mask >> l & 1) * tc->full_cover;
+  block_lanes(blk, s->x, s->y);
+  tlb_batch_of(&w->tlb, s->x, s->y, &s->lanes);
   if (tc->early_z) {
-    uint32_t x[16], y[16], z[16];
-    block_lanes(blk, x, y);
+    uint32_t z[16];
     pse_block_depth_nearest(&w->prim, blk, z);
-    tlb_z_test(&w->tlb, x, y, z, s->cov, mask);
+    tlb_z_test_batch(&w->tlb, &s->lanes, z, s->cov, mask);
     mask = 0;
     for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
     if (!mask) return 0;
@@ -619,8 +623,7 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
   cle_worker *w = tc->w;
   const pse_block *blk = &s->blk;
   fs_ctx f;
-  f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.next_vary = 0;
-  block_lanes(blk, f.x, f.y);
+  f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.lanes = &s->lanes, f.next_vary = 0;
   for (int l = 0; l < 16; l++) f.rev[l] = b->reverse;
   gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
@@ -628,8 +631,8 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
   for (int l = 0; l < 16; l++) {
     q->reg[QREG_RA0 + 15].f[l] = b->w[l];
     q->reg[QREG_RB0 + 15].u[l] = b->z[l];
-    q->payload[QPU_PAYLOAD_X].u[l] = f.x[l];
-    q->payload[QPU_PAYLOAD_Y].u[l] = f.y[l];
+    q->payload[QPU_PAYLOAD_X].u[l] = s->x[l];
+    q->payload[QPU_PAYLOAD_Y].u[l] = s->y[l];
     q->payload[QPU_PAYLOAD_MS].u[l] = s->cov[l];
     q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
   }

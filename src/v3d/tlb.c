@@ -133,7 +133,8 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
 /* ---- fragments of one 4×4 block ---------------------------------------
  * The renderer always hands over the 16 pixels of one aligned 4×4 block of
  * the tile, in the lane order of the PSE's batches. For those, each lane's
- * position is computed once, the depth function is chosen once per call
+ * position is computed once per batch (tlb_batch_of), not once per access
+ * (early Z, the Z write and the colour writes of a batch), the depth function is chosen once per call
  * instead of per sample, and the lane loops have no branches, so they
  * vectorise. The lanes are distinct pixels, so doing the 16 tests before
  * the 16 writes gives what testing and writing lane by lane gives. Anything
@@ -145,18 +146,16 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
                        m(14), m(15)}
 static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_TABLE(PSE_LANE_DY);
 
-/* Whether x[], y[] are the pixels of one aligned 4×4 block inside the tile
- * in the batch lane order (PSE_LANE_DX/DY); if so idx[l] is the index of
- * lane l's sample 0 in zs[]. */
-static int block_indices(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *restrict idx) {
+void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
   uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
   uint32_t lx0 = bx - t->x0, ly0 = by - t->y0;
+  b->x = x, b->y = y;
   for (int l = 0; l < 16; l++) {
     stray |= (x[l] - bx - lane_dx[l]) | (y[l] - by - lane_dy[l]);
-    idx[l] = ((ly0 + lane_dy[l]) * t->width + lx0 + lane_dx[l]) * t->samples;
+    b->idx[l] = ((ly0 + lane_dy[l]) * t->width + lx0 + lane_dx[l]) * t->samples;
   }
   /* tiles are whole blocks: an aligned block is all in or all out */
-  return stray == 0 && lx0 < t->width && ly0 < t->height;
+  b->block = stray == 0 && lx0 < t->width && ly0 < t->height;
 }
 
 /* buf[idx[l] · step] = v[l] for the lanes with m[l] set. With `pairs`
@@ -227,11 +226,11 @@ static void depth_block(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16
   for (unsigned s = 0; s < t->samples; s++) depth_sample(t, zs_out, idx, s, z, coverage, lanes);
 }
 
-void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
-                 uint32_t *coverage, uint16_t lanes) {
-  uint32_t idx[16];
-  if (!t->stencil_enabled && block_indices(t, x, y, idx)) {
-    depth_block(t, t->zs, idx, z, coverage, lanes);
+void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
+                       uint16_t lanes) {
+  const uint32_t *x = b->x, *y = b->y;
+  if (!t->stencil_enabled && b->block) {
+    depth_block(t, t->zs, b->idx, z, coverage, lanes);
     return;
   }
   for (int l = 0; l < 16; l++) {
@@ -244,11 +243,10 @@ void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t
   }
 }
 
-void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
-                uint16_t lanes) {
-  uint32_t idx[16];
-  if (block_indices(t, x, y, idx)) {
-    depth_block(t, NULL, idx, z, coverage, lanes);
+void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
+  const uint32_t *x = b->x, *y = b->y;
+  if (b->block) {
+    depth_block(t, NULL, b->idx, z, coverage, lanes);
     return;
   }
   for (int l = 0; l < 16; l++) {
@@ -269,10 +267,10 @@ static void colour_sample(gs_tlb *t, const uint32_t idx[16], unsigned s, int any
   store_lanes(t->colour + s * t->halves + half, idx, t->halves, t->samples == 1 && t->halves == 1, colour, m);
 }
 
-void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
-                      const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
-  uint32_t idx[16];
-  if (block_indices(t, x, y, idx)) {
+void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                            uint16_t lanes, int sample, unsigned half) {
+  const uint32_t *x = b->x, *y = b->y, *idx = b->idx;
+  if (b->block) {
     unsigned first = sample < 0 ? 0 : (unsigned)sample, end = sample < 0 ? t->samples : (unsigned)sample + 1;
     if (t->samples == 1) /* apart, so that its lane loops are not inside the sample loop */
       colour_sample(t, idx, 0, first == 0, half, colour, coverage, lanes);
@@ -290,10 +288,10 @@ void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
   }
 }
 
-void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
-                     unsigned sample, unsigned half) {
-  uint32_t idx[16];
-  if (sample < t->samples && block_indices(t, x, y, idx)) {
+void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes, unsigned sample,
+                           unsigned half) {
+  const uint32_t *x = b->x, *y = b->y, *idx = b->idx;
+  if (sample < t->samples && b->block) {
     for (int l = 0; l < 16; l++) out[l] = (lanes >> l & 1) ? t->colour[(idx[l] + sample) * t->halves + half] : 0;
     return;
   }
@@ -303,21 +301,71 @@ void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint
   }
 }
 
+void tlb_colour_all_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                          uint16_t lanes) {
+  unsigned k = t->n_all++;
+  tlb_colour_write_batch(t, b, colour, coverage, lanes, -1, k % t->halves);
+}
+
+void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                         uint16_t lanes) {
+  unsigned k = t->n_ms++;
+  tlb_colour_write_batch(t, b, colour, coverage, lanes, (int)(k / t->halves % t->samples), k % t->halves);
+}
+
+void tlb_loadc_batch(gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes) {
+  unsigned k = t->n_load++;
+  tlb_colour_load_batch(t, b, out, lanes, k / t->halves % t->samples, k % t->halves);
+}
+
+/* The entry points by lane positions: each makes the batch for its call. */
+
+void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
+                 uint32_t *coverage, uint16_t lanes) {
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_z_write_batch(t, &b, z, rev, coverage, lanes);
+}
+
+void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
+                uint16_t lanes) {
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_z_test_batch(t, &b, z, coverage, lanes);
+}
+
+void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour,
+                      const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_colour_write_batch(t, &b, colour, coverage, lanes, sample, half);
+}
+
+void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
+                     unsigned sample, unsigned half) {
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_colour_load_batch(t, &b, out, lanes, sample, half);
+}
+
 void tlb_colour_all(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
                     uint16_t lanes) {
-  unsigned k = t->n_all++;
-  tlb_colour_write(t, x, y, colour, coverage, lanes, -1, k % t->halves);
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_colour_all_batch(t, &b, colour, coverage, lanes);
 }
 
 void tlb_colour_ms(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *colour, const uint32_t *coverage,
                    uint16_t lanes) {
-  unsigned k = t->n_ms++;
-  tlb_colour_write(t, x, y, colour, coverage, lanes, (int)(k / t->halves % t->samples), k % t->halves);
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_colour_ms_batch(t, &b, colour, coverage, lanes);
 }
 
 void tlb_loadc(gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes) {
-  unsigned k = t->n_load++;
-  tlb_colour_load(t, x, y, out, lanes, k / t->halves % t->samples, k % t->halves);
+  tlb_batch b;
+  tlb_batch_of(t, x, y, &b);
+  tlb_loadc_batch(t, &b, out, lanes);
 }
 
 /* ---- Stores and loads ------------------------------------------------------ */

@@ -102,6 +102,30 @@ void tlb_begin_batch(gs_tlb *t);
 /* A write to TLB_STENCIL_SETUP (element 0's value). */
 void tlb_stencil_setup(gs_tlb *t, uint32_t word);
 
+/* The lanes of a fragment batch, as every TLB access of the batch needs
+ * them: tlb_batch_of works them out once, for the tile current at the
+ * time, and the *_batch entry points below take them. The entry points by
+ * x[], y[] (tlb_z_write, ...) do the same as their *_batch form with
+ * tlb_batch_of(t, x, y) made for the one call. */
+typedef struct tlb_batch {
+  const uint32_t *x, *y; /* the lanes' pixels (absolute), which must outlive the batch */
+  int block;             /* the lanes are one aligned 4×4 block of the tile in batch lane order */
+  uint32_t idx[16];      /* with block: the index of lane l's sample 0 in zs[] */
+} tlb_batch;
+void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b);
+void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
+                       uint16_t lanes);
+void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes);
+void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                            uint16_t lanes, int sample, unsigned half);
+void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes, unsigned sample,
+                           unsigned half);
+void tlb_colour_all_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                          uint16_t lanes);
+void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                         uint16_t lanes);
+void tlb_loadc_batch(gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes);
+
 /* A write to TLB_Z: stencil then depth test of up to 16 fragments (lanes),
  * updating the buffers and clearing failed samples in coverage[]. rev[i] is
  * 1 for a reverse-facing fragment (selects the back stencil face). */
