@@ -28,12 +28,13 @@
 /* ---- fragment, vertex and coordinate shaders ------------------------------ */
 
 /* Writes one constant colour. */
-static const char fs_constant[] =
-    "    ldi r0, 0xff336699       # the colour word: R 0x99, G 0x66, B 0x33, A 0xff\n"
-    "    mov tlb_colour_all, r0   # to every covered pixel\n"
-    "    thrend\n"
-    "    nop\n"
-    "    nop ; nop ; sbdone\n";
+#define FS_CONSTANT_BODY                                                                                            \
+  "    ldi r0, 0xff336699       # the colour word: R 0x99, G 0x66, B 0x33, A 0xff\n"                                   \
+  "    mov tlb_colour_all, r0   # to every covered pixel\n"                                                           \
+  "    thrend\n"                                                                                                     \
+  "    nop\n"                                                                                                        \
+  "    nop ; nop ; sbdone\n"
+static const char fs_constant[] = FS_CONSTANT_BODY;
 
 /* Adds 1 to the pixel: the frame then counts how often each pixel was shaded. */
 static const char fs_count[] =
@@ -618,6 +619,46 @@ static void test_rewritten_shader(void **s) {
   free(w);
   run_ok(&f, 2);
   assert_int_equal(pixel(&f, 10, 10), 0xff00ff00u);
+  frame_free(&f);
+}
+
+/* A fragment shader that copies other code over its own with a VPM DMA
+ * load and store: the primitive's first batch runs it, every later batch
+ * the new code (colour 0xff00ff00), as each batch finds its program again
+ * (the renderer compares the code with memory once per primitive, and
+ * again after a batch's DMA store: qpu_trust_code). */
+static void test_shader_rewritten_by_itself(void **s) {
+  (void)s;
+  frame f;
+  frame_init(&f, 64, 64);
+  static const double xy[3][2] = {{4, 4}, {40, 4}, {4, 40}};
+  /* 8 instructions: one 16-word VPM row */
+  gs_addr other = put_code(&f, "    ldi r0, 0xff00ff00\n    mov tlb_colour_all, r0\n    thrend\n    nop\n"
+                               "    nop ; nop ; sbdone\n    nop\n    nop\n    nop\n");
+  gs_addr fs = put_code(&f, "    ldi vr_setup, 0x83011000  # DMA load: 1 row of 16 words to VPM row 0\n"
+                            "    mov vr_addr, unif\n"
+                            "    mov -, vr_wait\n"
+                            "    ldi vw_setup, 0x80904000  # DMA store: VPM row 0, 16 words\n"
+                            "    mov vw_addr, unif         # over this program\n"
+                            "    mov -, vw_wait\n" FS_CONSTANT_BODY);
+  uint32_t unif[2] = {other, fs};
+  gs_addr u = put_bytes(&f, unif, sizeof unif, 4);
+  gs_addr rec = nv_record(&f, fs, u, nv_vertices(&f, xy, 3, 0.5f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 1);
+  unsigned first = 0, rewritten = 0;
+  for (uint32_t y = 0; y < 64; y++)
+    for (uint32_t x = 0; x < 64; x++) {
+      first += pixel(&f, x, y) == 0xff336699u;
+      rewritten += pixel(&f, x, y) == 0xff00ff00u;
+    }
+  if (first == 0 || first > 16 || rewritten < 100)
+    fail_msg("%u pixels of the first program's colour (want 1 to 16: one batch), %u of the new code's", first,
+             rewritten);
   frame_free(&f);
 }
 
@@ -2399,6 +2440,7 @@ int main(void) {
       cmocka_unit_test(test_full_resolution_dump_and_reload),
       cmocka_unit_test(test_tile_buffer_carries_over),
       cmocka_unit_test(test_rewritten_shader),
+      cmocka_unit_test(test_shader_rewritten_by_itself),
       cmocka_unit_test(test_nv_flat_varying),
       cmocka_unit_test(test_points_and_lines),
       cmocka_unit_test(test_strip_and_flush_all_state),

@@ -412,6 +412,7 @@ int cle_unit_init(cle_unit *u, int num) {
     cle_unit_free(u);
     return GS_ENOMEM;
   }
+  memset(u->q, 0, sizeof *u->q); /* cle_unit_reset reads its qpu_trust_code setting before the first copy */
   memset(u->vpm, 0, sizeof *u->vpm);
   return GS_OK;
 }
@@ -433,7 +434,9 @@ gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t bud
   if (u->q_ready) {
     qpu_copy_state(u->q, u->fresh);
   } else {
+    uint8_t trust = u->q->hint_trust; /* qpu_trust_code's setting, which qpu_copy_state keeps too */
     memcpy(u->q, u->fresh, sizeof *u->q);
+    qpu_trust_code(u->q, trust);
     u->q_ready = true;
   }
   u->q->diag = &u->diag;

@@ -667,6 +667,10 @@ static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_ad
   gs_fp_env caller = gs_fp_env_get();
   gs_fp_env setup_env = gs_fp_env_with(caller, GS_FP_NEAREST, 0), qpu_env = qpu_fp_env(tc->r->g, caller);
   int rc = GS_OK;
+  /* Between here and the end nothing but the fragment shaders can write
+   * memory (tile stores and the host come between primitives), so the
+   * shader's code is compared with memory once, not once per batch. */
+  qpu_trust_code(w->unit.q, 1);
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
     int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
     gs_fp_env_set(setup_env);
@@ -676,6 +680,7 @@ static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_ad
     for (int k = 0; k < ready && rc >= 0; k++) rc = shade_block(tc, &w->slot[k], &w->batch[k], at);
   }
   gs_fp_env_set(caller);
+  qpu_trust_code(w->unit.q, 0);
   return rc;
 }
 

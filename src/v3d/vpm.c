@@ -379,5 +379,6 @@ int vpm_dma_store(gs_gpu *g, gs_qpu *q, uint32_t addr) {
     for (uint32_t i = 0; i < b.len; i++) {
       mem_store(g->mem, mem_element_addr(&b, u, i), b.width, stream_get(g, s, &b.vpm[u], i));
     }
+  q->hint_checked = 0; /* the store may have written code (qpu_trust_code) */
   return GS_OK;
 }

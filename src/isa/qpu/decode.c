@@ -432,10 +432,20 @@ static int program_current(const gs_gpu *g, const qpu_program *p) {
 const qpu_program *qpu_find(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   const qpu_program *h = q->hint;
   /* gen only changes in qpu_cache_trim, when no QPU runs. */
-  if (h && q->hint_gen == g->cache->gen && pc >= h->start && pc < h->end && program_current(g, h)) return h;
+  if (h && q->hint_gen == g->cache->gen && pc >= h->start && pc < h->end &&
+      (q->hint_checked || program_current(g, h))) {
+    q->hint_checked = q->hint_trust;
+    return h;
+  }
+  /* qpu_prepare's program is current: just built, or compared */
   const qpu_program *p = qpu_prepare(g, q, pc);
-  if (p) q->hint = p, q->hint_gen = g->cache->gen;
+  if (p) q->hint = p, q->hint_gen = g->cache->gen, q->hint_checked = q->hint_trust;
   return p;
+}
+
+void qpu_trust_code(gs_qpu *q, int on) {
+  q->hint_trust = on != 0;
+  q->hint_checked = 0;
 }
 
 void qpu_cache_trim(gs_gpu *g) {

@@ -52,6 +52,7 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
   const struct qpu_program *hint = dst->hint;
   unsigned hint_gen = dst->hint_gen;
+  uint8_t hint_trust = dst->hint_trust, hint_checked = dst->hint_checked;
   uint64_t mask[2] = {dst->dirty[0] | QPU_ALWAYS_DIRTY0, dst->dirty[1]};
   mask[1] &= (1ull << (QREG_SMALL_IMM0 - 64)) - 1; /* the small immediates never change */
   /* Only a write to a regfile register (which its slot's dirty bit
@@ -75,6 +76,7 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
     memcpy(&d->written, &t->written, offsetof(qpu_tmu_state, fifo) - offsetof(qpu_tmu_state, written));
   }
   dst->hint = hint, dst->hint_gen = hint_gen;
+  dst->hint_trust = hint_trust, dst->hint_checked = hint_checked;
 }
 
 static void commit(gs_qpu *q, const qpu_pending_write *p) {

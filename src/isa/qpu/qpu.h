@@ -123,6 +123,9 @@ typedef struct gs_qpu {
    * to; qpu_copy_state keeps the destination's. */
   const struct qpu_program *hint;
   unsigned hint_gen;
+  /* hint_trust: set by qpu_trust_code. hint_checked: the hint's code was
+   * compared with memory while trusting, so qpu_find takes it as it is. */
+  uint8_t hint_trust, hint_checked;
   /* Register slots that may differ from the state this QPU was last
    * reset or copied to (bit i: reg[i]): the write masks of the programs
    * the fast interpreter ran, or all after a reference-interpreter step.
@@ -182,6 +185,16 @@ gs_fp_env qpu_fp_env(const gs_gpu *g, gs_fp_env base);
  * around many shaders: the run neither reads nor writes the environment,
  * which is what costs when a shader is short. Same results. */
 int qpu_run_to_end_in_env(gs_gpu *g, gs_qpu *q);
+/* With on, finding the program again (qpu_find, decode.h) compares the
+ * code of q's hint with memory once, and then takes the hint without
+ * comparing (about 100 host instructions a call, most of a batch's lookup)
+ * until qpu_trust_code is called again or q stores to memory itself
+ * (vpm_dma_store). decode.c The caller vouches that no
+ * one else writes the code meanwhile: the renderer, for the fragment
+ * shading of one primitive, during which only the fragment shaders can
+ * write memory (another tile's thread writing this one's code would make
+ * the image depend on timing anyway). qpu_copy_state keeps the setting. */
+void qpu_trust_code(gs_qpu *q, int on);
 
 /* Makes dst behave as src, where src is a state fresh from
  * qpu_reset (all registers zero) and dst was last reset, or wholly copied
