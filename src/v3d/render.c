@@ -584,9 +584,10 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 
 /* The lanes' pixels of block b. */
 static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
+  uint32_t bx = b->x, by = b->y; /* read once, as for tc->full_cover in prepare_block */
   for (int l = 0; l < 16; l++) {
-    x[l] = b->x + PSE_LANE_DX(l);
-    y[l] = b->y + PSE_LANE_DY(l);
+    x[l] = bx + PSE_LANE_DX(l);
+    y[l] = by + PSE_LANE_DY(l);
   }
 }
 
@@ -599,8 +600,12 @@ static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse
   uint16_t mask = blk->mask;
   if (w->prim.samples == PSE_MS_SAMPLES)
     for (int l = 0; l < 16; l++) s->cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
-  else
-    for (int l = 0; l < 16; l++) s->cov[l] = (mask >> l & 1) * tc->full_cover;
+  else {
+    /* a local copy: s->cov[] could alias tc->full_cover, which would be
+     * read again for every lane and keep the loop from vectorising */
+    uint32_t full = tc->full_cover;
+    for (int l = 0; l < 16; l++) s->cov[l] = full & (0u - (mask >> l & 1u));
+  }
   block_lanes(blk, s->x, s->y);
   tlb_batch_of(&w->tlb, s->x, s->y, &s->lanes);
   if (tc->early_z) {
@@ -624,7 +629,8 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
   const pse_block *blk = &s->blk;
   fs_ctx f;
   f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.lanes = &s->lanes, f.next_vary = 0;
-  for (int l = 0; l < 16; l++) f.rev[l] = b->reverse;
+  uint32_t rev = b->reverse; /* read once: a uint8_t may alias the stores below */
+  for (int l = 0; l < 16; l++) f.rev[l] = rev;
   gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
   q->shader_io = &io;
@@ -634,7 +640,7 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
     q->payload[QPU_PAYLOAD_X].u[l] = s->x[l];
     q->payload[QPU_PAYLOAD_Y].u[l] = s->y[l];
     q->payload[QPU_PAYLOAD_MS].u[l] = s->cov[l];
-    q->payload[QPU_PAYLOAD_REV].u[l] = b->reverse;
+    q->payload[QPU_PAYLOAD_REV].u[l] = rev;
   }
   tlb_begin_batch(&w->tlb);
   int rc = qpu_run_to_end_in_env(tc->r->g, q);

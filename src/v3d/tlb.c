@@ -18,6 +18,8 @@ void tlb_init(gs_tlb *t, int ms, int color64) {
   t->samples = ms ? 4 : 1;
   t->halves = color64 ? 2 : 1;
   t->z_func = TLB_ALWAYS;
+  for (int l = 0; l < 16; l++)
+    t->lane_offset[l] = (uint32_t)((PSE_LANE_DY(l) * t->width + PSE_LANE_DX(l)) * t->samples);
 }
 
 void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z, uint8_t stencil) {
@@ -148,12 +150,11 @@ static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_
 
 void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
   uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
-  uint32_t lx0 = bx - t->x0, ly0 = by - t->y0;
+  uint32_t lx0 = bx - t->x0, ly0 = by - t->y0, first = (ly0 * t->width + lx0) * t->samples;
   b->x = x, b->y = y;
-  for (int l = 0; l < 16; l++) {
-    stray |= (x[l] - bx - lane_dx[l]) | (y[l] - by - lane_dy[l]);
-    b->idx[l] = ((ly0 + lane_dy[l]) * t->width + lx0 + lane_dx[l]) * t->samples;
-  }
+  for (int l = 0; l < 16; l++) stray |= (x[l] - bx - lane_dx[l]) | (y[l] - by - lane_dy[l]);
+  /* used only for a block inside the tile, where none of this wraps */
+  for (int l = 0; l < 16; l++) b->idx[l] = first + t->lane_offset[l];
   /* tiles are whole blocks: an aligned block is all in or all out */
   b->block = stray == 0 && lx0 < t->width && ly0 < t->height;
 }
@@ -184,6 +185,16 @@ _Static_assert(PSE_LANE_DX(1) == PSE_LANE_DX(0) + 1 && PSE_LANE_DY(1) == PSE_LAN
                PSE_LANE_DX(3) == PSE_LANE_DX(2) + 1 && PSE_LANE_DY(3) == PSE_LANE_DY(2),
                "store_lanes: lanes 2k, 2k + 1 are neighbours in a row");
 
+/* v[l] = buf[idx[l]]; with `pairs` (as in store_lanes) as 8 64-bit loads of
+ * neighbouring lanes. */
+static void load_lanes(const uint32_t *restrict buf, const uint32_t *restrict idx, int pairs, uint32_t *restrict v) {
+  if (pairs) {
+    for (int k = 0; k < 16; k += 2) memcpy(v + k, buf + idx[k], 8);
+    return;
+  }
+  for (int l = 0; l < 16; l++) v[l] = buf[idx[l]];
+}
+
 /* pass[l] = compare(func, a[l], b[l]), with func fixed for the loop. */
 static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, uint32_t *pass) {
 #define COMPARE_LANES(f) for (int l = 0; l < 16; l++) pass[l] = (uint32_t)compare(f, a[l], b[l])
@@ -208,7 +219,7 @@ static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, u
 static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
                          uint32_t *coverage, uint16_t lanes) {
   uint32_t zin[16], stored[16], old[16], pass[16];
-  for (int l = 0; l < 16; l++) stored[l] = t->zs[idx[l] + s];
+  load_lanes(t->zs + s, idx, t->samples == 1, stored);
   for (int l = 0; l < 16; l++) old[l] = stored[l] >> 8, zin[l] = z[l] & 0xffffffu;
   compare_lanes(t->z_func, zin, old, pass);
   for (int l = 0; l < 16; l++) {

@@ -54,6 +54,9 @@ typedef struct gs_tlb {
   unsigned samples;        /* 1 or 4 */
   unsigned halves;         /* colour words per sample: 1, or 2 with color64 */
   uint32_t x0, y0;         /* pixel origin of the current tile */
+  /* Lane l of an aligned 4×4 block in batch order is lane_offset[l]
+   * sample-0 words after the block's first pixel (tlb_batch_of). */
+  uint32_t lane_offset[16];
   uint32_t clear_colour[2];/* record 114: low and high 32 bits */
   uint32_t clear_zs;       /* Z24 in bits 31:8, stencil in 7:0 */
   /* The batch's colour-register accesses so far: they pick the sample and
