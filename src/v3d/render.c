@@ -539,7 +539,7 @@ typedef struct fs_ctx {
   const pse_batch *b;
   const tlb_batch *lanes;
   unsigned next_vary;
-  uint32_t rev[16];
+  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
 } fs_ctx;
 
 static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
@@ -601,10 +601,18 @@ static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse
   if (w->prim.samples == PSE_MS_SAMPLES)
     for (int l = 0; l < 16; l++) s->cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
   else {
-    /* a local copy: s->cov[] could alias tc->full_cover, which would be
-     * read again for every lane and keep the loop from vectorising */
+    /* Four lanes at a time from a table of the 16 nibbles' lane bits, then
+     * one multiply a lane: GCC compiles a per-lane bit test to 16 scalar
+     * selects. full is a local copy, as s->cov[] could alias tc->full_cover. */
+#define NIBBLE(n) {(n) & 1u, (n) >> 1 & 1u, (n) >> 2 & 1u, (n) >> 3 & 1u}
+    static const uint32_t nibble_lanes[16][4] = {NIBBLE(0u),  NIBBLE(1u),  NIBBLE(2u),  NIBBLE(3u),
+                                                 NIBBLE(4u),  NIBBLE(5u),  NIBBLE(6u),  NIBBLE(7u),
+                                                 NIBBLE(8u),  NIBBLE(9u),  NIBBLE(10u), NIBBLE(11u),
+                                                 NIBBLE(12u), NIBBLE(13u), NIBBLE(14u), NIBBLE(15u)};
+#undef NIBBLE
     uint32_t full = tc->full_cover;
-    for (int l = 0; l < 16; l++) s->cov[l] = full & (0u - (mask >> l & 1u));
+    for (int k = 0; k < 4; k++) memcpy(s->cov + 4 * k, nibble_lanes[mask >> 4 * k & 15u], sizeof nibble_lanes[0]);
+    for (int l = 0; l < 16; l++) s->cov[l] *= full;
   }
   block_lanes(blk, s->x, s->y);
   tlb_batch_of(&w->tlb, s->x, s->y, &s->lanes);
@@ -629,8 +637,9 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
   const pse_block *blk = &s->blk;
   fs_ctx f;
   f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.lanes = &s->lanes, f.next_vary = 0;
+  static const uint32_t rev_lanes[2][16] = {{0}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
   uint32_t rev = b->reverse; /* read once: a uint8_t may alias the stores below */
-  for (int l = 0; l < 16; l++) f.rev[l] = rev;
+  f.rev = rev_lanes[rev & 1u];
   gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
   q->shader_io = &io;
