@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/pool.h"
+#include "core/sort.h"
 #include "v3d/cle.h"
 #include "v3d/pse.h"
 #include "v3d/tlb.h"
@@ -701,11 +702,6 @@ static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_ad
 
 /* ---- a tile: vertices -------------------------------------------------------------- */
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Position of index i in the chunk's sorted distinct indices. */
 static unsigned vertex_slot(const cle_worker *w, unsigned n, uint32_t i) {
   unsigned lo = 0, hi = n;
@@ -806,7 +802,7 @@ static int draw_chunk(tile_ctx *tc, const gs_cl_prim *prims, unsigned n, unsigne
   unsigned m = 0;
   for (unsigned p = 0; p < n; p++)
     for (unsigned k = 0; k < nv; k++) w->vidx[m++] = prims[p].v[k];
-  qsort(w->vidx, m, sizeof *w->vidx, cmp_u32);
+  gs_sort_u32(w->vidx, m);
   unsigned distinct = 0;
   for (unsigned k = 0; k < m; k++)
     if (distinct == 0 || w->vidx[distinct - 1] != w->vidx[k]) w->vidx[distinct++] = w->vidx[k];
