@@ -165,6 +165,15 @@ gs_addr cle_state_record(const cle_state *s) {
 
 gs_addr gs_v3d_fault_record(const gs_gpu *g) { return g->fault_record; }
 
+/* The fragment shader every kind of shader state names: its varyings,
+ * code and uniforms, checked (errors name `record` at packet `at`). */
+static int fragment_shader(cle_shader *sh, gs_diag *d, gs_addr at, const char *record, unsigned nvary, gs_addr code,
+                           gs_addr uniforms) {
+  sh->nvary = nvary;
+  sh->fs_code = code, sh->fs_uniforms = uniforms;
+  return check_code(d, at, record, "fragment shader", code, uniforms);
+}
+
 static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
   gs_cl_gl_shader_state st;
   gs_cl_gl_shader_record rec;
@@ -175,8 +184,6 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   if (rc < 0) return rc;
   gs_cl_unpack_gl_shader_record(vals, &rec);
   sh->point_size = rec.point_size, sh->clipping = rec.clipping;
-  sh->nvary = rec.fs_varyings;
-  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
   sh->vs.code = rec.vs_code, sh->vs.uniforms = rec.vs_uniforms;
   sh->cs.code = rec.cs_code, sh->cs.uniforms = rec.cs_uniforms;
   unsigned n = st.attr_arrays ? st.attr_arrays : 8;
@@ -201,12 +208,12 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   }
   sh->vs.in_rows = input_rows(&sh->vs, rec.vs_attr_size);
   sh->cs.in_rows = input_rows(&sh->cs, rec.cs_attr_size);
-  sh->vs.out_rows = 3 + (sh->point_size ? 1 : 0) + sh->nvary;
+  sh->vs.out_rows = 3 + (sh->point_size ? 1 : 0) + rec.fs_varyings;
   sh->cs.out_rows = 7 + (sh->point_size ? 1 : 0);
   if ((rc = check_code(d, at, "GL_SHADER_RECORD", "vertex shader", rec.vs_code, rec.vs_uniforms)) < 0) return rc;
   if ((rc = check_code(d, at, "GL_SHADER_RECORD", "coordinate shader", rec.cs_code, rec.cs_uniforms)) < 0)
     return rc;
-  return check_code(d, at, "GL_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+  return fragment_shader(sh, d, at, "GL_SHADER_RECORD", rec.fs_varyings, rec.fs_code, rec.fs_uniforms);
 }
 
 static int decode_nv(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
@@ -219,10 +226,8 @@ static int decode_nv(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   if (rc < 0) return rc;
   gs_cl_unpack_nv_shader_record(vals, &rec);
   sh->point_size = rec.point_size, sh->clipping = rec.clipping, sh->clip_header = rec.clip_header;
-  sh->nvary = rec.fs_varyings;
-  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
   sh->vertex_data = rec.vertex_data, sh->vertex_stride = rec.vertex_stride;
-  return check_code(d, at, "NV_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+  return fragment_shader(sh, d, at, "NV_SHADER_RECORD", rec.fs_varyings, rec.fs_code, rec.fs_uniforms);
 }
 
 /* VG Shader State (66): the record of reference §4.7. */
@@ -235,9 +240,7 @@ static int decode_vg(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   int rc = read_record(v, at, st.record, GS_CL_REC_VG_SHADER_RECORD, vals, d);
   if (rc < 0) return rc;
   gs_cl_unpack_vg_shader_record(vals, &rec);
-  sh->nvary = rec.fs_varyings;
-  sh->fs_code = rec.fs_code, sh->fs_uniforms = rec.fs_uniforms;
-  return check_code(d, at, "VG_SHADER_RECORD", "fragment shader", rec.fs_code, rec.fs_uniforms);
+  return fragment_shader(sh, d, at, "VG_SHADER_RECORD", rec.fs_varyings, rec.fs_code, rec.fs_uniforms);
 }
 
 /* VG Inline Shader Record (67): the fragment shader in the packet itself. */
@@ -247,8 +250,7 @@ static int decode_vg_inline(const cle_item_value *it, gs_addr at, cle_shader *sh
   if (st.threading > 1)
     return cle_error(d, GS_EINVAL, at, "VG_INLINE_SHADER_RECORD: threading code %u is reserved (0 dual, 1 single)",
                      st.threading);
-  sh->fs_code = st.fs_code, sh->fs_uniforms = st.fs_uniforms;
-  return check_code(d, at, "VG_INLINE_SHADER_RECORD", "fragment shader", st.fs_code, st.fs_uniforms);
+  return fragment_shader(sh, d, at, "VG_INLINE_SHADER_RECORD", 0, st.fs_code, st.fs_uniforms);
 }
 
 int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
