@@ -364,20 +364,20 @@ static void test_krom_binning_list(void **state) {
   char *text = dump_text(&v, 0x8000, 0x8000 + sizeof krom_bin, NULL, &rc, &d);
   assert_int_equal(rc, GS_OK);
   assert_text(text,
-              "0x00008000  TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00400000 tile_alloc_size=8192 "
+              "0x00008000  112 TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00400000 tile_alloc_size=8192 "
               "tsda=0x00500000 width_tiles=10 height_tiles=8 flags=auto_init_tsda initial_block_size=32 "
               "block_size=32\n"
-              "0x00008010  START_TILE_BINNING\n"
-              "0x00008011  CLIP_WINDOW  left=0 bottom=0 width=640 height=480\n"
-              "0x0000801a  CONFIGURATION_BITS  flags=enable_forward_facing|enable_reverse_facing|early_z_updates "
+              "0x00008010  6 START_TILE_BINNING\n"
+              "0x00008011  102 CLIP_WINDOW  left=0 bottom=0 width=640 height=480\n"
+              "0x0000801a  96 CONFIGURATION_BITS  flags=enable_forward_facing|enable_reverse_facing|early_z_updates "
               "coverage_read_type=level_4x8 oversample=none coverage_update=nonzero "
               "coverage_read_mode=clear_on_read depth_func=never\n"
-              "0x0000801e  VIEWPORT_OFFSET  x=0 y=0\n"
-              "0x00008023  NV_SHADER_STATE  record=0x00008100\n"
+              "0x0000801e  103 VIEWPORT_OFFSET  x=0 y=0\n"
+              "0x00008023  65 NV_SHADER_STATE  record=0x00008100\n"
               "0x00008100    (NV_SHADER_RECORD: 16 bytes not readable)\n"
-              "0x00008028  INDEXED_PRIMITIVE_LIST  mode=triangles index_type=8bit length=3 address=0x00008200 "
+              "0x00008028  32 INDEXED_PRIMITIVE_LIST  mode=triangles index_type=8bit length=3 address=0x00008200 "
               "max_index=2\n"
-              "0x00008036  FLUSH\n");
+              "0x00008036  4 FLUSH\n");
   free(text);
 }
 
@@ -418,14 +418,14 @@ static void test_krom_render_list(void **state) {
   char *text = dump_text(&v, 0x9000, 0x9000 + sizeof krom_render, NULL, &rc, &d);
   assert_error(rc, GS_EFAULT, &d, "0x00400000: control list is not in readable memory");
   assert_text(text,
-              "0x00009000  CLEAR_COLORS  color0=0xff00ffff color1=0xff00ffff zs=0x000000 vg_mask=0x00 stencil=0\n"
-              "0x0000900e  TILE_RENDERING_MODE_CONFIGURATION  address=0x00000000 width=640 height=480 flags=none "
+              "0x00009000  114 CLEAR_COLORS  color0=0xff00ffff color1=0xff00ffff zs=0x000000 vg_mask=0x00 stencil=0\n"
+              "0x0000900e  113 TILE_RENDERING_MODE_CONFIGURATION  address=0x00000000 width=640 height=480 flags=none "
               "color_format=rgba8888 decimate=1x memory_format=raster early_z_direction=lt_le\n"
-              "0x00009019  TILE_COORDINATES  column=0 row=0\n"
-              "0x0000901c  STORE_TILE_BUFFER_GENERAL  buffer=none format=raster mode=sample0 pixel_format=rgba8888 "
+              "0x00009019  115 TILE_COORDINATES  column=0 row=0\n"
+              "0x0000901c  28 STORE_TILE_BUFFER_GENERAL  buffer=none format=raster mode=sample0 pixel_format=rgba8888 "
               "flags=none address=0x00000000\n"
-              "0x00009023  TILE_COORDINATES  column=0 row=0\n"
-              "0x00009026  BRANCH_TO_SUB_LIST  address=0x00400000\n");
+              "0x00009023  115 TILE_COORDINATES  column=0 row=0\n"
+              "0x00009026  17 BRANCH_TO_SUB_LIST  address=0x00400000\n");
   free(text);
 }
 
@@ -489,7 +489,7 @@ static void test_seed004_gl_record(void **state) {
   char *text = dump_text(&v, 0x2600, 0x2605, NULL, &rc, &d);
   assert_int_equal(rc, GS_OK);
   assert_text(text,
-              "0x00002600  GL_SHADER_STATE  record=0x00002500 flags=none attr_arrays=2\n"
+              "0x00002600  64 GL_SHADER_STATE  record=0x00002500 flags=none attr_arrays=2\n"
               "0x00002500    GL_SHADER_RECORD  flags=clipping fs_uniform_count=0 fs_varyings=0 fs_code=0x00002000 "
               "fs_uniforms=0x00000000 vs_uniform_count=0 vs_attr_select=0x01 vs_attr_size=12 vs_code=0x00002100 "
               "vs_uniforms=0x00002200 cs_uniform_count=0 cs_attr_select=0x02 cs_attr_size=28 cs_code=0x00002300 "
@@ -947,19 +947,19 @@ static void test_dump_binning_list(void **state) {
   char *text = dump_text(&v, list, w.cur, NULL, &rc, &d);
   assert_int_equal(rc, GS_OK);
   assert_text(text,
-              "0x00100000  TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00200000 tile_alloc_size=65536 "
+              "0x00100000  112 TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00200000 tile_alloc_size=65536 "
               "tsda=0x00210000 width_tiles=2 height_tiles=1 flags=auto_init_tsda initial_block_size=32 "
               "block_size=128\n"
-              "0x00100010  START_TILE_BINNING\n"
-              "0x00100011  PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
-              "0x00100013  CLIP_WINDOW  left=0 bottom=0 width=128 height=64\n"
-              "0x0010001c  CONFIGURATION_BITS  flags=enable_forward_facing|enable_reverse_facing|z_updates|early_z "
+              "0x00100010  6 START_TILE_BINNING\n"
+              "0x00100011  56 PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
+              "0x00100013  102 CLIP_WINDOW  left=0 bottom=0 width=128 height=64\n"
+              "0x0010001c  96 CONFIGURATION_BITS  flags=enable_forward_facing|enable_reverse_facing|z_updates|early_z "
               "coverage_read_type=level_4x8 oversample=none coverage_update=nonzero "
               "coverage_read_mode=clear_on_read depth_func=lt\n"
-              "0x00100020  VIEWPORT_OFFSET  x=64 y=32\n"
-              "0x00100025  CLIPPER_XY_SCALING  half_width=1024 half_height=-512\n"
-              "0x0010002e  CLIPPER_Z_SCALE_AND_OFFSET  scale=0.5 offset=0.5\n"
-              "0x00100037  GL_SHADER_STATE  record=0x00100100 flags=none attr_arrays=2\n"
+              "0x00100020  103 VIEWPORT_OFFSET  x=64 y=32\n"
+              "0x00100025  105 CLIPPER_XY_SCALING  half_width=1024 half_height=-512\n"
+              "0x0010002e  106 CLIPPER_Z_SCALE_AND_OFFSET  scale=0.5 offset=0.5\n"
+              "0x00100037  64 GL_SHADER_STATE  record=0x00100100 flags=none attr_arrays=2\n"
               "0x00100100    GL_SHADER_RECORD  flags=clipping fs_uniform_count=0 fs_varyings=0 fs_code=0x00104000 "
               "fs_uniforms=0x00000000 vs_uniform_count=0 vs_attr_select=0x01 vs_attr_size=12 vs_code=0x00105000 "
               "vs_uniforms=0x00106000 cs_uniform_count=0 cs_attr_select=0x02 cs_attr_size=28 cs_code=0x00107000 "
@@ -968,9 +968,9 @@ static void test_dump_binning_list(void **state) {
               "cs_vpm_offset=0\n"
               "0x0010012c    GL_ATTRIBUTE_RECORD[1]  base=0x0010a000 bytes_minus_1=27 stride=28 vs_vpm_offset=0 "
               "cs_vpm_offset=4\n"
-              "0x0010003c  VERTEX_ARRAY_PRIMITIVES  mode=triangles length=3 first_index=0\n"
-              "0x00100046  INCREMENT_SEMAPHORE\n"
-              "0x00100047  FLUSH\n");
+              "0x0010003c  33 VERTEX_ARRAY_PRIMITIVES  mode=triangles length=3 first_index=0\n"
+              "0x00100046  7 INCREMENT_SEMAPHORE\n"
+              "0x00100047  4 FLUSH\n");
   free(text);
   /* Without records, and binary-identical to the same list parsed from text. */
   gs_cl_dump_opts o = {.no_records = 1};
@@ -1035,29 +1035,29 @@ static void test_dump_rendering_list(void **state) {
   char *text = dump_text(&v, list, w.cur, NULL, &rc, &d);
   assert_int_equal(rc, GS_OK);
   assert_text(text,
-              "0x00100000  CLEAR_COLORS  color0=0xff00ffff color1=0xff00ffff zs=0xffffff vg_mask=0x00 stencil=0\n"
-              "0x0010000e  TILE_RENDERING_MODE_CONFIGURATION  address=0x00300000 width=128 height=64 flags=none "
+              "0x00100000  114 CLEAR_COLORS  color0=0xff00ffff color1=0xff00ffff zs=0xffffff vg_mask=0x00 stencil=0\n"
+              "0x0010000e  113 TILE_RENDERING_MODE_CONFIGURATION  address=0x00300000 width=128 height=64 flags=none "
               "color_format=rgba8888 decimate=1x memory_format=raster early_z_direction=lt_le\n"
-              "0x00100019  TILE_COORDINATES  column=0 row=0\n"
-              "0x0010001c  STORE_TILE_BUFFER_GENERAL  buffer=none format=raster mode=sample0 pixel_format=rgba8888 "
+              "0x00100019  115 TILE_COORDINATES  column=0 row=0\n"
+              "0x0010001c  28 STORE_TILE_BUFFER_GENERAL  buffer=none format=raster mode=sample0 pixel_format=rgba8888 "
               "flags=none address=0x00000000\n"
-              "0x00100023  TILE_COORDINATES  column=0 row=0\n"
-              "0x00100026  WAIT_ON_SEMAPHORE\n"
-              "0x00100027  BRANCH_TO_SUB_LIST  address=0x00100100\n"
-              "0x00100100    PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
-              "0x00100102    NV_SHADER_STATE  record=0x00100140\n"
+              "0x00100023  115 TILE_COORDINATES  column=0 row=0\n"
+              "0x00100026  8 WAIT_ON_SEMAPHORE\n"
+              "0x00100027  17 BRANCH_TO_SUB_LIST  address=0x00100100\n"
+              "0x00100100    56 PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
+              "0x00100102    65 NV_SHADER_STATE  record=0x00100140\n"
               "0x00100140      NV_SHADER_RECORD  flags=none vertex_stride=24 fs_uniform_count=0 fs_varyings=3 "
               "fs_code=0x00104000 fs_uniforms=0x00000000 vertex_data=0x0010b000\n"
-              "0x00100107    COMPRESSED_PRIMITIVE_LIST\n"
+              "0x00100107    48 COMPRESSED_PRIMITIVE_LIST\n"
               "0x00100108      triangle  coding=2 indices=0,1,2\n"
               "0x0010010c      triangle  coding=0 indices=2,1,3\n"
               "0x0010010d      escape\n"
-              "0x0010010e    RETURN_FROM_SUB_LIST\n"
-              "0x0010002c  STORE_MS_RESOLVED_TILE_COLOR_BUFFER\n"
-              "0x0010002d  TILE_COORDINATES  column=1 row=0\n"
-              "0x00100030  BRANCH_TO_SUB_LIST  address=0x00100120\n"
-              "0x00100120    RETURN_FROM_SUB_LIST\n"
-              "0x00100035  STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF\n");
+              "0x0010010e    18 RETURN_FROM_SUB_LIST\n"
+              "0x0010002c  24 STORE_MS_RESOLVED_TILE_COLOR_BUFFER\n"
+              "0x0010002d  115 TILE_COORDINATES  column=1 row=0\n"
+              "0x00100030  17 BRANCH_TO_SUB_LIST  address=0x00100120\n"
+              "0x00100120    18 RETURN_FROM_SUB_LIST\n"
+              "0x00100035  25 STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF\n");
   free(text);
 }
 
@@ -1092,20 +1092,20 @@ static void test_dump_vg_and_clipped(void **state) {
   char *text = dump_text(&v, list, w.cur, &o, &rc, &d);
   assert_int_equal(rc, GS_OK);
   assert_text(text,
-              "0x00100000  VG_INLINE_PRIMITIVES  type=triangles continuation=0\n"
+              "0x00100000  42 VG_INLINE_PRIMITIVES  type=triangles continuation=0\n"
               "0x00100002    vertex  xy=(0,0)\n"
               "0x00100006    vertex  xy=(10,0)\n"
               "0x0010000a    vertex  xy=(0,-1)\n"
               "0x0010000e    escape\n"
-              "0x00100012  COMPRESSED_PRIMITIVE_LIST\n"
+              "0x00100012  48 COMPRESSED_PRIMITIVE_LIST\n"
               "0x00100013    triangle  coding=2 xy=(0,0),(0.5,0),(0,0.5)\n"
               "0x0010001b    escape\n"
-              "0x0010001c  CLIPPED_PRIMITIVE  record=0x001000c0 flags=clip_v1\n"
+              "0x0010001c  49 CLIPPED_PRIMITIVE  record=0x001000c0 flags=clip_v1\n"
               "0x001000e0    CLIPPED_VERTEX[1]  xs=10.5 ys=-1 zs=0.25 inv_wc=1 coeff0=1 coeff1=0 coeff2=0\n"
               "0x00100021    triangle  coding=2 xy=(0,0.5),(0.5,0),(0.5625,0.5625)\n"
               "0x00100029    escape\n"
-              "0x0010002a  BRANCH  address=0x00100080\n"
-              "0x00100080  NOP\n");
+              "0x0010002a  16 BRANCH  address=0x00100080\n"
+              "0x00100080  1 NOP\n");
   free(text);
   /* the same list without a format: the compressed list cannot be read */
   text = dump_text(&v, list, w.cur, NULL, &rc, &d);
@@ -1126,7 +1126,7 @@ static void test_dump_errors(void **state) {
   m[1] = 3;
   text = dump_text(&v, a, a + 2, NULL, &rc, &d);
   assert_error(rc, GS_EINVAL, &d, "0x00100001: unknown control-list packet ID 3 (0x03)");
-  assert_text(text, "0x00100000  NOP\n");
+  assert_text(text, "0x00100000  1 NOP\n");
   free(text);
   /* a packet that runs past the end address */
   m[1] = 115;
@@ -1166,8 +1166,8 @@ static void test_dump_errors(void **state) {
   text = dump_text(&v, a, a + 16, NULL, &rc, &d);
   assert_error(rc, GS_EINVAL, &d, "0x00100008: reserved compressed-list code 0x02 (coding 2)");
   assert_text(text,
-              "0x00100000  PRIMITIVE_LIST_FORMAT  prim_type=points data_type=index16\n"
-              "0x00100002  COMPRESSED_PRIMITIVE_LIST\n"
+              "0x00100000  56 PRIMITIVE_LIST_FORMAT  prim_type=points data_type=index16\n"
+              "0x00100002  48 COMPRESSED_PRIMITIVE_LIST\n"
               "0x00100003    point  coding=3 indices=1\n"
               "0x00100006    point  coding=0 indices=2\n"
               "0x00100007    point  coding=0 indices=3\n");
@@ -1177,7 +1177,7 @@ static void test_dump_errors(void **state) {
   memcpy(m, ret, sizeof ret);
   text = dump_text(&v, a, a + 40, NULL, &rc, &d);
   assert_int_equal(rc, GS_OK);
-  assert_text(text, "0x00100000  RETURN_FROM_SUB_LIST\n0x00100001  NOP\n0x00100002  HALT\n");
+  assert_text(text, "0x00100000  18 RETURN_FROM_SUB_LIST\n0x00100001  1 NOP\n0x00100002  0 HALT\n");
   free(text);
 }
 
@@ -1330,6 +1330,17 @@ static void test_parse_roundtrip(void **state) {
   assert_error(gs_cl_parse("PRIMITIVE_LIST_FORMAT prim_type=quads", b, sizeof b, &d), GS_EARG, &d, "bad value 'quads'");
   assert_int_equal(gs_cl_parse("  PRIMITIVE_LIST_FORMAT data_type=3 prim_type=rhts", b, sizeof b, &d), 2);
   assert_int_equal(b[1], 0x33);
+  /* A dump's packet line starts with the ID (RG Table 38: Tile Coordinates
+   * is 115 = 0x73); it must be the name's, and records have none. */
+  assert_int_equal(gs_cl_parse("115 TILE_COORDINATES  column=3 row=2", b, sizeof b, &d), 3);
+  assert_int_equal(b[0], 0x73);
+  assert_int_equal(b[1], 3);
+  assert_int_equal(b[2], 2);
+  assert_error(gs_cl_parse("114 TILE_COORDINATES column=3", b, sizeof b, &d), GS_EARG, &d,
+               "column 1: packet ID does not match the name, got '114'");
+  assert_error(gs_cl_parse("  7x TILE_COORDINATES", b, sizeof b, &d), GS_EARG, &d, "column 3: bad packet ID '7x'");
+  assert_error(gs_cl_parse("0 GL_SHADER_RECORD", b, sizeof b, &d), GS_EARG, &d,
+               "column 1: a record has no packet ID, got '0'");
 }
 
 /* ---- random bytes never crash the decoder ------------------------------- */
@@ -1516,15 +1527,15 @@ static void test_dumpcl_tool(void **state) {
   assert_int_equal(run_dumpcl(5, ok, &out, &err), 0);
   assert_string_equal(err, "");
   assert_string_equal(out,
-                      "0x00001000  TILE_COORDINATES  column=1 row=0\n"
-                      "0x00001003  BRANCH_TO_SUB_LIST  address=0x0000100a\n"
-                      "0x0000100a    PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
-                      "0x0000100c    COMPRESSED_PRIMITIVE_LIST\n"
+                      "0x00001000  115 TILE_COORDINATES  column=1 row=0\n"
+                      "0x00001003  17 BRANCH_TO_SUB_LIST  address=0x0000100a\n"
+                      "0x0000100a    56 PRIMITIVE_LIST_FORMAT  prim_type=triangles data_type=index16\n"
+                      "0x0000100c    48 COMPRESSED_PRIMITIVE_LIST\n"
                       "0x0000100d      triangle  coding=2 indices=0,1,2\n"
                       "0x00001011      triangle  coding=0 indices=2,1,3\n"
                       "0x00001012      escape\n"
-                      "0x00001013    RETURN_FROM_SUB_LIST\n"
-                      "0x00001008  STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF\n");
+                      "0x00001013    18 RETURN_FROM_SUB_LIST\n"
+                      "0x00001008  25 STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF\n");
   char *quiet[] = {"dump-cl", "--base", "0x1000", "--end", "0x1009", "--no-prims", path, NULL};
   assert_int_equal(run_dumpcl(7, quiet, &out, &err), 0);
   assert_null(strstr(out, "coding="));
@@ -1532,7 +1543,7 @@ static void test_dumpcl_tool(void **state) {
    * (0) after the EOF store stops it. */
   char *all[] = {"dump-cl", "--base", "0x1000", path, NULL};
   assert_int_equal(run_dumpcl(4, all, &out, &err), 0);
-  assert_non_null(strstr(out, "0x00001009  HALT\n"));
+  assert_non_null(strstr(out, "0x00001009  0 HALT\n"));
   unlink(path);
 
   /* A bare tile list needs --prims; a fault names the file and address. */
@@ -1546,10 +1557,10 @@ static void test_dumpcl_tool(void **state) {
   char *prims[] = {"dump-cl", "--prims", "triangles/index16", tpath, NULL};
   assert_int_equal(run_dumpcl(4, prims, &out, &err), 0);
   assert_string_equal(out,
-                      "0x00000000  COMPRESSED_PRIMITIVE_LIST\n"
+                      "0x00000000  48 COMPRESSED_PRIMITIVE_LIST\n"
                       "0x00000001    triangle  coding=2 indices=0,1,2\n"
                       "0x00000005    escape\n"
-                      "0x00000006  RETURN_FROM_SUB_LIST\n");
+                      "0x00000006  18 RETURN_FROM_SUB_LIST\n");
   unlink(tpath);
 }
 

@@ -2,9 +2,10 @@
  * to, compressed primitive lists; encoder, decoder and readable dump.
  *
  * A control list is a byte stream of packets: a one-byte ID and a fixed
- * little-endian payload (reference/vc4.md §4.2); three packets are followed
- * by variable data (42: VG inline XY words; 48 and 49: a compressed
- * primitive list, §4.4). gpusim describes every packet and every record a
+ * little-endian payload (Broadcom's VideoCore IV 3D Architecture Reference
+ * Guide, "RG" below: Table 38); three packets are followed by variable
+ * data (42: VG inline XY words; 48 and 49: a compressed primitive list, RG
+ * Tables 39-43). gpusim describes every packet and every record a
  * packet points to (GL/NV/VG shader state records, attribute records, the
  * clipped primitive record) in one table of fields (src/v3d/cl.h), and
  * everything here is derived from that table. docs/control-lists.md lists
@@ -40,14 +41,17 @@
  * run past readable memory GS_EFAULT; every message starts with the bus
  * address. No input crashes or hangs the decoder: loops are cut by budgets.
  *
- * DUMP. One line per packet: address, name, every field by name, e.g.
- *   0x00100040  TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00200000 ...
+ * DUMP. One line per packet: address, ID (decimal, as RG Table 38 numbers
+ * the packets), name, every field by name, e.g.
+ *   0x00100040  112 TILE_BINNING_MODE_CONFIGURATION  tile_alloc=0x00200000 ...
  * FLAG fields are shown together as flags=a|b (flags=none), ENUMs by name,
  * addresses in hex, floats in their shortest exact form, 12.4 values in
  * pixels. gs_cl_dump walks a list between two bus addresses, follows
  * Branch and Branch-to-sub-list/Return (indenting sub-lists), shows the
  * shader records a shader-state packet points to and each primitive of a
- * compressed list. gs_cl_parse reads a dump line back (without address).
+ * compressed list (records and primitives have no ID). gs_cl_parse reads
+ * a dump line back (without the address; the ID, if given, must be the
+ * name's).
  */
 #ifndef GPUSIM_CL_H
 #define GPUSIM_CL_H
@@ -66,7 +70,8 @@ enum {
 };
 /* What follows a packet's fixed part. */
 enum { GS_CL_TAIL_NONE, GS_CL_TAIL_PRIMS, GS_CL_TAIL_VG };
-/* Which CLE thread a packet is for (reference §4.2 "mode"). */
+/* Which CLE thread a packet is for (RG Table 38; Mesa's
+ * src/broadcom/cle/v3d_packet_v21.xml marks the binning-only ones). */
 enum { GS_CL_MODE_B = 1, GS_CL_MODE_R = 2, GS_CL_MODE_BR = 3 };
 
 #define GS_CL_MAX_FIELDS 24   /* fields of the largest packet or record */
@@ -125,7 +130,7 @@ typedef struct gs_cl_field_value {
 int gs_cl_pack_fields(const gs_cl_format_info *f, const gs_cl_field_value *fv, size_t n,
                       uint8_t *dst, size_t cap, gs_diag *d);
 
-/* Parses one packet or record in dump syntax, "NAME field=value ...",
+/* Parses one packet or record in dump syntax, "[ID] NAME field=value ...",
  * (flags=a|b, enum names or numbers, floats, 12.4 pixels; fields left out
  * are 0) and packs it. Returns the size or GS_EARG naming the column. */
 int gs_cl_parse(const char *text, uint8_t *dst, size_t cap, gs_diag *d);
@@ -144,7 +149,7 @@ typedef struct gs_cl_view {
 /* Host pointer to [a, a+n) if readable in v, else NULL. */
 const uint8_t *gs_cl_view_ptr(const gs_cl_view *v, gs_addr a, uint32_t n);
 
-/* ---- Compressed primitive lists (reference §4.4, RG Tables 39-43) -------- */
+/* ---- Compressed primitive lists (RG Tables 39-43) ------------------------ */
 
 /* Primitive List Format (56) codes, which select the coding tables. */
 enum { GS_CL_PRIM_POINTS = 0, GS_CL_PRIM_LINES = 1, GS_CL_PRIM_TRIANGLES = 2, GS_CL_PRIM_RHTS = 3 };

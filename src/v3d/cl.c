@@ -448,9 +448,25 @@ int gs_cl_parse(const char *text, uint8_t *dst, size_t cap, gs_diag *d) {
   const char *a = p;
   while (*p && *p != ' ' && *p != '\t') p++;
   token(a, p, name, sizeof name);
+  /* a dump's packet line starts with the ID, which must be the name's */
+  const char *id_at = NULL;
+  uint32_t id = 0;
+  if (*a >= '0' && *a <= '9') {
+    if (parse_number(name, 0, &id) < 0) return parse_error(&ps, a, "bad packet ID", name);
+    id_at = a;
+    while (*p == ' ' || *p == '\t') p++;
+    a = p;
+    while (*p && *p != ' ' && *p != '\t') p++;
+    token(a, p, name, sizeof name);
+  }
   const gs_cl_format_info *f = gs_cl_packet_by_name(name);
   if (!f) f = gs_cl_record_by_name(name);
   if (!f) return parse_error(&ps, a, "unknown packet or record", name);
+  if (id_at && (f->id < 0 || (uint32_t)f->id != id)) {
+    char idtext[16];
+    token(id_at, id_at + strcspn(id_at, " \t"), idtext, sizeof idtext);
+    return parse_error(&ps, id_at, f->id < 0 ? "a record has no packet ID, got" : "packet ID does not match the name, got", idtext);
+  }
   for (;;) {
     while (*p == ' ' || *p == '\t') p++;
     if (!*p || *p == '\n') break;
@@ -688,10 +704,12 @@ static void dump_vg_words(walker *w, gs_addr a, gs_addr end, int depth) {
   }
 }
 
-/* The packet line and what hangs off it. */
+/* The packet line ("ID NAME  fields", the ID in decimal as the Guide's
+ * tables give it) and what hangs off it. */
 static void dump_packet(walker *w, const gs_cl_packet *p, int depth) {
   char line[1024];
-  gs_cl_format(p->info, p->values, line, sizeof line);
+  int k = snprintf(line, sizeof line, "%d ", p->info->id);
+  gs_cl_format(p->info, p->values, line + k, sizeof line - (size_t)k);
   put_line(w, p->addr, depth, line);
   if (!w->o->no_records) dump_records(w, p, depth + 1);
   if (p->info->tail == GS_CL_TAIL_PRIMS && !w->o->no_prims) dump_prims(w, &p->fmt, p->tail, depth + 1);

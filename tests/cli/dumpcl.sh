@@ -14,8 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # NOP (1), then Flat Shade Flags (97) with flags 0x00000005
 printf '\001\141\005\000\000\000' > "$tmp/ok.bin"
 out=$("$gpusim" dump-cl --base 0x2000 "$tmp/ok.bin") || fail "dump of a valid list exited $?"
-echo "$out" | grep -q '^0x00002000  NOP' || fail "no NOP line at 0x00002000: $out"
-echo "$out" | grep -q '^0x00002001  FLAT_SHADE_FLAGS' || fail "no FLAT_SHADE_FLAGS line at 0x00002001: $out"
+echo "$out" | grep -q '^0x00002000  1 NOP$' || fail "no '1 NOP' line at 0x00002000: $out"
+echo "$out" | grep -q '^0x00002001  97 FLAT_SHADE_FLAGS  flat_varyings=0x00000005$' || fail "no '97 FLAT_SHADE_FLAGS' line at 0x00002001: $out"
 
 # Tile Binning Mode Config (112) cut short after 6 bytes
 printf '\001\160\000\000\000\000\000' > "$tmp/short.bin"
@@ -33,14 +33,14 @@ echo "$err" | grep -q 'unknown control-list packet ID 3' || fail "unknown-ID mes
 
 # A scene's lists: the triangle spans tiles 0..4 x 0..3 of its 320x240 frame
 "$gpusim" --headless --dump-cl "$tmp/tri.txt" "$src/scenes/triangle.lua" || fail "--dump-cl of triangle.lua exited $?"
-for want in '^# binning list (CT0CA 0x' 'TILE_BINNING_MODE_CONFIGURATION .* width_tiles=5 height_tiles=4' \
-            'VERTEX_ARRAY_PRIMITIVES  mode=triangles length=3' '^# rendering list (CT1CA 0x' \
-            '  TILE_COORDINATES  column=4 row=3' '^0x[0-9a-f]*    COMPRESSED_PRIMITIVE_LIST' \
-            'triangle  coding=[0-9] indices=0,1,2' 'STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF'; do
+for want in '^# binning list (CT0CA 0x' '  112 TILE_BINNING_MODE_CONFIGURATION .* width_tiles=5 height_tiles=4' \
+            '  33 VERTEX_ARRAY_PRIMITIVES  mode=triangles length=3' '^# rendering list (CT1CA 0x' \
+            '  115 TILE_COORDINATES  column=4 row=3' '^0x[0-9a-f]*    48 COMPRESSED_PRIMITIVE_LIST' \
+            'triangle  coding=[0-9] indices=0,1,2' '  25 STORE_MS_RESOLVED_TILE_COLOR_BUFFER_AND_EOF'; do
   grep -q "$want" "$tmp/tri.txt" || fail "--dump-cl output lacks '$want'"
 done
 # every tile of the rendering list is dumped once
-[ "$(grep -c '  TILE_COORDINATES' "$tmp/tri.txt")" -eq 21 ] || fail "expected 21 TILE_COORDINATES (20 tiles + the clear)"
+[ "$(grep -c '  115 TILE_COORDINATES' "$tmp/tri.txt")" -eq 21 ] || fail "expected 21 TILE_COORDINATES (20 tiles + the clear)"
 # a failing scene writes no file
 printf 'local g = require "gpusim"\ng.frame(function(f) error("boom") end)\n' > "$tmp/bad.lua"
 "$gpusim" --headless --dump-cl "$tmp/bad.txt" "$tmp/bad.lua" 2>/dev/null && fail "a failing scene must exit non-zero"
