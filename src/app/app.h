@@ -49,6 +49,15 @@ typedef struct gs_run_options {
  * after the last byte. Returns 0, or -1 with errno set. cli.c */
 int gs_cli_read_file(const char *path, char **data, size_t *len);
 
+/* Writes len bytes to the output path of a command (-o, --dump-cl, ...):
+ * "-" is standard output; a new path or an existing regular file is
+ * written whole or not at all (a temporary file beside it, synced, then
+ * renamed over it, keeping the old file's mode); an existing device, FIFO
+ * or socket is opened and written in place, never replaced; a symbolic
+ * link is followed, its target written as above, and the link stays.
+ * Returns 0, or -1 with errno set (the path is then as it was). cli.c */
+int gs_cli_write_file(const char *path, const void *data, size_t len);
+
 /* Returns the value of option argv[*i] written as "OPT VALUE" or
  * "OPT=VALUE", advancing *i past it; NULL if argv[*i] is not `opt`.
  * *missing is set when the option is there without a value. cli.c */

@@ -192,22 +192,22 @@ static int parse_diff_args(int argc, char **argv, diff_args *a) {
   return -1;
 }
 
-/* Prints the comparison of the images named a and b. */
-static void print_diff(const diff_args *a, const gs_image_diff *r) {
+/* Prints the comparison of the images named a and b to out. */
+static void print_diff(FILE *out, const diff_args *a, const gs_image_diff *r) {
   double percent = r->pixels ? 100.0 * (double)r->differing / (double)r->pixels : 0.0;
-  printf("differing pixels: %llu of %llu (%.3f%%), tolerance %d\n",
+  fprintf(out, "differing pixels: %llu of %llu (%.3f%%), tolerance %d\n",
          (unsigned long long)r->differing, (unsigned long long)r->pixels, percent, a->tolerance);
-  if (r->max_diff) printf("max channel difference: %d at (%d, %d)\n", r->max_diff, r->max_x, r->max_y);
-  else printf("max channel difference: 0\n");
+  if (r->max_diff) fprintf(out, "max channel difference: %d at (%d, %d)\n", r->max_diff, r->max_x, r->max_y);
+  else fprintf(out, "max channel difference: 0\n");
   if (r->differing) {
     const uint8_t *p = r->first_a, *q = r->first_b;
-    printf("first difference: (%d, %d) %s %u,%u,%u,%u %s %u,%u,%u,%u\n", r->first_x, r->first_y,
+    fprintf(out, "first difference: (%d, %d) %s %u,%u,%u,%u %s %u,%u,%u,%u\n", r->first_x, r->first_y,
            a->a, p[0], p[1], p[2], p[3], a->b, q[0], q[1], q[2], q[3]);
   } else {
-    printf("first difference: none\n");
+    fprintf(out, "first difference: none\n");
   }
-  if (isinf(r->psnr)) printf("mean absolute difference: %.4f, PSNR inf dB\n", r->mean_abs);
-  else printf("mean absolute difference: %.4f, PSNR %.2f dB\n", r->mean_abs, r->psnr);
+  if (isinf(r->psnr)) fprintf(out, "mean absolute difference: %.4f, PSNR inf dB\n", r->mean_abs);
+  else fprintf(out, "mean absolute difference: %.4f, PSNR %.2f dB\n", r->mean_abs, r->psnr);
 }
 
 /* Writes the diff image of a and b to path; 0 on success, 2 after a message. */
@@ -242,7 +242,8 @@ int gs_diff_main(int argc, char **argv) {
             a.height, args.b, b.width, b.height);
     status = DIFF_USAGE_STATUS;
   } else {
-    print_diff(&args, &r);
+    /* With -o - the diff image goes to standard output, the report to stderr. */
+    print_diff(args.out && strcmp(args.out, "-") == 0 ? stderr : stdout, &args, &r);
     status = rc;
     if (args.out && write_diff_image(&a, &b, args.tolerance, args.out) != 0)
       status = DIFF_USAGE_STATUS;

@@ -6,6 +6,7 @@
  * this file only includes the headers (no STB_*_IMPLEMENTATION).
  */
 #include "app/image.h"
+#include "app/app.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,79 +88,64 @@ int gs_image_from_framebuffer(gs_image *img, const void *rows, int width, int he
 
 /* ---- writing -------------------------------------------------------------- */
 
-/* Where stb's encoder sends the PNG bytes: a file, and the first write
- * error (stbi_write_png itself ignores fwrite's result, so a full disk would
- * pass for success; that is why the bytes come through this callback). */
+/* Where stb's encoder sends the PNG bytes: a growing buffer, so that the
+ * file is written in one piece by gs_cli_write_file (stbi_write_png itself
+ * would ignore fwrite's result, and a full disk would pass for success). */
 typedef struct png_sink {
-  FILE *file;
-  int error;  /* errno of the first failed write, 0 if none */
+  unsigned char *data;
+  size_t len, cap;
+  int error;  /* set when the buffer could not grow */
 } png_sink;
 
 static void png_sink_write(void *context, void *data, int size) {
   png_sink *sink = context;
   if (sink->error || size <= 0) return;
-  if (fwrite(data, 1, (size_t)size, sink->file) != (size_t)size) sink->error = errno ? errno : EIO;
-}
-
-/* Creates a new file beside path with a name no other file has
- * (path.tmp-PID-N), opened for writing with mode 0666 less the umask, as
- * fopen would give. Returns its descriptor and the name in *tmp (malloc'ed),
- * or -1 with errno set. O_EXCL makes sure no existing file is reused. */
-static int create_temp_beside(const char *path, char **tmp) {
-  size_t size = strlen(path) + 64;
-  char *name = malloc(size);
-  if (!name) return -1;
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  for (int attempt = 0; attempt < 100; attempt++) {
-    snprintf(name, size, "%s.tmp-%ld-%ld", path, (long)getpid(),
-             (long)(now.tv_nsec % 1000000000L) + attempt);
-    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd >= 0) {
-      *tmp = name;
-      return fd;
+  if ((size_t)size > sink->cap - sink->len) {
+    size_t cap = sink->cap ? sink->cap : 65536;
+    while ((size_t)size > cap - sink->len) cap *= 2;
+    unsigned char *p = realloc(sink->data, cap);
+    if (!p) {
+      sink->error = 1;
+      return;
     }
-    if (errno != EEXIST) break;
+    sink->data = p;
+    sink->cap = cap;
   }
-  int err = errno;
-  free(name);
-  errno = err;
-  return -1;
+  memcpy(sink->data + sink->len, data, (size_t)size);
+  sink->len += (size_t)size;
 }
 
-/* Encodes img as PNG into the open file f, then flushes and syncs it.
- * Returns 0, or an errno value. */
-static int encode_png_to(const gs_image *img, FILE *f) {
-  png_sink sink = {f, 0};
+/* Encodes img as PNG into a malloc'ed buffer (*png, *len). Returns 0, or an
+ * errno value. */
+static int encode_png(const gs_image *img, unsigned char **png, size_t *len) {
+  png_sink sink = {NULL, 0, 0, 0};
   if (!stbi_write_png_to_func(png_sink_write, &sink, img->width, img->height, 4, img->pixels,
-                              (int)img->stride))
-    return sink.error ? sink.error : ENOMEM;  /* the encoder only fails to allocate */
-  if (sink.error) return sink.error;
-  if (fflush(f) != 0) return errno ? errno : EIO;
-  if (fsync(fileno(f)) != 0) return errno ? errno : EIO;
+                              (int)img->stride) || sink.error) {
+    free(sink.data);
+    return ENOMEM;  /* the encoder and the sink only fail to allocate */
+  }
+  *png = sink.data;
+  *len = sink.len;
   return 0;
 }
 
 int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d) {
+  const char *name = strcmp(path, "-") == 0 ? "<stdout>" : path;
   if (!img->pixels || img->width < 1 || img->height < 1)
-    return gs_diag_set(d, GS_EARG, "cannot write %s: the image is empty", path);
+    return gs_diag_set(d, GS_EARG, "cannot write %s: the image is empty", name);
   if (img->stride < (size_t)img->width * 4 || img->stride > (size_t)GS_IMAGE_MAX_SIDE * 4)
-    return gs_diag_set(d, GS_EARG, "cannot write %s: bad row stride %zu", path, img->stride);
-  char *tmp = NULL;
-  int fd = create_temp_beside(path, &tmp);
-  if (fd < 0) return gs_diag_set(d, GS_EIO, "cannot write %s: %s", path, strerror(errno));
-  FILE *f = fdopen(fd, "wb");
-  int err = f ? encode_png_to(img, f) : errno;
-  if (f) {
-    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-  } else {
-    close(fd);
-  }
-  if (!err && rename(tmp, path) != 0) err = errno;
-  if (err) unlink(tmp);
-  free(tmp);
-  if (err == ENOMEM) return gs_diag_set(d, GS_ENOMEM, "cannot write %s: out of memory", path);
-  if (err) return gs_diag_set(d, GS_EIO, "cannot write %s: %s", path, strerror(err));
+    return gs_diag_set(d, GS_EARG, "cannot write %s: bad row stride %zu", name, img->stride);
+  if (strcmp(path, "-") == 0 && isatty(STDOUT_FILENO))
+    return gs_diag_set(d, GS_EARG,
+                       "not writing a PNG image to a terminal (redirect standard output, or "
+                       "give a file name instead of -)");
+  unsigned char *png = NULL;
+  size_t len = 0;
+  int err = encode_png(img, &png, &len);
+  if (!err && gs_cli_write_file(path, png, len) != 0) err = errno ? errno : EIO;
+  free(png);
+  if (err == ENOMEM) return gs_diag_set(d, GS_ENOMEM, "cannot write %s: out of memory", name);
+  if (err) return gs_diag_set(d, GS_EIO, "cannot write %s: %s", name, strerror(err));
   return GS_OK;
 }
 

@@ -13,10 +13,12 @@
  * buffer without copying it can give gs_window_present the address of its
  * last row and a negative stride (window.h).
  *
- * Files. gs_image_write_png writes the file whole or not at all: it encodes
- * with stb_image_write into a temporary file beside the target, flushes and
- * syncs it, then renames it over the target; on any failure the temporary
- * file is removed and an existing target is left as it was.
+ * Files. gs_image_write_png encodes with stb_image_write in memory and
+ * writes through gs_cli_write_file (app.h): "-" is standard output (never a
+ * terminal); a new or regular file is written whole or not at all (a
+ * temporary file beside it, synced, renamed over it); a device, FIFO or
+ * socket is written in place; a symbolic link's target is written and the
+ * link stays.
  * gs_image_read_png reads through stb_image, which also decodes the other
  * formats it knows (binary PNM, BMP, TGA, JPEG); every image comes back as
  * RGBA8, grey and RGB sources with alpha 255.

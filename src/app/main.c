@@ -15,8 +15,9 @@
  *
  * Exit status: 0; the script's os.exit status; 1 when a script or a tool
  * fails (the message, naming the place, on stderr); 2 on a usage error.
- * Output files are written whole or not at all: into a temporary file in
- * the same directory, flushed to disk, then renamed over the target.
+ * Output files are written by gs_cli_write_file (cli.c): whole or not at
+ * all, never replacing a device, FIFO or socket, following symbolic links;
+ * "-" is standard output.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -57,8 +58,8 @@ static const char usage_text[] =
   "\n"
   "Options (before SCRIPT):\n"
   "  --headless    run without a window\n"
-  "  -o OUT.png    write the last rendered frame to OUT.png (whole or not\n"
-  "                at all)\n"
+  "  -o OUT.png    write the last rendered frame to OUT.png (- for standard\n"
+  "                output); an error when the script renders no frame\n"
   "  --size WxH    frame size in pixels, e.g. 640x480; each side 1..4096\n"
   "                (default: the scene's choice, else 640x480)\n"
   "  --frames N    stop after N frames (default: until you quit the window)\n"
@@ -87,6 +88,11 @@ static const char usage_text[] =
   "                (gpusim diff --help)\n"
   "  bench         interpreter benchmarks\n"
   "\n"
+  "Output files (-o, --dump-cl, asm -o, disasm -o, diff -o): - is standard\n"
+  "output; a new or regular file is written whole or not at all (a temporary\n"
+  "file beside it, renamed over it); a device, FIFO or socket is written in\n"
+  "place, never replaced; a symbolic link's target is written, the link stays.\n"
+  "\n"
   "Exit status: 0 on success, the script's os.exit status, 1 when the script\n"
   "or a tool fails (\"gpusim: file:line: message\" on stderr), 2 on a usage\n"
   "error.\n";
@@ -105,46 +111,6 @@ static int usage_error(const char *tool, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\nTry 'gpusim --help' for more information.\n");
   return EXIT_USAGE;
-}
-
-/* ---- files ---------------------------------------------------------------- */
-
-/* Writes len bytes to path ("-": standard output) so that path ends up
- * holding all of them or is left as it was: the bytes go to a temporary
- * file beside path, which is synced and renamed over it, or removed on
- * failure. Returns 0, or -1 with errno set. */
-static int write_file_atomic(const char *path, const void *data, size_t len) {
-  if (strcmp(path, "-") == 0) {
-    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) return -1;
-    return 0;
-  }
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + sizeof ".tmp-XXXXXX");
-  if (!tmp) return -1;
-  memcpy(tmp, path, plen);
-  memcpy(tmp + plen, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    free(tmp);
-    return -1;
-  }
-  /* mkstemp makes the file 0600; give it the mode fopen would have. */
-  mode_t mask = umask(0);
-  umask(mask);
-  FILE *f = fdopen(fd, "wb");
-  int ok = f && fchmod(fd, 0666 & ~mask) == 0 && fwrite(data, 1, len, f) == len && fflush(f) == 0 &&
-           fsync(fd) == 0;
-  int err = errno;
-  if (f) {
-    if (fclose(f) != 0 && ok) ok = 0, err = errno;
-  } else {
-    close(fd);
-  }
-  if (ok && rename(tmp, path) != 0) ok = 0, err = errno;
-  if (!ok) unlink(tmp);
-  free(tmp);
-  errno = err;
-  return ok ? 0 : -1;
 }
 
 /* ---- asm and disasm ------------------------------------------------------- */
@@ -253,7 +219,7 @@ static int tool_asm(int argc, char **argv) {
     for (int k = 0; k < 8; k++) bin[8 * i + k] = (unsigned char)(words[i] >> (8 * k));
   free(words);
   rc = 0;
-  if (write_file_atomic(a.out, bin, n * 8) < 0) {
+  if (gs_cli_write_file(a.out, bin, n * 8) < 0) {
     fprintf(stderr, "gpusim asm: cannot write %s: %s\n", a.out, strerror(errno));
     rc = 1;
   }
@@ -304,7 +270,7 @@ static int tool_disasm(int argc, char **argv) {
   }
   const char *out = a.out ? a.out : "-";
   rc = 0;
-  if (write_file_atomic(out, text ? text : "", text ? strlen(text) : 0) < 0) {
+  if (gs_cli_write_file(out, text ? text : "", text ? strlen(text) : 0) < 0) {
     fprintf(stderr, "gpusim disasm: cannot write %s: %s\n", strcmp(out, "-") ? out : "<stdout>",
             strerror(errno));
     rc = 1;
@@ -588,7 +554,7 @@ static void write_frame_lists(lua_State *L, int t, const char *path) {
                            (gs_addr)frame_int(L, t, "bin_end"), (gs_addr)frame_int(L, t, "render_start"),
                            (gs_addr)frame_int(L, t, "render_end"), mem, &d);
   int ok = fclose(mem) == 0;
-  if (rc == GS_OK && ok && write_file_atomic(path, text, len) < 0) {
+  if (rc == GS_OK && ok && gs_cli_write_file(path, text, len) < 0) {
     int err = errno;
     free(text);
     luaL_error(L, "--dump-cl: cannot write %s: %s", path, strerror(err));
@@ -768,9 +734,12 @@ static int run_script(const gs_run_options *o, int argc, char **argv) {
     scene = lua_toboolean(L, -1);
   }
   lua_close(L);
-  if (rc == 0 && o->output && !scene)
-    fprintf(stderr, "gpusim: note: -o %s: not written: the script registered no frame callback (gpusim.frame)\n",
-            o->output);
+  /* An output that was asked for and not written is an error. */
+  if (rc == 0 && !scene && (o->output || o->dump_cl)) {
+    fprintf(stderr, "gpusim: %s %s: not written: the script rendered no frame (it registered no frame callback with gpusim.frame)\n",
+            o->output ? "-o" : "--dump-cl", o->output ? o->output : o->dump_cl);
+    rc = 1;
+  }
   if (rc == 0 && !o->headless && !scene) rc = show_script_window(o, argv[o->script]);
   return rc;
 }
@@ -822,6 +791,8 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
     if (rc >= 0) return rc;
   }
   if (i >= argc) return usage_error(NULL, "no script given");
+  if (o->output && o->dump_cl && strcmp(o->output, "-") == 0 && strcmp(o->dump_cl, "-") == 0)
+    return usage_error(NULL, "-o - and --dump-cl - would both write to standard output");
   o->script = i;
   return -1;
 }
