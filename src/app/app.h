@@ -19,14 +19,17 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "gpusim/diag.h"
+#include "gpusim/driver.h"
 #include "gpusim/mem.h"
 
 /* Frame size when --size is not given. */
 #define GS_DEFAULT_WIDTH 640
 #define GS_DEFAULT_HEIGHT 480
-/* Largest --size side: the VideoCore IV renders at most 4096 pixels wide
- * or high (reference/vc4.md §3.1). */
-#define GS_MAX_SIDE 4096
+/* Largest --size side: the driver's (GS_DRV_MAX_SIDE, 4095): the Viewport
+ * Offset record holds the viewport centre as a signed 12.4 number, so a
+ * target centred on its own middle reaches 4095 pixels a side, one less
+ * than the 4096 the tile binner could hold. */
+#define GS_MAX_SIDE GS_DRV_MAX_SIDE
 /* Largest --threads value. */
 #define GS_MAX_THREADS 1024
 

@@ -60,7 +60,7 @@ static const char usage_text[] =
   "  --headless    run without a window\n"
   "  -o OUT.png    write the last rendered frame to OUT.png (- for standard\n"
   "                output); an error when the script renders no frame\n"
-  "  --size WxH    frame size in pixels, e.g. 640x480; each side 1..4096\n"
+  "  --size WxH    frame size in pixels, e.g. 640x480; each side 1..4095\n"
   "                (default: the scene's choice, else 640x480)\n"
   "  --frames N    stop after N frames (default: until you quit the window)\n"
   "  --threads N   render threads (default: the number of cores)\n"
@@ -310,7 +310,8 @@ static int parse_size(const char *text, int *w, int *h) {
   if (parse_count(width, 0, 1000000, &wv) < 0 || parse_count(x + 1, 0, 1000000, &hv) < 0)
     return usage_error(NULL, "--size: expected WxH like 640x480, got '%s'", text);
   if (wv < 1 || hv < 1 || wv > GS_MAX_SIDE || hv > GS_MAX_SIDE)
-    return usage_error(NULL, "--size: each side must be 1..%d, got '%s'", GS_MAX_SIDE, text);
+    return usage_error(NULL, "--size: each side must be 1..%d (the viewport centre is a 12.4 number), got '%s'",
+                       GS_MAX_SIDE, text);
   *w = (int)wv;
   *h = (int)hv;
   return -1;
