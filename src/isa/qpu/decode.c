@@ -413,6 +413,15 @@ oom:
   return NULL;
 }
 
+int qpu_fetch_fault(gs_gpu *g, const gs_qpu *q, uint32_t pc) {
+  if (pc & 7) return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", pc);
+  if (pc >= 8 && gs_mem_ptr(g->mem, pc - 8, 8))
+    return qpu_fault(g, q, GS_EFAULT,
+                     "the program ran past its last instruction (at 0x%08x, the end of its allocation) without "
+                     "a thread end: instruction fetch at 0x%08x is outside allocated GPU memory", pc - 8, pc);
+  return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is outside allocated GPU memory", pc);
+}
+
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc);
 static int program_current(const gs_gpu *g, const qpu_program *p);
 
@@ -461,12 +470,8 @@ void qpu_cache_trim(gs_gpu *g) {
 
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   qpu_cache *c = g->cache;
-  if (pc & 7) {
-    qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", pc);
-    return NULL;
-  }
-  if (!gs_mem_ptr(g->mem, pc, 8)) {
-    qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is outside allocated GPU memory", pc);
+  if ((pc & 7) || !gs_mem_ptr(g->mem, pc, 8)) {
+    qpu_fetch_fault(g, q, pc);
     return NULL;
   }
   for (size_t i = 0; i < c->n; i++) {

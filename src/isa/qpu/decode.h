@@ -80,6 +80,13 @@ typedef struct qpu_program {
 qpu_cache *qpu_cache_new(void);
 void qpu_cache_free(qpu_cache *c);
 
+/* Records the error of an instruction fetch at pc that is not 8-byte
+ * aligned or not in allocated memory, naming the QPU and pc; when the word
+ * before pc is in memory, the message says the program ran past its last
+ * instruction without a thread end. Returns GS_EFAULT. Both interpreters
+ * use it. */
+int qpu_fetch_fault(gs_gpu *g, const gs_qpu *q, uint32_t pc);
+
 /* Returns the prepared program starting at pc, preparing (and caching) it if
  * needed; NULL with an error in g if the code at pc cannot be fetched. */
 const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc);

@@ -38,12 +38,8 @@ static void broadcast(gs_vec *v, uint32_t x) {
 
 /* Reads the 64-bit word at q->pc (little-endian, low word first). */
 static int fetch(gs_gpu *g, gs_qpu *q, uint64_t *w) {
-  if (q->pc & 7)
-    return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", q->pc);
-  const unsigned char *p = gs_mem_ptr(g->mem, q->pc, 8);
-  if (!p)
-    return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is outside allocated GPU memory",
-                     q->pc);
+  const unsigned char *p = q->pc & 7 ? NULL : gs_mem_ptr(g->mem, q->pc, 8);
+  if (!p) return qpu_fetch_fault(g, q, q->pc);
   uint64_t x = 0;
   for (int k = 7; k >= 0; k--) x = (x << 8) | p[k];
   *w = x;
