@@ -11,7 +11,7 @@ local mesh = require "mesh"
 local mat4 = vm.mat4
 
 local target = gpusim.target {width = 256, height = 256, format = "rgba8888", depth = true}
-local texture = gpusim.texture {file = "assets/checker.png", filter = "nearest", wrap = "clamp"}
+local texture = gpusim.texture {file = "../assets/checker.png", filter = "nearest", wrap = "clamp"}
 
 -- The cube (corners at ±1) with its position (x, y, z, 1) and texture
 -- coordinate (u, v) per vertex: four vertices per face.

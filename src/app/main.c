@@ -433,18 +433,40 @@ static void create_arg_table(lua_State *L, int argc, char **argv, int script) {
   lua_setglobal(L, "arg");
 }
 
-/* Puts the scene helpers (lua/vecmath.lua, lua/mesh.lua) on package.path:
- * "<script's directory>/../lua/?.lua" (scenes/ sits beside lua/) and
- * "./lua/?.lua" (run from the repository root), before the default path. */
+/* Puts the scene helpers (lua/vc4_shaders.lua, vecmath.lua, mesh.lua) on
+ * package.path, before the default path:
+ *   "<script's directory>/../lua/?.lua"  scenes/ beside lua/ (the sources)
+ *   "<exe dir>/../share/lua/5.4/?.lua"  the installed helpers, for a
+ *                                       program in <prefix>/bin
+ *   "<exe dir>/lua/?.lua"               the build tree's copy (CMakeLists.txt)
+ *   "./lua/?.lua"                       run from the repository root
+ * so that a scene copied anywhere finds them. The program's directory comes
+ * from /proc/self/exe; without it (or when it holds a ';' or '?', which
+ * package.path cannot say) those two entries are left out. */
 static void add_helper_path(lua_State *L, const char *script) {
   const char *slash = strrchr(script, '/');
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+  size_t exe_dir = 0; /* length of the program's directory, 0: unknown */
+  if (n > 0 && (size_t)n < sizeof exe) {
+    exe[n] = '\0';
+    char *last = strrchr(exe, '/');
+    if (last && last > exe && !strpbrk(exe, ";?")) exe_dir = (size_t)(last - exe);
+  }
   lua_getglobal(L, "package");
   lua_getfield(L, -1, "path");
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   if (slash) luaL_addlstring(&b, script, (size_t)(slash - script));
   else luaL_addchar(&b, '.');
-  luaL_addstring(&b, "/../lua/?.lua;./lua/?.lua;");
+  luaL_addstring(&b, "/../lua/?.lua;");
+  if (exe_dir) {
+    luaL_addlstring(&b, exe, exe_dir);
+    luaL_addstring(&b, "/../share/lua/5.4/?.lua;");
+    luaL_addlstring(&b, exe, exe_dir);
+    luaL_addstring(&b, "/lua/?.lua;");
+  }
+  luaL_addstring(&b, "./lua/?.lua;");
   lua_pushvalue(L, -2);
   luaL_addvalue(&b);
   luaL_pushresult(&b);

@@ -572,10 +572,35 @@ static const uint8_t *texture_data(lua_State *L, int arg, uint32_t w, uint32_t h
   return bytes;
 }
 
+/* Replaces the relative path on the top of the stack with the same path
+ * taken from the directory of the Lua chunk that called gpusim.texture (the
+ * nearest Lua function up the stack, e.g. "scenes/cube.lua" makes
+ * "../assets/checker.png" "scenes/../assets/checker.png"), so that a scene
+ * finds its files from any working directory. An absolute path, and one
+ * from a chunk that is no file (a string, standard input) or sits in the
+ * working directory, stay as they are. */
+static void relative_to_caller(lua_State *L) {
+  const char *path = lua_tostring(L, -1);
+  if (path[0] == '/') return;
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "S", &ar);
+    if (ar.what[0] == 'C') continue; /* pcall and the like */
+    const char *slash = ar.source[0] == '@' ? strrchr(ar.source, '/') : NULL;
+    if (!slash) return;
+    lua_pushlstring(L, ar.source + 1, (size_t)(slash - ar.source));
+    lua_pushstring(L, path);
+    lua_concat(L, 2);
+    lua_replace(L, -2);
+    return;
+  }
+}
+
 /* Loads the image file in field 'file' of table arg through the program's
  * loader; pushes its texels turned over (the image's bottom row becomes
  * row 0, t = 0, so it appears upright) and sets *w, *h. */
 static const uint8_t *texture_file(lua_State *L, int arg, uint32_t *w, uint32_t *h) {
+  relative_to_caller(L);
   const char *path = lua_tostring(L, -1);
   if (lua_getfield(L, LUA_REGISTRYINDEX, IMAGE_LOADER_KEY) != LUA_TFUNCTION)
     arg_error(L, arg, "field 'file': this gpusim cannot read image files (the gpusim program can; the module "

@@ -24,8 +24,8 @@ fails({here, "3 texels of 4 bytes for a 2x2 texture of 4"},
 fails({here, "'filter'", "'linear', 'nearest'"}, function() gpusim.texture {width = 1, height = 1, data = {0, 0, 0, 0}, filter = "cubic"} end)
 fails({here, "'wrap_t'", "'repeat', 'clamp', 'mirror'"},
       function() gpusim.texture {width = 1, height = 1, data = {0, 0, 0, 0}, wrap_t = "border"} end)
-fails({here, "either 'file' or 'data'"}, function() gpusim.texture {file = "assets/checker.png", width = 2} end)
-fails({here, "field 'file'", "nothing.png"}, function() gpusim.texture {file = "assets/nothing.png"} end)
+fails({here, "either 'file' or 'data'"}, function() gpusim.texture {file = "../../assets/checker.png", width = 2} end)
+fails({here, "field 'file'", "nothing.png"}, function() gpusim.texture {file = "../../assets/nothing.png"} end)
 fails({here, "'width' must be an integer in 1..2048"}, function() gpusim.texture {width = 4096, height = 1, data = {}} end)
 
 -- ---- sampling
@@ -124,7 +124,7 @@ end
 -- the PNG: 16×16, quadrants red (top left), green, blue, white, each a
 -- checker of full and half intensity; upright in the image, so the PNG's
 -- top row is the texture's last row (t = 1)
-local png = gpusim.texture {file = "assets/checker.png", filter = "nearest"}
+local png = gpusim.texture {file = "../../assets/checker.png", filter = "nearest"}
 assert(png.width == 16 and png.height == 16)
 t = sample(png, 16, 16)
 for y = 0, 15 do
