@@ -84,7 +84,9 @@ static fixture *fixture_new(uint32_t w, uint32_t h, gs_drv_format fmt, bool dept
   fx.t = (gs_drv_target){w, h, fmt, depth, 0, 0, 1};
   assert_int_equal(gs_drv_target_alloc(fx.m, &fx.t, NULL), GS_OK);
   fx.sh = (gs_drv_shader){0x00800000u, 0x00800100u, 0x00800200u, 3, 0, false, 0x1, NULL};
-  assert_int_equal(gs_mem_alloc(fx.m, 3 * 28, 16, &fx.vb, NULL), GS_OK);
+  /* room for every vertex the draws below read: the driver checks that
+   * each attribute array holds the draw's largest vertex */
+  assert_int_equal(gs_mem_alloc(fx.m, 90000 * 28, 16, &fx.vb, NULL), GS_OK);
   fx.attrs[0] = (gs_drv_attr){fx.vb, 16, 28};
   fx.attrs[1] = (gs_drv_attr){fx.vb + 16, 12, 28};
   fx.vs_unif[0] = (gs_drv_uniform){GS_DRV_U_VIEWPORT_X_SCALE, 0};

@@ -124,7 +124,12 @@
  * target, a fragment program that does not link for the draw's
  * blend and stencil state), GS_ENOMEM when
  * GPU memory is exhausted, GS_EFAULT when an index buffer lies outside
- * allocated memory. A failed draw leaves the frame as it was before it.
+ * allocated memory or an attribute array does not hold the draw's largest
+ * vertex (its largest index, or first + count - 1) inside the allocation
+ * its base lies in — as the Linux vc4 validator checks each attribute
+ * against max_index (drivers/gpu/drm/vc4/vc4_validate.c); the message
+ * names the index, the attribute, the bytes it needs and the vertices the
+ * allocation holds. A failed draw leaves the frame as it was before it.
  */
 #ifndef GPUSIM_DRIVER_H
 #define GPUSIM_DRIVER_H

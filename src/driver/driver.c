@@ -11,6 +11,7 @@
  * as it was.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpusim/driver.h"
@@ -215,6 +216,46 @@ static int max_index(const gs_driver *drv, const gs_drv_draw *dr, uint32_t *out,
     if (v > m) m = v;
   }
   *out = m;
+  return GS_OK;
+}
+
+/* Bytes from a to the end of the allocation holding it; 0 when none does. */
+static uint32_t bytes_from(const gs_mem *m, gs_addr a) {
+  if (!gs_mem_ptr(m, a, 1)) return 0;
+  uint32_t lo = 1, hi = ~a; /* gs_mem_ptr(a, lo) holds; the answer is in [lo, hi] */
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (gs_mem_ptr(m, a, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Every attribute array must hold vertex `last`, the largest the draw
+ * reads, inside the allocation its base lies in: as the Linux vc4
+ * validator checks each attribute's buffer against the draw's max_index
+ * (drivers/gpu/drm/vc4/vc4_validate.c). Otherwise the VCD would read
+ * whatever follows the array (another buffer, a shader's code) as vertices. */
+static int check_attr_reach(const gs_driver *drv, const gs_drv_draw *dr, uint32_t last, gs_diag *d) {
+  for (unsigned i = 0; i < dr->nattrs; i++) {
+    const gs_drv_attr *a = &dr->attrs[i];
+    uint64_t end = (uint64_t)last * a->stride + a->size; /* bytes from the base */
+    if (end <= 0xFFFFFFFFu - a->base && gs_mem_ptr(drv->mem, a->base, (uint32_t)end)) continue;
+    char which[64];
+    if (dr->indices)
+      snprintf(which, sizeof which, "index %u (the largest of the draw's)", last);
+    else
+      snprintf(which, sizeof which, "vertex %u (first %u + count %u - 1)", last, dr->first, dr->count);
+    uint32_t room = bytes_from(drv->mem, a->base);
+    if (room < a->size)
+      return gs_diag_set(d, GS_EFAULT, "draw: %s: attribute %u's array at 0x%08x has no vertex in allocated GPU "
+                         "memory (%u bytes of its %u-byte attribute)", which, i, a->base, room, a->size);
+    uint32_t fit = a->stride ? (room - a->size) / a->stride + 1 : 0xFFFFFFFFu;
+    return gs_diag_set(d, GS_EFAULT, "draw: %s reaches past the end of attribute %u's array: vertex %u needs bytes "
+                       "%llu..%llu from 0x%08x (stride %u), and its allocation holds %u bytes from there: vertices "
+                       "0..%u", which, i, last, (unsigned long long)(end - a->size), (unsigned long long)end - 1,
+                       a->base, a->stride, room, fit - 1);
+  }
   return GS_OK;
 }
 
@@ -544,6 +585,7 @@ int gs_driver_draw(gs_driver *drv, const gs_drv_draw *dr, gs_diag *d) {
   if (dr->count == 0) return drv->e.calls++, GS_OK;
   uint32_t maxi = 0;
   if (dr->indices && (rc = max_index(drv, dr, &maxi, d)) < 0) return rc;
+  if ((rc = check_attr_reach(drv, dr, dr->indices ? maxi : dr->first + dr->count - 1, d)) < 0) return rc;
   uint8_t b[SLOT_COUNT][SLOT_BYTES];
   if ((rc = pack_state(drv, dr, s, b, d)) < 0) return rc;
   emit_state saved = drv->e;

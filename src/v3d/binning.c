@@ -308,9 +308,9 @@ static int check_vertex(cle_run *r, const cle_bin *b, const gs_cl_packet *p, uin
     const vcd_attr *at = &b->sh.cs.attrs[k];
     uint64_t a = (uint64_t)at->address + (uint64_t)i * at->stride;
     if (a > UINT32_MAX || !gs_mem_ptr(r->g->mem, (gs_addr)a, at->size))
-      return cle_error(d, GS_EFAULT, p->addr, "%s: coordinate shader attribute %u of vertex %u: %u bytes at 0x%08llx "
-                       "(array 0x%08x, stride %u) are outside allocated GPU memory", p->info->name, k, i, at->size,
-                       (unsigned long long)a, at->address, at->stride);
+      return cle_error(d, GS_EFAULT, p->addr, "%s: GL shader record 0x%08x: coordinate shader attribute %u of vertex "
+                       "%u: %u bytes at 0x%08llx (array 0x%08x, stride %u) are outside allocated GPU memory",
+                       p->info->name, b->sh.record, k, i, at->size, (unsigned long long)a, at->address, at->stride);
   }
   return GS_OK;
 }

@@ -184,8 +184,8 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   if (rc < 0) return rc;
   gs_cl_unpack_gl_shader_record(vals, &rec);
   sh->point_size = rec.point_size, sh->clipping = rec.clipping;
-  sh->vs.code = rec.vs_code, sh->vs.uniforms = rec.vs_uniforms;
-  sh->cs.code = rec.cs_code, sh->cs.uniforms = rec.cs_uniforms;
+  sh->vs.code = rec.vs_code, sh->vs.uniforms = rec.vs_uniforms, sh->vs.record = st.record;
+  sh->cs.code = rec.cs_code, sh->cs.uniforms = rec.cs_uniforms, sh->cs.record = st.record;
   unsigned n = st.attr_arrays ? st.attr_arrays : 8;
   for (unsigned i = 0; i < n; i++) {
     gs_cl_gl_attribute_record a;
@@ -453,7 +453,7 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *wh
   memset(&u->vpm->words[CLE_VPM_IN * 16], 0, p->in_rows * 16 * sizeof(uint32_t));
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
   int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
-  if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch: ", what);
+  if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
   gs_qpu *q = cle_unit_reset(u, p->code, p->uniforms, cle_watchdog(g));
   vpm_set_window(q, CLE_VPM_IN, p->in_rows);
   vpm_set_write_window(q, CLE_VPM_OUT, p->out_rows);

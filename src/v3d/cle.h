@@ -88,6 +88,7 @@ int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, 
 /* A vertex or coordinate shader of a GL shader record. */
 typedef struct cle_program {
   gs_addr code, uniforms;
+  gs_addr record;     /* the GL shader record it comes from, for messages */
   vcd_attr attrs[CLE_MAX_ATTRS];
   unsigned nattrs;
   unsigned in_rows;   /* rows of the input segment */

@@ -52,5 +52,56 @@ scene(bad_fs)
 local f = gpusim.render {run = false}
 local ok, err = pcall(gpusim.v3d.run, {bin = {f.bin_start, f.bin_end}, render = {f.render_start, f.render_end}})
 assert(not ok and err:find("varying read") and not err:find("frame:draw"), err)
+-- Indices past the end of the vertex buffer: the driver checks the draw's
+-- largest index against every attribute array, as the Linux vc4 validator
+-- checks max_index (vc4_validate.c), and the error names the draw's line.
+-- vb holds 3 vertices of 16 bytes: index 2 is its last, 3 the first past it.
+local function indexed(indices)
+  local ib = gpusim.buffer {format = "u16", data = indices}
+  gpusim.frame(function(frame)
+    line = debug.getinfo(1, "l").currentline + 1
+    frame:draw {vertices = vb, indices = ib, shader = good, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff0000ff}}}}
+  end, target)
+end
+indexed {0, 1, 2}
+assert(gpusim.render {}.stats.prims_drawn == 1)
+for _, big in ipairs {3, 7, 65535} do
+  indexed {0, big, 1}
+  fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw: draw: index " .. big .. " (the largest",
+                           "reaches past the end of attribute 0's array",
+                           string.format("vertex %d needs bytes %d..%d from 0x%08x (stride 16)", big, 16 * big,
+                                         16 * big + 15, vb.address),
+                           "holds 48 bytes from there: vertices 0..2"} end,
+        function() gpusim.render {} end)
+end
+
+-- A list run by gpusim.v3d.run keeps the hardware's behaviour: no driver
+-- check, only allocated memory. Its vertex 7 is read from wherever the
+-- record's array points; a read outside allocated memory is an error
+-- naming the shader record and the address.
+local vb8 = gpusim.buffer {format = "f32x4", data = {{-1, -1, 0, 1}, {1, -1, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1},
+                                                   {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 1, 0, 1}}}
+local raw = gpusim.mem.alloc(128)  -- 3 vertices written, vertex 7 in the same allocation
+gpusim.mem.write(raw, "f32", {-1, -1, 0, 1, 1, -1, 0, 1, 0, 1, 0, 1})
+gpusim.mem.write(raw + 112, "f32", {0, 1, 0, 1})
+local ib = gpusim.buffer {format = "u16", data = {0, 1, 7}}
+gpusim.frame(function(frame)
+  frame:draw {vertices = vb8, indices = ib, shader = good, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff0000ff}}}}
+end, target)
+f = gpusim.render {run = false}
+local lists = {bin = {f.bin_start, f.bin_end}, render = {f.render_start, f.render_end}}
+local old = vb8.address
+getmetatable(vb8).__close(vb8)  -- the array's memory is gone
+ok, err = pcall(gpusim.v3d.run, lists)
+local rec = err and tonumber(err:match("GL shader record 0x(%x+)"), 16)
+assert(not ok and rec and not err:find("frame:draw"), err)
+assert(err:find(string.format("at 0x%08x (array 0x%08x, stride 16)", old, old), 1, true), err)
+-- the record it names is the draw's: attribute 0's base (record + 36) is the array
+assert(gpusim.mem.read(rec + 36, "u32", 1)[1] == old, "the named record is not the draw's")
+gpusim.mem.write(rec + 36, "u32", {raw})
+local st = gpusim.v3d.run(lists)
+assert(st.prims_drawn == 1 and st.fragments > 0, "vertex 7 of the hand-written array was not drawn")
+gpusim.mem.free(raw)
+
 scene(good)  -- the gpusim program renders the scene left registered after the script
 print("draw_errors: ok")
