@@ -1,7 +1,9 @@
 /* gpusim/driver.h — the driver: lowers frames of draw calls into real
  * VideoCore IV control lists, shader records and uniform streams in GPU
  * memory, the way Mesa's vc4 driver and the kernel's render-list builder do
- * (reference/vc4.md §4.1, §4.5). The control-list executor then runs the
+ * (Linux drivers/gpu/drm/vc4/vc4_render_cl.c; the lists and records of
+ * Broadcom's VideoCore IV 3D Architecture Reference Guide, "RG" below,
+ * Tables 38 and 45). The control-list executor then runs the
  * four addresses a frame hands back; the driver never runs anything itself.
  *
  * MANUAL
@@ -32,7 +34,8 @@
  *   // run f.bin_start..f.bin_end and f.render_start..f.render_end; the image
  *   // is then at f.framebuffer (f.stride bytes per row, row 0 = bottom)
  *
- * WHAT A FRAME BECOMES (reference §4.1, in Mesa's order)
+ * WHAT A FRAME BECOMES (in the order of Mesa's vc4_emit.c and Linux's
+ * vc4_render_cl.c)
  *
  *   binning list:   112 TILE_BINNING_MODE_CONFIGURATION (tile allocation
  *                   memory, its size, the tile state data array, tiles)
@@ -59,7 +62,8 @@
  *   oversample 4x in 96 and decimate 4x in 113 (the stores resolve); an
  *   RGBA16F target sets 64-bit colour in both, and its clear colour is the
  *   RGBA8888 one widened to halves (byte / 255, nearest half). The tile
- *   grid follows (reference §3.7).
+ *   grid follows (64x64 tiles; 32x32 with 4 samples; half as high with
+ *   64-bit colour: RG §5).
  *
  * The binning list grows in 4 KB blocks chained with Branch (16). Tile
  * allocation memory starts with one 32-byte initial block per tile (so the
@@ -75,7 +79,9 @@
  * gs_driver_free releases everything the driver allocated.
  *
  * PROGRAMS AND THEIR SPH. Every program gets a Shader Program Header
- * (DESIGN.md, "The SPH is every program's header"): gs_drv_program_load
+ * (docs/sph.md): whatever its ISA, a program's inputs, outputs and
+ * interpolation modes are described by one NVIDIA-style header, which the
+ * pipeline reads instead of looking at the ISA. gs_drv_program_load
  * places, in one allocation,
  *   code - 96  u32 GS_DRV_PROGRAM_MAGIC ("GSPH" little-endian), u32 code
  *              bytes, u32 the SPH's ShaderType, u32 0
@@ -87,7 +93,7 @@
  * the Flat Shade Flags alone.
  *
  * BLENDING AND STENCIL (docs/blending.md). The VC4 has no blend unit and no
- * stencil state in its lists (reference §3.6): both are fragment-shader
+ * stencil state in its lists (RG §5, Tables 25-28): both are fragment-shader
  * code. A draw whose state has blending other than replace, a colour mask
  * that leaves a channel out, or stencil gets a variant of its fragment
  * program, linked by gs_drv_fs_link and loaded with the original's SPH:
@@ -144,7 +150,7 @@
 /* ---- render targets ------------------------------------------------------ */
 
 /* Colour formats: RGBA8888 stores the TLB word as is (byte 0 = R), BGR565
- * packs R into bits 15:11, G 10:5, B 4:0 (reference §3.8). RGBA16F is a
+ * packs R into bits 15:11, G 10:5, B 4:0 (Mesa's vc4_formats.c). RGBA16F is a
  * 64-bit (HDR) tile buffer stored as four IEEE halves, R first, 8 bytes per
  * pixel (docs/tile-buffer.md): its fragment shaders write two words per
  * pixel, RG16F then BA16F. */
@@ -177,7 +183,7 @@ void gs_drv_target_release(gs_mem *m, gs_drv_target *t);
 
 /* ---- textures ------------------------------------------------------------ */
 
-/* A texture for the TMU (reference §5): one level of RGBA8888 texels (TMU
+/* A texture for the TMU (RG §4): one level of RGBA8888 texels (TMU
  * type 0) in the T or LT layout the hardware picks by size, sampled with
  * the config words of gs_drv_texture_config, which a fragment shader's
  * uniform stream holds where its TMU writes pop them (the T write takes
@@ -202,7 +208,7 @@ typedef struct gs_drv_texture {
 int gs_drv_texture_alloc(gs_mem *m, gs_drv_texture *t, const uint8_t *rgba, gs_diag *d);
 /* Releases t's memory (if any) and sets base to 0. */
 void gs_drv_texture_release(gs_mem *m, gs_drv_texture *t);
-/* The TMU config parameters 0 and 1 (reference §5.2) of t. */
+/* The TMU config parameters 0 and 1 (RG Tables 15-16) of t. */
 void gs_drv_texture_config(const gs_drv_texture *t, uint32_t p[2]);
 
 /* ---- programs ------------------------------------------------------------ */
@@ -308,7 +314,7 @@ typedef struct gs_drv_blend {
 } gs_drv_blend;
 
 /* Stencil operations: the codes of the TLB_STENCIL_SETUP word
- * (reference/vc4.md §3.6). */
+ * (RG §5, Tables 25-28). */
 typedef enum gs_drv_stencil_op {
   GS_DRV_STENCIL_ZERO = 0, GS_DRV_STENCIL_KEEP = 1, GS_DRV_STENCIL_REPLACE = 2,
   GS_DRV_STENCIL_INCR = 3, GS_DRV_STENCIL_DECR = 4, GS_DRV_STENCIL_INVERT = 5,
@@ -364,7 +370,7 @@ int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d);
  * refuse it: the blend code works on 32-bit words of four bytes. */
 bool gs_drv_fs_blends(const gs_drv_state *s);
 
-/* The TLB_STENCIL_SETUP words of s (reference/vc4.md §3.6), in the order
+/* The TLB_STENCIL_SETUP words of s (RG Table 27), in the order
  * they must be written: one word for both faces (WSEL 3) when the faces
  * agree, else front (1) then back (2); then, when a write mask is not one
  * of 0x01, 0x03, 0x0f, 0xff, the full write-mask word (WSEL 0, back mask in

@@ -3,14 +3,15 @@
  *
  * Assembly syntax: docs/qpu.md. Binaries are arrays of 64-bit instruction
  * words; as bytes they are little-endian, low 32-bit word first (the order of
- * hex dumps "lo, hi" in reference/vc4.md).
+ * hex dumps "lo, hi" in most published listings).
  *
  *   uint64_t *w; size_t n; gs_diag d;
  *   if (gs_qpu_asm(text, "prog.s", 0, &w, &n, &d) < 0) puts(d.msg);  // "prog.s:3:9: ..."
  *   char *txt; gs_qpu_disasm(w, n, 0, &txt, &d); ... free(txt); free(w);
  *
  * User programs run on up to 12 QPUs as the hardware's user-program queue
- * does (reference/vc4.md §4.8): each is a (code, uniforms) pair of bus
+ * does (V3D_SRQPC and V3D_SRQUA, Broadcom's VideoCore IV 3D Architecture
+ * Reference Guide §10, Table 48): each is a (code, uniforms) pair of bus
  * addresses and runs until thread end.
  *
  *   gs_qpu_program p[2] = {{code, unif0}, {code, unif1}};

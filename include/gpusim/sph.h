@@ -1,8 +1,8 @@
 /* gpusim/sph.h — the Shader Program Header (SPH): codec, validation, stage
  * linkage and the plane maths of the three interpolation modes.
  *
- * Every shader program gpusim runs has an SPH (DESIGN.md, "The SPH is every
- * program's header"): a Maxwell SASS program starts with its own 80-byte
+ * Every shader program gpusim runs has an SPH, the one description of a
+ * program's inputs and outputs the pipeline reads: a Maxwell SASS program starts with its own 80-byte
  * header; programs of the other ISAs get one built from what they declare
  * (gs_sph_build). The pipeline reads linkage, interpolation and flags from
  * it and never looks at the ISA. The layout, bit by bit, and every choice
@@ -18,8 +18,8 @@
  * document swaps the two values; the enum, NVIDIA's binaries and every
  * driver use VTG = 1, PS = 2, and so does gpusim.
  *
- * gs_sph has one named member per SPH field of both layouts, in the seed's
- * order. Scalars are uint32_t; per-component fields are uint8_t arrays
+ * gs_sph has one named member per SPH field of both layouts, in the order
+ * of NVIDIA's Shader Program Header description (open-gpu-doc). Scalars are uint32_t; per-component fields are uint8_t arrays
  * indexed [vector][component]. A field that exists in only one layout is
  * zero in a decoded header of the other, and must be zero to encode. Fields
  * that are maps hold, per component:
@@ -89,7 +89,8 @@ typedef enum gs_pixel_imap {
   GS_PIXEL_IMAP_SCREEN_LINEAR = 3  /* plane of a in screen space */
 } gs_pixel_imap;
 
-/* Attribute byte addresses (reference/nv-sph-sass.md §2.1). */
+/* Attribute byte addresses (as yuzu's attribute table, Ryujinx's
+ * AttributeConsts.cs and nouveau number them). */
 #define GS_SPH_ATTR_PRIMITIVE_ID 0x060u
 #define GS_SPH_ATTR_RT_ARRAY_INDEX 0x064u
 #define GS_SPH_ATTR_VIEWPORT_INDEX 0x068u
@@ -253,7 +254,8 @@ void gs_sph_output_bmap(const gs_sph *cur, const gs_sph *next, gs_sph_attr_set *
 /* The value (raw 32 bits) a read of an unmapped component at byte address
  * addr returns: 0x3F800000 (1.0f) for the fourth component of a position,
  * generic, colour or texture-coordinate vector, else 0 (also for addr
- * beyond 0x3FF). reference/nv-sph-sass.md §2.3, §6.2; seed 001. */
+ * beyond 0x3FF): the (0, 0, 0, 1) rule yuzu and Ryujinx apply, as OpenGL
+ * does for a missing vertex attribute; docs/sph.md. */
 uint32_t gs_sph_attr_default(unsigned addr);
 
 /* How the fragment input component at addr is interpolated: the PixelImap

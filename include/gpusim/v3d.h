@@ -3,7 +3,8 @@
  * pass that make a frame from lists in GPU memory.
  *
  * A frame is two control lists in GPU memory, as a VC4 driver builds them
- * (reference/vc4.md §4, §10): the binning list (CLE thread 0) configures
+ * (Broadcom's VideoCore IV 3D Architecture Reference Guide, "RG", §8-9 and
+ * Table 38): the binning list (CLE thread 0) configures
  * the tile grid (packet 112), sets state, selects shaders (64 GL, 65 NV,
  * 66/67 VG) and draws (32, 33; VG: 41, 42 with screen XY vertices);
  * coordinate shaders run on a QPU (none for VG), the PTB bins the
@@ -70,8 +71,8 @@ typedef struct gs_v3d_fs_interp {
 typedef struct gs_v3d_options {
   unsigned threads;         /* host threads for tiles; 0 = all cores */
   uint32_t max_packets;     /* per CLE thread, against loops; 0 = 1 << 24 */
-  int max_depth;            /* sub-list nesting; 0 = 2 (reference §4.1) */
-  /* Interpolation modes from the programs' SPHs (DESIGN.md): the driver
+  int max_depth;            /* sub-list nesting; 0 = 2 (RG §9) */
+  /* Interpolation modes from the programs' SPHs (docs/sph.md): the driver
    * lists, per fragment shader, how each varying is interpolated. */
   const gs_v3d_fs_interp *fs_interp;
   unsigned n_fs_interp;
