@@ -370,7 +370,7 @@ int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d);
  * refuse it: the blend code works on 32-bit words of four bytes. */
 bool gs_drv_fs_blends(const gs_drv_state *s);
 
-/* The TLB_STENCIL_SETUP words of s (RG Table 27), in the order
+/* The TLB_STENCIL_SETUP words of s (RG Tables 27-28), in the order
  * they must be written: one word for both faces (WSEL 3) when the faces
  * agree, else front (1) then back (2); then, when a write mask is not one
  * of 0x01, 0x03, 0x0f, 0xff, the full write-mask word (WSEL 0, back mask in
