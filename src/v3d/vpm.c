@@ -196,7 +196,9 @@ int vpm_write(gs_gpu *g, gs_qpu *q, const gs_vec *v) {
 int vpm_read_setup(gs_gpu *g, gs_qpu *q, uint32_t word) {
   qpu_vpm_state *s = &q->vpm;
   if ((word >> 28) == 9) { /* VDR extended memory pitch (RG Table 37) */
-    s->vcd_pitch = word & 0x1fff;
+    /* 14 bits, not the Guide's 13: programs that ran on hardware load with
+     * pitch 12288 (docs/v3d-units.md, "DMA registers") */
+    s->vcd_pitch = word & 0x3fff;
     return GS_OK;
   }
   if (word >> 31) { /* VDR basic setup (RG Table 36) */
