@@ -5,7 +5,7 @@
  * file, an SDL texture and every image viewer.
  *
  * Row order. gpusim's frame buffers are y-up, as on the VideoCore IV
- * (reference/vc4.md §3.1): the first row in memory is y = 0, the BOTTOM row
+ * (RG §11): the first row in memory is y = 0, the BOTTOM row
  * of the picture. Shown or saved as they lie in memory they would appear
  * upside down. gs_image_from_framebuffer copies a frame buffer into a
  * gs_image turning it upright (its last memory row becomes row 0), and

@@ -1,7 +1,8 @@
 /* driver.c — lowering frames into VideoCore IV control lists: the frame
  * lifecycle, the binning list (state records, GL shader records, uniform
  * streams, draw packets) and the rendering list (include/gpusim/driver.h
- * says what a frame becomes; reference/vc4.md §4.1-§4.5 the facts).
+ * says what a frame becomes; RG Tables 38 and 45 and Linux vc4_render_cl.c
+ * the facts).
  *
  * Like Mesa's vc4_emit_state, the driver emits a state record only when its
  * bytes differ from the last one of that kind in the frame, so a frame of
@@ -413,7 +414,7 @@ static int put_uniforms(gs_driver *drv, const gs_drv_state *s, const gs_drv_unif
   return GS_OK;
 }
 
-/* Writes the GL shader record and its attribute records (reference §4.5)
+/* Writes the GL shader record and its attribute records (RG Table 45)
  * with attribute bases moved to vertex `rebase`; *out its address. */
 static int put_shader_record(gs_driver *drv, const gs_drv_draw *dr, const gs_addr unif[3], uint32_t rebase,
                              gs_addr *out, gs_diag *d) {

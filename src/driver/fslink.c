@@ -3,7 +3,7 @@
  * generates).
  *
  * The VideoCore IV has no blend unit and no stencil state in its control
- * lists (reference/vc4.md §3.6): a shader that blends loads the tile's
+ * lists (RG §5): a shader that blends loads the tile's
  * colour with the `loadc` signal and mixes it with its own, and stencil is
  * set up by writes to TLB_STENCIL_SETUP before the Z write. Mesa's vc4
  * driver therefore compiles a variant of each fragment shader per state;
@@ -14,7 +14,7 @@
  *
  * The generated code is written as assembly text and assembled line by line
  * (gs_qpu_asm_word), so the encodings come from the instruction table alone
- * (DESIGN.md rule 1) and the code reads in docs as it is generated. Anything
+ * (one table for every encoding) and the code reads in docs as it is generated. Anything
  * the linker cannot prove safe is refused with the instruction's index and
  * disassembly rather than linked into a program that would misbehave.
  */
@@ -277,7 +277,7 @@ static int put(linker *l, const char *fmt, ...) {
 
 /* Makes sure the next instruction can read the regfile-A register written
  * for the source alpha — a regfile write is readable two instructions
- * later (reference/vc4.md §1.15) — by emitting what is held back, then
+ * later (RG §3, instruction restrictions) — by emitting what is held back, then
  * nops. A held-back instruction takes the next place itself, so the next
  * one comes after it or pairs with it, no earlier. */
 static int wait_ra(linker *l) {
@@ -577,7 +577,7 @@ static int equation(gen *g, gs_drv_blend_equation e, val ts, val td, val *out) {
   }
   int rc = result_reg(g, a, b, out);
   if (rc < 0) return rc;
-  /* the MUL ALU's byte ops, as the VC4 blends (reference/vc4.md §1.9) */
+  /* the MUL ALU's byte ops, as the VC4 blends (RG §3) */
   return put(g->l, "nop ; %s %s, %s, %s", ops[e], out->s, a.s, b.s);
 }
 
@@ -878,7 +878,7 @@ static int link_all(linker *l, size_t z_at, size_t *start, size_t *pos) {
     if (stencil && (half_writing(w, QPU_W_TLB_Z) >= 0 || l->at == z_at)) {
       if ((rc = put_stencil_setup(l)) < 0) return rc;
       if (l->at == z_at && (rc = put(l, "mov tlb_z, rb15")) < 0) return rc;
-      /* Erratum HW-2806 (reference §8.2): a Z test still running at the
+      /* Erratum HW-2806 (RG Appendix A): a Z test still running at the
        * thread end hands MS_FLAGS to the next thread's quads; keep two
        * instructions between the added Z write and the end (blend code,
        * when there is some, already does). */

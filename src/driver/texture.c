@@ -1,7 +1,7 @@
 /* texture.c — textures for the TMU: texels tiled into the T or LT layout
  * the hardware picks for the level's size (the same rule and addressing
  * the TMU model reads with, src/v3d/tiling.h), and the config parameters
- * a shader's uniform stream carries (reference/vc4.md §5.2-§5.5). */
+ * a shader's uniform stream carries (RG Tables 15-17, §11; Mesa vc4_tiling.c). */
 #include <string.h>
 #include "gpusim/driver.h"
 #include "v3d/tiling.h"

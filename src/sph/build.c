@@ -1,12 +1,12 @@
 /* build.c — an SPH from a program's declaration (gpusim/sph.h,
  * gs_sph_build). Programs of ISAs without a header of their own (QPU,
  * PICA200, AGX) get theirs here, so the pipeline links every stage the same
- * way (DESIGN.md, "The SPH is every program's header").
+ * way (docs/sph.md).
  *
  * The choices (SassVersion 0, the StoreReq "no range" encoding, PositionW
  * always mapped in a PS, DoesLoadOrStore with local memory) are those of the
- * headers NVIDIA's compiler and nouveau write: reference/nv-sph-sass.md
- * §1.2, §1.4, §1.7, §1.8.
+ * headers NVIDIA's compiler (its Maxwell shaders in open-gpu-kernel-modules)
+ * and nouveau (nvc0_program.c) write.
  */
 #include <string.h>
 #include "gpusim/sph.h"
@@ -104,7 +104,8 @@ static void build_common(const gs_sph_decl *decl, gs_sph *s) {
   s->mrt_enable = !!(decl->flags & GS_SPH_MRT_ENABLE);
   s->kills_pixels = !!(decl->flags & GS_SPH_KILLS_PIXELS);
   s->does_global_store = !!(decl->flags & GS_SPH_DOES_GLOBAL_STORE);
-  /* local memory without loads and stores would be dropped (seed 000) */
+  /* local memory without loads and stores would be dropped (NVIDIA's SPH
+   * description) */
   s->does_load_or_store = (decl->flags & GS_SPH_DOES_LOAD_OR_STORE) || decl->local_memory_size;
   s->does_fp64 = !!(decl->flags & GS_SPH_DOES_FP64);
   s->stream_out_mask = decl->stream_out_mask;

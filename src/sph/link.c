@@ -2,9 +2,9 @@
  * address, the input and output buffer maps (BMAP), the default value of an
  * unmapped component and the PixelImap of a fragment input (gpusim/sph.h).
  *
- * Facts: seed 001 (the BMAP formulas and "Defaulted ALD will return 0x0 or
- * 0x3f80_0000, depending on the address"), reference/nv-sph-sass.md §1.3,
- * §1.4, §2.3 and §6.1-§6.2.
+ * Facts: NVIDIA's SPH description (the StoreReq rule), cla097sph.h, and
+ * the attribute reads of yuzu and Ryujinx (defaults 0 and 1.0); the input
+ * BMAP is gpusim's rule (docs/sph.md).
  */
 #include <string.h>
 #include "gpusim/sph.h"
@@ -45,7 +45,8 @@ void gs_sph_input_bmap(const gs_sph *cur, const gs_sph *prev, gs_sph_attr_set *o
       set_add(out, k);
 }
 
-/* Whether component k lies in cur's StoreReq range, which seed 000 says
+/* Whether component k lies in cur's StoreReq range, which NVIDIA's SPH
+ * description says
  * geometry and pixel shaders ignore. Start > End means no range. */
 static int in_store_req(const gs_sph *cur, unsigned k) {
   if (cur->shader_type == GS_SPH_GEOMETRY || cur->shader_type == GS_SPH_PIXEL) return 0;

@@ -1,7 +1,8 @@
 /* plane.c — the plane equations of the three PixelImap interpolation modes,
  * as the PSE sets them up and IPA evaluates them (gpusim/sph.h).
  *
- * Facts: reference/nv-sph-sass.md §5.5. With λ_i the screen-space
+ * Facts: IPA as yuzu and Ryujinx translate it, and the PixelImap modes of
+ * NVIDIA's SPH description. With λ_i the screen-space
  * barycentrics of a sample, the raw value P an attribute's plane gives is
  *   Constant      P = a_provoking
  *   Perspective   P = Σ λ_i a_i / w_i   (IPA.PASS returns this, undivided)

@@ -211,7 +211,8 @@ static const char *topology_name(uint32_t t) {
   }
 }
 
-/* The rules of a geometry shader's header (seed 000, CommonWord3/4). */
+/* The rules of a geometry shader's header (NVIDIA's SPH description,
+ * CommonWord3/4). */
 static int validate_geometry(const gs_sph *s, int layout, gs_diag *d) {
   if (!topology_name(s->output_topology))
     return field_error(d, GS_EINVAL, layout, &sph_fields[SPH_F_OUTPUT_TOPOLOGY], 0,

@@ -1,10 +1,10 @@
 /* table.h — the SPH field table: the single source of truth for where every
- * field of the 80-byte Shader Program Header lives in both layouts (DESIGN.md
- * rule 1). The codec, the validator's messages, the dump and the linkage
+ * field of the 80-byte Shader Program Header lives in both layouts. The
+ * codec, the validator's messages, the dump and the linkage
  * maps all walk this list; a bit position is written here once.
  *
- * Facts: seed 000 (field names, widths and order) and
- * reference/nv-sph-sass.md §1.2-§1.4 (bit positions, attribute addresses).
+ * Facts: NVIDIA's Shader Program Header description in open-gpu-doc (field
+ * names, widths and order) and its classes/3d/cla097sph.h (bit positions).
  */
 #ifndef GS_SPH_TABLE_H
 #define GS_SPH_TABLE_H
@@ -15,7 +15,8 @@
 
 /* ---- Fields -------------------------------------------------------------
  * X(id, name, member, names, vbit, vn, vw, pbit, pn, pw, fmt, map, k0)
- *   name     the field's name in seed 000 (elements add their suffix)
+ *   name     the field's name in NVIDIA's SPH description (elements add
+ *            their suffix)
  *   member   the gs_sph member: uint32_t if a scalar, else a uint8_t array
  *   names    how an element is named (enum sph_names)
  *   vbit, vn, vw   VTG layout: SPH bit of element 0, elements, bits each
@@ -162,7 +163,7 @@ const sph_field *sph_find_map(int layout, int map, unsigned k, unsigned *elem);
 
 /* Writes the name of element i of f in layout (0 VTG, 1 PS) into buf:
  * "ImapGenericVector[3].Z"; a PS's colours are "ImapColorDiffuseRed", as
- * seed 000 names them in that layout. */
+ * NVIDIA's SPH description names them in that layout. */
 void sph_element_name(const sph_field *f, int layout, unsigned i, char *buf, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
-/* binning.c — CLE thread 0, the binning pass (reference/vc4.md §4.3, §10
- * "Binning pass"): Tile Binning Mode Configuration (112) sets the tile grid
+/* binning.c — CLE thread 0, the binning pass (RG §8-9, the
+ * binning list): Tile Binning Mode Configuration (112) sets the tile grid
  * and the tile-allocation memory; state records update the binner's state;
  * each draw (32, 33) has its vertices shaded — in GL mode the VCD fetches
  * the coordinate shader's attributes into the VPM and the coordinate shader
@@ -277,7 +277,7 @@ static void take_batch_output(cle_bin *b, const cle_draw *di, const uint32_t *id
   }
 }
 
-/* Reads pre-shaded vertex i of the NV shader record (reference §4.6). */
+/* Reads pre-shaded vertex i of the NV shader record (RG Table 46). */
 static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
   unsigned head = b->sh.clip_header ? 4 : 0, words = head + 3 + (b->sh.point_size ? 1 : 0);
   uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)i * b->sh.vertex_stride;
@@ -510,7 +510,7 @@ static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
 
 /* VG Coordinate Array Primitives (41) and VG Inline Primitives (42): no
  * shader runs; each XY word is a screen vertex with Zs 0.5 and 1/Wc 1
- * (reference §4.7), binned as GL's triangles are, into XY tile lists. */
+ * (RG Table 47), binned as GL's triangles are, into XY tile lists. */
 static int bin_vg_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
   int rc = begin_draw(r, b, p, true, d);
   if (rc < 0) return rc;

@@ -1,11 +1,11 @@
 /* cl.h — the VideoCore IV control-list packet table: the single source of
  * truth for every control-list packet and every record a packet points to
- * (DESIGN.md rule 1). The encoder, the decoder, the dump, the text parser
+ * (one table, everything else derived from it). The encoder, the decoder, the dump, the text parser
  * and the typed structs below all derive from these X-macro lists; a
  * packet's layout is written here once.
  *
- * Facts: reference/vc4.md §4.2 (record table), §4.5–4.7 (shader state
- * records), §3.2 (clipped primitive record), with the errata of §8: Clipper
+ * Facts: RG Table 38 (record table), Tables 45–47 (shader state
+ * records), Table 44 (clipped primitive record), with corrections: Clipper
  * Z Scale and Offset is 106 (not RG's 105), Viewport Offset is 12.4 fixed
  * point, Clipper Z stores scale then offset, the GL record's VS uniforms
  * address is at byte 20. The public interface is include/gpusim/cl.h;
@@ -56,7 +56,7 @@
   E(decimate, "1x", "4x", "16x")                                                             \
   E(early_z_direction, "lt_le", "gt_ge")
 
-/* ---- Packet fields (reference/vc4.md §4.2) ------------------------------ */
+/* ---- Packet fields (RG Table 38) ------------------------------ */
 #define GS_CL_F_BRANCH(F) F(address, 0, 0, 32, ADDR, none)
 
 #define GS_CL_F_STORE_FULL_RESOLUTION_TILE_BUFFER(F) \
@@ -170,7 +170,7 @@
   F(width, 4, 0, 16, UINT, none)    \
   F(height, 6, 0, 16, UINT, none)
 
-/* 12.4 fixed point, not RG's "sint16" pixels (reference/vc4.md §8.1). */
+/* 12.4 fixed point, not RG's "sint16" pixels (Mesa vc4_emit.c). */
 #define GS_CL_F_VIEWPORT_OFFSET(F) \
   F(x, 0, 0, 16, FIX4, none)       \
   F(y, 2, 0, 16, FIX4, none)
@@ -184,7 +184,7 @@
   F(half_width, 0, 0, 32, F32, none)    \
   F(half_height, 4, 0, 32, F32, none)
 
-/* Scale then offset (RG and current Mesa; reference/vc4.md §8.3). */
+/* Scale then offset (RG and current Mesa). */
 #define GS_CL_F_CLIPPER_Z_SCALE_AND_OFFSET(F) \
   F(scale, 0, 0, 32, F32, none)               \
   F(offset, 4, 0, 32, F32, none)
@@ -234,7 +234,7 @@
  * P0(id, NAME, lname, size, mode, tail) for the ID-only ones. size counts
  * the ID byte and the fixed payload; tail says what follows it (NONE, PRIMS
  * = an escape-terminated compressed primitive list, VG = XY words up to the
- * escape word). mode: B binning, R rendering, BR both (reference §4.2). */
+ * escape word). mode: B binning, R rendering, BR both (RG Table 38). */
 #define GS_CL_PACKETS(P, P0)                                                                  \
   P0(0, HALT, halt, 1, BR, NONE)                                                              \
   P0(1, NOP, nop, 1, BR, NONE)                                                                \
@@ -297,7 +297,7 @@
 /* ---- Records that packets point to ---------------------------------------
  * R(NAME, lname, size, FIELDS); byte offsets from the record's start. */
 
-/* GL Shader State Record, fixed part (reference §4.5, RG Table 45); the
+/* GL Shader State Record, fixed part (RG Table 45); the
  * attribute records follow at byte 36 + 8i. VS uniforms at byte 20 (§8.3). */
 #define GS_CL_F_GL_SHADER_RECORD(F)            \
   F(fs_single_threaded, 0, 0, 1, FLAG, none)   \
@@ -331,7 +331,7 @@
  * stride as (word & ~0xff) | the attribute record's stride byte. */
 #define GS_CL_F_GL_EXTENDED_STRIDE(F) F(stride_word, 0, 0, 32, HEX, none)
 
-/* NV Shader State Record (reference §4.6, RG Table 46). */
+/* NV Shader State Record (RG Table 46). */
 #define GS_CL_F_NV_SHADER_RECORD(F)           \
   F(fs_single_threaded, 0, 0, 1, FLAG, none)  \
   F(point_size, 0, 1, 1, FLAG, none)          \
@@ -344,7 +344,7 @@
   F(fs_uniforms, 8, 0, 32, ADDR, none)        \
   F(vertex_data, 12, 0, 32, ADDR, none)
 
-/* VG Shader State Record (reference §4.7, RG Table 47). */
+/* VG Shader State Record (RG Table 47). */
 #define GS_CL_F_VG_SHADER_RECORD(F)           \
   F(fs_single_threaded, 0, 0, 1, FLAG, none)  \
   F(fs_uniform_count, 2, 0, 8, UINT, none)    \
@@ -352,7 +352,7 @@
   F(fs_code, 4, 0, 32, ADDR, none)            \
   F(fs_uniforms, 8, 0, 32, ADDR, none)
 
-/* One vertex of a Clipped Primitive Record (reference §3.2, RG Table 44);
+/* One vertex of a Clipped Primitive Record (RG Table 44);
  * bytes 24..31 are unused. */
 #define GS_CL_F_CLIPPED_VERTEX(F)     \
   F(xs, 0, 0, 16, FIX4, none)         \
@@ -371,7 +371,7 @@
   R(VG_SHADER_RECORD, vg_shader_record, 12, GS_CL_F_VG_SHADER_RECORD)      \
   R(CLIPPED_VERTEX, clipped_vertex, 32, GS_CL_F_CLIPPED_VERTEX)
 
-/* Where the parts of a GL shader record live (reference §4.5). */
+/* Where the parts of a GL shader record live (RG Table 45). */
 #define GS_CL_GL_ATTR_OFFSET 36u      /* attribute record i at 36 + 8i */
 #define GS_CL_GL_EXT_STRIDE_OFFSET 100u /* extended stride i at 100 + 4i */
 #define GS_CL_CLIPPED_VERTEX_SIZE 32u /* clipped vertex i at record + 32i */

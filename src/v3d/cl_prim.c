@@ -1,4 +1,4 @@
-/* cl_prim.c — compressed primitive lists (reference/vc4.md §4.4, RG Tables
+/* cl_prim.c — compressed primitive lists (RG Tables
  * 39-43): the codings 0-3 of points, lines/RHTs and triangles with 16- or
  * 24-bit indices, and of triangles and RHTs with XY coordinates; the escape
  * (128), the absolute prefix (129) and the relative branch (130).

@@ -1,7 +1,7 @@
 /* cle.c — the control-list executor: the two CLE threads (binning thread 0,
  * rendering thread 1) walking their lists as CT0/CT1 do, with Branch,
  * Branch-to-sub-list/Return, Halt, the semaphores between the threads and
- * a packet budget against loops (reference/vc4.md §4.1); the state records
+ * a packet budget against loops (RG §9); the state records
  * both threads keep; shader-record decoding; running a vertex or
  * coordinate shader batch on a QPU (VCD fetch into the VPM input segment,
  * QPU run, output segment). Thread 0's packets go to binning.c, thread
@@ -19,7 +19,7 @@
 #define CLE_DEFAULT_PACKETS (1u << 24)
 #define CLE_DEFAULT_DEPTH 2
 #define CLE_MAX_DEPTH 16
-#define CLE_MAX_SEMAPHORE 7 /* CTnCS.CTSEMA is 3 bits (reference §4.8) */
+#define CLE_MAX_SEMAPHORE 7 /* CTnCS.CTSEMA is 3 bits (RG Table 48) */
 
 /* ---- messages ------------------------------------------------------------ */
 
@@ -199,7 +199,7 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
                             vals, d)) < 0)
         return rc;
       gs_cl_unpack_gl_extended_stride(vals, &x);
-      stride = (x.stride_word & ~0xffu) | a.stride; /* KERN's reading (reference §4.5) */
+      stride = (x.stride_word & ~0xffu) | a.stride; /* Linux vc4_validate.c's reading (RG Table 45) */
     }
     if (rec.vs_attr_select >> i & 1)
       sh->vs.attrs[sh->vs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.vs_vpm_offset};
@@ -230,7 +230,7 @@ static int decode_nv(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   return fragment_shader(sh, d, at, "NV_SHADER_RECORD", rec.fs_varyings, rec.fs_code, rec.fs_uniforms);
 }
 
-/* VG Shader State (66): the record of reference §4.7. */
+/* VG Shader State (66): the record of RG Table 47. */
 static int decode_vg(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
   gs_cl_vg_shader_state st;
   gs_cl_vg_shader_record rec;
@@ -271,7 +271,7 @@ int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at,
                      sh->nvary);
   if (sh->vg && sh->nvary)
     return cle_error(d, GS_EINVAL, at, "VG_SHADER_RECORD at 0x%08x declares %u fragment-shader varyings: VG vertices "
-                     "are bare XY words (reference §4.7) and the reference does not document where varying values "
+                     "are bare XY words (RG Table 47) and the Guide does not document where varying values "
                      "would come from", sh->record, sh->nvary);
   return GS_OK;
 }

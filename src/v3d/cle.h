@@ -80,7 +80,7 @@ int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, 
 /* Where a vertex or coordinate shader finds its data in the VPM: the
  * input segment (VCD-loaded attributes) at CLE_VPM_IN, the output segment
  * (its shaded vertices) at CLE_VPM_OUT; each shader addresses both from
- * Y = 0 (reference §2.1). */
+ * Y = 0 (RG §7). */
 #define CLE_VPM_IN 0u
 #define CLE_VPM_OUT 64u
 #define CLE_MAX_ATTRS 8
@@ -167,7 +167,7 @@ typedef struct cle_draw {
  * index exceeds the record's maximum index. */
 int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *dr, gs_diag *d);
 
-/* VG vertices (reference §4.7): a 32-bit XY word each, Xs in bits 15:0 and
+/* VG vertices (RG Table 47): a 32-bit XY word each, Xs in bits 15:0 and
  * Ys in 31:16 — 12.4 screen coordinates relative to the viewport offset,
  * as a shaded vertex's (docs/control-lists.md says why) — with Zs = 0.5 and
  * 1/Wc = 1.0 (float bits below). */

@@ -1,6 +1,6 @@
 /* pse.h — primitive setup (PSE) and rasterisation (the FEP's coverage and
  * interpolation) for points, lines and triangles, as pure functions over
- * plain structs. Facts: reference/vc4.md §2.5, §3.1–§3.5; every choice no
+ * plain structs. Facts: RG §7, §11, RG Table 29; every choice no
  * source settles (fill rule, sample point, Z rounding, provoking vertex,
  * line and point rules, how W×VP+C yields each interpolation mode):
  * docs/rasterization.md.
@@ -80,7 +80,7 @@
 /* Sample s (0..3) of a 4× multisample pixel (x, y) lies at
  * (16x + pse_sample_x[s], 16y + pse_sample_y[s]) in 12.4: the rotated grid
  * (6, 2), (14, 6), (2, 10), (10, 14) sixteenths from the pixel's low
- * corner. The hardware's positions are undocumented (reference/vc4.md §9);
+ * corner. The hardware's positions are not documented anywhere;
  * this is the standard 4× pattern of D3D and Vulkan. The order is the
  * sample order of MS_FLAGS bits and of the tile buffer. The PTB bins with
  * the same points. */
@@ -103,7 +103,7 @@ enum {
 };
 
 /* Interpolation of one varying: the SPH PixelImap codes
- * (reference/nv-sph-sass.md §5.5). */
+ * (NVIDIA's SPH description; their meaning: docs/rasterization.md). */
 typedef enum pse_interp {
   PSE_INTERP_UNUSED = 0,        /* not set up: the FIFO delivers 0.0 */
   PSE_INTERP_CONSTANT = 1,      /* flat: the provoking vertex's value */
@@ -120,7 +120,7 @@ typedef enum pse_result {
                          clip window */
 } pse_result;
 
-/* The render state the PSE reads, from the records of reference/vc4.md §4.2
+/* The render state the PSE reads, from the records of RG Table 38
  * (96 configuration bits, 97 flat shade flags, 98 point size, 99 line width,
  * 101 depth offset, 102 clip window, 103 viewport offset) and the shader
  * record (varying count, per-vertex point size). */
@@ -151,7 +151,7 @@ void pse_state_init(pse_state *st, uint16_t width, uint16_t height);
  * the hardware offers; an SPH may ask for ScreenLinear instead). */
 void pse_state_set_flat_flags(pse_state *st, uint32_t flags);
 
-/* One shaded vertex as the VPM holds it for the PSE (reference/vc4.md §2.5). */
+/* One shaded vertex as the VPM holds it for the PSE (RG §7). */
 typedef struct pse_vertex {
   int16_t xs, ys;   /* 12.4, relative to the viewport centre */
   float zs;         /* Z, nominally in [0, 1] */

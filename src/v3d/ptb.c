@@ -2,7 +2,7 @@
  * draw, fetch its shaded coordinates, clip it if clipping is enabled and it
  * crosses a plane (ptb_clip.c), cull it by facing, and append it to the
  * lists of the tiles it covers (ptb_bin.c). Also the state defaults, the
- * VPM shaded-coordinate decoder and face culling (reference/vc4.md §2.5,
+ * VPM shaded-coordinate decoder and face culling (RG §7,
  * §3.1-3.3, §10 step 4). docs/binning.md explains the choices.
  */
 #include <math.h>

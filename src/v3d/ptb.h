@@ -8,7 +8,7 @@
  * per-tile lists below into bytes) and nothing of any ISA (the coordinate
  * shader's output arrives as ptb_vertex values). docs/binning.md gives the
  * rules and every choice no source settles; facts come from
- * reference/vc4.md §2.5, §3.1-3.3, §4.3 and §10.
+ * RG §7-9 and §11.
  *
  * MANUAL
  *
@@ -31,7 +31,7 @@
  *    bins.refs[r].next; } or copy them out with ptb_tile_prims. Primitives
  *    keep their original vertex indices so the render pass can re-fetch and
  *    re-shade their vertices; clipped ones point at a ptb_clip_record with
- *    the exact content of a Clipped Primitive Record (reference §3.2).
+ *    the exact content of a Clipped Primitive Record (RG Table 44).
  *
  * The building blocks (assembly, culling, clipping, tile coverage) are
  * exported too: the tests check each one, and the PSE can share the
@@ -80,7 +80,7 @@ const char *ptb_result_string(ptb_result r);
 
 /* ---- state --------------------------------------------------------------- */
 
-/* The binner's view of the current state records (reference §4.2). */
+/* The binner's view of the current state records (RG Table 38). */
 typedef struct ptb_state {
   /* Configuration Bits (96): bit 0, bit 1, bit 2. */
   bool enable_forward, enable_reverse, clockwise;
@@ -106,7 +106,7 @@ void ptb_state_init(ptb_state *st);
 
 /* ---- shaded vertices ------------------------------------------------------- */
 
-/* One vertex as the coordinate shader wrote it (reference §2.5): clip-space
+/* One vertex as the coordinate shader wrote it (RG §7): clip-space
  * Xc..Wc, screen Xs/Ys in 12.4 relative to the viewport centre, Zs, 1/Wc
  * and the optional point size. */
 typedef struct ptb_vertex {
@@ -130,7 +130,7 @@ typedef struct ptb_vertices {
 
 /* ---- primitive assembly ------------------------------------------------------ */
 
-/* Primitive modes of records 32 and 33 (reference §4.2). */
+/* Primitive modes of records 32 and 33 (RG Table 38). */
 typedef enum ptb_mode {
   PTB_POINTS = 0,
   PTB_LINES = 1,
@@ -178,7 +178,7 @@ unsigned ptb_assemble(const ptb_draw *d, uint32_t k, uint32_t idx[3]);
 
 /* Twice the signed area of a triangle in 12.4 units squared,
  * A = (x1-x0)(y2-y0) - (x2-x0)(y1-y0), with y up the frame buffer
- * (reference §3.3). Exact for any 16-bit-plus-offset coordinates. */
+ * (RG Table 38, record 96). Exact for any 16-bit-plus-offset coordinates. */
 int64_t ptb_area(const int32_t x[3], const int32_t y[3]);
 
 /* True if a triangle of area A (ptb_area) is forward-facing: A > 0 when the
@@ -253,7 +253,7 @@ typedef enum ptb_clip_result {
  * PTB_CLIP_OUTSIDE as well). */
 ptb_clip_result ptb_clip(const ptb_planes *pl, const ptb_vertex *const v[], unsigned nverts, ptb_clip_poly *poly);
 
-/* One vertex of a Clipped Primitive Record (RG Table 44, reference §3.2):
+/* One vertex of a Clipped Primitive Record (RG Table 44):
  * Xs, Ys (12.4, relative to the viewport centre), Zs, 1/Wc and the three
  * varying-interpolation coefficients (the barycentric weights of the
  * original vertices; the third is 0 for lines). */
@@ -277,7 +277,7 @@ void ptb_clip_vertex_make(ptb_clip_vertex *out, const ptb_state *st, const ptb_v
 
 /* ---- tile coverage --------------------------------------------------------- */
 
-/* The tile grid of a frame (reference §3.7): tiles of tile_w x tile_h
+/* The tile grid of a frame (RG §5): tiles of tile_w x tile_h
  * pixels, tiles_x x tiles_y of them, tile (tx, ty) holding pixels
  * [tx*tile_w, (tx+1)*tile_w) x [ty*tile_h, (ty+1)*tile_h), numbered
  * ty*tiles_x + tx (the order the render list branches to them in). */

@@ -1,9 +1,9 @@
 /* ptb_assemble.c — primitive assembly for the seven primitive modes of the
  * Indexed Primitive List (32) and Vertex Array Primitives (33) records
- * (reference/vc4.md §4.2). Primitive k is computed directly from k, so the
+ * (RG Table 38). Primitive k is computed directly from k, so the
  * binner needs no assembly state and any primitive can be re-derived. The
  * vertex order within a primitive follows GL, which is also the order the
- * compressed triangle codings share vertices in (reference §4.4 coding 0:
+ * compressed triangle codings share vertices in (RG Tables 39-43 coding 0:
  * a strip alternates sharing modes 0 and 1, a fan uses mode 1).
  */
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * far planes or leave the guard band are clipped in homogeneous clip space
  * (Sutherland-Hodgman on Xc..Wc), and each vertex of the result becomes a
  * Clipped Primitive Record vertex with the coordinate shader's transform
- * and barycentric interpolation coefficients (reference/vc4.md §3.1-3.2).
+ * and barycentric interpolation coefficients (RG §11, Table 44).
  *
  * The arithmetic is in double so that inputs anywhere in the float range
  * neither overflow nor lose the plane crossing; the record values are then

@@ -1,5 +1,5 @@
-/* render.c — CLE thread 1, the rendering pass (reference/vc4.md §4.1, §10
- * "Rendering pass"). The thread's walk (cle.c) hands every packet here;
+/* render.c — CLE thread 1, the rendering pass (RG §8-9, the
+ * rendering list). The thread's walk (cle.c) hands every packet here;
  * this file first *plans*: it keeps the state as the list leaves it and
  * cuts the packets into tile jobs, one per Tile Coordinates (115) record,
  * each with the state at its start. The jobs then run in parallel
@@ -180,7 +180,7 @@ static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs
     if (c.color64 && pixel_format != 0)
       return cle_error(d, GS_EINVAL, p->addr, "%s: pixel format %u (BGR565) of a 64-bit colour buffer: gpusim "
                        "stores 64-bit colour as RGBA16F only (pixel format 0)", p->info->name, pixel_format);
-    f->format = pixel_format; /* 28/29 use the TLB_* order (reference §3.8) */
+    f->format = pixel_format; /* 28/29 use the TLB_* order (Mesa vc4_formats.c) */
   }
   if (c.color64) f->format = TLB_RGBA16F;
   if (layout_of(mem_format, &f->layout) < 0)
@@ -199,7 +199,7 @@ static int color64_of(const cle_state *st) {
 /* Whether p is a full-resolution dump or reload — 26, 27, or 28/29 with
  * buffer 5 ("full dump", "full reload"), which move the same bytes — and
  * its address: the tile's own, not offset by the tile coordinates
- * (reference §4.2 says so of 26/27; docs/tile-buffer.md why 28/29 follow). */
+ * (RG Table 38 says so of 26/27; docs/tile-buffer.md why 28/29 follow). */
 static int full_resolution(const gs_cl_packet *p, gs_addr *addr) {
   switch (p->info->id) {
   case GS_CL_STORE_FULL_RESOLUTION_TILE_BUFFER: {
@@ -259,7 +259,7 @@ static int buffers_of(const gs_cl_packet *p, unsigned *out, gs_diag *d) {
   case GS_CL_LOAD_TILE_BUFFER_GENERAL: {
     gs_cl_load_tile_buffer_general s;
     gs_cl_unpack_load_tile_buffer_general(p->values, &s);
-    /* 29's disable bits are not limited to the full reload, unlike 28's (reference §4.2). */
+    /* 29's disable bits are not limited to the full reload, unlike 28's (RG Table 38). */
     int rc = general_buffers(p, s.buffer, 0, out, d);
     if (rc < 0) return rc;
     *out &= ~(s.disable_color_load | s.disable_zs_load << 1);
@@ -318,7 +318,7 @@ static void store_clears(const gs_cl_packet *p, int *colour, int *zs);
 
 /* Whether the tile buffer, after packet p, holds anything but the clear
  * values: draws and loads leave contents, a store that clears both
- * buffers removes them (reference §3.7). */
+ * buffers removes them (RG §5). */
 static bool leaves_contents(const gs_cl_packet *p, bool before) {
   switch (p->info->id) {
   case GS_CL_LOAD_TILE_BUFFER_GENERAL:
@@ -557,7 +557,7 @@ static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
 }
 
 /* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
- * updates for the colour writes after it (reference §3.6). */
+ * updates for the colour writes after it (RG §5). */
 static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
   fs_ctx *f = ctx;
   uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
@@ -713,7 +713,7 @@ static unsigned vertex_slot(const cle_worker *w, unsigned n, uint32_t i) {
   return lo;
 }
 
-/* Reads pre-shaded NV vertex i (reference §4.6) into *v. */
+/* Reads pre-shaded NV vertex i (RG Table 46) into *v. */
 static int fetch_nv(tile_ctx *tc, uint32_t i, pse_vertex *v, gs_addr at) {
   const cle_shader *sh = &tc->sh;
   unsigned head = sh->clip_header ? 4 : 0, words = 3 + (sh->point_size ? 1 : 0) + sh->nvary;
@@ -923,7 +923,7 @@ static int move_buffers(tile_ctx *tc, const gs_cl_packet *p, int to_memory) {
   return rc < 0 ? cle_prefix(tc->d, rc, "0x%08x: %s: ", p->addr, p->info->name) : GS_OK;
 }
 
-/* Which buffers store p clears after writing (reference §3.7): both,
+/* Which buffers store p clears after writing (RG §5): both,
  * unless a 26 or 28 says otherwise. */
 static void store_clears(const gs_cl_packet *p, int *colour, int *zs) {
   *colour = *zs = 1;

@@ -1,7 +1,7 @@
 /* sfu.c — the SFU's four functions as integer arithmetic on float bit
  * patterns: each result is computed (nearly) exactly in fixed point, then
  * truncated to SFU_FRAC_BITS fraction bits, a deterministic stand-in for the
- * hardware's ~14-bit approximations (reference/vc4.md §6; the model is in
+ * hardware's ~14-bit approximations (RG §3; VC4C doc/sfu_accuracy.txt; the model is in
  * docs/v3d-units.md). Integer arithmetic keeps results independent of the
  * host's rounding mode (the interpreters run toward zero) and of its libm.
  */

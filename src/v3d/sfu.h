@@ -1,6 +1,6 @@
 /* sfu.h — the special function unit: reciprocal, reciprocal square root,
  * 2^x and log2, one lane at a time, 32-bit float bit patterns in and out.
- * Facts: reference/vc4.md §6; the accuracy model: docs/v3d-units.md.
+ * Facts: RG §3; VC4C doc/sfu_accuracy.txt; the accuracy model: docs/v3d-units.md.
  *
  * The hardware approximates; gpusim computes each result exactly in integer
  * arithmetic and then keeps SFU_FRAC_BITS fraction bits, rounding toward

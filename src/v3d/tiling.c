@@ -1,5 +1,5 @@
 /* tiling.c — pixel addresses in the raster, LT and T memory layouts
- * (reference/vc4.md §5.5). */
+ * (RG §11, Mesa vc4_tiling.c). */
 #include "v3d/tiling.h"
 
 #define UTILE_BYTES 64u

@@ -2,7 +2,7 @@
  * layouts of VideoCore IV: raster, LT-format (micro-tiles in raster order)
  * and T-format (4 KB tiles of 8x8 micro-tiles in a zig-zag order). The TMU
  * reads textures in these layouts and the tile buffer stores frame buffers
- * in them. Facts: reference/vc4.md §5.4–5.5.
+ * in them. Facts: RG §4 and §11; Mesa vc4_resource.c, vc4_tiling.c.
  *
  * y = 0 is the first row in memory (the "bottom" of the image). Pixel sizes
  * are whole bytes (cpp = 1, 2, 4 or 8); offsets are in bytes from the start

@@ -51,7 +51,7 @@ void tlb_begin_batch(gs_tlb *t) {
   t->n_all = t->n_ms = t->n_load = 0;
 }
 
-/* Write-mask codes of the stencil setup word (reference/vc4.md §3.6). */
+/* Write-mask codes of the stencil setup word (RG §5). */
 static const uint8_t write_mask_codes[4] = {0x01, 0x03, 0x0f, 0xff};
 
 static void set_face(tlb_stencil_face *f, uint32_t w) {
@@ -386,7 +386,7 @@ unsigned tlb_format_bytes(unsigned format) {
 }
 
 /* TLB word (byte 0 R, 1 G, 2 B, 3 A) to BGR565: R in bits 15:11, G 10:5,
- * B 4:0 (reference/vc4.md §3.8; gpusim does not dither). */
+ * B 4:0 (Mesa vc4_formats.c; gpusim does not dither). */
 static uint16_t to_565(uint32_t c) {
   return (uint16_t)(((c & 0xf8u) << 8) | ((c >> 5) & 0x7e0u) | ((c >> 19) & 0x1fu));
 }
@@ -543,7 +543,7 @@ int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
 /* Quads of 2×2 pixels in raster order of quads; inside a quad the samples one
  * after another, and inside a sample the pixels (0,0), (1,0), (0,1), (1,1),
  * `bytes` each. For the 4× multisample tile of 32-bit colour this is the
- * layout reference/vc4.md §3.7 gives (16 bytes per sample, 64 per quad);
+ * layout RG §5 gives (16 bytes per sample, 64 per quad);
  * the other tiles use the same order (the reference calls that likely for
  * the normal tile, and says nothing of 64-bit colour). */
 uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, unsigned bytes) {

@@ -3,10 +3,10 @@
  * multisample mode, half as high with 64-bit colour (two 32-bit words per
  * sample) — the depth and stencil tests fragment shaders trigger by writing
  * TLB_Z, colour writes and loads, clears, and the stores and loads that move
- * a tile to and from a frame buffer in memory. Facts: reference/vc4.md §3.6–
- * 3.8 and §4.2 (records 26–29, 113, 114); choices: docs/tile-buffer.md.
+ * a tile to and from a frame buffer in memory. Facts: RG §5 and Table 38
+ * (records 26–29, 113, 114); choices: docs/tile-buffer.md.
  *
- * The unit knows nothing of QPUs or control lists (DESIGN.md rule 4): it
+ * The unit knows nothing of QPUs or control lists: it
  * takes up to 16 fragments at a time as arrays of absolute pixel
  * coordinates with a lane mask, and per-lane 4-bit sample coverage masks
  * (bit s = sample s; non-multisample tiles use bit 0) that the depth and
@@ -26,11 +26,11 @@
 #define TLB_SAMPLES_MAX 4
 /* Colour words (and depth-stencil words) of a tile in every mode: 64×64
  * pixels, 32×32 × 4 samples, 64×32 × 2 words, 32×16 × 4 samples × 2
- * words (reference/vc4.md §3.7): the buffer has one size. */
+ * words (RG §5): the buffer has one size. */
 #define TLB_WORDS (TLB_SIZE * TLB_SIZE)
 
 /* Compare functions, in the GL order the configuration bits and stencil
- * setup use (reference/vc4.md §3.6, record 96). */
+ * setup use (RG §5, record 96). */
 enum { TLB_NEVER = 0, TLB_LESS, TLB_EQUAL, TLB_LEQUAL, TLB_GREATER, TLB_NOTEQUAL, TLB_GEQUAL, TLB_ALWAYS };
 /* Stencil operations. */
 enum { TLB_OP_ZERO = 0, TLB_OP_KEEP, TLB_OP_REPLACE, TLB_OP_INCR_SAT, TLB_OP_DECR_SAT, TLB_OP_INVERT,
@@ -82,7 +82,7 @@ typedef struct tlb_frame {
   unsigned decimate;       /* TLB_SAMPLE0 or TLB_DECIMATE4 (multisample tiles) */
 } tlb_frame;
 
-/* Pixels of a tile (reference/vc4.md §3.7): 64×64; 32×32 with 4×
+/* Pixels of a tile (RG §5): 64×64; 32×32 with 4×
  * multisampling; half as high with 64-bit colour. The PTB's grid and the
  * renderer's tile coordinates use the same sizes. */
 void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height);
@@ -146,7 +146,7 @@ void tlb_colour_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uin
 void tlb_colour_load(const gs_tlb *t, const uint32_t *x, const uint32_t *y, uint32_t *out, uint16_t lanes,
                      unsigned sample, unsigned half);
 
-/* The fragment shader's colour registers (reference/vc4.md §3.6), in the
+/* The fragment shader's colour registers (RG §5), in the
  * fixed order docs/tile-buffer.md gives: a write to TLB_COLOUR_ALL writes
  * every covered sample, the k-th of a batch word k mod halves (RG16F, then
  * BA16F with 64-bit colour); the k-th write to TLB_COLOUR_MS and the k-th

@@ -1,7 +1,7 @@
 /* tmu.c — the texture and memory lookup unit: request assembly from
  * parameter writes, direct memory reads, texture lookups (formats, T/LT/
  * raster layouts, mip levels, wrap modes, nearest and bilinear filters) and
- * the per-QPU result FIFO. Facts: reference/vc4.md §5; choices:
+ * the per-QPU result FIFO. Facts: RG §4; choices:
  * docs/v3d-units.md.
  *
  * Coordinates are turned into fixed point with integer arithmetic straight
@@ -15,7 +15,7 @@
 #include "v3d/tmu.h"
 #include "v3d/v3d.h"
 
-/* ---- texture formats (reference/vc4.md §5.3) ------------------------------ */
+/* ---- texture formats (RG Table 18) ------------------------------ */
 
 static uint32_t rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a) { return r | g << 8 | b << 16 | a << 24; }
 /* Widening by bit replication, so that full scale stays full scale. */
@@ -55,7 +55,7 @@ static const tex_format tex_formats[32] = {
     [16] = {"RGBA32R", 4, 1, decode_rgba8888},   [17] = {"YUYV422R", 0, 1, NULL},
 };
 
-/* ---- configuration (reference/vc4.md §5.2) ---------------------------------- */
+/* ---- configuration (RG Tables 15-17) ---------------------------------- */
 
 enum { WRAP_REPEAT, WRAP_CLAMP, WRAP_MIRROR, WRAP_BORDER };
 enum { FILTER_LINEAR, FILTER_NEAREST };
@@ -81,7 +81,7 @@ static uint32_t pot_ceil(uint32_t v) {
   return p;
 }
 
-/* The geometry of every mip level (reference/vc4.md §5.4): level 0 at BASE
+/* The geometry of every mip level (RG §4, Mesa vc4_resource.c): level 0 at BASE
  * with its own size, level i >= 1 POT-sized, stored below level i-1; each
  * level picks T or LT by its own size. Raster rows are POT texels apart,
  * as the hardware addresses them (erratum HW-2898). */

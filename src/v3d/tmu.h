@@ -1,7 +1,7 @@
 /* tmu.h — the texture and memory lookup unit as seen by a QPU: parameter
  * writes (S retires a request), general texture lookups configured by
  * uniforms, direct 32-bit memory reads, and the result FIFO popped by the
- * ldtmu signals. Facts: reference/vc4.md §5; the choices no source settles
+ * ldtmu signals. Facts: RG §4; the choices no source settles
  * (filter weights, LOD, lanes outside the write mask): docs/v3d-units.md.
  *
  * A lookup is performed completely when S is written, and its 16 results

@@ -2,7 +2,7 @@
  * attributes of a batch of up to 16 vertices from the vertex arrays of a
  * GL shader state record into a VPM segment, vertex i in column i, each
  * attribute's bytes packed into consecutive 32-bit rows starting at row
- * (VPM offset / 4) (reference/vc4.md §2.5, §4.5, seed 004). */
+ * (VPM offset / 4) (RG §7, Table 45; the JayStation posts). */
 #ifndef GS_V3D_VCD_H
 #define GS_V3D_VCD_H
 

@@ -1,6 +1,6 @@
 /* vpm.c — the VPM as the QPUs see it: generic block reads and writes through
  * the VPM_READ / VPM_WRITE FIFOs, VCD DMA loads from memory and VDW DMA
- * stores to memory. Facts: reference/vc4.md §2.1–2.4; choices where the
+ * stores to memory. Facts: RG §7, Tables 36-37; choices where the
  * sources are silent or disagree: docs/v3d-units.md.
  *
  * Every access is a stream of 1-, 2- or 4-byte elements laid out along VPM
@@ -43,7 +43,7 @@ void vpm_set_write_window(gs_qpu *q, unsigned row_base, unsigned rows) {
 }
 
 /* The VPM word holding element k of st and the bit shift of the element in
- * it. Row addresses wrap inside the QPU's window (reference/vc4.md §2.2:
+ * it. Row addresses wrap inside the QPU's window (RG Tables 32-33:
  * "the address wraps beyond Y = 63"). */
 static uint32_t *stream_word(gs_gpu *g, const qpu_vpm_state *s, const vpm_stream *st, uint32_t k,
                              unsigned *shift) {

@@ -1,6 +1,6 @@
 /* vpm.h — the vertex pipe memory (VPM) and its DMA engines as seen by the
  * QPUs: generic block reads and writes, VCD DMA loads (memory -> VPM) and
- * VDW DMA stores (VPM -> memory). Facts: reference/vc4.md §2; the choices no
+ * VDW DMA stores (VPM -> memory). Facts: RG §7; the choices no
  * source settles: docs/v3d-units.md.
  *
  * The VPM is VPM_ROWS rows of 16 32-bit words, shared by all QPUs of a
@@ -87,7 +87,7 @@ int vpm_dma_store(struct gs_gpu *g, struct gs_qpu *q, uint32_t addr);
 void vpm_set_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
 /* Sets a separate window for generic writes (a shader's output segment);
  * rows 0 makes writes use the main window again. Both start at Y = 0 for
- * the shader (reference/vc4.md §2.1: reads and writes are relocated to the
+ * the shader (RG §7: reads and writes are relocated to the
  * batch's input and output segments). */
 void vpm_set_write_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
 

@@ -2,7 +2,7 @@
  * as small branch-free inline functions on 32-bit bit patterns. Both the
  * reference interpreter (one lane at a time) and the fast interpreter (16-lane
  * loops the compiler vectorises) call these, so an operation's meaning is
- * written once. Facts: reference/vc4.md §1.8–1.12; choices where the
+ * written once. Facts: RG §3, vc4asm's addendum, VC4C; choices where the
  * hardware is undocumented: docs/determinism.md.
  *
  * Float model (docs/determinism.md): inputs and outputs are flushed to zero
@@ -10,7 +10,8 @@
  * mantissa (the hardware has no NaN); an invalid operation (Inf - Inf) gives
  * +Inf; 0 * Inf gives 0. fadd, fsub, fmul and itof round in the host's current
  * rounding mode, which the run loop sets to the context's choice (toward zero
- * by default, as the hardware results in seed 004 show).
+ * by default, as results from hardware show: the JayStation posts, VC4C's
+ * tests; docs/determinism.md).
  */
 #ifndef GS_QPU_ALU_H
 #define GS_QPU_ALU_H
@@ -44,7 +45,7 @@ static inline uint32_t qpu_fadd(uint32_t a, uint32_t b) {
 static inline uint32_t qpu_fsub(uint32_t a, uint32_t b) {
   return qf_out(qf_u(qf_f(qf_in(a)) - qf_f(qf_in(b))));
 }
-/* Ties (including -0 vs +0) return operand B (reference/vc4.md §1.12). */
+/* Ties (including -0 vs +0) return operand B (vc4asm's addendum, VC4C). */
 static inline uint32_t qpu_fmin(uint32_t a, uint32_t b) {
   a = qf_in(a); b = qf_in(b);
   return qf_f(a) < qf_f(b) ? a : b;
@@ -116,7 +117,7 @@ static inline uint32_t qpu_v8max(uint32_t a, uint32_t b) {
   }
   return r;
 }
-/* round(x*y/255) as (x*y + 127) / 255 (reference/vc4.md §1.9). */
+/* round(x*y/255) as (x*y + 127) / 255 (RG §3). */
 static inline uint32_t qpu_v8muld(uint32_t a, uint32_t b) {
   uint32_t r = 0;
   for (int i = 0; i < 32; i += 8) {
@@ -171,7 +172,7 @@ static inline uint32_t qpu_add_op(unsigned op, uint32_t a, uint32_t b) {
   }
 }
 
-/* The C flag an ADD opcode sets (reference/vc4.md §1.8), given its operands
+/* The C flag an ADD opcode sets (RG §3), given its operands
  * and result. */
 static inline uint32_t qpu_add_carry(unsigned op, uint32_t a, uint32_t b, uint32_t r) {
   uint32_t s = b & 31;
@@ -220,7 +221,7 @@ static inline uint32_t qpu_mul_carry(unsigned op, uint32_t a, uint32_t b) {
   return p > 0xffffffffu;
 }
 
-/* ---- Unpack (reference/vc4.md §1.11) -------------------------------------- */
+/* ---- Unpack (RG Tables 6-9) -------------------------------------- */
 /* float16 -> float32 bits; half denormals flush to zero, exponent 31 -> Inf. */
 static inline uint32_t qpu_f16_to_f32(uint32_t h) {
   uint32_t s = (h & 0x8000u) << 16, e = (h >> 10) & 31, m = h & 0x3ffu;
@@ -229,7 +230,7 @@ static inline uint32_t qpu_f16_to_f32(uint32_t h) {
   return s | ((e + 112) << 23) | (m << 13);
 }
 /* float32 -> float16, truncating; results below the half range flush to +0
- * or -0, overflow gives Inf; ±0 gives +0 (reference/vc4.md §1.11). */
+ * or -0, overflow gives Inf; ±0 gives +0 (RG Tables 6-9). */
 static inline uint32_t qpu_f32_to_f16(uint32_t f) {
   f = qf_in(f);
   uint32_t s = (f >> 16) & 0x8000u;
@@ -271,7 +272,7 @@ static inline uint32_t qpu_unpack_float(unsigned mode, uint32_t x) {
   }
 }
 
-/* ---- Pack (reference/vc4.md §1.11) ---------------------------------------- */
+/* ---- Pack (RG Tables 6-9) ---------------------------------------- */
 /* Bits of the destination a regfile-A pack (pm=0) writes. */
 static inline uint32_t qpu_pack_bytes(unsigned pack) {
   switch (pack & 7) {

@@ -2,7 +2,7 @@
  * instruction words.
  *
  * Every mnemonic, register name, suffix and code comes from the instruction
- * table (table.h, DESIGN.md rule 1); this file holds the grammar and the
+ * table (table.h, the one place an encoding is written); this file holds the grammar and the
  * rules that choose fields the text does not name: the write swap, which
  * read port serves a source, pm. Errors are "file:line:col: error: ..."
  * (GS_EASM). The parser unwinds with longjmp, as Lua's parser does, so each
@@ -28,7 +28,7 @@
 #endif
 
 /* Small-immediate code 48 rotates the MUL result by r5, 49..63 by 1..15
- * (table.h, reference/vc4.md §1.5, §1.13). */
+ * (table.h, RG Table 5; rotation: RG §3). */
 #define ROTATE_BY_R5 48
 #define MAX_DEPTH 32  /* expression nesting; keeps hostile input off the stack */
 #define SHOWN 40      /* longest token quoted in a message */
@@ -388,7 +388,7 @@ static int64_t int_in(assembler *a, value x, int64_t lo, int64_t hi, const char 
   return x.v;
 }
 
-/* The small-immediate code whose value is x (reference/vc4.md §1.5). */
+/* The small-immediate code whose value is x (RG Table 5). */
 static unsigned small_imm_code(assembler *a, value x) {
   uint32_t v = word32(a, x);
   for (unsigned code = 0; code < ROTATE_BY_R5; code++)
@@ -536,7 +536,7 @@ static int is_alu_mnemonic(token t) {
 /* fmul, mul24, v8muld, v8min, v8max: written alone they are the MUL part. */
 static int mul_only(token t) { return mul_op_code(t) > 0 && add_op_code(t) < 0; }
 
-/* Signals 0..12 that may accompany ALU operations (reference/vc4.md §1.4). */
+/* Signals 0..12 that may accompany ALU operations (RG Table 4). */
 static int signal_code(token t) {
   for (int code = 0; code < QPU_SIG_SMALL_IMM; code++)
     if (code != QPU_SIG_NONE && token_is(t, qpu_sig_names[code])) return code;
@@ -619,7 +619,7 @@ static unsigned alu_opcode(assembler *a, const alu_op *op, int is_mul) {
 
 /* The write swap that routes each destination to a side where its name
  * exists: ws=0 sends ADD to the regfile-A side and MUL to the B side, ws=1
- * the reverse (reference/vc4.md §1.2, §1.7). */
+ * the reverse (RG §3, Table 14). */
 static unsigned choose_ws(assembler *a, const dest *add, const dest *mul) {
   for (unsigned ws = 0; ws < 2; ws++)
     if (add->addr[ws] >= 0 && mul->addr[!ws] >= 0) return ws;
@@ -629,7 +629,7 @@ static unsigned choose_ws(assembler *a, const dest *add, const dest *mul) {
 
 /* The pack written on one destination, as (pm, code): a regfile-A pack when
  * that ALU writes ra0..ra31 through the regfile-A side; otherwise, on the
- * MUL only, the colour pack (reference/vc4.md §1.11). −1: no pack. */
+ * MUL only, the colour pack (RG Tables 6-9). −1: no pack. */
 static int resolve_pack(assembler *a, const dest *add, const dest *mul, unsigned ws, unsigned *pack) {
   int is_mul = add->pack.len == 0;
   const dest *d = is_mul ? mul : add;
@@ -677,7 +677,7 @@ static void claim_small_imm(assembler *a, read_ports *r, value x) {
 }
 
 /* Gives every source its mux: accumulators directly, reads and small
- * immediates through raddr_a / raddr_b (reference/vc4.md §1.2, §1.6).
+ * immediates through raddr_a / raddr_b (RG §3, Table 14).
  * Sources bound to one file go first, so that names both files provide
  * (unif, vary, vpm, mutex, -) take whichever port is left; identical reads
  * share a port. */
@@ -704,7 +704,7 @@ static void allocate_reads(assembler *a, source **srcs, int n, read_ports *r) {
 }
 
 /* The instruction's one unpack: on r4 it needs pm=1, on a regfile-A read
- * pm=0 (reference/vc4.md §1.11). −1: no unpack. */
+ * pm=0 (RG Tables 6-9). −1: no unpack. */
 static int resolve_unpack(assembler *a, source **srcs, int n, unsigned *unpack) {
   int pm = -1;
   for (int i = 0; i < n; i++) {
@@ -807,7 +807,7 @@ static uint64_t parse_alu(assembler *a, token name) {
 /* ---- load immediate, semaphore, branch --------------------------------------- */
 
 /* "[v0, ..., v15]": element i's 2-bit value goes to imm bit i (low bit)
- * and bit 16+i (high bit) (reference/vc4.md §1.2). */
+ * and bit 16+i (high bit) (RG §3). */
 static uint32_t per_element_imm(assembler *a, int type) {
   int64_t lo = type == QPU_LDI_PES ? -2 : 0;
   uint32_t imm = 0;
@@ -854,7 +854,7 @@ static uint64_t parse_ldi(assembler *a, token name) {
 }
 
 /* sacq n / srel n: the semaphore form of sig 14, sa = 1 to acquire
- * (reference/vc4.md §1.2). */
+ * (RG §3). */
 static uint64_t parse_semaphore(assembler *a, int acquire) {
   unsigned num = (unsigned)int_in(a, parse_expr(a), 0, 15, "semaphore number");
   uint64_t w = qpu_set(0, QPU_F_SIG, QPU_SIG_LOAD_IMM);
@@ -876,7 +876,7 @@ static int count_operands(const char *p) {
 }
 
 /* A branch immediate: a label becomes an absolute address (bra) or an
- * offset from the branch address + 32 (brr, reference/vc4.md §1.14); a plain
+ * offset from the branch address + 32 (brr, RG §3); a plain
  * number is the raw immediate. */
 static uint32_t branch_imm(assembler *a, value x, int rel) {
   uint32_t imm;

@@ -22,7 +22,7 @@
 #endif
 
 /* Small-immediate codes 48..63 rotate the MUL result: 48 by r5, 49..63 by
- * 1..15 (table.h, reference/vc4.md §1.5, §1.13). */
+ * 1..15 (table.h, RG Table 5; rotation: RG §3). */
 #define ROTATE_BY_R5 48
 #define TEXT_MAX 512 /* longest line: every ALU field overridden fits easily */
 
@@ -79,7 +79,7 @@ static void put_source(text *t, uint64_t w, unsigned mux) {
     put(t, ".%s", qpu_unpack_names[unpack]);
 }
 
-/* An ALU's destination (by ws, reference/vc4.md §1.7) and its pack when the
+/* An ALU's destination (by ws, RG Table 14) and its pack when the
  * assembler reads the suffix back the same way: a regfile-A pack (pm=0) on
  * the ALU that writes ra0..ra31, the MUL colour pack (pm=1) on a MUL that
  * does not. Other pack/pm combinations are left to the overrides. */
@@ -107,7 +107,7 @@ static const char *op_name(uint64_t w, int is_mul) {
 }
 
 /* name[.cond][.setf] dst[.pack], a[, b][ >> n] of a non-nop ALU op. The
- * flags come from the ADD op unless it is nop (reference/vc4.md §1.10), so
+ * flags come from the ADD op unless it is nop (RG Tables 1-2), so
  * .setf is printed on that op. */
 static void put_op(text *t, uint64_t w, int is_mul) {
   const char *name = op_name(w, is_mul);
@@ -159,7 +159,7 @@ static void put_alu(text *t, uint64_t w) {
 }
 
 /* ldi[.cond][.setf][.pes|.peu] dst, value [; ldi[.cond] dst2], or the
- * semaphore form sacq/srel n (reference/vc4.md §1.2, §1.14). */
+ * semaphore form sacq/srel n (RG §3). */
 static void put_ldi(text *t, uint64_t w) {
   unsigned type = get(w, QPU_F_LDI_TYPE), imm = get(w, QPU_F_IMM);
   unsigned cond_add = get(w, QPU_F_COND_ADD), cond_mul = get(w, QPU_F_COND_MUL);
@@ -280,7 +280,7 @@ size_t gs_qpu_disasm_word(uint64_t w, char *buf, size_t len) {
 static long branch_target(uint64_t w, uint32_t addr, uint32_t base, size_t n) {
   if (get(w, QPU_F_SIG) != QPU_SIG_BRANCH || qpu_invalid_reason(w) || get(w, QPU_F_REG)) return -1;
   uint32_t imm = get(w, QPU_F_IMM);
-  uint32_t target = get(w, QPU_F_REL) ? addr + 32 + imm : imm; /* reference/vc4.md §1.14 */
+  uint32_t target = get(w, QPU_F_REL) ? addr + 32 + imm : imm; /* RG §3 */
   uint32_t off = target - base;
   if (target < base || (off & 7) || off / 8 >= n) return -1;
   return (long)(off / 8);

@@ -198,7 +198,7 @@ static int write_link(gs_gpu *g, gs_qpu *q, unsigned side, unsigned addr, const 
   return qpu_io_write(g, q, (int)side, addr, v, QPU_ALL_LANES);
 }
 
-/* A branch (reference/vc4.md §1.14, errata §8.1): taken on the all/any
+/* A branch (RG §3, with vc4asm's corrections): taken on the all/any
  * condition; target = imm (+ pc + 32 if relative) (+ element 15 of ra[n] if
  * register); the link pc + 32 is written only when taken, and an odd raddr_a
  * (bit 45, the ALU form's sf) sets flags from it. */

@@ -1,7 +1,7 @@
 /* exec_ref.c — the plain reference interpreter of the VideoCore IV QPU.
  *
  * qpu_step_ref executes the one instruction at q->pc, field by field from the
- * 64-bit word and lane by lane, in the order of reference/vc4.md §9: fetch,
+ * 64-bit word and lane by lane, in this order: fetch,
  * read stage, operands, execute, conditions, write-back, flags, signals,
  * retire. It is written to be obviously correct rather than fast: the fast
  * interpreter (exec.c) is tested against it and hands it the instruction
@@ -49,7 +49,7 @@ static int fetch(gs_gpu *g, gs_qpu *q, uint64_t *w) {
 /* ---- Conditions ------------------------------------------------------------ */
 
 /* Lanes in which write condition `cond` (QPU_CONDS) passes, judged on the
- * flags as they were before this instruction (reference/vc4.md §1.10). */
+ * flags as they were before this instruction (RG Tables 1-2). */
 static uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
   uint16_t m = 0;
   for (int i = 0; i < QPU_LANES; i++) {
@@ -70,7 +70,7 @@ static uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
 }
 
 /* Whether branch condition `cond` (QPU_BRANCH_CONDS) holds over the 16
- * lanes' flags (reference/vc4.md §1.14): codes 0..11 are, for Z, N and C in
+ * lanes' flags (RG §3): codes 0..11 are, for Z, N and C in
  * turn, "all set", "all clear", "any set", "any clear"; 15 is always. */
 static int branch_taken(const gs_qpu *q, unsigned cond) {
   if (cond == 15) return 1;
@@ -89,7 +89,7 @@ static int branch_taken(const gs_qpu *q, unsigned cond) {
 
 /* The value read through raddr of regfile `file` (0 A, 1 B). Registers 0..31
  * are read as committed: a write staged by the previous instruction is not
- * visible yet (read-after-write latency, reference/vc4.md §1.15). I/O
+ * visible yet (read-after-write latency, RG §3, instruction restrictions). I/O
  * addresses perform their read (uniform pop, VPM pop, ...) here, whether or
  * not a mux selects the value. */
 static int read_port(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
@@ -101,7 +101,7 @@ static int read_port(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out)
 }
 
 /* The operand selected by `mux` for a consumer that takes float input or
- * not. Unpack (reference/vc4.md §1.11): with pm=0 the raddr_a value (mux 6)
+ * not. Unpack (RG Tables 6-9): with pm=0 the raddr_a value (mux 6)
  * is unpacked as the consumer reads it; with pm=1 r4 (mux 4) is unpacked, as
  * floats always. */
 static void select_operand(const gs_qpu *q, uint64_t w, unsigned mux, int float_in, const gs_vec *va,
@@ -130,7 +130,7 @@ static void select_operand(const gs_qpu *q, uint64_t w, unsigned mux, int float_
 /* ---- Execute ---------------------------------------------------------------- */
 
 /* The source lane of result lane i under a MUL rotation by n
- * (reference/vc4.md §1.13): across all 16 lanes, or within each quad. */
+ * (RG §3, vector rotation): across all 16 lanes, or within each quad. */
 static int rotated_source(int i, unsigned n, int full) {
   if (full) return (i + QPU_LANES - (int)n) & 15;
   return (i & 12) | ((i + QPU_LANES - (int)n) & 3);
@@ -138,7 +138,7 @@ static int rotated_source(int i, unsigned n, int full) {
 
 /* ---- Pack and write-back ---------------------------------------------------- */
 
-/* Sets o->packed and o->bytes from o->r (reference/vc4.md §1.11). pm=0: the
+/* Sets o->packed and o->bytes from o->r (RG Tables 6-9). pm=0: the
  * regfile-A pack applies to whichever ALU writes a physical register of
  * file A. pm=1: the colour pack applies to the MUL result wherever it goes;
  * registers keep their other bytes, an I/O register receives the whole
@@ -193,7 +193,7 @@ static int write_both(gs_gpu *g, gs_qpu *q, const ref_out *add, const ref_out *m
 }
 
 /* Sets Z, N and C from the pre-pack result o->r in the lanes of `lanes`;
- * other lanes keep their flags (reference/vc4.md §1.10). */
+ * other lanes keep their flags (RG Tables 1-2). */
 static void set_flags(gs_qpu *q, const ref_out *o, uint16_t lanes) {
   for (int i = 0; i < QPU_LANES; i++) {
     if (!(lanes >> i & 1)) continue;
@@ -246,7 +246,7 @@ static int exec_alu(gs_gpu *g, gs_qpu *q, uint64_t w) {
   unsigned raddr_b = qpu_get(w, QPU_F_RADDR_B), ws = qpu_get(w, QPU_F_WS);
   int rc;
 
-  /* Read stage: one read per field (reference/vc4.md §1.6). */
+  /* Read stage: one read per field (RG Table 14). */
   gs_vec va, vb;
   if ((rc = read_port(g, q, 0, qpu_get(w, QPU_F_RADDR_A), &va)) != GS_OK) return rc;
   if (sig == QPU_SIG_SMALL_IMM) broadcast(&vb, qpu_small_imm_value(raddr_b));
@@ -290,7 +290,7 @@ static int exec_alu(gs_gpu *g, gs_qpu *q, uint64_t w) {
   apply_pack(w, 1, qpu_mul_ops[op_mul].float_out, NULL, &mul);
   if ((rc = write_both(g, q, &add, &mul)) != GS_OK) return rc;
 
-  /* Flags: from the ADD ALU unless its opcode is nop (reference/vc4.md §8.1). */
+  /* Flags: from the ADD ALU unless its opcode is nop (vc4asm's addendum). */
   if (qpu_get(w, QPU_F_SF)) {
     if (op_add != QPU_A_NOP) set_flags(q, &add, add.lanes);
     else if (op_mul != QPU_M_NOP) set_flags(q, &mul, mul.lanes);
@@ -298,7 +298,7 @@ static int exec_alu(gs_gpu *g, gs_qpu *q, uint64_t w) {
   return do_signal(g, q, sig);
 }
 
-/* The value lane i receives from a load immediate (reference/vc4.md §1.2):
+/* The value lane i receives from a load immediate (RG §3):
  * the 32-bit immediate, or the 2-bit number {imm[16+i], imm[i]}, signed or
  * unsigned. The semaphore form loads its whole low word. */
 static uint32_t ldi_lane_value(unsigned type, uint32_t imm, int i) {

@@ -1,6 +1,6 @@
 /* io.c — the QPU's I/O registers (addresses 32..63 of both register files):
  * what a read or write of each does, shared by the reference and the fast
- * interpreter. Facts: reference/vc4.md §1.6, §1.7, §1.14, §1.17.
+ * interpreter. Facts: RG Table 14, §3.
  *
  * Element-0 registers (setups, DMA addresses, uniforms address, host
  * interrupt) take element 0's value and act only when element 0's write

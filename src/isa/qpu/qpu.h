@@ -51,7 +51,7 @@ enum { QPU_IDLE = 0, QPU_RUNNING, QPU_ENDED, QPU_FAILED };
 enum { QPU_STEP_OK = 0, QPU_STEP_STALL = 1, QPU_STEP_END = 2 };
 
 /* A regfile write waiting for its read-after-write latency: written by
- * instruction N, readable from instruction N+2 (reference/vc4.md §1.15). */
+ * instruction N, readable from instruction N+2 (RG §3, instruction restrictions). */
 typedef struct qpu_pending_write {
   alignas(64) gs_vec v;
   uint32_t bytes;   /* bits of each lane that the write changes (pack) */
@@ -63,12 +63,12 @@ struct qpu_program; /* prepared program, decode.h */
 struct gs_qpu;
 
 /* What a shader stage connects a QPU to: the pipeline's varyings and tile
- * buffer (DESIGN.md: the QPU does not know the pipeline; the pipeline fills
+ * buffer (the QPU does not know the pipeline; the pipeline fills
  * this in). NULL for user programs, which have neither. */
 typedef struct qpu_shader_io {
   void *ctx;
   /* The next varying: VP per lane into *vp and C per lane into *c; r5
-   * receives C at the end of the reading instruction (reference/vc4.md §3.4). */
+   * receives C at the end of the reading instruction (RG §6). */
   int (*varying)(void *ctx, struct gs_qpu *q, gs_vec *vp, gs_vec *c);
   /* A write to a tile-buffer register, QPU_W_TLB_STENCIL..QPU_W_TLB_ALPHA_MASK. */
   int (*tlb_write)(void *ctx, struct gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes);
@@ -76,7 +76,7 @@ typedef struct qpu_shader_io {
   int (*tlb_load)(void *ctx, struct gs_qpu *q, unsigned sig, gs_vec *r4);
 } qpu_shader_io;
 
-/* Fragment payload registers (reference/vc4.md §3.5): read at 41/42 of
+/* Fragment payload registers (RG Table 29): read at 41/42 of
  * regfile A/B, written at the same addresses. */
 enum { QPU_PAYLOAD_X = 0, QPU_PAYLOAD_Y, QPU_PAYLOAD_MS, QPU_PAYLOAD_REV };
 

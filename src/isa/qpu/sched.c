@@ -1,5 +1,5 @@
 /* sched.c — the user-program queue: runs (code, uniforms) pairs on the
- * context's QPUs, as V3D_SRQPC/SRQUA do (reference/vc4.md §4.8, §10).
+ * context's QPUs, as V3D_SRQPC/SRQUA do (RG Table 48).
  *
  * QPUs take turns in a fixed order, each running a quantum of instructions
  * or until it blocks on a semaphore or the mutex, so results never depend on

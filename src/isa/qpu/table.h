@@ -1,10 +1,11 @@
 /* table.h — the VideoCore IV QPU instruction table: the single source of
- * truth for every field and code of the 64-bit instruction word (DESIGN.md
- * rule 1). The assembler, disassembler, predecoder and interpreters all
+ * truth for every field and code of the 64-bit instruction word. The
+ * assembler, disassembler, predecoder and interpreters all
  * derive from these X-macro lists; an encoding is written here once.
  *
- * Facts: ../shared/reference/vc4.md §1 (Broadcom VideoCore IV 3D
- * Architecture Reference Guide, with the errata of §8).
+ * Facts: RG §3, Tables 1-14 (Broadcom VideoCore IV 3D
+ * Architecture Reference Guide, with vc4asm's and py-videocore's
+ * hardware-tested corrections; docs/sources.md).
  */
 #ifndef GS_QPU_TABLE_H
 #define GS_QPU_TABLE_H
@@ -341,13 +342,13 @@ extern const char *const qpu_waddr_names[2][64]; /* [0]=A side, [1]=B side */
  * 0..15 → 0..15; 16..31 → −16..−1; 32..39 → 2^(c−32) as float;
  * 40..47 → 2^(c−48) as float; 48 → MUL rotation by r5 (elem 0, bits 3:0),
  * 49..63 → MUL rotation by 1..15. As a B-mux operand, 48..63 read as −16..−1
- * (reference/vc4.md §1.5, VC4ASM addendum). */
+ * (RG Table 5, vc4asm's addendum). */
 uint32_t qpu_small_imm_value(unsigned code);
 
 /* ---- Load-immediate variants (bits 59:57 when sig=14) ------------------ */
 enum { QPU_LDI_32 = 0, QPU_LDI_PES = 1, QPU_LDI_PEU = 3, QPU_LDI_SEMA = 4 };
 
-/* The canonical NOP word (reference/vc4.md §1.2). */
+/* The canonical NOP word (RG §3). */
 #define QPU_NOP_WORD UINT64_C(0x100009e7009e7000)
 
 /* Returns NULL if w is a valid instruction word, else why it is not (for
