@@ -117,8 +117,8 @@ static int check_generic_size(gs_gpu *g, gs_qpu *q, const char *what, uint32_t w
   return GS_OK;
 }
 
-/* A new generic read setup. Following the hardware test in reference/vc4.md
- * §2.2 (VC4ASM), it is accepted only when at most one value of earlier
+/* A new generic read setup. Following the hardware test in vc4asm's
+ * addendum to the Guide (RG Tables 32-33), it is accepted only when at most one value of earlier
  * setups is still outstanding; that value moves to the FIFO (rd_carry) and
  * is read first. Otherwise the setup is dropped, as the hardware does, and
  * remembered so that the read that then starves can say why. */

@@ -329,8 +329,8 @@ static int exec_ldi(gs_gpu *g, gs_qpu *q, uint64_t w) {
 
 /* Branch (sig 15): when taken, the jump happens after three delay slots and
  * the link pc+32 is written through waddr_add/waddr_mul; an odd raddr_a
- * (bit 45, the ALU form's sf) also sets flags from the link (reference/vc4.md
- * §1.14, §8.1). A branch not taken writes nothing. */
+ * (bit 45, the ALU form's sf) also sets flags from the link (RG §3, with
+ * vc4asm's corrections). A branch not taken writes nothing. */
 static int exec_branch(gs_gpu *g, gs_qpu *q, uint64_t w) {
   if (!branch_taken(q, qpu_get(w, QPU_F_COND_BR))) return GS_OK;
   unsigned ra = qpu_get(w, QPU_F_RADDR_A_BR), ws = qpu_get(w, QPU_F_WS);
