@@ -8,6 +8,7 @@
  *   gpusim dump-cl ...                      dumpcl.c: print a control list
  *   gpusim --dump-cl FILE SCENE.lua         dumpcl.c: a frame's lists
  *   gpusim bench [...]                      bench.c: the benchmarks
+ *   gpusim test [...] MANIFEST.lua          testrun.c: reference-image tests
  *
  * Every *_main function takes argv[0] = the command's name and
  * argv[1..argc-1] = the arguments after it, and returns the process exit
@@ -74,6 +75,12 @@ int gs_bench_main(int argc, char **argv);
  * no pixel differs by more than T, 1 when some do, 2 on a usage error, an
  * unreadable or unwritable file, or images of different sizes. */
 int gs_diff_main(int argc, char **argv);
+
+/* `gpusim test [options] MANIFEST.lua` (testrun.c): renders every case of a
+ * reference-image manifest in child processes and compares each with its
+ * reference as gs_image_compare does. 0 when every case passes, 1 when one
+ * fails or does not render, 2 on a usage or manifest error. */
+int gs_test_main(int argc, char **argv);
 
 /* `gpusim dump-cl ...` (dumpcl.c): decodes and prints a control list. */
 int gs_dumpcl_main(int argc, char **argv);

@@ -113,6 +113,37 @@ int gs_image_diff_render(const gs_image *a, const gs_image *b, int tolerance, gs
   return GS_OK;
 }
 
+int gs_image_diff_write_png(const gs_image *a, const gs_image *b, int tolerance, const char *path,
+                            gs_diag *d) {
+  gs_image diff;
+  int rc = gs_image_diff_render(a, b, tolerance, &diff, d);
+  if (rc == GS_OK) rc = gs_image_write_png(&diff, path, d);
+  gs_image_free(&diff);
+  return rc;
+}
+
+void gs_image_diff_print(FILE *out, const char *indent, const char *name_a, const char *name_b,
+                         int tolerance, const gs_image_diff *r) {
+  double percent = r->pixels ? 100.0 * (double)r->differing / (double)r->pixels : 0.0;
+  fprintf(out, "%sdiffering pixels: %llu of %llu (%.3f%%), tolerance %d\n", indent,
+          (unsigned long long)r->differing, (unsigned long long)r->pixels, percent, tolerance);
+  if (r->max_diff)
+    fprintf(out, "%smax channel difference: %d at (%d, %d)\n", indent, r->max_diff, r->max_x, r->max_y);
+  else
+    fprintf(out, "%smax channel difference: 0\n", indent);
+  if (r->differing) {
+    const uint8_t *p = r->first_a, *q = r->first_b;
+    fprintf(out, "%sfirst difference: (%d, %d) %s %u,%u,%u,%u %s %u,%u,%u,%u\n", indent, r->first_x,
+            r->first_y, name_a, p[0], p[1], p[2], p[3], name_b, q[0], q[1], q[2], q[3]);
+  } else {
+    fprintf(out, "%sfirst difference: none\n", indent);
+  }
+  if (isinf(r->psnr))
+    fprintf(out, "%smean absolute difference: %.4f, PSNR inf dB\n", indent, r->mean_abs);
+  else
+    fprintf(out, "%smean absolute difference: %.4f, PSNR %.2f dB\n", indent, r->mean_abs, r->psnr);
+}
+
 /* ---- the command ---------------------------------------------------------- */
 
 #define DIFF_USAGE_STATUS 2
@@ -194,31 +225,14 @@ static int parse_diff_args(int argc, char **argv, diff_args *a) {
 
 /* Prints the comparison of the images named a and b to out. */
 static void print_diff(FILE *out, const diff_args *a, const gs_image_diff *r) {
-  double percent = r->pixels ? 100.0 * (double)r->differing / (double)r->pixels : 0.0;
-  fprintf(out, "differing pixels: %llu of %llu (%.3f%%), tolerance %d\n",
-         (unsigned long long)r->differing, (unsigned long long)r->pixels, percent, a->tolerance);
-  if (r->max_diff) fprintf(out, "max channel difference: %d at (%d, %d)\n", r->max_diff, r->max_x, r->max_y);
-  else fprintf(out, "max channel difference: 0\n");
-  if (r->differing) {
-    const uint8_t *p = r->first_a, *q = r->first_b;
-    fprintf(out, "first difference: (%d, %d) %s %u,%u,%u,%u %s %u,%u,%u,%u\n", r->first_x, r->first_y,
-           a->a, p[0], p[1], p[2], p[3], a->b, q[0], q[1], q[2], q[3]);
-  } else {
-    fprintf(out, "first difference: none\n");
-  }
-  if (isinf(r->psnr)) fprintf(out, "mean absolute difference: %.4f, PSNR inf dB\n", r->mean_abs);
-  else fprintf(out, "mean absolute difference: %.4f, PSNR %.2f dB\n", r->mean_abs, r->psnr);
+  gs_image_diff_print(out, "", a->a, a->b, a->tolerance, r);
 }
 
 /* Writes the diff image of a and b to path; 0 on success, 2 after a message. */
 static int write_diff_image(const gs_image *a, const gs_image *b, int tolerance, const char *path) {
   gs_diag d;
   gs_diag_clear(&d);
-  gs_image diff;
-  int rc = gs_image_diff_render(a, b, tolerance, &diff, &d);
-  if (rc == GS_OK) rc = gs_image_write_png(&diff, path, &d);
-  gs_image_free(&diff);
-  if (rc == GS_OK) return 0;
+  if (gs_image_diff_write_png(a, b, tolerance, path, &d) == GS_OK) return 0;
   fprintf(stderr, "gpusim diff: %s\n", d.msg);
   return DIFF_USAGE_STATUS;
 }

@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "gpusim/diag.h"
 
 /* Largest width or height accepted, so that byte counts fit in an int for
@@ -120,5 +121,19 @@ int gs_image_compare(const gs_image *a, const gs_image *b, int tolerance, gs_ima
  * GS_EARG (sizes differ) or GS_ENOMEM. */
 int gs_image_diff_render(const gs_image *a, const gs_image *b, int tolerance, gs_image *diff,
                          gs_diag *d);
+
+/* gs_image_diff_render, then gs_image_write_png of the result to path
+ * (whole or not at all). Returns GS_OK or the first error, with its
+ * message in d. */
+int gs_image_diff_write_png(const gs_image *a, const gs_image *b, int tolerance, const char *path,
+                            gs_diag *d);
+
+/* Prints the comparison r of images named name_a and name_b (made under
+ * `tolerance`) to out as `gpusim diff` reports it, four lines each starting
+ * with indent: the differing pixels (count, of how many, percentage), the
+ * largest channel difference and where, the first differing pixel with
+ * both values, the mean absolute difference and the PSNR. */
+void gs_image_diff_print(FILE *out, const char *indent, const char *name_a, const char *name_b,
+                         int tolerance, const gs_image_diff *r);
 
 #endif

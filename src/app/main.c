@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -46,6 +47,7 @@ static const char usage_text[] =
   "       gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]\n"
   "       gpusim dump-cl [OPTIONS] LIST.bin  (gpusim dump-cl --help)\n"
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
+  "       gpusim test [OPTIONS] MANIFEST.lua  (gpusim test --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
   "(local gpusim = require \"gpusim\"). The script gets its arguments in the\n"
@@ -87,6 +89,10 @@ static const char usage_text[] =
   "                differs by more than T, 1 when some do, 2 on errors\n"
   "                (gpusim diff --help)\n"
   "  bench         interpreter benchmarks\n"
+  "  test          render the cases of a reference-image manifest in parallel\n"
+  "                processes and compare them with their references; exit 0\n"
+  "                when all pass, 1 when some fail, 2 on errors (gpusim test\n"
+  "                --help)\n"
   "\n"
   "Output files (-o, --dump-cl, asm -o, disasm -o, diff -o): - is standard\n"
   "output; a new or regular file is written whole or not at all (a temporary\n"
@@ -617,6 +623,35 @@ static int show_scene(lua_State *L, const gs_run_options *o, int handler, const 
   return rc;
 }
 
+/* Progress of a headless render of several frames, shown when standard
+ * error is a terminal: "frame I/N" updated in place at most ten times a
+ * second (and for the last frame), erased when the frames are done or one
+ * fails. Nothing is written when standard error is not a terminal. */
+typedef struct frame_progress {
+  int on;        /* standard error is a terminal and there is more than one frame */
+  int len;       /* characters of the line now shown, 0: none */
+  double shown;  /* when it was last updated, in seconds */
+} frame_progress;
+
+/* Shows frame i (0-based) of n as started; i < 0 erases the line. */
+static void show_frame_progress(frame_progress *p, long i, long n) {
+  if (!p->on) return;
+  if (i < 0) {
+    if (p->len > 0) fprintf(stderr, "\r%*s\r", p->len, "");
+    p->len = 0;
+  } else {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    if (p->len > 0 && i + 1 < n && now - p->shown < 0.1) return;
+    p->shown = now;
+    int len = fprintf(stderr, "\rframe %ld/%ld", i + 1, n) - 1;
+    if (len < p->len) fprintf(stderr, "%*s", p->len - len, "");  /* never shorter, but be safe */
+    p->len = len > p->len ? len : p->len;
+  }
+  fflush(stderr);
+}
+
 /* Renders the scene of a script that registered a frame callback with
  * gpusim.frame: headless, --frames N frames (else one); with a window,
  * frame after frame while it is shown. Then -o writes the last frame as a
@@ -641,10 +676,16 @@ static int run_scene(lua_State *L, const gs_run_options *o, int handler, const c
   }
   if (!shown) {
     long n = o->frames > 0 ? o->frames : 1;
+    frame_progress progress = {n > 1 && isatty(STDERR_FILENO), 0, 0.0};
     for (long i = 0; i < n; i++) {
       lua_settop(L, top);
-      if (render_frame(L, o, i, handler) != LUA_OK) lua_error(L);
+      show_frame_progress(&progress, i, n);
+      if (render_frame(L, o, i, handler) != LUA_OK) {
+        show_frame_progress(&progress, -1, n);
+        lua_error(L);
+      }
     }
+    show_frame_progress(&progress, -1, n);
   }
   if (o->output) write_frame_png(L, lua_gettop(L), o->output);
   if (o->dump_cl) write_frame_lists(L, lua_gettop(L), o->dump_cl);
@@ -828,6 +869,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "diff") == 0) return gs_diff_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump-cl") == 0) return gs_dumpcl_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "test") == 0) return gs_test_main(argc - 1, argv + 1);
   }
   gs_run_options o;
   int rc = parse_run_options(argc, argv, &o);
