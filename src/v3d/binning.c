@@ -151,7 +151,7 @@ static int configure(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) 
   b->ms = c.ms4x;
   b->ntiles = n;
   b->alloc_base = c.tile_alloc, b->alloc_size = c.tile_alloc_size;
-  uint64_t pool = (need + 255) & ~UINT64_C(255); /* KERN's layout (docs/control-lists.md) */
+  uint64_t pool = (need + 255) & ~UINT64_C(255); /* Linux vc4_validate.c's layout (docs/control-lists.md) */
   b->pool_next = pool < c.tile_alloc_size ? c.tile_alloc + (uint32_t)pool : c.tile_alloc + c.tile_alloc_size;
   b->pool_end = c.tile_alloc + c.tile_alloc_size;
   b->block_size = 32u << c.block_size;

@@ -327,7 +327,7 @@
   F(vs_vpm_offset, 6, 0, 8, UINT, none)     \
   F(cs_vpm_offset, 7, 0, 8, UINT, none)
 
-/* Extended record: one word per attribute at byte 100 + 4i; KERN forms the
+/* Extended record: one word per attribute at byte 100 + 4i; Linux's vc4_validate.c forms the
  * stride as (word & ~0xff) | the attribute record's stride byte. */
 #define GS_CL_F_GL_EXTENDED_STRIDE(F) F(stride_word, 0, 0, 32, HEX, none)
 

@@ -352,7 +352,7 @@ static int append_packet(cle_render *rd, const gs_cl_packet *p, gs_diag *d) {
 
 /* Tile Coordinates (115): starts a job, or continues the open one when it
  * is the same tile (a tile rendered in several steps keeps its tile
- * buffer, as KERN's load-store-load sequences need). Pending loads go
+ * buffer, as the load-store-load sequences of Linux's vc4_render_cl.c need). Pending loads go
  * into the job just before the 115 that executes them. */
 static int tile_coordinates(cle_run *r, cle_render *rd, const gs_cl_packet *p, gs_diag *d) {
   gs_cl_tile_coordinates tc;

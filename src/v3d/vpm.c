@@ -226,7 +226,7 @@ int vpm_write_setup(gs_gpu *g, gs_qpu *q, uint32_t word) {
     s->vdw_setup = word;
     s->vdw_valid = 1;
     return GS_OK;
-  case 3: /* VDW stride setup (RG Table 35, STRIDE 16 bits wide per VC4ASM) */
+  case 3: /* VDW stride setup (RG Table 35, STRIDE 16 bits wide per vc4asm's addendum) */
     s->vdw_stride = word;
     return GS_OK;
   default:
