@@ -119,7 +119,11 @@
  * the viewport's X/Y scale in 1/16 pixel (half width × 16, half height ×
  * 16) and its Z scale and offset. The vertex, coordinate and fragment
  * shaders each get their own stream (the shader record holds three
- * addresses). Streams are copied into the frame arena.
+ * addresses). Streams are copied into the frame arena, and the frame lists
+ * each with its length (gs_drv_frame.unif_streams): given to the executor
+ * (gs_v3d_options.unif_streams), a shader that reads past the uniforms its
+ * draw gave is an error naming the shader and its pc, not a read of
+ * whatever memory follows.
  *
  * ERRORS. Every call that can fail returns GS_OK or a negative GS_E* code
  * and writes the reason into d (may be NULL), naming the argument and the
@@ -467,6 +471,13 @@ typedef struct gs_drv_fs_interp {
   uint8_t mode[32];
 } gs_drv_fs_interp;
 
+/* A uniform stream the driver wrote into the frame: `words` uniforms from
+ * addr (what the executor's unif_streams option takes). */
+typedef struct gs_drv_unif_stream {
+  gs_addr addr;
+  uint32_t words;
+} gs_drv_unif_stream;
+
 /* What the executor needs to run a frame and read its image. */
 typedef struct gs_drv_frame {
   gs_addr bin_start, bin_end;        /* CT0CA, CT0EA */
@@ -483,6 +494,10 @@ typedef struct gs_drv_frame {
                                         that has a driver header; valid until
                                         the next gs_driver_begin_frame */
   unsigned n_fs_interp;
+  const gs_drv_unif_stream *unif_streams; /* every uniform stream of the
+                                        frame's draws, sorted by address;
+                                        valid until the next begin_frame */
+  unsigned n_unif_streams;
 } gs_drv_frame;
 
 typedef struct gs_driver gs_driver;

@@ -68,6 +68,12 @@ typedef struct gs_v3d_fs_interp {
   uint8_t mode[32];         /* per varying */
 } gs_v3d_fs_interp;
 
+/* A uniform stream a driver wrote: `words` uniforms from addr. */
+typedef struct gs_v3d_unif_stream {
+  gs_addr addr;
+  uint32_t words;
+} gs_v3d_unif_stream;
+
 typedef struct gs_v3d_options {
   unsigned threads;         /* host threads for tiles; 0 = all cores */
   uint32_t max_packets;     /* per CLE thread, against loops; 0 = 1 << 24 */
@@ -76,6 +82,14 @@ typedef struct gs_v3d_options {
    * lists, per fragment shader, how each varying is interpolated. */
   const gs_v3d_fs_interp *fs_interp;
   unsigned n_fs_interp;
+  /* The uniform streams the driver wrote, sorted by address (GS_EARG
+   * otherwise): a shader whose record's uniforms address starts one may
+   * read only its `words` uniforms, and a read past them is a QPU error
+   * (GS_EFAULT) naming the shader and pc — the draw gave too few. Shaders
+   * of other streams, and every shader without this list, read on into
+   * whatever memory follows, as the hardware does. */
+  const gs_v3d_unif_stream *unif_streams;
+  unsigned n_unif_streams;
 } gs_v3d_options;
 
 /* What a run did, for the benchmark and for teaching. Counts do not

@@ -47,6 +47,7 @@ typedef struct emit_state {
   uint64_t vertices;
   bool early_z;
   unsigned n_interp;   /* entries of gs_driver.interp in use */
+  uint32_t n_streams;  /* entries of gs_driver.streams in use */
 } emit_state;
 
 struct gs_driver {
@@ -68,6 +69,8 @@ struct gs_driver {
     uint32_t call;
   } *rec;
   uint32_t cap_rec;
+  gs_drv_unif_stream *streams; /* the frame's uniform streams */
+  uint32_t cap_streams;
 };
 
 gs_driver *gs_driver_new(gs_mem *m) {
@@ -85,6 +88,7 @@ void gs_driver_free(gs_driver *drv) {
   drv_variants_free(&drv->variants);
   free(drv->interp);
   free(drv->rec);
+  free(drv->streams);
   free(drv);
 }
 
@@ -400,12 +404,21 @@ static uint32_t uniform_word(const gs_driver *drv, const gs_drv_state *s, const 
   }
 }
 
-/* Writes a uniform stream into the arena; *out its address. An empty
- * stream still gets a word, so every record holds a valid address. */
+/* Writes a uniform stream into the arena and lists it with its length
+ * (gs_drv_frame.unif_streams); *out its address. An empty stream still
+ * gets a word, so every record holds a valid address. */
 static int put_uniforms(gs_driver *drv, const gs_drv_state *s, const gs_drv_uniforms *u, gs_addr *out,
                         gs_diag *d) {
+  if (drv->e.n_streams == drv->cap_streams) {
+    uint32_t cap = drv->cap_streams ? 2 * drv->cap_streams : 64;
+    void *p = realloc(drv->streams, cap * sizeof *drv->streams);
+    if (!p) return gs_diag_set(d, GS_ENOMEM, "draw: host out of memory");
+    drv->streams = p;
+    drv->cap_streams = cap;
+  }
   int rc = drv_arena_alloc(&drv->arena, (uint32_t)(u->n ? u->n * 4 : 4), 16, out, d);
   if (rc < 0) return rc;
+  drv->streams[drv->e.n_streams++] = (gs_drv_unif_stream){*out, (uint32_t)u->n};
   uint8_t *p = gs_mem_ptr(drv->mem, *out, (uint32_t)(u->n * 4));
   for (size_t i = 0; i < u->n; i++) {
     uint32_t w = uniform_word(drv, s, &u->u[i]);
@@ -705,6 +718,11 @@ static int put_render_list(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   return GS_OK;
 }
 
+static int stream_cmp(const void *a, const void *b) {
+  gs_addr x = ((const gs_drv_unif_stream *)a)->addr, y = ((const gs_drv_unif_stream *)b)->addr;
+  return x < y ? -1 : x > y;
+}
+
 int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   if (!drv->in_frame) return gs_diag_set(d, GS_EARG, "end_frame: no frame has begun");
   memset(f, 0, sizeof *f);
@@ -721,6 +739,9 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   f->draws = drv->e.draws;
   f->fs_interp = drv->interp;
   f->n_fs_interp = drv->e.n_interp;
+  qsort(drv->streams, drv->e.n_streams, sizeof *drv->streams, stream_cmp);
+  f->unif_streams = drv->streams;
+  f->n_unif_streams = drv->e.n_streams;
   uint32_t tiles = f->tiles_x * f->tiles_y;
   int rc = gs_cl_put_id(&drv->e.w, GS_CL_INCREMENT_SEMAPHORE, NULL, d);
   if (rc >= 0) rc = gs_cl_put_id(&drv->e.w, GS_CL_FLUSH, NULL, d);

@@ -465,7 +465,7 @@ static int begin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, bool vg, gs
   const cle_item_value *shader = &b->st.item[CLE_SHADER];
   int rc;
   if (!shader->version || b->sh_version != shader->version) {
-    if ((rc = cle_shader_decode(&r->view, shader, p->addr, &b->sh, d)) < 0) return rc;
+    if ((rc = cle_shader_decode(&r->view, &r->opt, shader, p->addr, &b->sh, d)) < 0) return rc;
     b->sh_version = shader->version;
   }
   if (b->sh.vg != vg)

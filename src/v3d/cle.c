@@ -253,7 +253,22 @@ static int decode_vg_inline(const cle_item_value *it, gs_addr at, cle_shader *sh
   return fragment_shader(sh, d, at, "VG_INLINE_SHADER_RECORD", 0, st.fs_code, st.fs_uniforms);
 }
 
-int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d) {
+/* The end of the driver-written uniform stream that starts at a (o's list
+ * is sorted by address), or 0 when no stream starts there. */
+static gs_addr unif_end_of(const gs_v3d_options *o, gs_addr a) {
+  size_t lo = 0, hi = o->n_unif_streams;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (o->unif_streams[mid].addr < a) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == o->n_unif_streams || o->unif_streams[lo].addr != a) return 0;
+  uint64_t end = (uint64_t)a + 4u * (uint64_t)o->unif_streams[lo].words;
+  return end > 0xFFFFFFFFu ? 0 : (gs_addr)end;
+}
+
+int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_item_value *it, gs_addr at,
+                      cle_shader *sh, gs_diag *d) {
   memset(sh, 0, sizeof *sh);
   if (!it->version) return cle_error(d, GS_EINVAL, at, "a draw before any shader state (64, 65, 66 or 67)");
   sh->id = it->id;
@@ -273,6 +288,13 @@ int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at,
     return cle_error(d, GS_EINVAL, at, "VG_SHADER_RECORD at 0x%08x declares %u fragment-shader varyings: VG vertices "
                      "are bare XY words (RG Table 47) and the Guide does not document where varying values "
                      "would come from", sh->record, sh->nvary);
+  if (o->n_unif_streams) {
+    sh->fs_unif_end = unif_end_of(o, sh->fs_uniforms);
+    if (sh->id == GS_CL_GL_SHADER_STATE) {
+      sh->vs.unif_end = unif_end_of(o, sh->vs.uniforms);
+      sh->cs.unif_end = unif_end_of(o, sh->cs.uniforms);
+    }
+  }
   return GS_OK;
 }
 
@@ -427,10 +449,12 @@ void cle_unit_free(cle_unit *u) {
   u->vpm = NULL;
 }
 
-gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t budget) {
-  if (!u->fresh_valid || u->fresh_code != code || u->fresh_unif != uniforms || u->fresh_budget != budget) {
+gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, gs_addr unif_end, uint64_t budget) {
+  if (!u->fresh_valid || u->fresh_code != code || u->fresh_unif != uniforms || u->fresh_unif_end != unif_end ||
+      u->fresh_budget != budget) {
     qpu_reset(u->fresh, u->num, code, uniforms, budget);
-    u->fresh_code = code, u->fresh_unif = uniforms, u->fresh_budget = budget;
+    u->fresh->unif_end = unif_end;
+    u->fresh_code = code, u->fresh_unif = uniforms, u->fresh_unif_end = unif_end, u->fresh_budget = budget;
     u->fresh_valid = true;
   }
   if (u->q_ready) {
@@ -454,7 +478,7 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *wh
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
   int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
-  gs_qpu *q = cle_unit_reset(u, p->code, p->uniforms, cle_watchdog(g));
+  gs_qpu *q = cle_unit_reset(u, p->code, p->uniforms, p->unif_end, cle_watchdog(g));
   vpm_set_window(q, CLE_VPM_IN, p->in_rows);
   vpm_set_write_window(q, CLE_VPM_OUT, p->out_rows);
   rc = qpu_run_to_end(g, q);
@@ -611,6 +635,12 @@ int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr rend
   if (r.opt.max_depth > CLE_MAX_DEPTH) r.opt.max_depth = CLE_MAX_DEPTH;
   if (r.opt.n_fs_interp && !r.opt.fs_interp)
     return gs_diag_set(d, GS_EARG, "v3d.run: %u fs_interp entries but no array", r.opt.n_fs_interp);
+  if (r.opt.n_unif_streams && !r.opt.unif_streams)
+    return gs_diag_set(d, GS_EARG, "v3d.run: %u unif_streams entries but no array", r.opt.n_unif_streams);
+  for (unsigned i = 1; i < r.opt.n_unif_streams; i++)
+    if (r.opt.unif_streams[i].addr <= r.opt.unif_streams[i - 1].addr)
+      return gs_diag_set(d, GS_EARG, "v3d.run: unif_streams are not sorted by address (entry %u, 0x%08x)", i,
+                         r.opt.unif_streams[i].addr);
   cle_thread th[2];
   memset(th, 0, sizeof th);
   th[0] = (cle_thread){.index = 0, .cur = bin_start, .end = bin_end};

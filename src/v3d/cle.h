@@ -89,6 +89,7 @@ int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, 
 typedef struct cle_program {
   gs_addr code, uniforms;
   gs_addr record;     /* the GL shader record it comes from, for messages */
+  gs_addr unif_end;   /* end of its driver-written uniform stream, or 0 (qpu.h) */
   vcd_attr attrs[CLE_MAX_ATTRS];
   unsigned nattrs;
   unsigned in_rows;   /* rows of the input segment */
@@ -106,6 +107,7 @@ typedef struct cle_shader {
   bool clip_header;              /* NV: Xc..Wc precede each vertex */
   unsigned nvary;                /* fragment shader varyings */
   gs_addr fs_code, fs_uniforms;
+  gs_addr fs_unif_end;           /* end of its driver-written uniform stream, or 0 */
   cle_program vs, cs;            /* GL */
   gs_addr vertex_data;           /* NV */
   unsigned vertex_stride;        /* NV */
@@ -115,9 +117,11 @@ typedef struct cle_shader {
  * (or 67, which has none). */
 gs_addr cle_state_record(const cle_state *s);
 
-/* Decodes the shader state item (with the record it points to) into *sh.
+/* Decodes the shader state item (with the record it points to) into *sh,
+ * with the ends of the shaders' uniform streams from o's unif_streams.
  * Errors name the packet address `at` and the record. */
-int cle_shader_decode(const gs_cl_view *v, const cle_item_value *it, gs_addr at, cle_shader *sh, gs_diag *d);
+int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_item_value *it, gs_addr at,
+                      cle_shader *sh, gs_diag *d);
 
 /* One QPU with what a shader run needs: the binning thread has one, each
  * rendering worker another. */
@@ -129,7 +133,7 @@ typedef struct cle_unit {
   /* A QPU as qpu_reset leaves it for (code, uniforms): copying it is much
    * cheaper than resetting for every batch of 16 fragments. */
   gs_qpu *fresh;
-  gs_addr fresh_code, fresh_unif;
+  gs_addr fresh_code, fresh_unif, fresh_unif_end;
   uint64_t fresh_budget;
   bool fresh_valid;
   bool q_ready;        /* q's small-immediate slots are set */
@@ -139,8 +143,9 @@ typedef struct cle_unit {
 int cle_unit_init(cle_unit *u, int num);
 void cle_unit_free(cle_unit *u);
 /* Leaves u->q exactly as qpu_reset(u->q, u->num, code, uniforms, budget)
- * would, then points its errors at u->diag and its VPM at u->vpm. */
-gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, uint64_t budget);
+ * would, with the uniform stream ending at unif_end (0: no limit), then
+ * points its errors at u->diag and its VPM at u->vpm. */
+gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, gs_addr unif_end, uint64_t budget);
 
 /* Shades the vertices idx[0..n) (n <= 16) with program p: the VCD loads
  * their attributes into the input segment, the QPU runs the shader alone.

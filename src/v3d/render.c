@@ -481,7 +481,7 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   gs_cl_tile_rendering_mode_configuration rc113;
   gs_cl_unpack_tile_rendering_mode_configuration(it[CLE_RENDER_CFG].values, &rc113);
   if (!it[CLE_SHADER].version || tc->sh_version != it[CLE_SHADER].version) {
-    int rc = cle_shader_decode(&tc->r->view, &it[CLE_SHADER], at, &tc->sh, tc->d);
+    int rc = cle_shader_decode(&tc->r->view, &tc->r->opt, &it[CLE_SHADER], at, &tc->sh, tc->d);
     if (rc < 0) return rc;
     tc->sh_version = it[CLE_SHADER].version;
   }
@@ -641,7 +641,8 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
   static const uint32_t rev_lanes[2][16] = {{0}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
   uint32_t rev = b->reverse; /* read once: a uint8_t may alias the stores below */
   f.rev = rev_lanes[rev & 1u];
-  gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, cle_watchdog(tc->r->g));
+  gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end,
+                             cle_watchdog(tc->r->g));
   qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
   q->shader_io = &io;
   for (int l = 0; l < 16; l++) {

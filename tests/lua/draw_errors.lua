@@ -103,5 +103,59 @@ local st = gpusim.v3d.run(lists)
 assert(st.prims_drawn == 1 and st.fragments > 0, "vertex 7 of the hand-written array was not drawn")
 gpusim.mem.free(raw)
 
+-- Too few uniforms: a read past the end of the stream the driver wrote for
+-- a shader is an error naming the draw, the shader, the QPU's pc and the
+-- read, on both interpreters. The coordinate shader (vc4_shaders) reads 4
+-- uniforms, the third (depth scale) in instruction 18, the vertex shader
+-- in instruction 16; given 2, the read of word 2 fails there. good's
+-- fragment shader reads 1 at instruction 0.
+local function uniform_scene(uniforms)
+  gpusim.frame(function(frame)
+    frame:draw {vertices = vb, shader = good, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff0000ff}}}}
+    line = debug.getinfo(1, "l").currentline + 1
+    frame:draw {vertices = vb, shader = good, uniforms = uniforms}
+  end, target)
+end
+for _, interp in ipairs {"fast", "reference"} do
+  gpusim.config {interpreter = interp}
+  for _, case in ipairs {
+    {"coordinate", {vertex = {"viewport_x_scale", "viewport_y_scale"}, fragment = {{u32 = 0xff00ff00}}},
+     good.coordinate_code + 18 * 8, 2, 2, "binning list: "},
+    {"vertex", {vertex = {"viewport_x_scale", "viewport_y_scale"}, coordinate = VIEWPORT, fragment = {{u32 = 1}}},
+     good.vertex_code + 16 * 8, 2, 2, "rendering list: tile (0, 0)"},
+    {"fragment", {vertex = VIEWPORT}, good.fragment_code, 0, 0, "rendering list: tile (0, 0)"},
+  } do
+    local stage, uniforms, pc, word, given, list = table.unpack(case)
+    uniform_scene(uniforms)
+    local ok, err = pcall(gpusim.render, {threads = 1})
+    assert(not ok, interp .. " " .. stage .. ": expected an error")
+    local stream = tonumber(err:match(stage .. " shader at 0x%x+ %(uniforms 0x(%x+)%)") or "", 16)
+    assert(stream, interp .. " " .. stage .. ": " .. err)
+    for _, want in ipairs {
+      "draw_errors.lua:" .. line .. ": frame:draw (draw 2 of frame ", list,
+      string.format("at pc 0x%08x: uniform read at 0x%08x is past the end of the stream the driver wrote for "
+                    .. "this shader (%d uniforms at 0x%08x)", pc, stream + 4 * word, given, stream),
+    } do
+      assert(err:find(want, 1, true), string.format("%s %s: %q lacks %q", interp, stage, err, want))
+    end
+    -- the same list run by gpusim.v3d.run reads on past the stream, as the hardware does
+    local f2 = gpusim.render {run = false}
+    assert(gpusim.v3d.run {bin = {f2.bin_start, f2.bin_end}, render = {f2.render_start, f2.render_end}}, stage)
+  end
+end
+gpusim.config {interpreter = "fast"}
+
+-- A shader that points the uniforms address at a stream of its own reads
+-- from it with no limit: the driver's stream no longer applies.
+local own = gpusim.mem.alloc(16)
+gpusim.mem.write(own, "u32", {0xff336699})
+local own_fs = shader(shaders.coordinate, string.format(
+  "    ldi r0, 0x%08x\n    mov unif_addr, r0\n    nop\n    nop\n    mov tlb_colour_all, unif\n"
+  .. "    thrend\n    nop\n    sbdone\n", own))
+gpusim.frame(function(frame) frame:draw {vertices = vb, shader = own_fs, uniforms = {vertex = VIEWPORT}} end, target)
+gpusim.render {}
+local r, g, b, a = target:pixel(32, 20)  -- the word's bytes, R first
+assert(r == 0x99 and g == 0x66 and b == 0x33 and a == 0xff, string.format("%d %d %d %d", r, g, b, a))
+
 scene(good)  -- the gpusim program renders the scene left registered after the script
 print("draw_errors: ok")

@@ -98,6 +98,11 @@ void qpu_retire(gs_qpu *q) {
 }
 
 int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out) {
+  if (q->unif_end && (q->unif_addr >= q->unif_end || q->unif_addr < q->unif_base))
+    return qpu_fault(g, q, GS_EFAULT,
+                     "uniform read at 0x%08x is past the end of the stream the driver wrote for this shader "
+                     "(%u uniforms at 0x%08x): the draw gives it too few uniforms",
+                     q->unif_addr, (q->unif_end - q->unif_base) / 4, q->unif_base);
   const void *p = gs_mem_ptr(g->mem, q->unif_addr, 4);
   if (!p)
     return qpu_fault(g, q, GS_EFAULT, "uniform read at 0x%08x is outside allocated GPU memory", q->unif_addr);
@@ -192,7 +197,10 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     if (elem0 && v->u[0]) q->host_interrupt = 1;
     return GS_OK;
   case QPU_W_UNIFORMS_ADDRESS:
-    if (elem0) q->unif_addr = side ? q->unif_base + v->u[0] : v->u[0];
+    if (elem0) {
+      q->unif_addr = side ? q->unif_base + v->u[0] : v->u[0];
+      if (!side) q->unif_end = 0; /* a stream of the program's choosing: no limit */
+    }
     return GS_OK;
   case QPU_W_QUAD_XY:
   case QPU_W_MS_REV: {

@@ -115,6 +115,12 @@ typedef struct gs_qpu {
   int num;               /* QPU number 0..11 */
   uint32_t unif_addr;    /* address of the next uniform */
   uint32_t unif_base;    /* start of the uniform stream (for unif_addr_rel) */
+  /* End of the stream the driver wrote for this shader (a read at or past
+   * it is an error naming the QPU and pc), or 0: no limit, as on the
+   * hardware, which reads on into whatever memory follows. Only the
+   * pipeline sets it, from gs_v3d_options.unif_streams; a write to the
+   * uniforms address (not relative to the stream) clears it. */
+  uint32_t unif_end;
   uint64_t instructions; /* executed so far */
   uint64_t budget;       /* watchdog limit */
 
