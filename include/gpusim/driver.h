@@ -455,6 +455,16 @@ typedef struct gs_drv_draw {
   const gs_drv_state *state;    /* NULL: the defaults */
 } gs_drv_draw;
 
+/* The primitives `count` vertices (or indices) of mode m make: points n,
+ * lines n / 2, a line loop n (none below 2), a line strip n - 1, triangles
+ * n / 3, a triangle strip or fan n - 2 (none below 3). 0 for a mode out of
+ * range. A draw with vertices that make none draws nothing: gpusim.render
+ * warns of it. */
+uint32_t gs_drv_primitives(gs_drv_mode m, uint32_t count);
+/* The fewest vertices a primitive of mode m takes: 1, 2 or 3 (0 for a
+ * mode out of range). */
+unsigned gs_drv_mode_vertices(gs_drv_mode m);
+
 /* ---- frames -------------------------------------------------------------- */
 
 /* Clear values of a frame (record 114). */

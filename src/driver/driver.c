@@ -514,6 +514,24 @@ static int emit_draw(gs_driver *drv, const gs_drv_draw *dr, const gs_addr unif[3
   return GS_OK;
 }
 
+unsigned gs_drv_mode_vertices(gs_drv_mode m) {
+  if ((unsigned)m > GS_DRV_TRIANGLE_FAN) return 0;
+  return m == GS_DRV_POINTS ? 1 : m <= GS_DRV_LINE_STRIP ? 2 : 3;
+}
+
+uint32_t gs_drv_primitives(gs_drv_mode m, uint32_t count) {
+  unsigned least = gs_drv_mode_vertices(m);
+  if (!least || count < least) return 0;
+  switch (m) {
+  case GS_DRV_POINTS: return count;
+  case GS_DRV_LINES: return count / 2;
+  case GS_DRV_LINE_LOOP: return count;
+  case GS_DRV_LINE_STRIP: return count - 1;
+  case GS_DRV_TRIANGLES: return count / 3;
+  default: return count - 2; /* strip, fan */
+  }
+}
+
 /* Vertices per primitive of an independent-primitive mode, 0 for strips,
  * fans and loops (which cannot be cut into pieces). */
 static uint32_t independent_vertices(gs_drv_mode m) {

@@ -1525,6 +1525,36 @@ static void *object_field(lua_State *L, int arg, const char *name, const char *t
   return p;
 }
 
+#define WARNED_KEY "gpusim.warned" /* registry: {["file:line:"] = true} of the warnings printed */
+
+/* Prints "gpusim: warning: <where> frame:draw: ..." on stderr for a draw
+ * whose count vertices of mode m make no primitive, once per place in the
+ * script (a scene draws every frame). */
+static void warn_no_primitive(lua_State *L, gs_drv_mode m, uint32_t count) {
+  static const char *const mode[] = {"points", "lines", "line_loop", "line_strip", "triangles", "triangle_strip",
+                                     "triangle_fan"};
+  static const char *const prim[] = {"a point", "a line", "a line loop", "a line strip", "a triangle",
+                                     "a triangle strip", "a triangle fan"};
+  luaL_where(L, 1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, WARNED_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, WARNED_KEY);
+  }
+  lua_pushvalue(L, -2);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    fprintf(stderr, "gpusim: warning: %sframe:draw: %u %s of %s %s no primitive (%s takes %u); the draw "
+            "draws nothing\n", lua_tostring(L, -3), (unsigned)count, count == 1 ? "vertex" : "vertices", mode[m],
+            count == 1 ? "makes" : "make", prim[m], gs_drv_mode_vertices(m));
+    fflush(stderr);
+    lua_pushvalue(L, -3);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -4);
+  }
+  lua_pop(L, 3);
+}
+
 /* frame:draw{mode=, vertices=, indices=, first=, count=, shader=,
  * uniforms=}: one draw call with the frame's current state. */
 static int frame_draw(lua_State *L) {
@@ -1564,6 +1594,7 @@ static int frame_draw(lua_State *L) {
   draw_uniforms(L, 2, dr.uniforms);
   gs_diag d;
   if (gs_driver_draw(f->drv, &dr, &d) < 0) return luaL_error(L, "frame:draw: %s", d.msg);
+  if (dr.count && !gs_drv_primitives(dr.mode, dr.count)) warn_no_primitive(L, dr.mode, dr.count);
   lua_getiuservalue(L, 1, 3);
   luaL_where(L, 1);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
