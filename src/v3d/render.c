@@ -180,7 +180,7 @@ static int frame_of(const cle_state *st, const gs_cl_packet *p, tlb_frame *f, gs
     if (c.color64 && pixel_format != 0)
       return cle_error(d, GS_EINVAL, p->addr, "%s: pixel format %u (BGR565) of a 64-bit colour buffer: gpusim "
                        "stores 64-bit colour as RGBA16F only (pixel format 0)", p->info->name, pixel_format);
-    f->format = pixel_format; /* 28/29 use the TLB_* order (Mesa vc4_formats.c) */
+    f->format = pixel_format; /* 28/29 use the TLB_* order (RG Table 38) */
   }
   if (c.color64) f->format = TLB_RGBA16F;
   if (layout_of(mem_format, &f->layout) < 0)

@@ -543,7 +543,7 @@ int tlb_load_zs(gs_tlb *t, const gs_mem *m, const tlb_frame *f, gs_diag *d) {
 /* Quads of 2×2 pixels in raster order of quads; inside a quad the samples one
  * after another, and inside a sample the pixels (0,0), (1,0), (0,1), (1,1),
  * `bytes` each. For the 4× multisample tile of 32-bit colour this is the
- * layout RG §5 gives (16 bytes per sample, 64 per quad);
+ * layout Mesa's vc4_nir_lower_txf_ms.c reads (16 bytes per sample, 64 per quad);
  * the other tiles use the same order (the reference calls that likely for
  * the normal tile, and says nothing of 64-bit colour). */
 uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, unsigned bytes) {
