@@ -46,6 +46,12 @@ typedef struct gs_run_options {
   long frames;         /* --frames N: stop after N frames; 0 = until the user quits */
   int threads;         /* --threads N: render threads; default the online cores */
   const char *dump_cl; /* --dump-cl FILE: the last frame's control lists; NULL if not given */
+  int sandbox;         /* --sandbox: the script gets no files, processes or C modules
+                          (sandbox.h, docs/sandbox.md) */
+  size_t memory_limit; /* --memory-limit SIZE: bytes the Lua state may hold; 0 = none
+                          (GS_SANDBOX_MEMORY_LIMIT under --sandbox) */
+  long time_limit;     /* --time-limit SECONDS: wall-clock seconds for the run; 0 = none
+                          (GS_SANDBOX_TIME_LIMIT under --sandbox) */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
 } gs_run_options;
 

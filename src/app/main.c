@@ -34,6 +34,7 @@
 #include "gpusim/qpu.h"
 #include "app/app.h"
 #include "app/image.h"
+#include "app/sandbox.h"
 #include "app/window.h"
 #include "core/half.h"
 
@@ -70,6 +71,12 @@ static const char usage_text[] =
   "                standard output): the binning list, then the rendering\n"
   "                list with the tile lists the binner wrote\n"
   "  --traceback   add a Lua stack traceback to the message of a script error\n"
+  "  --sandbox     for grading: no io (but io.write), os (but clock, date,\n"
+  "                time, exit), debug, files or C modules; require loads only\n"
+  "                gpusim and the Lua helpers; limits of 256M and 60 s unless\n"
+  "                given (docs/sandbox.md)\n"
+  "  --memory-limit SIZE  cap the script's Lua memory, e.g. 16M, 1G, bytes\n"
+  "  --time-limit SECONDS  stop the script after SECONDS of wall-clock time\n"
   "  --            end of options: the next argument is the script\n"
   "  -h, --help    print this help and exit\n"
   "  --version     print the version and exit\n"
@@ -728,18 +735,23 @@ static int protected_main(lua_State *L) {
   const gs_run_options *o = lua_touserdata(L, 1);
   int argc = (int)lua_tointeger(L, 2);
   char **argv = lua_touserdata(L, 3);
-  luaL_openlibs(L);
+  if (o->sandbox) gs_sandbox_open_libs(L);
+  else luaL_openlibs(L);
   luaL_requiref(L, "gpusim", luaopen_gpusim, 0);
   lua_pop(L, 1);
   lua_pushcfunction(L, load_image_for_lua);
   lua_setfield(L, LUA_REGISTRYINDEX, "gpusim.load_image");
   create_arg_table(L, argc, argv, o->script);
   add_helper_path(L, strcmp(argv[o->script], "-") == 0 ? "." : argv[o->script]);
+  if (o->sandbox) gs_sandbox_seal(L, argv[o->script]);
+  gs_limits_watch_calls(L, argv[o->script]);
   lua_pushboolean(L, o->traceback);
   lua_pushcclosure(L, message_handler, 1);
   int handler = lua_gettop(L);
   const char *path = argv[o->script];
-  if (luaL_loadfile(L, strcmp(path, "-") == 0 ? NULL : path) != LUA_OK) return lua_error(L);
+  /* no precompiled chunks under --sandbox: bytecode is not checked */
+  if (luaL_loadfilex(L, strcmp(path, "-") == 0 ? NULL : path, o->sandbox ? "t" : NULL) != LUA_OK)
+    return lua_error(L);
   int nargs = argc - o->script - 1;
   luaL_checkstack(L, nargs, "too many script arguments");
   for (int i = o->script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
@@ -779,7 +791,8 @@ static int show_script_window(const gs_run_options *o, const char *script) {
  * a scene has shown and written it already (run_scene); a plain script
  * gets the test card in the window. */
 static int run_script(const gs_run_options *o, int argc, char **argv) {
-  lua_State *L = luaL_newstate();
+  gs_limits *lim;
+  lua_State *L = gs_limits_newstate(o->memory_limit, o->time_limit, &lim);
   if (!L) {
     fprintf(stderr, "gpusim: cannot create the Lua state: out of memory\n");
     return 1;
@@ -789,15 +802,19 @@ static int run_script(const gs_run_options *o, int argc, char **argv) {
   lua_pushinteger(L, argc);
   lua_pushlightuserdata(L, argv);
   int status = lua_pcall(L, 3, 1, 0);
+  gs_limits_stop(lim);
   int rc = 0, scene = 0;
   if (status != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
-    fprintf(stderr, "gpusim: %s\n", msg ? msg : "(error object is not a string)");
+    if (!gs_limits_report(lim, argv[o->script], msg))
+      fprintf(stderr, "gpusim: %s\n", msg ? msg : "(error object is not a string)");
     rc = 1;
   } else {
     scene = lua_toboolean(L, -1);
+    if (gs_limits_report(lim, argv[o->script], NULL)) rc = 1;
   }
   lua_close(L);
+  gs_limits_free(lim);
   /* An output that was asked for and not written is an error. */
   if (rc == 0 && !scene && (o->output || o->dump_cl)) {
     fprintf(stderr, "gpusim: %s %s: not written: the script rendered no frame (it registered no frame callback with gpusim.frame)\n",
@@ -832,6 +849,16 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
       o->headless = 1;
     } else if (strcmp(a, "--traceback") == 0) {
       o->traceback = 1;
+    } else if (strcmp(a, "--sandbox") == 0) {
+      o->sandbox = 1;
+    } else if ((v = gs_cli_option(argc, argv, &i, "--memory-limit", &missing))) {
+      if (gs_limits_parse_size(v, &o->memory_limit) < 0)
+        return usage_error(NULL, "--memory-limit: expected a size like 256M or 1G (bytes, or K, M, G for KiB, "
+                                 "MiB, GiB), 1M to 1024G, got '%s'", v);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--time-limit", &missing))) {
+      if (gs_limits_parse_seconds(v, &o->time_limit) < 0)
+        return usage_error(NULL, "--time-limit: expected a whole number of seconds, 1 to %ld, got '%s'",
+                           GS_LIMITS_MAX_SECONDS, v);
     } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {
       o->output = v;
     } else if ((v = gs_cli_option(argc, argv, &i, "--size", &missing))) {
@@ -855,6 +882,8 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
     if (rc >= 0) return rc;
   }
   if (i >= argc) return usage_error(NULL, "no script given");
+  if (o->sandbox && !o->memory_limit) o->memory_limit = GS_SANDBOX_MEMORY_LIMIT;
+  if (o->sandbox && !o->time_limit) o->time_limit = GS_SANDBOX_TIME_LIMIT;
   if (o->output && o->dump_cl && strcmp(o->output, "-") == 0 && strcmp(o->dump_cl, "-") == 0)
     return usage_error(NULL, "-o - and --dump-cl - would both write to standard output");
   o->script = i;
