@@ -757,7 +757,8 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   f->draws = drv->e.draws;
   f->fs_interp = drv->interp;
   f->n_fs_interp = drv->e.n_interp;
-  qsort(drv->streams, drv->e.n_streams, sizeof *drv->streams, stream_cmp);
+  if (drv->e.n_streams) /* none in a frame without draws, and qsort(NULL, 0) is undefined */
+    qsort(drv->streams, drv->e.n_streams, sizeof *drv->streams, stream_cmp);
   f->unif_streams = drv->streams;
   f->n_unif_streams = drv->e.n_streams;
   uint32_t tiles = f->tiles_x * f->tiles_y;
