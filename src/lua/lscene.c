@@ -825,6 +825,59 @@ static void keep_lines(lua_State *L, int ud, l_shader *s, void **lines_box, size
   s->sh.fs_lines = keep;
 }
 
+/* Where `text` sits in the script file `path`: the offset of its only
+ * occurrence (a long-string literal holds the text verbatim), or -1 when
+ * the file cannot be read or holds it never or more than once. *line and
+ * *col (from 1) give the occurrence's start. */
+static long literal_in_file(const char *path, const char *text, long *line, long *col) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return -1;
+  char *buf = malloc((4u << 20) + 1); /* scripts longer than 4 MB are not searched */
+  size_t n = buf ? fread(buf, 1, 4u << 20, fp) : 0;
+  int whole = buf && feof(fp);
+  fclose(fp);
+  long at = -1;
+  if (whole && n == strlen((buf[n] = '\0', buf))) {
+    const char *hit = strstr(buf, text);
+    if (hit && !strstr(hit + 1, text)) {
+      at = (long)(hit - buf);
+      *line = 1, *col = 1;
+      for (const char *c = buf; c < hit; c++) {
+        if (*c == '\n') ++*line, *col = 1;
+        else ++*col;
+      }
+    }
+  }
+  free(buf);
+  return at;
+}
+
+/* Raises the assembler's error "<name>:L:C: error: ..." for the program
+ * text of the caller's gpusim.shader call: "file:line: gpusim.shader:
+ * <name> line L:C: error: ...", where file:line is the call; when the text
+ * is a literal found once in the calling script (a [[long string]]), the
+ * place of L:C in the script leads instead and the call follows. */
+static void asm_error(lua_State *L, const char *name, const char *text, const char *msg) {
+  size_t nl = strlen(name);
+  int sl = 0, sc = 0, used = 0;
+  if (strncmp(msg, name, nl) != 0 || sscanf(msg + nl, ":%d:%d: %n", &sl, &sc, &used) < 2 || !used || sl < 1 ||
+      sc < 1) {
+    luaL_error(L, "gpusim.shader: %s", msg);
+    return;
+  }
+  const char *rest = msg + nl + used; /* "error: ..." */
+  lua_Debug ar;
+  long line, col;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0 &&
+      literal_in_file(ar.source + 1, text, &line, &col) >= 0) {
+    lua_pushfstring(L, "%s:%d:%d: gpusim.shader: %s line %d:%d: %s (gpusim.shader called at line %d)",
+                    ar.short_src, (int)line + sl - 1, sl == 1 ? (int)col + sc - 1 : sc, name, sl, sc, rest,
+                    ar.currentline);
+    lua_error(L);
+  }
+  luaL_error(L, "gpusim.shader: %s line %d:%d: %s", name, sl, sc, rest);
+}
+
 /* Assembles (or takes the {binary=} of) program field p of table arg and
  * loads it with sph; the fragment program's source lines go to the user
  * value of the shader at ud. */
@@ -848,7 +901,7 @@ static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shad
     int rc = gs_qpu_asm_lines(text, name, 0, &words, &n, &line_table, &d);
     *box = words;
     *lines = line_table;
-    if (rc < 0) luaL_error(L, "gpusim.shader: %s", d.msg);
+    if (rc < 0) asm_error(L, name, text, d.msg);
     if (p == PROG_FRAGMENT) keep_lines(L, ud, s, lines, n);
     lgs_closebox(L, -1);
     lua_pop(L, 1);
