@@ -85,6 +85,8 @@ static const char test_usage[] =
   "                    (default: the current directory); a passing case removes\n"
   "                    its old ones\n"
   "  --junit FILE      write the results as JUnit XML\n"
+  "  --sandbox         run each case's scene under gpusim --sandbox (untrusted\n"
+  "                    scenes; docs/sandbox.md)\n"
   "  --update          rewrite the reference of every failing or new case with its\n"
   "                    render (whole or not at all), only if every case rendered\n"
   "  --list            print the selected cases, one a line: name, scene, size,\n"
@@ -140,6 +142,7 @@ typedef struct test_args {
   const char *manifest, *junit, *outdir;
   long jobs, shard_i, shard_n;
   int update, list;
+  int sandbox;  /* --sandbox: each case's scene runs under gpusim --sandbox */
 } test_args;
 
 typedef struct test_run {
@@ -596,6 +599,8 @@ static int parse_test_args(int argc, char **argv, test_args *a) {
       a->outdir = v;
     } else if (strcmp(argv[i], "--update") == 0) {
       a->update = 1;
+    } else if (strcmp(argv[i], "--sandbox") == 0) {
+      a->sandbox = 1;
     } else if (strcmp(argv[i], "--list") == 0) {
       a->list = 1;
     } else if (missing) {
@@ -657,8 +662,8 @@ static int start_case(test_run *r, int k) {
   snprintf(frames, sizeof frames, "%ld", c->frames);
   snprintf(threads, sizeof threads, "%d", r->threads);
   char *png = tmp_file(r, k, "png"), *err = tmp_file(r, k, "err");
-  const char *fixed[] = {"gpusim", "--headless", "--size", size, "--frames", frames,
-                         "--threads", threads, "-o", png, "--", c->scene};
+  const char *fixed[] = {"gpusim", r->args->sandbox ? "--sandbox" : "--headless", "--headless", "--size", size,
+                         "--frames", frames, "--threads", threads, "-o", png, "--", c->scene};
   size_t nfixed = sizeof fixed / sizeof fixed[0];
   char **argv = must(calloc(nfixed + (size_t)c->nargs + 1, sizeof *argv));
   for (size_t a = 0; a < nfixed; a++) argv[a] = (char *)fixed[a];

@@ -240,6 +240,19 @@ done
 "$gpusim" --headless --sandbox --dump-cl "$tmp/lists.txt" "$src/scenes/triangle.lua" > /dev/null &&
   grep -q "^ *0x[0-9a-f]*" "$tmp/lists.txt" || fail "--dump-cl under --sandbox"
 
+# gpusim test --sandbox runs each case's scene sandboxed: a scene that
+# reads a file passes without it and fails with the refusal under it
+mkdir "$tmp/grade"
+{ echo 'local f = assert(io.open("/dev/null")); f:close()'; cat "$src/scenes/triangle.lua"; } > "$tmp/grade/scene.lua"
+"$gpusim" --headless --size 64x48 -o "$tmp/grade/reference.png" "$src/scenes/triangle.lua" ||
+  fail "the reference render"
+echo 'case {name = "student", scene = "scene.lua", size = "64x48", reference = "reference.png"}' > "$tmp/grade/m.lua"
+(cd "$tmp/grade" && "$gpusim" test "$tmp/grade/m.lua" > "$tmp/out" 2>&1) || fail "gpusim test: $(cat "$tmp/out")"
+(cd "$tmp/grade" && "$gpusim" test --sandbox "$tmp/grade/m.lua" > "$tmp/out" 2>&1)
+[ $? -eq 1 ] || fail "gpusim test --sandbox: status"
+grep -q "scene.lua:1: io.open is not available under --sandbox" "$tmp/out" ||
+  fail "gpusim test --sandbox: $(cat "$tmp/out")"
+
 # limits: values, and usage errors for bad ones
 echo 'print("ok")' > "$tmp/ok.lua"
 for v in 16M 1G 256MiB 2048k 1048576; do
