@@ -856,7 +856,7 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
         return usage_error(NULL, "--memory-limit: expected a size like 256M or 1G (bytes, or K, M, G for KiB, "
                                  "MiB, GiB), 1M to 1024G, got '%s'", v);
     } else if ((v = gs_cli_option(argc, argv, &i, "--time-limit", &missing))) {
-      if (gs_limits_parse_seconds(v, &o->time_limit) < 0)
+      if (parse_count(v, 1, GS_LIMITS_MAX_SECONDS, &o->time_limit) < 0)
         return usage_error(NULL, "--time-limit: expected a whole number of seconds, 1 to %ld, got '%s'",
                            GS_LIMITS_MAX_SECONDS, v);
     } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {

@@ -44,19 +44,6 @@ int gs_limits_parse_size(const char *text, size_t *bytes) {
   return 0;
 }
 
-int gs_limits_parse_seconds(const char *text, long *seconds) {
-  long n = 0;
-  if (!*text) return -1;
-  for (const char *p = text; *p; p++) {
-    if (*p < '0' || *p > '9') return -1;
-    n = n * 10 + (*p - '0');
-    if (n > GS_LIMITS_MAX_SECONDS) return -1;
-  }
-  if (n < 1) return -1;
-  *seconds = n;
-  return 0;
-}
-
 /* "16 MiB", "1 GiB", "1536 KiB", "1048577 bytes". */
 static void format_size(char *buf, size_t size, size_t bytes) {
   static const char *const units[] = {"GiB", "MiB", "KiB"};

@@ -48,17 +48,13 @@
 /* Smallest and largest --memory-limit: 1 MiB .. 1 TiB. */
 #define GS_LIMITS_MIN_MEMORY ((size_t)1 << 20)
 #define GS_LIMITS_MAX_MEMORY ((size_t)1 << 40)
-/* Largest --time-limit, in seconds (11.5 days). */
+/* Largest --time-limit, in whole seconds (11.5 days). */
 #define GS_LIMITS_MAX_SECONDS 1000000L
 
 /* Parses a --memory-limit SIZE: a whole number of bytes, or of KiB, MiB,
  * GiB with a K, M, G suffix (either case, "iB" allowed after it), in
  * GS_LIMITS_MIN_MEMORY .. GS_LIMITS_MAX_MEMORY. Returns 0, or -1. */
 int gs_limits_parse_size(const char *text, size_t *bytes);
-
-/* Parses a --time-limit: whole seconds 1 .. GS_LIMITS_MAX_SECONDS. Returns
- * 0, or -1. */
-int gs_limits_parse_seconds(const char *text, long *seconds);
 
 /* The limits of one script run. */
 typedef struct gs_limits gs_limits;
