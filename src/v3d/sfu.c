@@ -1,9 +1,10 @@
 /* sfu.c — the SFU's four functions as integer arithmetic on float bit
- * patterns: each result is computed (nearly) exactly in fixed point, then
- * truncated to SFU_FRAC_BITS fraction bits, a deterministic stand-in for the
- * hardware's ~14-bit approximations (RG §3; VC4C doc/sfu_accuracy.txt; the model is in
- * docs/v3d-units.md). Integer arithmetic keeps results independent of the
- * host's rounding mode (the interpreters run toward zero) and of its libm.
+ * patterns. recip and recipsqrt: the result computed exactly in fixed point,
+ * then truncated to SFU_FRAC_BITS fraction bits. exp2 and log2: table lookup
+ * and linear interpolation, fitted to VC4C's measurements on a Raspberry Pi
+ * (the models, the fit and its residuals: docs/v3d-units.md, "SFU"). Integer
+ * arithmetic keeps results independent of the host's rounding mode (the
+ * interpreters run toward zero) and of its libm.
  */
 #include <stdint.h>
 #include <string.h>
@@ -57,17 +58,6 @@ static uint32_t pack_truncated(uint32_t sign, uint64_t q, int exp) {
   return sign | (uint32_t)biased << 23 | (m & 0x7fffffu);
 }
 
-/* floor(a * b / 2^62) for a, b < 2^63, via 32-bit halves (C11 has no
- * 128-bit integer). */
-static uint64_t mul_q62(uint64_t a, uint64_t b) {
-  uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
-  uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-  uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
-  uint64_t lo = (ll & 0xffffffffu) | (mid << 32);
-  uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-  return (hi << 2) | (lo >> 62);
-}
-
 /* floor(sqrt(v)), digit by digit. */
 static uint64_t isqrt64(uint64_t v) {
   uint64_t root = 0, bit = UINT64_C(1) << 62;
@@ -115,62 +105,60 @@ uint32_t sfu_recipsqrt(uint32_t x) {
   return pack_truncated(0, isqrt64((UINT64_C(1) << 62) / m), -31 - exp / 2);
 }
 
-/* 2^(2^-k) for k = 1..32 in Q62 (rounded down), computed with 80-digit
+/* exp2 and log2 are table-driven, as hardware function units are, and fitted
+ * to the outputs VC4C measured on a Raspberry Pi (docs/v3d-units.md, "SFU").
+ *
+ * exp2: 2^(i/64) * 2^15 rounded up, plus one unit, for i = 0..64, stored in
+ * 16 bits (the last entry, 65537, saturates to 65535). Computed with 40-digit
  * decimal arithmetic. */
-static const uint64_t exp2_table[32] = {
-    UINT64_C(0x5a827999fcef3242), UINT64_C(0x4c1bf828c6dc54b7), UINT64_C(0x45cae0f1f545eb73),
-    UINT64_C(0x42d561b3e6243d8a), UINT64_C(0x4166c34c5615d0eb), UINT64_C(0x40b268f9de0183b9),
-    UINT64_C(0x4058f6a7ecccd5b6), UINT64_C(0x402c6be96af2fb58), UINT64_C(0x4016321b687027a8),
-    UINT64_C(0x400b18178ba33b14), UINT64_C(0x40058bce410147e8), UINT64_C(0x4002c5d7bff71dae),
-    UINT64_C(0x400162e807ee7e5b), UINT64_C(0x4000b1730df6a524), UINT64_C(0x400058b9497b8151),
-    UINT64_C(0x40002c5c955dd701), UINT64_C(0x4000162e46d6f26b), UINT64_C(0x40000b1722757b1b),
-    UINT64_C(0x4000058b90fd3e0c), UINT64_C(0x400002c5c86f3f26), UINT64_C(0x40000162e433c79b),
-    UINT64_C(0x400000b17218edcf), UINT64_C(0x40000058b90c3968), UINT64_C(0x4000002c5c860d54),
-    UINT64_C(0x400000162e4302d2), UINT64_C(0x4000000b17218073), UINT64_C(0x400000058b90bffc),
-    UINT64_C(0x40000002c5c85fee), UINT64_C(0x4000000162e42ff3), UINT64_C(0x40000000b17217f8),
-    UINT64_C(0x4000000058b90bfc), UINT64_C(0x400000002c5c85fe),
+static const uint16_t exp2_table[65] = {
+    32769, 33126, 33487, 33852, 34220, 34593, 34970, 35350, 35735, 36124, 36518, 36915, 37317,
+    37724, 38134, 38550, 38969, 39394, 39823, 40256, 40695, 41138, 41586, 42039, 42496, 42959,
+    43427, 43900, 44378, 44861, 45349, 45843, 46342, 46847, 47357, 47873, 48394, 48921, 49454,
+    49992, 50537, 51087, 51643, 52206, 52774, 53349, 53930, 54517, 55110, 55711, 56317, 56930,
+    57550, 58177, 58811, 59451, 60098, 60753, 61414, 62083, 62759, 63442, 64133, 64832, 65535,
 };
 
-#define EXP2_FRAC 32 /* fraction bits of the argument that are used */
-
-/* floor(x * 2^EXP2_FRAC) for |x| = mant * 2^exp < 256. */
-static int64_t exp2_fixed_arg(uint32_t sign, uint32_t mant, int exp) {
-  int shift = exp + EXP2_FRAC;
-  uint64_t mag;
-  int inexact = 0;
-  if (shift >= 0) {
-    mag = (uint64_t)mant << shift;
-  } else if (shift > -40) {
-    mag = (uint64_t)mant >> -shift; /* shifts up to 39: widen first */
-    inexact = (mant & ((UINT64_C(1) << -shift) - 1)) != 0;
-  } else {
-    mag = 0;
-    inexact = 1;
-  }
-  /* floor of a negative value rounds its magnitude up */
-  return sign ? -(int64_t)(mag + (uint64_t)inexact) : (int64_t)mag;
-}
+#define EXP2_ARG_FRAC 16 /* fraction bits of the fixed-point argument */
+#define EXP2_ARG_BITS 19 /* significant bits kept of its magnitude */
 
 uint32_t sfu_exp2(uint32_t x) {
   uint32_t sign, mant;
   int exp;
+  uint32_t mag = 0; /* |x| in fixed point with 16 fraction bits, truncated */
   switch (unpack(x, &sign, &mant, &exp)) {
-  case OPERAND_ZERO: return F32_ONE;
+  case OPERAND_ZERO: sign = 0; break; /* the argument +0 */
   case OPERAND_INF: return sign ? 0 : F32_INF;
-  default: break;
+  default:
+    if (exp >= 8 - 23) /* |x| >= 256: far beyond the float range either way */
+      return sign ? 0 : F32_INF;
+    if (exp + EXP2_ARG_FRAC > -32) mag = mant >> -(exp + EXP2_ARG_FRAC); /* a right shift: exp <= -16 */
   }
-  if (exp >= 8 - 23) /* |x| >= 256: far beyond the float range either way */
-    return sign ? 0 : F32_INF;
-  int64_t fixed = exp2_fixed_arg(sign, mant, exp);
-  int64_t whole = fixed >= 0 ? fixed / (INT64_C(1) << EXP2_FRAC)
-                             : -((-fixed + (INT64_C(1) << EXP2_FRAC) - 1) / (INT64_C(1) << EXP2_FRAC));
-  uint64_t frac = (uint64_t)(fixed - whole * (INT64_C(1) << EXP2_FRAC)); /* in [0, 2^32) */
-  /* 2^frac as the product of 2^(2^-k) over the set bits of frac, in Q62 */
-  uint64_t p = UINT64_C(1) << 62;
-  for (int k = 1; k <= EXP2_FRAC; k++)
-    if (frac >> (EXP2_FRAC - k) & 1) p = mul_q62(p, exp2_table[k - 1]);
-  return pack_truncated(0, p, (int)whole - 62);
+  /* cut to its top 19 significant bits (|x| >= 8 loses fraction bits) */
+  int n = 0;
+  for (uint32_t t = mag; t; t >>= 1) n++;
+  if (n > EXP2_ARG_BITS) mag &= ~((1u << (n - EXP2_ARG_BITS)) - 1);
+  /* a negative argument is the ones' complement of its magnitude: -mag - 1 */
+  int32_t fixed = sign ? -(int32_t)mag - 1 : (int32_t)mag;
+  uint32_t frac = (uint32_t)fixed & 0xffffu;                   /* [0, 1) in Q16 */
+  int32_t whole = (fixed - (int32_t)frac) / (1 << EXP2_ARG_FRAC); /* floor */
+  /* linear interpolation between table entries on the low 10 bits, truncated:
+   * the mantissa 1.m with 15 fraction bits, in [32769, 65534] */
+  uint32_t i = frac >> 10, d = frac & 1023;
+  uint32_t m15 = (exp2_table[i] * 1024u + (uint32_t)(exp2_table[i + 1] - exp2_table[i]) * d) >> 10;
+  int32_t biased = whole + 127;
+  if (biased <= 0) return 0; /* below the smallest normal: flushed */
+  if (biased >= 255) return F32_INF;
+  return (uint32_t)biased << 23 | (m15 - 32768u) << 8;
 }
+
+/* log2: log2(1 + i/32) * 2^15 rounded down, for i = 0..32, computed with
+ * 40-digit decimal arithmetic. */
+static const uint16_t log2_table[33] = {
+    0, 1454, 2865, 4236, 5568, 6863, 8124, 9352, 10548, 11716, 12855, 13967, 15054, 16117, 17156,
+    18172, 19168, 20142, 21097, 22034, 22952, 23852, 24736, 25603, 26455, 27292, 28114, 28922,
+    29716, 30498, 31267, 32023, 32768,
+};
 
 uint32_t sfu_log2(uint32_t x) {
   uint32_t sign, mant;
@@ -180,22 +168,17 @@ uint32_t sfu_log2(uint32_t x) {
   case OPERAND_INF: return F32_INF;
   default: break;
   }
-  /* log2(|x|) = (exp + 23) + log2(y), y = mant / 2^23 in [1, 2). The bits
-   * of log2(y) come one at a time: squaring y doubles its logarithm, and
-   * the integer part that appears (y >= 2) is the next bit. */
-  uint64_t y = (uint64_t)mant << 39; /* Q62 */
-  int32_t frac = 0;
-  for (int k = 0; k < SFU_FRAC_BITS; k++) {
-    y = mul_q62(y, y);
-    frac <<= 1;
-    if (y >> 63) {
-      frac |= 1;
-      y >>= 1;
-    }
-  }
-  int32_t fixed = (exp + 23) * (1 << SFU_FRAC_BITS) + frac; /* |fixed| < 2^22 */
+  /* log2(|x|) = (exp + 23) + log2(1.m): the top 5 bits of m pick a table
+   * segment, the low 18 interpolate linearly; the fraction is rounded up to
+   * 16 bits (so log2(1.m) is in [0, 1] in Q16) */
+  uint32_t m = mant & 0x7fffffu, i = m >> 18, d = m & 0x3ffffu;
+  uint64_t q33 = ((uint64_t)log2_table[i] << 18) + (uint64_t)(log2_table[i + 1] - log2_table[i]) * d;
+  int32_t frac = (int32_t)((q33 + (1u << 17) - 1) >> 17);
+  int32_t fixed = (exp + 23) * 65536 + frac; /* |fixed| < 2^24 */
+  /* a negative result comes out as the ones' complement: 1/65536 above */
+  if (fixed < 0) fixed += 1;
   /* exact conversion: the rounding mode cannot matter */
-  float f = (float)fixed / (float)(1 << SFU_FRAC_BITS);
+  float f = (float)fixed / 65536.0f;
   uint32_t r;
   memcpy(&r, &f, sizeof r);
   return r;
