@@ -404,19 +404,26 @@ static uint32_t uniform_word(const gs_driver *drv, const gs_drv_state *s, const 
   }
 }
 
+/* Makes room for entry n of the host array *arr of *cap entries of `size`
+ * bytes (doubling it, from 64). GS_ENOMEM when the host is out of memory. */
+static int reserve_entry(void **arr, uint32_t *cap, uint32_t n, size_t size, gs_diag *d) {
+  if (n < *cap) return GS_OK;
+  uint32_t ncap = *cap ? 2 * *cap : 64;
+  void *p = realloc(*arr, ncap * size);
+  if (!p) return gs_diag_set(d, GS_ENOMEM, "draw: host out of memory");
+  *arr = p;
+  *cap = ncap;
+  return GS_OK;
+}
+
 /* Writes a uniform stream into the arena and lists it with its length
  * (gs_drv_frame.unif_streams); *out its address. An empty stream still
  * gets a word, so every record holds a valid address. */
 static int put_uniforms(gs_driver *drv, const gs_drv_state *s, const gs_drv_uniforms *u, gs_addr *out,
                         gs_diag *d) {
-  if (drv->e.n_streams == drv->cap_streams) {
-    uint32_t cap = drv->cap_streams ? 2 * drv->cap_streams : 64;
-    void *p = realloc(drv->streams, cap * sizeof *drv->streams);
-    if (!p) return gs_diag_set(d, GS_ENOMEM, "draw: host out of memory");
-    drv->streams = p;
-    drv->cap_streams = cap;
-  }
-  int rc = drv_arena_alloc(&drv->arena, (uint32_t)(u->n ? u->n * 4 : 4), 16, out, d);
+  int rc = reserve_entry((void **)&drv->streams, &drv->cap_streams, drv->e.n_streams, sizeof *drv->streams, d);
+  if (rc < 0) return rc;
+  rc = drv_arena_alloc(&drv->arena, (uint32_t)(u->n ? u->n * 4 : 4), 16, out, d);
   if (rc < 0) return rc;
   drv->streams[drv->e.n_streams++] = (gs_drv_unif_stream){*out, (uint32_t)u->n};
   uint8_t *p = gs_mem_ptr(drv->mem, *out, (uint32_t)(u->n * 4));
@@ -471,13 +478,8 @@ static int put_shader_record(gs_driver *drv, const gs_drv_draw *dr, const gs_add
 /* Remembers that shader record rec belongs to the draw call being lowered
  * (gs_driver_draw_of_record). */
 static int note_record(gs_driver *drv, gs_addr rec, gs_diag *d) {
-  if (drv->e.nrec == drv->cap_rec) {
-    uint32_t cap = drv->cap_rec ? 2 * drv->cap_rec : 64;
-    void *p = realloc(drv->rec, cap * sizeof *drv->rec);
-    if (!p) return gs_diag_set(d, GS_ENOMEM, "draw: host out of memory");
-    drv->rec = p;
-    drv->cap_rec = cap;
-  }
+  int rc = reserve_entry((void **)&drv->rec, &drv->cap_rec, drv->e.nrec, sizeof *drv->rec, d);
+  if (rc < 0) return rc;
   drv->rec[drv->e.nrec].record = rec;
   drv->rec[drv->e.nrec++].call = drv->e.calls + 1;
   return GS_OK;
