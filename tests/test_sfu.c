@@ -12,7 +12,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include "gpusim/qpu.h"
+#include "isa/qpu/qpu.h"
 #include "v3d/sfu.h"
+#include "v3d/v3d.h"
 
 static uint32_t bits(float f) {
   uint32_t u;
@@ -277,6 +281,67 @@ static void test_accuracy_sweep(void **state) {
   }
 }
 
+/* The published rows as a QPU program computes them, in both interpreters:
+ * exp2 and log2 of a uniform, and the hardware round trip (sfu_log, its r4
+ * result into sfu_exp), each read from r4 three instructions after the
+ * write. Every lane holds the same value. */
+static const char qpu_sfu_program[] = "mov sfu_exp, unif\n"
+                                      "nop\n"
+                                      "nop\n"
+                                      "mov r0, r4\n"
+                                      "mov sfu_log, unif\n"
+                                      "nop\n"
+                                      "nop\n"
+                                      "mov r1, r4 ; mov sfu_exp, r4\n"
+                                      "nop\n"
+                                      "nop\n"
+                                      "mov r2, r4\n"
+                                      "nop ; nop ; thrend\n"
+                                      "nop\n"
+                                      "nop\n";
+
+static void test_published_measurements_on_qpu(void **state) {
+  (void)state;
+  uint64_t *code;
+  size_t n;
+  gs_diag d;
+  if (gs_qpu_asm(qpu_sfu_program, "sfu.s", GS_MEM_BASE, &code, &n, &d) < 0) fail_msg("%s", d.msg);
+  for (int interp = 0; interp < 2; interp++) {
+    gs_gpu_config cfg = {.mem_limit = 64 * 1024};
+    gs_gpu *g = gs_gpu_new(&cfg);
+    assert_non_null(g);
+    gs_gpu_config_of(g)->interpreter = interp ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
+    gs_addr c, u;
+    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(8 * n), 8, &c, NULL), GS_OK);
+    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), 8, 4, &u, NULL), GS_OK);
+    gs_mem_write(gs_gpu_mem(g), c, code, (uint32_t)(8 * n), NULL);
+    for (int i = 0; i < 16; i++) {
+      uint32_t unif[2] = {bits(measured_in[i]), bits(measured_in[i])};
+      gs_mem_write(gs_gpu_mem(g), u, unif, sizeof unif, NULL);
+      gs_qpu_program p = {c, u};
+      gs_qpu_status st;
+      if (gs_qpu_run_user(g, &p, 1, &st) < 0) fail_msg("%s", gs_gpu_error(g));
+      const gs_qpu *q = g->qpu[st.qpu];
+      char got[32];
+      for (int lane = 0; lane < QPU_LANES; lane += 5) {
+        printed(got, sizeof got, q->reg[QREG_R0].u[lane]);
+        if (strcmp(got, measured_exp2[i]))
+          fail_msg("interpreter %d: exp2(%.9g) = %s, measured %s", interp, measured_in[i], got, measured_exp2[i]);
+        printed(got, sizeof got, q->reg[QREG_R0 + 1].u[lane]);
+        if (strcmp(got, measured_log2[i]) && !(i == 4 && !strcmp(got, "1.442581e+00")))
+          fail_msg("interpreter %d: log2(%.9g) = %s, measured %s", interp, measured_in[i], got, measured_log2[i]);
+        printed(got, sizeof got, q->reg[QREG_R0 + 2].u[lane]);
+        if (strcmp(got, measured_exp2_log2[i]) && !(i == 4 && !strcmp(got, "2.718201e+00")) &&
+            !(i == 6 && !strcmp(got, "9.999844e+02")))
+          fail_msg("interpreter %d: exp2(log2(%.9g)) = %s, measured %s", interp, measured_in[i], got,
+                   measured_exp2_log2[i]);
+      }
+    }
+    gs_gpu_free(g);
+  }
+  free(code);
+}
+
 /* exp2 and log2(|x|) never decrease as x grows: every float from -130 to
  * 130 for exp2 (step 2^-16 near 0 and at least 1 ulp), every 97th float of
  * (0, +Inf) for log2, and across the sign change of both. */
@@ -327,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_special_values),
       cmocka_unit_test(test_inexact_values),
       cmocka_unit_test(test_published_measurements),
+      cmocka_unit_test(test_published_measurements_on_qpu),
       cmocka_unit_test(test_accuracy_sweep),
       cmocka_unit_test(test_monotonic),
       cmocka_unit_test(test_rounding_mode_independent),
