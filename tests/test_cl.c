@@ -1339,6 +1339,8 @@ static void test_parse_roundtrip(void **state) {
   assert_error(gs_cl_parse("114 TILE_COORDINATES column=3", b, sizeof b, &d), GS_EARG, &d,
                "column 1: packet ID does not match the name, got '114'");
   assert_error(gs_cl_parse("  7x TILE_COORDINATES", b, sizeof b, &d), GS_EARG, &d, "column 3: bad packet ID '7x'");
+  assert_error(gs_cl_parse("0x73 TILE_COORDINATES", b, sizeof b, &d), GS_EARG, &d, "column 1: bad packet ID '0x73'");
+  assert_error(gs_cl_parse("0115 TILE_COORDINATES", b, sizeof b, &d), GS_EARG, &d, "column 1: bad packet ID '0115'");
   assert_error(gs_cl_parse("0 GL_SHADER_RECORD", b, sizeof b, &d), GS_EARG, &d,
                "column 1: a record has no packet ID, got '0'");
 }

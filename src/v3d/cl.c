@@ -452,7 +452,10 @@ int gs_cl_parse(const char *text, uint8_t *dst, size_t cap, gs_diag *d) {
   const char *id_at = NULL;
   uint32_t id = 0;
   if (*a >= '0' && *a <= '9') {
-    if (parse_number(name, 0, &id) < 0) return parse_error(&ps, a, "bad packet ID", name);
+    /* decimal, as the dump prints it: "0x73" or "1e2" is not an ID */
+    if ((size_t)(p - a) > 3 || strspn(name, "0123456789") != strlen(name))
+      return parse_error(&ps, a, "bad packet ID", name);
+    id = (uint32_t)strtoul(name, NULL, 10);
     id_at = a;
     while (*p == ' ' || *p == '\t') p++;
     a = p;
