@@ -1,6 +1,6 @@
 -- antialias.lua — 4× multisampling. Twelve thin spokes turn around the
 -- centre. With `samples = 4` the tile buffer keeps four samples per pixel,
--- each covered or not by its own point of the pixel (reference/vc4.md §3.7;
+-- each covered or not by its own point of the pixel (Broadcom's Reference Guide, §5;
 -- the sample positions are in docs/rasterization.md); the fragment shader
 -- still runs once per pixel, and the store averages the four samples, so
 -- a pixel half covered by a spoke gets half its colour: the edges are

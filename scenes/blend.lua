@@ -1,6 +1,6 @@
 -- blend.lua — three translucent squares, red, green and blue with alpha
 -- 0.5, blended "source over": frame:state{blend = "alpha"}. The VideoCore
--- IV has no blending unit (reference/vc4.md §3.6), so the driver links a
+-- IV has no blending unit (Broadcom's Reference Guide, §5), so the driver links a
 -- variant of the fragment shader that loads the tile's colour (the `loadc`
 -- signal), mixes it with the shader's colour using the MUL ALU's per-byte
 -- operations and writes the result back, as Mesa's vc4 driver compiles a

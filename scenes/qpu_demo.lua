@@ -36,8 +36,8 @@ local source = [[
         nop
 ]]
 
--- Setup words, built the way the hardware reference describes them
--- (reference/vc4.md §2.2 and §2.3).
+-- Setup words, built the way Broadcom's VideoCore IV 3D Architecture
+-- Reference Guide describes them (Tables 32 and 34; docs/v3d-units.md).
 local function vpm_write_setup(row)   -- horizontal, 32-bit, stride 1, at VPM row `row`
   return 0x00001a00 | row
 end

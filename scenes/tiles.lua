@@ -23,7 +23,7 @@ for i, c in ipairs(corners) do data[i] = {c[1] / 128 - 1, c[2] / 128 - 1, 0, 1} 
 local vertices = gpusim.buffer {format = "f32x4", data = data}
 
 -- The fragment shader reads the pixel's position from the payload
--- (x_coord, y_coord: reference/vc4.md §3.5). Bits 7:6 of a coordinate are
+-- (x_coord, y_coord: Broadcom's Reference Guide, Table 29). Bits 7:6 of a coordinate are
 -- the tile number times 64, so masking them off gives red = 64 × column and
 -- green = 64 × row; a constant lifts both by 0x30 and adds blue and alpha.
 local fragment = [[
