@@ -193,6 +193,16 @@ t1=$(now)
 grep -q "^gpusim: .*qpuloop\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later inside gpusim.qpu.run$" \
   "$tmp/err" || fail "qpuloop: message: $(cat "$tmp/err")"
 [ $((t1 - t0)) -le 6 ] || fail "qpuloop: stopped after $((t1 - t0)) s"
+# a string pattern backtracking inside the string library (C, no Lua
+# instructions for the hook to count): ended like a simulator call
+echo 'print(string.find(("a"):rep(30000), ("a*"):rep(30) .. "b"))' > "$tmp/pattern.lua"
+t0=$(now)
+run pattern --sandbox --time-limit 1
+t1=$(now)
+[ "$rc" -eq 1 ] || fail "pattern: status $rc"
+grep -q "^gpusim: .*pattern\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later$" "$tmp/err" ||
+  fail "pattern: message: $(cat "$tmp/err")"
+[ $((t1 - t0)) -le 6 ] || fail "pattern: stopped after $((t1 - t0)) s"
 # a scene rendering frame after frame: checked at each frame
 t0=$(now)
 "$gpusim" --headless --sandbox --time-limit 1 --frames 1000000000 "$src/scenes/triangle.lua" > /dev/null 2> "$tmp/err"
