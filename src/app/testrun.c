@@ -149,7 +149,7 @@ typedef struct test_run {
   const test_args *args;
   manifest *m;
   int *sel, nsel;    /* the selected cases' indices, in manifest order */
-  char tmp[64];      /* the temporary directory of the renders */
+  char tmp[512];     /* the temporary directory of the renders */
   int threads;       /* --threads for each child */
   int progress;      /* standard error is a terminal */
   int progress_len;  /* length of the progress line now shown */
@@ -1123,7 +1123,7 @@ int gs_test_main(int argc, char **argv) {
     goto out;
   }
   const char *tmpdir = getenv("TMPDIR");
-  if (!tmpdir || !*tmpdir || strlen(tmpdir) > sizeof r.tmp - 20) tmpdir = "/tmp";
+  if (!tmpdir || !*tmpdir || strlen(tmpdir) > sizeof r.tmp - 32) tmpdir = "/tmp";
   snprintf(r.tmp, sizeof r.tmp, "%s/gpusim-test-XXXXXX", tmpdir);
   if (!mkdtemp(r.tmp)) {
     fprintf(stderr, "gpusim test: cannot make a temporary directory in %s: %s\n", tmpdir, strerror(errno));
