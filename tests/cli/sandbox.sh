@@ -16,12 +16,15 @@ fail() {
   status=1
 }
 now() { date +%s; }
+# a run whose limit does not work must not hang the suite
+limit=
+command -v timeout > /dev/null && limit="timeout 60"
 
 # run NAME [OPTIONS...]: runs $tmp/NAME.lua headless; $rc, $tmp/out, $tmp/err
 run() {
   name=$1
   shift
-  "$gpusim" --headless "$@" "$tmp/$name.lua" > "$tmp/out" 2> "$tmp/err"
+  $limit "$gpusim" --headless "$@" "$tmp/$name.lua" > "$tmp/out" 2> "$tmp/err"
   rc=$?
 }
 
@@ -171,7 +174,8 @@ for name in loop swallow coloop; do
   [ "$rc" -eq 1 ] || fail "$name: status $rc with --time-limit 1"
   grep -q "^gpusim: .*$name\.lua:[0-9]*: .*time limit of 1 s exceeded (--time-limit)$" "$tmp/err" ||
     fail "$name: message: $(cat "$tmp/err")"
-  [ $((t1 - t0)) -le 4 ] || fail "$name: stopped after $((t1 - t0)) s"
+  # at the limit, not before; a few seconds at most even on a loaded machine
+  [ $((t1 - t0)) -ge 1 ] && [ $((t1 - t0)) -le 6 ] || fail "$name: stopped after $((t1 - t0)) s"
 done
 grep -q "coloop\.lua:2: time limit" "$tmp/err" || fail "coloop: the loop's line: $(cat "$tmp/err")"
 cat > "$tmp/qpuloop.lua" <<'LUA'
@@ -192,7 +196,7 @@ t1=$(now)
 [ "$rc" -eq 1 ] || fail "qpuloop: status $rc"
 grep -q "^gpusim: .*qpuloop\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later inside gpusim.qpu.run$" \
   "$tmp/err" || fail "qpuloop: message: $(cat "$tmp/err")"
-[ $((t1 - t0)) -le 6 ] || fail "qpuloop: stopped after $((t1 - t0)) s"
+[ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 8 ] || fail "qpuloop: stopped after $((t1 - t0)) s"
 # a string pattern backtracking inside the string library (C, no Lua
 # instructions for the hook to count): ended like a simulator call
 echo 'print(string.find(("a"):rep(30000), ("a*"):rep(30) .. "b"))' > "$tmp/pattern.lua"
@@ -202,16 +206,16 @@ t1=$(now)
 [ "$rc" -eq 1 ] || fail "pattern: status $rc"
 grep -q "^gpusim: .*pattern\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later$" "$tmp/err" ||
   fail "pattern: message: $(cat "$tmp/err")"
-[ $((t1 - t0)) -le 6 ] || fail "pattern: stopped after $((t1 - t0)) s"
+[ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 8 ] || fail "pattern: stopped after $((t1 - t0)) s"
 # a scene rendering frame after frame: checked at each frame
 t0=$(now)
-"$gpusim" --headless --sandbox --time-limit 1 --frames 1000000000 "$src/scenes/triangle.lua" > /dev/null 2> "$tmp/err"
+$limit "$gpusim" --headless --sandbox --time-limit 1 --frames 1000000000 "$src/scenes/triangle.lua" > /dev/null 2> "$tmp/err"
 rc=$?
 t1=$(now)
 [ "$rc" -eq 1 ] || fail "endless frames: status $rc"
 grep -q "^gpusim: .*triangle\.lua: time limit of 1 s exceeded (--time-limit) in gpusim.render$" "$tmp/err" ||
   fail "endless frames: message: $(cat "$tmp/err")"
-[ $((t1 - t0)) -le 4 ] || fail "endless frames: stopped after $((t1 - t0)) s"
+[ $((t1 - t0)) -ge 1 ] && [ $((t1 - t0)) -le 6 ] || fail "endless frames: stopped after $((t1 - t0)) s"
 
 # images: from the script's directory and ../assets beside it, nowhere else
 mkdir -p "$tmp/course/scenes" "$tmp/course/assets" "$tmp/course/secret"
