@@ -662,8 +662,12 @@ static int start_case(test_run *r, int k) {
   snprintf(frames, sizeof frames, "%ld", c->frames);
   snprintf(threads, sizeof threads, "%d", r->threads);
   char *png = tmp_file(r, k, "png"), *err = tmp_file(r, k, "err");
+  /* The scene relative to the directory it runs in when it is below it,
+   * so that its messages say "scenes/cube.lua:12:" rather than the whole path. */
+  size_t dl = strlen(c->dir);
+  const char *scene = strncmp(c->scene, c->dir, dl) == 0 && c->scene[dl] == '/' ? c->scene + dl + 1 : c->scene;
   const char *fixed[] = {"gpusim", r->args->sandbox ? "--sandbox" : "--headless", "--headless", "--size", size,
-                         "--frames", frames, "--threads", threads, "-o", png, "--", c->scene};
+                         "--frames", frames, "--threads", threads, "-o", png, "--", scene};
   size_t nfixed = sizeof fixed / sizeof fixed[0];
   char **argv = must(calloc(nfixed + (size_t)c->nargs + 1, sizeof *argv));
   for (size_t a = 0; a < nfixed; a++) argv[a] = (char *)fixed[a];

@@ -238,6 +238,27 @@ run 0 --help
 grep -q "^usage: gpusim test" out || fail "--help: $(cat out)"
 "$gpusim" --help | grep -q "gpusim test" || fail "gpusim --help does not mention test"
 
+# ---- dir: where the scene runs; its messages name it relative to there ---------
+mkdir sc
+printf 'error("stop here")\n' > sc/err.lua
+: > sc/here.txt
+cat > sc/cwd.lua <<'EOF2'
+local gpusim = require "gpusim"
+assert(io.open("here.txt"), "not run in sc/")
+gpusim.frame(function(frame) frame:clear {color = {1, 0, 0}} end)
+EOF2
+cat > d.lua <<'EOF2'
+case {name = "e1", scene = "sc/err.lua", size = "8x4", reference = "red.png"}
+case {name = "e2", scene = "sc/err.lua", size = "8x4", reference = "red.png", dir = "sc"}
+case {name = "in-sc", scene = "sc/cwd.lua", size = "8x4", reference = "red.png", dir = "sc"}
+case {name = "not-in-sc", scene = "sc/cwd.lua", size = "8x4", reference = "red.png"}
+EOF2
+run 1 d.lua --output-dir diffs
+has out "       gpusim: sc/err.lua:1: stop here"
+has out "       gpusim: err.lua:1: stop here"
+grep -Eq '^ok +in-sc ' out || fail "a case with dir = sc did not run in sc: $(cat out)"
+grep -Fq "not run in sc/" out || fail "a case without dir ran in sc: $(cat out)"
+
 # ---- progress on a terminal ------------------------------------------------------
 # Not on a terminal (above): nothing on stderr. On one (script(1) gives a
 # pseudo-terminal): gpusim test shows cases done/total, a headless render of
