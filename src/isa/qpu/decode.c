@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#include "gpusim/driver.h"
 #include "isa/qpu/decode.h"
 #include "v3d/v3d.h"
 
@@ -413,6 +414,29 @@ oom:
   return NULL;
 }
 
+/* Whether the 8 bytes w at pc start a driver program's header (driver.h:
+ * the magic, then the code's length, the allocation holding exactly the
+ * 96-byte header and that code) rather than an instruction. */
+static int is_program_header(const gs_gpu *g, uint32_t pc, const uint8_t *w) {
+  uint32_t magic = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+  uint32_t bytes = (uint32_t)w[4] | (uint32_t)w[5] << 8 | (uint32_t)w[6] << 16 | (uint32_t)w[7] << 24;
+  if (magic != GS_DRV_PROGRAM_MAGIC || bytes == 0 || bytes % 8 || bytes > 0x10000000u) return 0;
+  uint32_t total = GS_DRV_PROGRAM_HEADER + bytes;
+  return (pc < 8 || !gs_mem_ptr(g->mem, pc - 8, 16)) && gs_mem_ptr(g->mem, pc, total) &&
+         (pc + total < pc || !gs_mem_ptr(g->mem, pc, total + 1));
+}
+
+int qpu_check_fetch(gs_gpu *g, const gs_qpu *q, uint32_t pc, const uint8_t *w) {
+  if (!is_program_header(g, pc, w)) return GS_OK;
+  if (pc >= 8 && gs_mem_ptr(g->mem, pc - 8, 8))
+    return qpu_fault(g, q, GS_EFAULT,
+                     "the program ran past its last instruction (at 0x%08x, the end of its allocation) without "
+                     "a thread end: the next word, at 0x%08x, starts another program's header, not code", pc - 8,
+                     pc);
+  return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x: a program's header, not code (its code starts "
+                   "at 0x%08x)", pc, pc + GS_DRV_PROGRAM_HEADER);
+}
+
 int qpu_fetch_fault(gs_gpu *g, const gs_qpu *q, uint32_t pc) {
   if (pc & 7) return qpu_fault(g, q, GS_EFAULT, "instruction fetch at 0x%08x is not 8-byte aligned", pc);
   if (pc >= 8 && gs_mem_ptr(g->mem, pc - 8, 8))
@@ -470,10 +494,12 @@ void qpu_cache_trim(gs_gpu *g) {
 
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   qpu_cache *c = g->cache;
-  if ((pc & 7) || !gs_mem_ptr(g->mem, pc, 8)) {
+  const uint8_t *w = pc & 7 ? NULL : gs_mem_ptr(g->mem, pc, 8);
+  if (!w) {
     qpu_fetch_fault(g, q, pc);
     return NULL;
   }
+  if (qpu_check_fetch(g, q, pc, w) < 0) return NULL;
   for (size_t i = 0; i < c->n; i++) {
     qpu_program *p = c->progs[i];
     if (p->start != pc) continue;

@@ -86,6 +86,13 @@ void qpu_cache_free(qpu_cache *c);
  * instruction without a thread end. Returns GS_EFAULT. Both interpreters
  * use it. */
 int qpu_fetch_fault(gs_gpu *g, const gs_qpu *q, uint32_t pc);
+/* GS_OK unless the 8 bytes w fetched at pc start a driver program's header
+ * (gpusim/driver.h: GS_DRV_PROGRAM_MAGIC, the code's length, an allocation
+ * of exactly the header and the code): headers are never code, so a
+ * program that fell into one from the end of its own allocation ran past
+ * its last instruction without a thread end, which the error (GS_EFAULT)
+ * says. Both interpreters check each program start (fast) or word (reference). */
+int qpu_check_fetch(gs_gpu *g, const gs_qpu *q, uint32_t pc, const uint8_t *w);
 
 /* Returns the prepared program starting at pc, preparing (and caching) it if
  * needed; NULL with an error in g if the code at pc cannot be fetched. */

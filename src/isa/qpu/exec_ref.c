@@ -40,6 +40,8 @@ static void broadcast(gs_vec *v, uint32_t x) {
 static int fetch(gs_gpu *g, gs_qpu *q, uint64_t *w) {
   const unsigned char *p = q->pc & 7 ? NULL : gs_mem_ptr(g->mem, q->pc, 8);
   if (!p) return qpu_fetch_fault(g, q, q->pc);
+  int rc = qpu_check_fetch(g, q, q->pc, p);
+  if (rc < 0) return rc;
   uint64_t x = 0;
   for (int k = 7; k >= 0; k--) x = (x << 8) | p[k];
   *w = x;
