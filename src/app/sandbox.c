@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +75,21 @@ struct gs_limits {
   char *script;          /* for the watchdog's message */
   int watching;          /* the watchdog thread runs */
   int stopping;
+  pthread_t main_thread; /* the thread running the script, signalled at the deadline */
   pthread_t watchdog;
   pthread_mutex_t lock;
   pthread_cond_t wake;
 };
 
 static const char time_message[] = "time limit of %d s exceeded (--time-limit)";
+
+/* The signal the watchdog thread sends the main thread at the deadline. */
+#define GS_LIMITS_SIGNAL SIGALRM
+
+/* The main Lua thread of a run whose watchdog signals it at the deadline;
+ * NULL before, and once the state is closing (clear_signal_state, a
+ * finalizer). Read by the signal handler. */
+static _Atomic(lua_State *) signal_L;
 
 /* The allocator of a state with limits: the base allocator, refusing to
  * grow the state's total past lim->memory. Frees and shrinks always
@@ -109,10 +119,16 @@ static int past(const struct timespec *t) {
 }
 
 /* The count hook: past the deadline, raises the time-limit error at the
- * running line, and from then on at every instruction of this coroutine. */
+ * running line, and from then on at every instruction of this coroutine.
+ * Before it (the deadline signal came from elsewhere), the main thread
+ * goes back to running without a hook. */
 static void time_hook(lua_State *L, lua_Debug *ar) {
   gs_limits *lim = limits_of(L);
-  if (!lim || !past(&lim->deadline)) return;
+  if (!lim) return;
+  if (!past(&lim->deadline)) {
+    if (L == atomic_load(&signal_L)) lua_sethook(L, NULL, 0, 0);
+    return;
+  }
   lim->timed_out = 1;
   lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
   if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
@@ -141,14 +157,39 @@ static void check_time(lua_State *L, gs_limits *lim, const char *call) {
   lua_error(L);
 }
 
-/* Ends the process when a call into the simulator runs past the hard
- * deadline, unless gs_limits_stop comes first. */
+/* GS_LIMITS_SIGNAL's handler: sets the count hook on the main thread with a
+ * count of 1, so the time limit is raised at its next Lua instruction. As
+ * the lua interpreter does for Ctrl-C: lua_sethook may be called from a
+ * signal handler (ldebug.c). */
+static void on_deadline(int sig) {
+  (void)sig;
+  lua_State *L = atomic_load(&signal_L);
+  if (L) lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
+}
+
+static int clear_signal_state(lua_State *L) {
+  (void)L;
+  atomic_store(&signal_L, NULL);
+  return 0;
+}
+
+/* Waits on the watchdog's condition until *t or gs_limits_stop. Returns 1
+ * when t came first. Called with lim->lock held. */
+static int wait_until(gs_limits *lim, const struct timespec *t) {
+  int rc = 0;
+  while (!lim->stopping && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&lim->wake, &lim->lock, t);
+  return !lim->stopping;
+}
+
+/* The watchdog thread: at the deadline, signals the main thread (whose Lua
+ * code then stops at its next instruction); at the hard deadline, ends the
+ * process, as a call into the simulator has not come back. Returns early
+ * when gs_limits_stop comes first. */
 static void *watchdog_main(void *arg) {
   gs_limits *lim = arg;
   pthread_mutex_lock(&lim->lock);
-  int rc = 0;
-  while (!lim->stopping && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&lim->wake, &lim->lock, &lim->hard_deadline);
-  int stop = !lim->stopping;
+  if (wait_until(lim, &lim->deadline)) pthread_kill(lim->main_thread, GS_LIMITS_SIGNAL);
+  int stop = wait_until(lim, &lim->hard_deadline);
   pthread_mutex_unlock(&lim->lock);
   if (!stop) return NULL;
   const char *call = atomic_load(&lim->in_call);
@@ -212,12 +253,59 @@ lua_State *gs_limits_newstate(size_t memory, long seconds, gs_limits **limp) {
   return L;
 }
 
-/* Starts the watchdog thread, which names the script in its message. */
-static void watch_script(gs_limits *lim, const char *script) {
-  if (!lim->seconds || lim->watching) return;
+/* coroutine.create or coroutine.wrap (upvalue 1, the library's C
+ * function, run in this call frame) that sets the count hook on the new
+ * coroutine: the deadline signal reaches only the main thread's hook. */
+static int hooked_coroutine(lua_State *L) {
+  int n = lua_tocfunction(L, lua_upvalueindex(1))(L);
+  lua_State *co = NULL;
+  if (lua_isthread(L, -1)) {
+    co = lua_tothread(L, -1);
+  } else if (lua_getupvalue(L, -1, 1)) { /* wrap's function holds its coroutine */
+    co = lua_tothread(L, -1);
+    lua_pop(L, 1);
+  }
+  if (co) lua_sethook(co, time_hook, LUA_MASKCOUNT, GS_LIMITS_HOOK_COUNT);
+  return n;
+}
+
+/* Starts the watchdog thread, which names the script in its message, and
+ * moves the main thread's time checks from the count hook to the deadline
+ * signal: its Lua code then runs without a hook until the deadline. */
+static void watch_script(lua_State *L, gs_limits *lim, const char *script) {
+  if (lim->watching) return;
   lim->script = strdup(strcmp(script, "-") ? script : "<stdin>");
-  if (!lim->script || start_watchdog(lim) < 0)
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_deadline;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  lim->main_thread = pthread_self();
+  if (!lim->script || sigaction(GS_LIMITS_SIGNAL, &sa, NULL) != 0 || start_watchdog(lim) < 0) {
     fprintf(stderr, "gpusim: note: no watchdog thread: a call into the simulator can run past --time-limit\n");
+    return; /* the count hook stays on the main thread */
+  }
+  atomic_store(&signal_L, L);
+  lua_newuserdatauv(L, 0, 0); /* cleared when the state closes, before it is freed */
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, clear_signal_state);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "gpusim.limits_signal");
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, LUA_COLIBNAME) == LUA_TTABLE) {
+    static const char *const makers[] = {"create", "wrap"};
+    for (int i = 0; i < 2; i++) {
+      if (lua_getfield(L, -1, makers[i]) == LUA_TFUNCTION && lua_tocfunction(L, -1)) {
+        lua_pushcclosure(L, hooked_coroutine, 1);
+        lua_setfield(L, -2, makers[i]);
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+  }
+  lua_pop(L, 2);
+  lua_sethook(L, NULL, 0, 0);
 }
 
 /* The pointer marking where a timed call's own upvalues end. */
@@ -275,7 +363,7 @@ void gs_limits_watch_calls(lua_State *L, const char *script) {
     lua_pop(L, 1);
   }
   lua_settop(L, top);
-  watch_script(lim, script);
+  watch_script(L, lim, script);
 }
 
 void gs_limits_stop(gs_limits *lim) {

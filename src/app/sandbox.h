@@ -9,15 +9,21 @@
  *     into "memory limit of 16 MiB exceeded (--memory-limit)". GPU memory
  *     (gpusim.mem.alloc, buffers, targets) has its own fixed bound,
  *     GS_MEM_DEFAULT_LIMIT.
- *   - time: wall-clock seconds from the creation of the state. A count hook
- *     checks the monotonic clock every GS_LIMITS_HOOK_COUNT Lua
- *     instructions in every coroutine, and gpusim.render, gpusim.qpu.run and
- *     gpusim.v3d.run check it before and after they run (so every frame a
- *     scene renders is a check); past the limit the error is raised at the
- *     script's file:line and again at every instruction, so pcall cannot
- *     swallow it. A call into the simulator still running
- *     GS_LIMITS_GRACE_SECONDS after the limit is ended with the process
- *     (exit status 1, the same message).
+ *   - time: wall-clock seconds from the creation of the state. At the
+ *     deadline a watchdog thread sends the main thread GS_LIMITS_SIGNAL, whose
+ *     handler sets a count hook of 1 (as the lua interpreter does for
+ *     Ctrl-C), so the main thread's Lua code runs without a hook until then.
+ *     Coroutines, which the signal cannot reach, get a count hook that reads
+ *     the monotonic clock every GS_LIMITS_HOOK_COUNT instructions (set by
+ *     coroutine.create and coroutine.wrap). gpusim.render, gpusim.qpu.run
+ *     and gpusim.v3d.run check the clock before and after they run (so every
+ *     frame a scene renders is a check). Past the limit the error is raised
+ *     at the script's file:line and again at every instruction, so pcall
+ *     cannot swallow it. A call that is still running
+ *     GS_LIMITS_GRACE_SECONDS after the limit (into the simulator, or C code
+ *     of a library) is ended with the process (exit status 1, the same
+ *     message). Without the watchdog thread (it could not start) the main
+ *     thread keeps the count hook.
  *
  * The sandbox (--sandbox) opens base (without dofile and loadfile; load
  * takes text chunks only), string, table, math, utf8 and coroutine; os

@@ -178,6 +178,19 @@ for name in loop swallow coloop; do
   [ $((t1 - t0)) -ge 1 ] && [ $((t1 - t0)) -le 6 ] || fail "$name: stopped after $((t1 - t0)) s"
 done
 grep -q "coloop\.lua:2: time limit" "$tmp/err" || fail "coloop: the loop's line: $(cat "$tmp/err")"
+# until the deadline the main thread runs without a hook (the watchdog
+# signals it then); a coroutine gets a count hook of 1000 instructions
+cat > "$tmp/hooks.lua" <<'LUA'
+assert(debug.gethook() == nil, "the main thread has a hook before the deadline")
+local co = coroutine.create(function() end)
+local hook, mask, count = debug.gethook(co)
+assert(hook == "external hook" and mask == "" and count == 1000, tostring(hook) .. " " .. tostring(count))
+local wrapped = coroutine.wrap(function() return select(3, debug.gethook()) end)
+assert(wrapped() == 1000, "coroutine.wrap's coroutine has no count hook")
+print("hooks ok")
+LUA
+run hooks --time-limit 60
+[ "$rc" -eq 0 ] && grep -q "hooks ok" "$tmp/out" || fail "hooks.lua: $(cat "$tmp/err")"
 cat > "$tmp/qpuloop.lua" <<'LUA'
 local gpusim = require "gpusim"
 local code = gpusim.qpu.load(gpusim.asm("qpu", [[
