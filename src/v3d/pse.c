@@ -17,6 +17,7 @@
 #include "v3d/pse.h"
 
 #include <assert.h>
+#include "core/clones.h"
 #include "core/fpmode.h"
 #include <float.h>
 #include <math.h>
@@ -392,7 +393,7 @@ static const double pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] 
  * numerator is the very double pse_plane_at would give, in any rounding
  * mode. What rounds is the one division per weight, as always. The loops
  * over the 16 lanes have no branches, so the compiler vectorises them. */
-static void pse_block_weights(const pse_prim *p, const pse_block *b, double l1[16], double l2[16]) {
+GS_CLONES static void pse_block_weights(const pse_prim *p, const pse_block *b, double l1[16], double l2[16]) {
   int64_t px = 16 * (int64_t)b->x + 8, py = 16 * (int64_t)b->y + 8;
   double den = p->den;
   double base1 = pse_plane_at(&p->lambda[0], px, py), u1 = (double)p->lambda[0].u, v1 = (double)p->lambda[0].v;
@@ -419,7 +420,7 @@ static void pse_depth_from_weights(const pse_prim *p, const double l1[16], const
   for (int e = 0; e < 16; e++) z[e] = pse_round_z(z0 + l1[e] * dz1 + l2[e] * dz2);
 }
 
-void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
+GS_CLONES void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
   double l1[16], l2[16];
   pse_block_weights(p, b, l1, l2);
   pse_depth_from_weights(p, l1, l2, z);
@@ -437,7 +438,7 @@ void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
   pse_round_end(mode);
 }
 
-void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out) {
+GS_CLONES void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out) {
   double l1[16], l2[16], w[16];
   out->mask = b->mask;
   out->reverse = p->reverse;

@@ -21,6 +21,7 @@
 
 #include <assert.h>
 #include <string.h>
+#include "core/clones.h"
 
 /* One edge inside one tile: value at the tile's first sample, steps per
  * pixel in x and y. */
@@ -116,7 +117,7 @@ static void pse_emit(pse_coverage *cov, int x, int y, uint16_t mask) {
  * one sample per pixel, at offset (ox, oy) sixteenths from its low corner.
  * Each 4×4 block with coverage goes to cov in order, or, with `dense`, its
  * mask to dense[(y / 4)·(tw / 4) + x / 4] (tile-local x, y). */
-static void pse_walk(const pse_prim *p, int tx, int ty, int tw, int th, int ox, int oy, pse_coverage *cov,
+static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, int th, int ox, int oy, pse_coverage *cov,
                      uint16_t *dense) {
   /* the covered rectangle, tile-local */
   int x0 = p->x0 - tx, y0 = p->y0 - ty, x1 = p->x1 - tx, y1 = p->y1 - ty;
@@ -165,7 +166,7 @@ static void pse_walk(const pse_prim *p, int tx, int ty, int tw, int th, int ox, 
 /* 4× multisampling: one walk per sample point, then the blocks in the
  * order of a single walk (16×16 blocks by rows, their 4×4 blocks by
  * rows), each with the lanes any sample covers and the per-sample bits. */
-static void pse_walk_ms(const pse_prim *p, int tx, int ty, int tw, int th, pse_coverage *cov) {
+static GS_CLONE_INLINE void pse_walk_ms(const pse_prim *p, int tx, int ty, int tw, int th, pse_coverage *cov) {
   uint16_t dense[PSE_MS_SAMPLES][PSE_MAX_BLOCKS];
   memset(dense, 0, sizeof dense);
   for (int s = 0; s < PSE_MS_SAMPLES; s++) pse_walk(p, tx, ty, tw, th, pse_sample_x[s], pse_sample_y[s], NULL, dense[s]);
@@ -186,7 +187,7 @@ static void pse_walk_ms(const pse_prim *p, int tx, int ty, int tw, int th, pse_c
         }
 }
 
-int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov) {
+GS_CLONES int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_coverage *cov) {
   assert(tile_col >= 0 && tile_col < 1024 && tile_row >= 0 && tile_row < 1024);
   assert(p->tile_w > 0 && p->tile_w <= PSE_TILE_SIZE && p->tile_h > 0 && p->tile_h <= PSE_TILE_SIZE);
   cov->count = 0;

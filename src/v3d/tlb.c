@@ -1,6 +1,7 @@
 /* tlb.c — the tile buffer: tests, colour access, clears, stores and loads
  * (see tlb.h; choices in docs/tile-buffer.md). */
 #include <string.h>
+#include "core/clones.h"
 #include "core/half.h"
 #include "v3d/pse.h"
 #include "v3d/tlb.h"
@@ -148,7 +149,7 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
                        m(14), m(15)}
 static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_TABLE(PSE_LANE_DY);
 
-void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
+GS_CLONES void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
   uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
   uint32_t lx0 = bx - t->x0, ly0 = by - t->y0, first = (ly0 * t->width + lx0) * t->samples;
   b->x = x, b->y = y;
@@ -163,7 +164,7 @@ void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_bat
  * (one sample and one word per pixel, step 1), lanes 2k and 2k + 1 are
  * neighbouring pixels of a row (PSE_LANE_DX/DY), so each pair is merged
  * and stored as one 64-bit word, without branches. */
-static void store_lanes(uint32_t *restrict buf, const uint32_t *restrict idx, unsigned step, int pairs,
+static GS_CLONE_INLINE void store_lanes(uint32_t *restrict buf, const uint32_t *restrict idx, unsigned step, int pairs,
                         const uint32_t *restrict v, const uint32_t *restrict m) {
   if (pairs) {
     for (int k = 0; k < 16; k += 2) {
@@ -187,7 +188,7 @@ _Static_assert(PSE_LANE_DX(1) == PSE_LANE_DX(0) + 1 && PSE_LANE_DY(1) == PSE_LAN
 
 /* v[l] = buf[idx[l]]; with `pairs` (as in store_lanes) as 8 64-bit loads of
  * neighbouring lanes. */
-static void load_lanes(const uint32_t *restrict buf, const uint32_t *restrict idx, int pairs, uint32_t *restrict v) {
+static GS_CLONE_INLINE void load_lanes(const uint32_t *restrict buf, const uint32_t *restrict idx, int pairs, uint32_t *restrict v) {
   if (pairs) {
     for (int k = 0; k < 16; k += 2) memcpy(v + k, buf + idx[k], 8);
     return;
@@ -196,7 +197,7 @@ static void load_lanes(const uint32_t *restrict buf, const uint32_t *restrict id
 }
 
 /* pass[l] = compare(func, a[l], b[l]), with func fixed for the loop. */
-static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, uint32_t *pass) {
+static GS_CLONE_INLINE void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, uint32_t *pass) {
 #define COMPARE_LANES(f) for (int l = 0; l < 16; l++) pass[l] = (uint32_t)compare(f, a[l], b[l])
   switch (func) {
   case TLB_NEVER: COMPARE_LANES(TLB_NEVER); break;
@@ -216,7 +217,7 @@ static void compare_lanes(unsigned func, const uint32_t *a, const uint32_t *b, u
  * zs_out (t's own zs, or NULL for early Z) and Z writes on, stores the
  * passing Z, keeping the stencil bits. One lane loop after another, none
  * inside a sample loop, so that each stays a loop the compiler vectorises. */
-static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
+GS_CLONES static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
                          uint32_t *coverage, uint16_t lanes) {
   uint32_t zin[16], stored[16], old[16], pass[16];
   load_lanes(t->zs + s, idx, t->samples == 1, stored);
@@ -271,7 +272,7 @@ void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, ui
 
 /* Colour word `half` of sample s of the covered lanes of a block at
  * indices idx, if `any`. */
-static void colour_sample(gs_tlb *t, const uint32_t idx[16], unsigned s, int any, unsigned half,
+GS_CLONES static void colour_sample(gs_tlb *t, const uint32_t idx[16], unsigned s, int any, unsigned half,
                           const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
   uint32_t m[16];
   for (int l = 0; l < 16; l++) m[l] = (uint32_t)(lanes >> l) & (coverage[l] >> s) & (uint32_t)any;
