@@ -211,15 +211,19 @@ grep -q "^gpusim: .*qpuloop\.lua: time limit of 1 s exceeded (--time-limit); the
   "$tmp/err" || fail "qpuloop: message: $(cat "$tmp/err")"
 [ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 8 ] || fail "qpuloop: stopped after $((t1 - t0)) s"
 # a string pattern backtracking inside the string library (C, no Lua
-# instructions for the hook to count): ended like a simulator call
+# instructions for the hook to count), and a finalizer that loops (Lua runs
+# it without hooks): ended like a simulator call
 echo 'print(string.find(("a"):rep(30000), ("a*"):rep(30) .. "b"))' > "$tmp/pattern.lua"
-t0=$(now)
-run pattern --sandbox --time-limit 1
-t1=$(now)
-[ "$rc" -eq 1 ] || fail "pattern: status $rc"
-grep -q "^gpusim: .*pattern\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later$" "$tmp/err" ||
-  fail "pattern: message: $(cat "$tmp/err")"
-[ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 8 ] || fail "pattern: stopped after $((t1 - t0)) s"
+printf 'setmetatable({}, {__gc = function() while true do end end})\ncollectgarbage()\n' > "$tmp/finalizer.lua"
+for name in pattern finalizer; do
+  t0=$(now)
+  run $name --sandbox --time-limit 1
+  t1=$(now)
+  [ "$rc" -eq 1 ] || fail "$name: status $rc"
+  grep -q "^gpusim: .*$name\.lua: time limit of 1 s exceeded (--time-limit); the run was ended 2 s later$" "$tmp/err" ||
+    fail "$name: message: $(cat "$tmp/err")"
+  [ $((t1 - t0)) -ge 3 ] && [ $((t1 - t0)) -le 8 ] || fail "$name: stopped after $((t1 - t0)) s"
+done
 # a scene rendering frame after frame: checked at each frame
 t0=$(now)
 $limit "$gpusim" --headless --sandbox --time-limit 1 --frames 1000000000 "$src/scenes/triangle.lua" > /dev/null 2> "$tmp/err"
