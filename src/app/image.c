@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,16 +152,79 @@ int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d) {
 
 /* ---- reading -------------------------------------------------------------- */
 
+/* stb_image 2.27 (Debian 12's libstb) builds a JPEG Huffman table before
+ * it checks that the table's 16 code counts add up to at most 256, and
+ * writes past the table's array when they do not (found by
+ * tests/fuzz/fuzz_image.c). Returns 1 if the Define Huffman Table segment
+ * whose marker (FF C4) is at p[at] holds such a table, read as stb reads
+ * it: after the length, tables of a class/id byte (class 0..1, id 0..3,
+ * else stb stops), 16 counts and that many values; bytes past the end
+ * read as 0 (ITU-T T.81, B.2.4.2). */
+static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at) {
+  if (at + 4 > n) return 0;
+  long left = ((long)p[at + 2] << 8 | p[at + 3]) - 2;
+  size_t i = at + 4;
+  while (left > 0 && i < n) {
+    uint8_t q = p[i++];
+    if (q >> 4 > 1 || (q & 15) > 3) return 0;
+    long codes = 0;
+    for (int k = 0; k < 16; k++, i++) codes += i < n ? p[i] : 0;
+    if (codes > 256) return 1;
+    i += (size_t)codes;
+    left -= 17 + codes;
+  }
+  return 0;
+}
+
+/* 1 if p is a JPEG stb_image 2.27 would read a Huffman table of more than
+ * 256 codes from: the segments before the first scan are walked by their
+ * lengths, as stb reads them (an application segment may hold any bytes);
+ * from the first scan on, every FF C4 pair counts, since stb may find a
+ * marker anywhere in or after entropy-coded data. */
+static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
+  if (n < 2 || p[0] != 0xFF || p[1] != 0xD8) return 0;
+  int in_scans = 0;
+  for (size_t i = 2; i + 1 < n;) {
+    uint8_t m = p[i + 1];
+    if (p[i] != 0xFF) {
+      i++;
+    } else if (m == 0xC4 && jpeg_dht_too_long(p, n, i)) {
+      return 1;
+    } else if (in_scans || m == 0xFF || m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD9)) {
+      i++; /* fill byte, or a marker without a length */
+    } else {
+      if (i + 3 >= n) break;
+      in_scans = m == 0xDA;
+      i += 2 + ((size_t)p[i + 2] << 8 | p[i + 3]);
+    }
+  }
+  return 0;
+}
+
 int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   memset(img, 0, sizeof *img);
-  FILE *f = fopen(path, "rb");
-  if (!f) return gs_diag_set(d, GS_EIO, "cannot read %s: %s", path, strerror(errno));
+  char *bytes;
+  size_t len;
+  /* "-" is a file of that name here, not standard input */
+  if (gs_cli_read_file(strcmp(path, "-") == 0 ? "./-" : path, &bytes, &len) < 0)
+    return gs_diag_set(d, GS_EIO, "cannot read %s: %s", path, strerror(errno));
+  if (len > INT_MAX || jpeg_unsafe_for_stb((const uint8_t *)bytes, len)) {
+    free(bytes);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
+                       len > INT_MAX ? "file too large" : "corrupt JPEG Huffman table");
+  }
   int width = 0, height = 0, channels = 0;
-  uint8_t *data = stbi_load_from_file(f, &width, &height, &channels, 4);
-  int read_error = ferror(f);
-  fclose(f);
+  /* The size first: stb would decode a 27-byte TGA of 63488x8193 (found
+   * by tests/fuzz/fuzz_image) into 2 GB before the check below. */
+  if (stbi_info_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels) &&
+      (width > GS_IMAGE_MAX_SIDE || height > GS_IMAGE_MAX_SIDE)) {
+    free(bytes);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %dx%d is larger than %dx%d", path, width, height,
+                       GS_IMAGE_MAX_SIDE, GS_IMAGE_MAX_SIDE);
+  }
+  uint8_t *data = stbi_load_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels, 4);
+  free(bytes);
   if (!data) {
-    if (read_error) return gs_diag_set(d, GS_EIO, "cannot read %s: read error", path);
     const char *why = stbi_failure_reason();
     return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
                        why ? why : "unknown reason");

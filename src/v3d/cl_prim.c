@@ -482,13 +482,22 @@ static void item_decode(const gs_cl_prim_format *f, int coding, const uint8_t *b
   }
 }
 
+/* Items a list may have: every item takes at least one byte, so a list of
+ * more items than the view has readable bytes reads some byte twice, which
+ * only a loop of relative branches does. ITEM_BUDGET at most: without it a
+ * 60-byte loop in a file took seconds per packet (tests/fuzz/fuzz_dumpcl). */
+static uint32_t item_budget(const gs_cl_view *v) {
+  uint64_t bytes = (v->bytes ? (uint64_t)v->len : 0) + (v->mem ? (uint64_t)gs_mem_used(v->mem) : 0);
+  return bytes < ITEM_BUDGET ? (uint32_t)bytes : ITEM_BUDGET;
+}
+
 void gs_cl_prim_reader_init(gs_cl_prim_reader *r, const gs_cl_view *v, const gs_cl_prim_format *f,
                             gs_addr start) {
   memset(r, 0, sizeof *r);
   r->view = v;
   r->fmt = *f;
   r->cur = start;
-  r->budget = ITEM_BUDGET;
+  r->budget = item_budget(v);
 }
 
 /* Reads the relative branch at a (code byte already seen) into *it. */
@@ -516,12 +525,12 @@ int gs_cl_prim_read(gs_cl_prim_reader *r, gs_cl_prim_item *it, gs_diag *d) {
   if (r->done) return gs_diag_set(d, GS_EARG, "0x%08x: compressed list already ended", a);
   const char *why = format_problem(&r->fmt);
   if (why) return gs_diag_set(d, GS_EINVAL, "0x%08x: %s", a, why);
-  if (r->budget == 0)
-    return gs_diag_set(d, GS_EINVAL, "0x%08x: compressed list longer than %u items (a loop of relative branches?)",
-                       a, ITEM_BUDGET);
-  r->budget--;
   const uint8_t *b = gs_cl_view_ptr(r->view, a, 1);
   if (!b) return gs_diag_set(d, GS_EFAULT, "0x%08x: compressed list runs past readable memory", a);
+  if (r->budget == 0)
+    return gs_diag_set(d, GS_EINVAL, "0x%08x: compressed list longer than %u items (a loop of relative branches?)",
+                       a, item_budget(r->view));
+  r->budget--;
   if (b[0] == GS_CL_PRIM_ESCAPE) {
     it->kind = GS_CL_ITEM_ESCAPE;
     it->size = 1;

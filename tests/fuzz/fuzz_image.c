@@ -1,0 +1,95 @@
+/* fuzz_image.c — image loading for `gpusim diff`, `gpusim view` and
+ * gpusim.texture{file = ...}: gs_image_read_png (src/app/image.c, through
+ * stb_image), the comparison and difference image of diff.c, and the
+ * texture upload of src/driver/texture.c.
+ *
+ * The input is the file's bytes (written to a temporary file, since the
+ * loader takes a path); files of more than 4 Mpixels (stbi_info) within
+ * GS_IMAGE_MAX_SIDE a side are skipped, to keep every input fast. Checks: the loader returns an RGBA8 image of
+ * 1..GS_IMAGE_MAX_SIDE a side with stride 4 x width, or GS_EINVAL / GS_EIO
+ * / GS_ENOMEM with a message naming the file; an image compares equal to
+ * itself (no differing pixel, PSNR infinite) and its difference image with
+ * itself is its dimmed grey copy of the same size; an image of at most
+ * GS_DRV_MAX_TEXTURE a side uploads as a texture as gpusim.texture does.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "app/image.h"
+#include "fuzz_common.h"
+#include "gpusim/driver.h"
+#include "gpusim/mem.h"
+#include "stb_image.h"
+
+static char path[64];
+static gs_mem *mem;
+
+static void remove_file(void) {
+  if (path[0]) unlink(path);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  const char *dir = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/gs-fuzz-image-XXXXXX", dir && strlen(dir) < 40 ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    perror("fuzz_image: mkstemp");
+    exit(1);
+  }
+  close(fd);
+  atexit(remove_file);
+  mem = gs_mem_new(64u << 20);
+  return mem ? 0 : -1;
+}
+
+/* Images up to 4 Mpixels: a 30-byte file may declare 16384x16384, which
+ * the loader accepts (1 GB, seconds) but which would make every such input
+ * a timeout. Larger sides the loader must refuse at once, so they run. */
+#define MAX_PIXELS (4 << 20)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int w, h, c;
+  if (size > 1 << 20 || (stbi_info_from_memory(data, (int)size, &w, &h, &c) && (int64_t)w * h > MAX_PIXELS &&
+                          w <= GS_IMAGE_MAX_SIDE && h <= GS_IMAGE_MAX_SIDE))
+    return 0;
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) fuzz_fail("cannot write %s", path);
+  gs_image img;
+  gs_diag d;
+  gs_diag_clear(&d);
+  int rc = gs_image_read_png(&img, path, &d);
+  if (rc != GS_OK) {
+    if ((rc != GS_EINVAL && rc != GS_EIO && rc != GS_ENOMEM) || !strstr(d.msg, path))
+      fuzz_fail("gs_image_read_png: %d \"%s\"", rc, d.msg);
+    if (img.pixels) fuzz_fail("a failed read left pixels");
+    return 0;
+  }
+  if (img.width < 1 || img.height < 1 || img.width > GS_IMAGE_MAX_SIDE || img.height > GS_IMAGE_MAX_SIDE ||
+      img.stride != (size_t)img.width * 4)
+    fuzz_fail("image %dx%d stride %zu", img.width, img.height, img.stride);
+  gs_image_diff r;
+  if (gs_image_compare(&img, &img, 0, &r, &d) != 0 || r.differing || r.nonzero || r.max_diff ||
+      r.pixels != (uint64_t)img.width * (uint64_t)img.height || !isinf(r.psnr))
+    fuzz_fail("an image differs from itself: %s", d.msg);
+  gs_image diff;
+  if (gs_image_diff_render(&img, &img, 0, &diff, &d) != GS_OK) fuzz_fail("diff image: %s", d.msg);
+  if (diff.width != img.width || diff.height != img.height) fuzz_fail("diff image of another size");
+  gs_image_free(&diff);
+  if (img.width <= GS_DRV_MAX_TEXTURE && img.height <= GS_DRV_MAX_TEXTURE) {
+    gs_drv_texture t;
+    memset(&t, 0, sizeof t);
+    t.width = (uint32_t)img.width;
+    t.height = (uint32_t)img.height;
+    t.filter = (gs_drv_filter)(data[0] & 1);
+    t.wrap_s = GS_DRV_CLAMP;
+    t.wrap_t = GS_DRV_MIRROR;
+    if (gs_drv_texture_alloc(mem, &t, img.pixels, &d) != GS_OK) fuzz_fail("texture upload: %s", d.msg);
+    gs_drv_texture_release(mem, &t);
+  }
+  gs_image_free(&img);
+  return 0;
+}
