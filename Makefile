@@ -12,7 +12,7 @@ PACKAGES   := cmake pkg-config gcc make liblua5.4-dev lua5.4 libsdl2-dev libstb-
 TEST_PACKAGES := xvfb xauth imagemagick libxml2-utils
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench deps deps-test clean help
+.PHONY: all build run test bench fuzz deps deps-test clean help
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make run    - install dependencies, build, run the main scene"
 	@echo "make test   - install dependencies, build, run all tests (plain and sanitized)"
 	@echo "make bench  - build and run the benchmarks"
+	@echo "make fuzz   - build the fuzz targets (clang) and run each for FUZZ_SECONDS (60)"
 	@echo "make clean  - remove build directories"
 
 # Install the Debian packages that are missing: with apt-get as root,
@@ -73,6 +74,30 @@ test: deps-test $(BUILD)/CMakeCache.txt $(BUILD_SAN)/CMakeCache.txt
 
 bench: build
 	./$(BUILD)/gpusim bench
+
+# make fuzz: the libFuzzer targets of tests/fuzz (docs/fuzzing.md), built
+# with clang, ASan and UBSan into $(BUILD_FUZZ) (-DGS_FUZZ=ON); each runs for
+# FUZZ_SECONDS seconds over a work corpus in $(BUILD_FUZZ)/corpus/NAME seeded
+# from tests/fuzz/corpus/NAME. A crash, leak, sanitizer report or timeout
+# fails make fuzz and leaves the reproducer in $(BUILD_FUZZ)/artifacts/.
+BUILD_FUZZ   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := qpu_asm qpu_disasm cle dumpcl sph image
+FUZZ_PACKAGES := clang libclang-rt-14-dev
+
+fuzz: deps
+	$(call install_missing,$(FUZZ_PACKAGES))
+	@test -f $(BUILD_FUZZ)/CMakeCache.txt || \
+	  CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGS_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_targets
+	@mkdir -p $(BUILD_FUZZ)/artifacts
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD_FUZZ)/corpus/$$t && cp -n tests/fuzz/corpus/$$t/* $(BUILD_FUZZ)/corpus/$$t/ 2>/dev/null; \
+	  echo "gpusim: fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  ./$(BUILD_FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=60 \
+	    -rss_limit_mb=2560 -artifact_prefix=$(BUILD_FUZZ)/artifacts/$$t- $(BUILD_FUZZ)/corpus/$$t || \
+	    { echo "gpusim: fuzz_$$t failed: reproducer in $(BUILD_FUZZ)/artifacts/" >&2; exit 1; }; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
