@@ -177,14 +177,17 @@ static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at) {
 }
 
 /* 1 if p is a JPEG stb_image 2.27 would read a Huffman table of more than
- * 256 codes from: the segments before the first scan are walked by their
+ * 256 codes from: after SOI (FF D8, after any number of FF fill bytes, as
+ * stb accepts it), the segments before the first scan are walked by their
  * lengths, as stb reads them (an application segment may hold any bytes);
  * from the first scan on, every FF C4 pair counts, since stb may find a
  * marker anywhere in or after entropy-coded data. */
 static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
-  if (n < 2 || p[0] != 0xFF || p[1] != 0xD8) return 0;
+  size_t i = 0;
+  while (i < n && p[i] == 0xFF) i++; /* stb skips fill bytes before SOI too */
+  if (i == 0 || i >= n || p[i] != 0xD8) return 0;
   int in_scans = 0;
-  for (size_t i = 2; i + 1 < n;) {
+  for (i++; i + 1 < n;) {
     uint8_t m = p[i + 1];
     if (p[i] != 0xFF) {
       i++;
