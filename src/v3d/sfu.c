@@ -1,8 +1,9 @@
 /* sfu.c — the SFU's four functions as integer arithmetic on float bit
- * patterns. recip and recipsqrt: the result computed exactly in fixed point,
- * then truncated to SFU_FRAC_BITS fraction bits. exp2 and log2: table lookup
- * and linear interpolation, fitted to VC4C's measurements on a Raspberry Pi
- * (the models, the fit and its residuals: docs/v3d-units.md, "SFU"). Integer
+ * patterns: table lookup and linear interpolation, fitted to VC4C's
+ * measurements on a Raspberry Pi. recip and recipsqrt give a 16-bit
+ * fixed-point fraction in (1/2, 1]; exp2 and log2 have their own
+ * fixed-point forms (the models, the fit and its residuals: docs/v3d-units.md,
+ * "SFU"). Integer
  * arithmetic keeps results independent of the host's rounding mode (the
  * interpreters run toward zero) and of its libm.
  */
@@ -29,35 +30,6 @@ static int unpack(uint32_t x, uint32_t *sign, uint32_t *mant, int *exp) {
   return OPERAND_NORMAL;
 }
 
-static int bit_length(uint64_t v) {
-  int n = 0;
-  while (v) {
-    n++;
-    v >>= 1;
-  }
-  return n;
-}
-
-/* The float sign * q * 2^exp (q > 0), truncated toward zero to
- * SFU_FRAC_BITS fraction bits; overflow gives infinity, results below the
- * smallest normal flush to zero. */
-static uint32_t pack_truncated(uint32_t sign, uint64_t q, int exp) {
-  int n = bit_length(q);
-  uint32_t m;
-  if (n > 24) {
-    m = (uint32_t)(q >> (n - 24));
-    exp += n - 24;
-  } else {
-    m = (uint32_t)(q << (24 - n));
-    exp -= 24 - n;
-  }
-  m &= ~((1u << (23 - SFU_FRAC_BITS)) - 1);
-  int biased = exp + 23 + 127;
-  if (biased <= 0) return sign;
-  if (biased >= 255) return sign | F32_INF;
-  return sign | (uint32_t)biased << 23 | (m & 0x7fffffu);
-}
-
 /* floor(sqrt(v)), digit by digit. */
 static uint64_t isqrt64(uint64_t v) {
   uint64_t root = 0, bit = UINT64_C(1) << 62;
@@ -74,6 +46,43 @@ static uint64_t isqrt64(uint64_t v) {
   return root;
 }
 
+/* recip and recipsqrt produce their result as a 16-bit fixed-point fraction
+ * r / 2^16: the mantissa of 1/m (m in [1, 2)), or of 1/sqrt(v) for v = m or
+ * 2m (whichever makes the exponent even), lies in (1/2, 1], and results
+ * below 1 keep 15 fraction bits in the float. At 1 they differ, as the
+ * measurements do (docs/v3d-units.md, "SFU"): recip clamps at exactly 1, so
+ * powers of two are exact (recip(recip(1)) = 1 was measured), while
+ * recipsqrt saturates at 0xffff, 1 - 2^-16 (recip(rsqrt(1)) = recip(1 -
+ * 2^-16) = 1 + 3 * 2^-15 was measured). Both interpolate a table of 128
+ * segments on the top 7 mantissa bits with the low 16; the entries are
+ * computed, not stored. */
+#define RCP_SEGS 128u
+
+/* round(2^25 / (128 + i)) + 6: 1/(1 + i/128) with 18 fraction bits, plus
+ * 6 units of 2^-18 (= 1.5 units of the result) */
+static int64_t recip_entry(uint32_t i) {
+  return (int64_t)((((UINT64_C(1) << 26) / (RCP_SEGS + i)) + 1) / 2) + 6;
+}
+
+/* round(2^16 / sqrt((1 + i/128) * 2^odd)) + 2, with 16 fraction bits:
+ * floor(sqrt(4y)) halved and rounded is round(sqrt(y)) */
+static int64_t recipsqrt_entry(uint32_t i, uint32_t odd) {
+  return (int64_t)((isqrt64((UINT64_C(1) << (41 - odd)) / (RCP_SEGS + i)) + 1) / 2) + 2;
+}
+
+/* The float sign * (r / 2^16) * 2^scale, r in [2^15, 2^16]: exact; results
+ * below the smallest normal flush to zero. */
+static uint32_t pack_q16(uint32_t sign, int64_t r, int scale) {
+  if (r == 0x10000) { /* exactly 1 */
+    r = 0x8000;
+    scale += 1;
+  }
+  int biased = scale - 1 + 127;
+  if (biased <= 0) return sign;
+  if (biased >= 255) return sign | F32_INF;
+  return sign | (uint32_t)biased << 23 | ((uint32_t)r - 0x8000u) << 8;
+}
+
 uint32_t sfu_recip(uint32_t x) {
   uint32_t sign, mant;
   int exp;
@@ -82,9 +91,13 @@ uint32_t sfu_recip(uint32_t x) {
   case OPERAND_INF: return sign;
   default: break;
   }
-  /* 1/(mant * 2^exp) = (2^62 / mant) * 2^(-62-exp); the quotient has >= 38
-   * bits, and truncating its floor again is the floor of the exact value. */
-  return pack_truncated(sign, (UINT64_C(1) << 62) / mant, -62 - exp);
+  /* |x| = m * 2^e with m = mant / 2^23; 1/|x| = (1/m) * 2^-e */
+  uint32_t f = mant & 0x7fffffu, i = f >> 16, d = f & 0xffffu;
+  int64_t t0 = recip_entry(i), t1 = recip_entry(i + 1);
+  int64_t q = t0 * 65536 + (t1 - t0) * (int64_t)d; /* 34 fraction bits, > 0 */
+  int64_t r = (q + (1 << 18) - 1) >> 18; /* rounded up to 16 bits */
+  if (r > 0x10000) r = 0x10000;          /* clamped at 1 */
+  return pack_q16(sign, r, -(exp + 23));
 }
 
 uint32_t sfu_recipsqrt(uint32_t x) {
@@ -95,14 +108,15 @@ uint32_t sfu_recipsqrt(uint32_t x) {
   case OPERAND_INF: return 0;
   default: break;
   }
-  uint64_t m = mant;
-  if (exp % 2 != 0) { /* make the exponent even so that it halves exactly */
-    m <<= 1;
-    exp -= 1;
-  }
-  /* 1/sqrt(m * 2^exp) = floor(sqrt(2^62 / m)) * 2^(-31 - exp/2), with >= 18
-   * bits in the root (floor(sqrt(floor(y))) = floor(sqrt(y))). */
-  return pack_truncated(0, isqrt64((UINT64_C(1) << 62) / m), -31 - exp / 2);
+  /* |x| = m * 2^e = (m * 2^odd) * 2^(e - odd) with e - odd even */
+  int e = exp + 23;
+  uint32_t odd = (uint32_t)e & 1u;
+  uint32_t f = mant & 0x7fffffu, i = f >> 16, d = f & 0xffffu;
+  int64_t t0 = recipsqrt_entry(i, odd), t1 = recipsqrt_entry(i + 1, odd);
+  int64_t q = t0 * 65536 + (t1 - t0) * (int64_t)d; /* 32 fraction bits */
+  int64_t r = (q + (1 << 15)) >> 16; /* rounded to 16 bits */
+  if (r > 0xffff) r = 0xffff;         /* saturated below 1 */
+  return pack_q16(0, r, -(e - (int)odd) / 2);
 }
 
 /* exp2 and log2 are table-driven, as hardware function units are, and fitted
