@@ -3,7 +3,8 @@
 #               (a window with a display, else out/triangle.png)
 #   make test   install what is missing, build (plain and ASan+UBSan), run the whole suite
 #   make bench  install what is missing, build optimised, run the benchmarks
-# Variables: BUILD (build dir), JOBS (parallel jobs).
+#   make install  build, then install under PREFIX (default /usr/local)
+# Variables: BUILD (build dir), JOBS (parallel jobs), PREFIX (make install).
 
 BUILD      ?= build
 BUILD_SAN  ?= build-san
@@ -12,7 +13,7 @@ PACKAGES   := cmake pkg-config gcc make liblua5.4-dev lua5.4 libsdl2-dev libstb-
 TEST_PACKAGES := xvfb xauth imagemagick libxml2-utils
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench fuzz deps deps-test clean help
+.PHONY: all build run test bench install fuzz deps deps-test clean help
 
 all: build
 
@@ -20,6 +21,7 @@ help:
 	@echo "make run    - install dependencies, build, run the main scene"
 	@echo "make test   - install dependencies, build, run all tests (plain and sanitized)"
 	@echo "make bench  - build and run the benchmarks"
+	@echo "make install [PREFIX=/usr/local] - build and install (cmake --install)"
 	@echo "make fuzz   - build the fuzz targets (clang) and run each for FUZZ_SECONDS (60)"
 	@echo "make clean  - remove build directories"
 
@@ -74,6 +76,13 @@ test: deps-test $(BUILD)/CMakeCache.txt $(BUILD_SAN)/CMakeCache.txt
 
 bench: build
 	./$(BUILD)/gpusim bench
+
+# cmake --install: bin/gpusim, the Lua module and helpers where a stock
+# lua5.4 finds them under PREFIX, scenes and docs in share/gpusim, gpusim(1),
+# libgpusim.a with its headers and gpusim.pc (README, "Installing").
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # make fuzz: the libFuzzer targets of tests/fuzz (docs/fuzzing.md), built
 # with clang, ASan and UBSan into $(BUILD_FUZZ) (-DGS_FUZZ=ON); each runs for
