@@ -225,8 +225,15 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
     return gs_diag_set(d, GS_EINVAL, "cannot read %s: %dx%d is larger than %dx%d", path, width, height,
                        GS_IMAGE_MAX_SIDE, GS_IMAGE_MAX_SIDE);
   }
-  uint8_t *data = stbi_load_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels, 4);
+  /* In the file's own channels: stb 2.27 converts a 16-bit PNM to 4
+   * channels as if it had 8 bits and then reads twice the buffer it made
+   * (ASan, found by tests/fuzz/fuzz_image), so gpusim makes RGBA itself. */
+  uint8_t *data = stbi_load_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels, 0);
   free(bytes);
+  if (data && (channels < 1 || channels > 4)) {
+    stbi_image_free(data);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %d channels", path, channels);
+  }
   if (!data) {
     const char *why = stbi_failure_reason();
     return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
@@ -234,7 +241,16 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   }
   int rc = gs_image_alloc(img, width, height, d);
   if (rc == GS_OK) {
-    memcpy(img->pixels, data, img->stride * (size_t)height);
+    /* grey, grey + alpha, RGB, RGBA -> RGBA (alpha 255 where there is none) */
+    size_t n = (size_t)width * (size_t)height;
+    for (size_t i = 0; i < n; i++) {
+      const uint8_t *s = data + i * (size_t)channels;
+      uint8_t *o = img->pixels + 4 * i;
+      o[0] = s[0];
+      o[1] = channels >= 3 ? s[1] : s[0];
+      o[2] = channels >= 3 ? s[2] : s[0];
+      o[3] = channels == 2 ? s[1] : channels == 4 ? s[3] : 255;
+    }
   } else if (rc == GS_EARG) {
     rc = gs_diag_set(d, GS_EINVAL, "cannot read %s: %dx%d is larger than %dx%d", path, width,
                      height, GS_IMAGE_MAX_SIDE, GS_IMAGE_MAX_SIDE);

@@ -9,7 +9,8 @@
  * 1..GS_IMAGE_MAX_SIDE a side with stride 4 x width, or GS_EINVAL / GS_EIO
  * / GS_ENOMEM with a message naming the file; an image compares equal to
  * itself (no differing pixel, PSNR infinite) and its difference image with
- * itself is its dimmed grey copy of the same size; an image of at most
+ * itself is an image of the same size; a binary PGM's first sample comes
+ * back grey and opaque; an image of at most
  * GS_DRV_MAX_TEXTURE a side uploads as a texture as gpusim.texture does.
  */
 #include <math.h>
@@ -88,6 +89,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (img.width < 1 || img.height < 1 || img.width > GS_IMAGE_MAX_SIDE || img.height > GS_IMAGE_MAX_SIDE ||
       img.stride != (size_t)img.width * 4)
     fuzz_fail("image %dx%d stride %zu", img.width, img.height, img.stride);
+  /* A binary PGM of 8-bit samples ("P5 W H 255", one blank each): its
+   * first sample is grey, opaque. */
+  char head[32];
+  int pw, ph, at = 0;
+  memcpy(head, data, size < sizeof head - 1 ? size : sizeof head - 1);
+  head[size < sizeof head - 1 ? size : sizeof head - 1] = '\0';
+  if (sscanf(head, "P5 %d %d 255%n", &pw, &ph, &at) == 2 && at > 0 && (size_t)at < size &&
+      (head[at] == ' ' || head[at] == '\n') && pw == img.width && ph == img.height) {
+    const uint8_t *px = gs_image_pixel(&img, 0, 0), v = data[at + 1];
+    if (px[0] != v || px[1] != v || px[2] != v || px[3] != 255)
+      fuzz_fail("PGM sample %u read as %u,%u,%u,%u", v, px[0], px[1], px[2], px[3]);
+  }
   gs_image_diff r;
   if (gs_image_compare(&img, &img, 0, &r, &d) != 0 || r.differing || r.nonzero || r.max_diff ||
       r.pixels != (uint64_t)img.width * (uint64_t)img.height || !isinf(r.psnr))
