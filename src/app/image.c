@@ -204,6 +204,29 @@ static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
   return 0;
 }
 
+/* stb_image 2.27 does not check that a binary PGM or PPM (P5, P6) holds
+ * all its samples: it returns the pixels the file lacks as uninitialised
+ * memory (found by tests/fuzz/fuzz_image). Returns 1 if p is such a file
+ * with fewer bytes than samples x bytes per sample after its header, which
+ * is read as stb reads it: three numbers after the magic, each after
+ * white space and #-comments, and one character after the last. */
+static int pnm_truncated(const uint8_t *p, size_t n, int width, int height, int channels) {
+  if (n < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6')) return 0;
+  size_t i = 2;
+  uint64_t v[3];
+  for (int k = 0; k < 3; k++) {
+    for (;;) {
+      while (i < n && (p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r'))) i++;
+      if (i >= n || p[i] != '#') break;
+      while (i < n && p[i] != '\n' && p[i] != '\r') i++;
+    }
+    for (v[k] = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+      if (v[k] < 1000000) v[k] = v[k] * 10 + (uint64_t)(p[i] - '0');
+  }
+  uint64_t need = (uint64_t)width * (uint64_t)height * (uint64_t)channels * (v[2] > 255 ? 2 : 1);
+  return (uint64_t)(n - (i < n ? i + 1 : n)) < need;
+}
+
 int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   memset(img, 0, sizeof *img);
   char *bytes;
@@ -218,21 +241,24 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   }
   int width = 0, height = 0, channels = 0;
   /* The size first: stb would decode a 27-byte TGA of 63488x8193 (found
-   * by tests/fuzz/fuzz_image) into 2 GB before the check below. */
+   * by tests/fuzz/fuzz_image) into 2 GB before the check below. stb 2.27
+   * gives a top-down BMP's height as negative here and decodes its
+   * absolute value (a 147-byte BMP of -14090242 rows took 13 s). */
   if (stbi_info_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels) &&
-      (width > GS_IMAGE_MAX_SIDE || height > GS_IMAGE_MAX_SIDE)) {
+      (width > GS_IMAGE_MAX_SIDE || height > GS_IMAGE_MAX_SIDE || height < -GS_IMAGE_MAX_SIDE)) {
     free(bytes);
-    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %dx%d is larger than %dx%d", path, width, height,
-                       GS_IMAGE_MAX_SIDE, GS_IMAGE_MAX_SIDE);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %dx%lld is larger than %dx%d", path, width,
+                       height < 0 ? -(long long)height : height, GS_IMAGE_MAX_SIDE, GS_IMAGE_MAX_SIDE);
   }
   /* In the file's own channels: stb 2.27 converts a 16-bit PNM to 4
    * channels as if it had 8 bits and then reads twice the buffer it made
    * (ASan, found by tests/fuzz/fuzz_image), so gpusim makes RGBA itself. */
   uint8_t *data = stbi_load_from_memory((const stbi_uc *)bytes, (int)len, &width, &height, &channels, 0);
+  int truncated = data && pnm_truncated((const uint8_t *)bytes, len, width, height, channels);
   free(bytes);
-  if (data && (channels < 1 || channels > 4)) {
+  if (data && (channels < 1 || channels > 4 || truncated)) {
     stbi_image_free(data);
-    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %d channels", path, channels);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: %s", path, truncated ? "PNM file truncated" : "bad channels");
   }
   if (!data) {
     const char *why = stbi_failure_reason();
