@@ -290,7 +290,7 @@ static int32_t pse_half_size(float size) {
 
 /* ---- setup entry points ----------------------------------------------- */
 
-pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v0,
+GS_CLONES pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v0,
                               const pse_vertex *v1, const pse_vertex *v2,
                               pse_prim *p) {
   const pse_vertex *const v[3] = {v0, v1, v2};

@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "core/clones.h"
 #include "core/pool.h"
 #include "core/sort.h"
 #include "v3d/cle.h"
@@ -596,7 +597,7 @@ static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
  * floating-point environment (round to nearest, set by draw_prim): its
  * MS_FLAGS, early Z, the PSE's values. Returns whether any lane is left to
  * shade. */
-static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b) {
+static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b) {
   cle_worker *w = tc->w;
   uint16_t mask = blk->mask;
   if (w->prim.samples == PSE_MS_SAMPLES)
@@ -633,7 +634,7 @@ static int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse
 
 /* Runs the fragment shader on a prepared block, in the QPU's environment
  * (qpu_fp_env, set by draw_prim). */
-static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, gs_addr at) {
+static GS_CLONE_INLINE int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, gs_addr at) {
   cle_worker *w = tc->w;
   const pse_block *blk = &s->blk;
   fs_ctx f;
@@ -673,7 +674,7 @@ static int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, g
  * which no other block of the primitive writes, so it may run before the
  * shaders of the blocks ahead of it. The primitive's setup keeps the
  * caller's environment, which is restored at the end. */
-static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_addr at) {
+GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigned n, gs_addr at) {
   cle_worker *w = tc->w;
   pse_result pr = n == 3 ? pse_setup_triangle(&tc->pse, v[0], v[1], v[2], &w->prim)
                   : n == 2 ? pse_setup_line(&tc->pse, v[0], v[1], &w->prim)

@@ -29,7 +29,7 @@ void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z
   t->clear_zs = (z & 0xffffffu) << 8 | stencil;
 }
 
-void tlb_clear(gs_tlb *t, int colour, int zs) {
+GS_CLONES void tlb_clear(gs_tlb *t, int colour, int zs) {
   /* even words get the low half, odd ones the high half (the low one
    * again in a 32-bit tile) */
   uint32_t lo = t->clear_colour[0], hi = t->clear_colour[t->halves - 1];
