@@ -227,6 +227,28 @@ static int pnm_truncated(const uint8_t *p, size_t n, int width, int height, int 
   return (uint64_t)(n - (i < n ? i + 1 : n)) < need;
 }
 
+/* stb_image 2.27 adds an empty IDAT chunk's offset to its data pointer
+ * while that is still NULL, which C leaves undefined (UBSan, found by
+ * tests/fuzz/fuzz_image). An empty IDAT adds nothing to the image, so a
+ * PNG's empty IDAT chunks are dropped from p[0 .. *n) in place before stb
+ * reads it (each chunk: length, type, data, CRC; PNG specification 5.3). */
+static void png_drop_empty_idat(uint8_t *p, size_t *n) {
+  static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (*n < 8 || memcmp(p, sig, 8) != 0) return;
+  size_t i = 8;
+  while (i + 12 <= *n) {
+    uint64_t len = (uint64_t)p[i] << 24 | (uint64_t)p[i + 1] << 16 | (uint64_t)p[i + 2] << 8 | p[i + 3];
+    if (len == 0 && memcmp(p + i + 4, "IDAT", 4) == 0) {
+      memmove(p + i, p + i + 12, *n - i - 12);
+      *n -= 12;
+    } else if (len > *n - i - 12) {
+      return;
+    } else {
+      i += 12 + (size_t)len;
+    }
+  }
+}
+
 int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   memset(img, 0, sizeof *img);
   char *bytes;
@@ -239,6 +261,7 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
     return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
                        len > INT_MAX ? "file too large" : "corrupt JPEG Huffman table");
   }
+  png_drop_empty_idat((uint8_t *)bytes, &len);
   int width = 0, height = 0, channels = 0;
   /* The size first: stb would decode a 27-byte TGA of 63488x8193 (found
    * by tests/fuzz/fuzz_image) into 2 GB before the check below. stb 2.27

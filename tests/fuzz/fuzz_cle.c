@@ -4,10 +4,11 @@
  * GPU memory.
  *
  * Input: a 16-byte header, then a memory image. The header holds four
- * little-endian 32-bit numbers: the binning list's start and length and the
- * rendering list's start and length, the starts as offsets into the image. The image
- * is loaded at GS_MEM_BASE into one allocation of IMAGE_BYTES (zeros after
- * the input), the only GPU memory there is. The seeds
+ * little-endian 32-bit numbers: the binning list's start and length and
+ * the rendering list's start and length, the starts as offsets into the
+ * image (all modulo IMAGE_BYTES). The image is loaded at GS_MEM_BASE into
+ * one allocation of IMAGE_BYTES (zeros after the input), the only GPU
+ * memory there is. GS_FUZZ_VERBOSE=1 prints each run's result. The seeds
  * (tests/fuzz/corpus/cle/) are real frames saved by mkcorpus.lua, so that
  * their addresses point into the image.
  *
