@@ -54,13 +54,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 /* The size the input declares: stbi_info, except for a JPEG, which stb
  * must not see before the loader has checked it (a corrupt Huffman table
- * overflows in stb's header parser too; anything starting with FF may be
- * one): there the first SOF0-SOF2
+ * overflows in stb's header parser too): there the first SOF0-SOF2
  * segment's lines and samples per line (ITU-T T.81, B.2.2). */
 static int declared_size(const uint8_t *p, size_t n, int *w, int *h) {
   int c;
-  if (n < 2 || p[0] != 0xFF) return stbi_info_from_memory(p, (int)n, w, h, &c);
-  for (size_t i = 2; i + 9 <= n; i++)
+  size_t i = 0;
+  while (i < n && p[i] == 0xFF) i++; /* fill bytes before SOI, as stb reads them */
+  if (i == 0 || i >= n || p[i] != 0xD8) return stbi_info_from_memory(p, (int)n, w, h, &c);
+  for (; i + 9 <= n; i++)
     if (p[i] == 0xFF && p[i + 1] >= 0xC0 && p[i + 1] <= 0xC2) {
       *h = p[i + 5] << 8 | p[i + 6];
       *w = p[i + 7] << 8 | p[i + 8];
