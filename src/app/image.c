@@ -204,27 +204,42 @@ static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
   return 0;
 }
 
-/* stb_image 2.27 does not check that a binary PGM or PPM (P5, P6) holds
- * all its samples: it returns the pixels the file lacks as uninitialised
- * memory (found by tests/fuzz/fuzz_image). Returns 1 if p is such a file
- * with fewer bytes than samples x bytes per sample after its header, which
- * is read as stb reads it: three numbers after the magic, each after
- * white space and #-comments, and one character after the last. */
-static int pnm_truncated(const uint8_t *p, size_t n, int width, int height, int channels) {
+/* A binary PGM or PPM (P5, P6) header as stb_image 2.27 reads it: three
+ * numbers after the magic, each after white space and #-comments, and one
+ * character after the last. Returns 0 if p is not one, else 1 with the
+ * numbers in v (each stopped at 10^9) and *end at the first sample byte;
+ * *overflow is set when a number reaches a value whose next digit
+ * overflows stb's int (UBSan, found by tests/fuzz/fuzz_image). */
+static int pnm_header(const uint8_t *p, size_t n, uint64_t v[3], size_t *end, int *overflow) {
   if (n < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6')) return 0;
   size_t i = 2;
-  uint64_t v[3];
+  *overflow = 0;
   for (int k = 0; k < 3; k++) {
     for (;;) {
       while (i < n && (p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r'))) i++;
       if (i >= n || p[i] != '#') break;
       while (i < n && p[i] != '\n' && p[i] != '\r') i++;
     }
-    for (v[k] = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
-      if (v[k] < 1000000) v[k] = v[k] * 10 + (uint64_t)(p[i] - '0');
+    for (v[k] = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++) {
+      if (v[k] > (INT_MAX - 9) / 10) *overflow = 1;
+      if (v[k] < 1000000000) v[k] = v[k] * 10 + (uint64_t)(p[i] - '0');
+    }
   }
+  *end = i < n ? i + 1 : n;
+  return 1;
+}
+
+/* stb_image 2.27 does not check that a binary PGM or PPM holds all its
+ * samples: it returns the pixels the file lacks as uninitialised memory
+ * (found by tests/fuzz/fuzz_image). 1 if p is such a file with fewer bytes
+ * than samples x bytes per sample after its header. */
+static int pnm_truncated(const uint8_t *p, size_t n, int width, int height, int channels) {
+  uint64_t v[3];
+  size_t end;
+  int overflow;
+  if (!pnm_header(p, n, v, &end, &overflow)) return 0;
   uint64_t need = (uint64_t)width * (uint64_t)height * (uint64_t)channels * (v[2] > 255 ? 2 : 1);
-  return (uint64_t)(n - (i < n ? i + 1 : n)) < need;
+  return (uint64_t)(n - end) < need;
 }
 
 /* stb_image 2.27 adds an empty IDAT chunk's offset to its data pointer
@@ -262,6 +277,14 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
                        len > INT_MAX ? "file too large" : "corrupt JPEG Huffman table");
   }
   png_drop_empty_idat((uint8_t *)bytes, &len);
+  uint64_t pnm[3];
+  size_t pnm_end;
+  int pnm_overflow = 0;
+  if (pnm_header((const uint8_t *)bytes, len, pnm, &pnm_end, &pnm_overflow) && pnm_overflow) {
+    free(bytes);
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
+                       "PNM header number too large");
+  }
   int width = 0, height = 0, channels = 0;
   /* The size first: stb would decode a 27-byte TGA of 63488x8193 (found
    * by tests/fuzz/fuzz_image) into 2 GB before the check below. stb 2.27

@@ -52,7 +52,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
  * a timeout. Larger sides the loader must refuse at once, so they run. */
 #define MAX_PIXELS (4 << 20)
 
-/* The size the input declares: stbi_info, except for a JPEG, which stb
+/* The size the input declares: stbi_info, except for a binary PNM (read
+ * roughly here) and a JPEG, which stb
  * must not see before the loader has checked it (a corrupt Huffman table
  * overflows in stb's header parser too): there the first SOF0-SOF2
  * segment's lines and samples per line (ITU-T T.81, B.2.2). */
@@ -60,6 +61,19 @@ static int declared_size(const uint8_t *p, size_t n, int *w, int *h) {
   int c;
   size_t i = 0;
   while (i < n && p[i] == 0xFF) i++; /* fill bytes before SOI, as stb reads them */
+  if (n >= 2 && p[0] == 'P' && (p[1] == '5' || p[1] == '6')) {
+    /* a binary PNM: stb's header parser overflows on long numbers, which
+     * the loader refuses; here only the first two numbers' size, roughly */
+    long v[2] = {0, 0};
+    size_t k = 2;
+    for (int j = 0; j < 2; j++) {
+      while (k < n && (p[k] < '0' || p[k] > '9')) k++;
+      for (; k < n && p[k] >= '0' && p[k] <= '9'; k++) v[j] = v[j] < 100000 ? v[j] * 10 + (p[k] - '0') : v[j];
+    }
+    *w = (int)v[0];
+    *h = (int)v[1];
+    return 1;
+  }
   if (i == 0 || i >= n || p[i] != 0xD8) return stbi_info_from_memory(p, (int)n, w, h, &c);
   for (; i + 9 <= n; i++)
     if (p[i] == 0xFF && p[i + 1] >= 0xC0 && p[i + 1] <= 0xC2) {
