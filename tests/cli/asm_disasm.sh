@@ -2,12 +2,7 @@
 # asm_disasm.sh GPUSIM SOURCE_DIR — `gpusim asm` and `gpusim disasm`: a round
 # trip through files and pipes, and failures that exit non-zero, say where,
 # and leave no output file (or the old one untouched).
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 
 # assemble, disassemble, assemble again: the same bytes
 "$gpusim" asm --isa qpu "$src/tests/cli/square.s" -o "$tmp/a.bin" || fail "asm square.s"

@@ -6,12 +6,7 @@
 # a primitive of its mode takes, and a draw of count = 0 (nothing asked
 # for), print nothing. Counts below each mode's smallest primitive: points
 # 1, lines and line strips and loops 2, triangles, strips and fans 3.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 cd "$tmp" || exit 1
 cat > s.lua <<'LUA'
 local gpusim = require "gpusim"

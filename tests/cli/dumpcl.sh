@@ -4,12 +4,7 @@
 # and an unknown ID fail with exit 1 naming the address. `gpusim
 # --dump-cl FILE SCENE.lua` writes a rendered frame's lists, with the tile
 # lists the binner wrote, and nothing when the scene fails.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 
 # NOP (1), then Flat Shade Flags (97) with flags 0x00000005
 printf '\001\141\005\000\000\000' > "$tmp/ok.bin"

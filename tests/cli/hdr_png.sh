@@ -4,12 +4,7 @@
 # rounded to nearest: R -1.0 -> 0, G 2.0 -> 255, B 0.25 -> 63.75 -> 64,
 # A 0.5 -> 127.5 -> 128 (the whole 8x8 frame is one covered quad); compared
 # with `gpusim diff --tolerance 0` against a PNG made by tests/cli/mkpng.lua.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 cat > "$tmp/hdr.lua" <<'LUA'
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"

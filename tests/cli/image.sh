@@ -5,15 +5,8 @@
 # difference, first differing pixel, mean and PSNR, worked out by hand for
 # small images; --tolerance at its edges; -o writing the diff image whole.
 # The PNGs are made here, pixel by pixel, by tests/cli/mkpng.lua.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkpng() { "$gpusim" --headless "$src/tests/cli/mkpng.lua" "$@" || fail "mkpng.lua $*"; }
+. "$2/tests/cli/lib/common.sh"
 # has FILE LINE: FILE holds the line LINE exactly
-has() { grep -Fxq -- "$2" "$1" || fail "expected the line '$2' in: $(cat "$1")"; }
 # diff_status WANT ARGS...: runs gpusim diff ARGS (out and err in $tmp), checks the status
 diff_status() {
   want=$1

@@ -7,12 +7,8 @@
 # - a symbolic link is followed: its target is written, the link stays;
 # - "-" is standard output;
 # - an output that was asked for and not written is an error (exit 1).
-set -u
-gpusim=$1
-src=$(cd "$2" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
+src=$(cd "$src" && pwd)
 
 "$gpusim" asm --isa qpu "$src/tests/cli/square.s" -o "$tmp/square.bin" || fail "asm"
 cp "$src/tests/ref/triangle.png" "$tmp/a.png"

@@ -6,12 +6,7 @@
 # usage error naming 1..4095 before the script runs, 4095 renders a frame
 # of that size, and the largest side the help names is the largest a
 # target takes.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 # png_size FILE: prints "W H" from the PNG's IHDR
 png_size() {
   [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$1 is not a PNG"

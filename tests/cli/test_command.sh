@@ -12,15 +12,8 @@
 # green from frame 3 on), so every expected pixel is known without running
 # gpusim: the references are made here by tests/cli/mkpng.lua, pixel by
 # pixel, and the counts in the report are worked out by hand.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkpng() { "$gpusim" --headless "$src/tests/cli/mkpng.lua" "$@" || fail "mkpng.lua $*"; }
+. "$2/tests/cli/lib/common.sh"
 # has FILE LINE: FILE holds the line LINE exactly
-has() { grep -Fxq -- "$2" "$1" || fail "expected the line '$2' in: $(cat "$1")"; }
 # run WANT ARGS...: runs gpusim test ARGS (stdout in out, stderr in err), checks the status
 run() {
   want=$1

@@ -9,12 +9,7 @@
 # a whole line of what the ```sh block before it printed (stdout and
 # stderr). The gpusim under test comes first on PATH after the setup block;
 # DISPLAY is unset, so window commands run without a window.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$2/tests/cli/lib/common.sh"
 page="$src/docs/tutorial.md"
 [ -r "$page" ] || fail "cannot read $page"
 case $gpusim in /*) ;; *) gpusim="$PWD/$gpusim" ;; esac

@@ -11,13 +11,7 @@
 #    centred); SIGTERM closes the window cleanly.
 # Nothing needs a real display. Exits 77 (ctest: skipped) only when xvfb-run
 # is missing; `make test` installs it (xvfb xauth) and ImageMagick.
-set -u
-gpusim=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mkpng() { "$gpusim" --headless "$src/tests/cli/mkpng.lua" "$@" || fail "mkpng.lua $*"; }
+. "$2/tests/cli/lib/common.sh"
 cd "$tmp" || exit 1
 
 # grid.png, 32x16: 8x8 blocks in two rows of four colours. Upside down,
