@@ -154,9 +154,10 @@ int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d) {
 
 /* stb_image 2.27 (Debian 12's libstb) builds a JPEG Huffman table before
  * it checks that the table's 16 code counts add up to at most 256, and
- * writes past the table's array when they do not (found by
- * tests/fuzz/fuzz_image.c). Returns 1 if the Define Huffman Table segment
- * whose marker (FF C4) is at p[at] holds such a table, read as stb reads
+ * writes past the table's array when they do not; nor does it check the
+ * tables' values (found by tests/fuzz/fuzz_image.c). Returns 1 if the
+ * Define Huffman Table segment whose marker (FF C4) is at p[at] holds a
+ * table of too many codes or a value no 8-bit JPEG has, read as stb reads
  * it: after the length, tables of a class/id byte (class 0..1, id 0..3,
  * else stb stops), 16 counts and that many values; bytes past the end
  * read as 0 (ITU-T T.81, B.2.4.2). */
@@ -170,6 +171,15 @@ static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at) {
     long codes = 0;
     for (int k = 0; k < 16; k++, i++) codes += i < n ? p[i] : 0;
     if (codes > 256) return 1;
+    /* The values are magnitude categories: for 8-bit samples (all stb
+     * reads) at most 11 for a DC table and a low nibble of at most 10 for
+     * an AC one (T.81, F.1.2.1 and F.1.2.2). A larger one makes stb take
+     * more bits than its bit buffer holds and shift by a negative count
+     * (UBSan in stbi__grow_buffer_unsafe, found by fuzz_image). */
+    for (long k = 0; k < codes && i + (size_t)k < n; k++) {
+      uint8_t v = p[i + (size_t)k];
+      if (q >> 4 == 0 ? v > 11 : (v & 15) > 10) return 1;
+    }
     i += (size_t)codes;
     left -= 17 + codes;
   }
