@@ -51,7 +51,7 @@ static void test_frame_lists_streams(void **state) {
   assert_int_equal(f.n_unif_streams, 6);
   unsigned count[5] = {0};
   for (unsigned i = 0; i < f.n_unif_streams; i++) {
-    const gs_drv_unif_stream *st = &f.unif_streams[i];
+    const gs_v3d_unif_stream *st = &f.unif_streams[i];
     if (i) assert_true(st->addr > f.unif_streams[i - 1].addr);
     assert_true(st->words <= 4);
     count[st->words]++;

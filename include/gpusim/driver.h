@@ -150,6 +150,7 @@
 #include "gpusim/diag.h"
 #include "gpusim/mem.h"
 #include "gpusim/sph.h"
+#include "gpusim/v3d.h"
 
 /* ---- render targets ------------------------------------------------------ */
 
@@ -481,13 +482,6 @@ typedef struct gs_drv_fs_interp {
   uint8_t mode[32];
 } gs_drv_fs_interp;
 
-/* A uniform stream the driver wrote into the frame: `words` uniforms from
- * addr (what the executor's unif_streams option takes). */
-typedef struct gs_drv_unif_stream {
-  gs_addr addr;
-  uint32_t words;
-} gs_drv_unif_stream;
-
 /* What the executor needs to run a frame and read its image. */
 typedef struct gs_drv_frame {
   gs_addr bin_start, bin_end;        /* CT0CA, CT0EA */
@@ -504,9 +498,11 @@ typedef struct gs_drv_frame {
                                         that has a driver header; valid until
                                         the next gs_driver_begin_frame */
   unsigned n_fs_interp;
-  const gs_drv_unif_stream *unif_streams; /* every uniform stream of the
-                                        frame's draws, sorted by address;
-                                        valid until the next begin_frame */
+  const gs_v3d_unif_stream *unif_streams; /* every uniform stream of the
+                                        frame's draws, sorted by address,
+                                        as the executor's unif_streams option
+                                        takes them; valid until the next
+                                        begin_frame */
   unsigned n_unif_streams;
 } gs_drv_frame;
 

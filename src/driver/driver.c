@@ -69,7 +69,7 @@ struct gs_driver {
     uint32_t call;
   } *rec;
   uint32_t cap_rec;
-  gs_drv_unif_stream *streams; /* the frame's uniform streams */
+  gs_v3d_unif_stream *streams; /* the frame's uniform streams */
   uint32_t cap_streams;
 };
 
@@ -425,7 +425,7 @@ static int put_uniforms(gs_driver *drv, const gs_drv_state *s, const gs_drv_unif
   if (rc < 0) return rc;
   rc = drv_arena_alloc(&drv->arena, (uint32_t)(u->n ? u->n * 4 : 4), 16, out, d);
   if (rc < 0) return rc;
-  drv->streams[drv->e.n_streams++] = (gs_drv_unif_stream){*out, (uint32_t)u->n};
+  drv->streams[drv->e.n_streams++] = (gs_v3d_unif_stream){*out, (uint32_t)u->n};
   uint8_t *p = gs_mem_ptr(drv->mem, *out, (uint32_t)(u->n * 4));
   for (size_t i = 0; i < u->n; i++) {
     uint32_t w = uniform_word(drv, s, &u->u[i]);
@@ -739,7 +739,7 @@ static int put_render_list(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
 }
 
 static int stream_cmp(const void *a, const void *b) {
-  gs_addr x = ((const gs_drv_unif_stream *)a)->addr, y = ((const gs_drv_unif_stream *)b)->addr;
+  gs_addr x = ((const gs_v3d_unif_stream *)a)->addr, y = ((const gs_v3d_unif_stream *)b)->addr;
   return x < y ? -1 : x > y;
 }
 

@@ -1783,15 +1783,12 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
     fi[i].fs_code = f->fs_interp[i].fs_code;
     memcpy(fi[i].mode, f->fs_interp[i].mode, sizeof fi[i].mode);
   }
-  gs_v3d_unif_stream *us = lua_newuserdatauv(L, (f->n_unif_streams ? f->n_unif_streams : 1) * sizeof *us, 0);
-  for (unsigned i = 0; i < f->n_unif_streams; i++) us[i] = (gs_v3d_unif_stream){f->unif_streams[i].addr,
-                                                                               f->unif_streams[i].words};
   gs_v3d_options o;
   memset(&o, 0, sizeof o);
   o.threads = threads;
   o.fs_interp = fi;
   o.n_fs_interp = f->n_fs_interp;
-  o.unif_streams = us;
+  o.unif_streams = f->unif_streams;
   o.n_unif_streams = f->n_unif_streams;
   gs_v3d_stats st;
   int rc;
@@ -1801,7 +1798,7 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
     if (gs_driver_grow_tile_memory(drv, f, &d) < 0) lgs_error(L, "render", d.msg);
   }
   if (rc < 0) run_error(L, drv, frame);
-  lua_pop(L, 2);
+  lua_pop(L, 1);  /* fi */
   lua_createtable(L, 0, 10);
   set_int(L, "tiles", (lua_Integer)st.tiles);
   set_int(L, "cs_vertices", (lua_Integer)st.cs_vertices);
