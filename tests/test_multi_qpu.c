@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "gpusim/qpu.h"
+#include "isa/qpu/qpu.h"
 #include "v3d/v3d.h"
 
 #define NQPU 8

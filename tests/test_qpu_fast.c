@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "gpusim/qpu.h"
 #include "isa/qpu/table.h"
+#include "isa/qpu/qpu.h"
 #include "v3d/v3d.h"
 
 #define PROG_LEN 48
@@ -220,7 +221,7 @@ static void random_programs_agree(int rounding, unsigned nprogs) {
     if (rf != rr) fail_msg("seed %u: fast %d (%s) reference %d (%s)", seed, rf, gs_gpu_error(gf), rr, gs_gpu_error(gr));
     if (rr == GS_OK) {
       assert_int_equal(sf.instructions, sr.instructions);
-      compare_states(gf->qpu[0], gr->qpu[0], seed);
+      compare_states(qpu_cluster_of(gf)->qpu[0], qpu_cluster_of(gr)->qpu[0], seed);
     } else {
       assert_string_equal(gs_gpu_error(gf), gs_gpu_error(gr));
     }
@@ -251,11 +252,11 @@ static void test_cache_notices_changed_code(void **state) {
   gs_gpu *g = gpu_with(w, unif);
   gs_qpu_status st;
   assert_int_equal(run_one(g, GS_INTERP_FAST, 0, &st), GS_OK);
-  assert_int_equal(g->qpu[0]->reg[QREG_R0].u[5], 111);
+  assert_int_equal(qpu_cluster_of(g)->qpu[0]->reg[QREG_R0].u[5], 111);
   w[0] = qpu_set(w[0], QPU_F_IMM, 222);
   gs_mem_write(gs_gpu_mem(g), GS_MEM_BASE, w, 8, NULL);
   assert_int_equal(run_one(g, GS_INTERP_FAST, 0, &st), GS_OK);
-  assert_int_equal(g->qpu[0]->reg[QREG_R0].u[5], 222);
+  assert_int_equal(qpu_cluster_of(g)->qpu[0]->reg[QREG_R0].u[5], 222);
   gs_gpu_free(g);
 }
 

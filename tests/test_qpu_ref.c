@@ -156,7 +156,7 @@ static gs_qpu *run_ok(gs_gpu *g, const uint64_t *w, size_t n, const uint32_t *u,
   if (rc != GS_OK) print_error("run failed: %s\n", gs_gpu_error(g));
   assert_int_equal(rc, GS_OK);
   assert_true(st.ended);
-  return g->qpu[0];
+  return qpu_cluster_of(g)->qpu[0];
 }
 
 static uint32_t lane(const gs_qpu *q, int slot, int i) { return q->reg[slot].u[i]; }
@@ -295,7 +295,7 @@ static void test_branch_delay_slots(void **state) {
   put_code(g, code, w, COUNT(w));
   gs_qpu_status st;
   assert_int_equal(run_at(g, code, 0, &st), GS_OK);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_all(q, R(0), 1);
   assert_all(q, R(1), 2);
   assert_all(q, R(2), 3);
@@ -320,7 +320,7 @@ static void test_branch_link(void **state) {
   gs_addr code = alloc(g, sizeof w);
   put_code(g, code, w, COUNT(w));
   assert_int_equal(run_at(g, code, 0, NULL), GS_OK);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_all(q, RA(5), 0x77);
   assert_all(q, RB(5), 0x77);
   assert_all(q, RA(6), code + 6 * 8 + 32);
@@ -336,7 +336,7 @@ static void test_branch_absolute(void **state) {
   w[0] = branch(15, 0, code + 8 * 8); /* the second ldi */
   put_code(g, code, w, COUNT(w));
   assert_int_equal(run_at(g, code, 0, NULL), GS_OK);
-  assert_all(g->qpu[0], R(0), 0x600d);
+  assert_all(qpu_cluster_of(g)->qpu[0], R(0), 0x600d);
 }
 
 /* Register branch: adds element 15 of ra[raddr_a], not element 0. */
@@ -667,7 +667,7 @@ static void test_semaphore_counts(void **state) {
   uint64_t acq = set(set(sema(1, 3), QPU_F_COND_ADD, 1), QPU_F_WADDR_ADD, QPU_W_ACC0);
   const uint64_t w[] = {sema(0, 3), sema(0, 3), acq, END};
   gs_qpu *q = run_ok(g, w, COUNT(w), NULL, 0);
-  assert_int_equal(g->sem[3], 1);
+  assert_int_equal(qpu_cluster_of(g)->sem[3], 1);
   assert_all(q, R(0), 0x13); /* sa (bit 4) | number 3 */
 }
 
@@ -681,7 +681,7 @@ static void test_semaphore_stall(void **state) {
   put_code(g, code, w, COUNT(w));
   assert_int_equal(run_at(g, code, 0, NULL), GS_EDEADLOCK);
   assert_non_null(strstr(gs_gpu_error(g), "semaphore 5"));
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_int_equal(q->pc, code);
   assert_int_equal(q->instructions, 0);
   assert_all(q, R(0), 0);
@@ -699,8 +699,8 @@ static void test_semaphore_between_qpus(void **state) {
   gs_qpu_status st[2];
   assert_int_equal(gs_qpu_run_user(g, p, 2, st), GS_OK);
   assert_int_equal(st[0].qpu, 0);
-  assert_all(g->qpu[0], R(0), 1);
-  assert_int_equal(g->sem[0], 0);
+  assert_all(qpu_cluster_of(g)->qpu[0], R(0), 1);
+  assert_int_equal(qpu_cluster_of(g)->sem[0], 0);
 }
 
 /* ---- Thread end, uniforms, NOP register ------------------------------------------------- */
@@ -713,7 +713,7 @@ static void test_thread_end(void **state) {
   put_code(g, code, w, COUNT(w));
   gs_qpu_status st;
   assert_int_equal(run_at(g, code, 0, &st), GS_OK);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_true(st.ended);
   assert_int_equal(st.instructions, 3);
   assert_all(q, R(0), 1);
@@ -750,7 +750,7 @@ static void test_uniform_stream(void **state) {
   gs_addr code = alloc(g, sizeof w);
   put_code(g, code, w, COUNT(w));
   assert_int_equal(run_at(g, code, ua, NULL), GS_OK);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_all(q, R(1), 30);
   assert_all(q, R(2), 20);
   assert_all(q, R(3), 0);
@@ -821,7 +821,7 @@ static void test_error_uniform_outside_memory(void **state) {
   snprintf(want, sizeof want, "0x%08x", ua + 4);
   if (!strstr(gs_gpu_error(g), want)) print_error("message: %s\n", gs_gpu_error(g));
   assert_non_null(strstr(gs_gpu_error(g), want));
-  assert_all(g->qpu[0], R(0), 1);
+  assert_all(qpu_cluster_of(g)->qpu[0], R(0), 1);
 }
 
 int main(void) {

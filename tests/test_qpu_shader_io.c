@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "gpusim/qpu.h"
+#include "isa/qpu/qpu.h"
 #include "v3d/v3d.h"
 
 typedef struct mock {
@@ -69,7 +70,7 @@ static gs_gpu *run_fragment(int interp, const char *src, mock *m) {
   gs_mem_write(mem, code, w, (uint32_t)(8 * n), NULL);
   free(w);
   gs_gpu_config_of(g)->interpreter = interp;
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   qpu_reset(q, 0, code, unif, 100000);
   qpu_shader_io io = mock_io_template;
   io.ctx = m;
@@ -98,7 +99,7 @@ static void varyings(int interp) {
                            "    fadd r3, r0, r5\n"         /* varying 1: VP*2 + 200 */
                            "    thrend\n    nop\n    nop\n",
                            &m);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_int_equal(m.varyings_read, 2);
   for (int i = 0; i < 16; i++) {
     assert_int_equal(q->reg[QREG_R0 + 2].u[i], 7);
@@ -124,7 +125,7 @@ static void payload_and_tlb(int interp) {
                            "    mov r1, r4 ; mov r0, x_coord\n" /* r4 is the loaded colour; x is 5 */
                            "    thrend\n    nop\n    nop\n",
                            &m);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   assert_int_equal(m.tlb_writes, 2);
   assert_int_equal(m.loads, 1);
   assert_int_equal(m.tlb_lanes[44 - 43], 0xFFFF);

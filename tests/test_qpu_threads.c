@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "core/pool.h"
 #include "gpusim/qpu.h"
+#include "isa/qpu/qpu.h"
 #include "v3d/v3d.h"
 
 #define NJOBS 64

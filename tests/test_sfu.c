@@ -423,7 +423,7 @@ static void test_published_measurements_on_qpu(void **state) {
       gs_qpu_program p = {c, u};
       gs_qpu_status st;
       if (gs_qpu_run_user(g, &p, 1, &st) < 0) fail_msg("%s", gs_gpu_error(g));
-      const gs_qpu *q = g->qpu[st.qpu];
+      const gs_qpu *q = qpu_cluster_of(g)->qpu[st.qpu];
       char got[32];
       for (int lane = 0; lane < QPU_LANES; lane += 5) {
         printed(got, sizeof got, q->reg[QREG_R0].u[lane]);

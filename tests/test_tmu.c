@@ -100,7 +100,7 @@ static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   f->g = gs_gpu_new(NULL);
   assert_non_null(f->g);
-  f->q = f->g->qpu[0];
+  f->q = qpu_cluster_of(f->g)->qpu[0];
   assert_int_equal(gs_mem_alloc(f->g->mem, 256, 16, &f->unif, NULL), GS_OK);
   qpu_reset(f->q, 0, 0x1000, f->unif, 1000);
   *state = f;

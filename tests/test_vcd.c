@@ -53,7 +53,7 @@ static void test_fetch(void **s) {
  * index, and checks that VPM row r word j came from byte r * pitch + 4j. */
 static void check_pitch(uint32_t mpitchb, uint32_t pitch) {
   gs_gpu *g = gs_gpu_new(NULL);
-  gs_qpu *q = g->qpu[0];
+  gs_qpu *q = qpu_cluster_of(g)->qpu[0];
   qpu_reset(q, 0, 0x1000, 0, 1000);
   uint32_t bytes = 16 * 16384; /* room for any 14-bit pitch */
   gs_addr a;

@@ -3,7 +3,7 @@
  * and the tile-allocation memory; state records update the binner's state;
  * each draw (32, 33) has its vertices shaded — in GL mode the VCD fetches
  * the coordinate shader's attributes into the VPM and the coordinate shader
- * runs on a QPU in batches of 16, in NV mode the pre-shaded vertices are
+ * runs in batches of 16, in NV mode the pre-shaded vertices are
  * read from memory — then the PTB (ptb.h) assembles, culls, clips and bins
  * the primitives, and this file writes every tile's list into
  * tile-allocation memory with the control-list writer, in the byte format
@@ -47,7 +47,7 @@ typedef struct cle_bin {
   cle_vg_draw vg;            /* the XY words of a VG draw */
   cle_shader sh;
   uint32_t sh_version;       /* of the shader item sh was decoded from */
-  cle_unit unit;             /* the QPU that runs coordinate shaders */
+  cle_unit unit;             /* runs the coordinate shaders */
   uint32_t draws;
 } cle_bin;
 
@@ -348,7 +348,7 @@ static int check_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const c
 /* Runs the coordinate shader on a batch and keeps its output. */
 static int shade_batch(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, const uint32_t *batch,
                        unsigned nb, gs_diag *d) {
-  int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, "coordinate shader", batch, nb);
+  int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, GS_STAGE_COORDINATE, batch, nb);
   if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
   take_batch_output(b, di, batch, nb);
   return GS_OK;

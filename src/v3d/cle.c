@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include "core/pool.h"
-#include "isa/qpu/decode.h"
 #include "v3d/cle.h"
 
 #define CLE_DEFAULT_PACKETS (1u << 24)
@@ -424,64 +423,43 @@ int cle_read_vg(const gs_cl_view *v, const gs_cl_packet *p, cle_vg_draw *vd, gs_
 
 uint64_t cle_watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
 
-static gs_qpu *new_qpu(void) { return aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63); }
-
 int cle_unit_init(cle_unit *u, int num) {
   memset(u, 0, sizeof *u);
   u->num = num;
-  u->q = new_qpu();
-  u->fresh = new_qpu();
-  u->vpm = malloc(sizeof *u->vpm);
-  if (!u->q || !u->fresh || !u->vpm) {
-    cle_unit_free(u);
-    return GS_ENOMEM;
-  }
-  memset(u->q, 0, sizeof *u->q); /* cle_unit_reset reads its qpu_trust_code setting before the first copy */
-  memset(u->vpm, 0, sizeof *u->vpm);
-  return GS_OK;
+  u->vpm = calloc(1, sizeof *u->vpm);
+  return u->vpm ? GS_OK : GS_ENOMEM;
 }
 
 void cle_unit_free(cle_unit *u) {
-  free(u->q);
-  free(u->fresh);
+  for (unsigned id = 0; id < GS_ISA_IDS; id++)
+    if (u->unit[id]) gs_isa_by_id(id)->unit_free(u->unit[id]);
   free(u->vpm);
-  u->q = u->fresh = NULL;
-  u->vpm = NULL;
+  memset(u, 0, sizeof *u);
 }
 
-gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, gs_addr unif_end, uint64_t budget) {
-  if (!u->fresh_valid || u->fresh_code != code || u->fresh_unif != uniforms || u->fresh_unif_end != unif_end ||
-      u->fresh_budget != budget) {
-    qpu_reset(u->fresh, u->num, code, uniforms, budget);
-    u->fresh->unif_end = unif_end;
-    u->fresh_code = code, u->fresh_unif = uniforms, u->fresh_unif_end = unif_end, u->fresh_budget = budget;
-    u->fresh_valid = true;
-  }
-  if (u->q_ready) {
-    qpu_copy_state(u->q, u->fresh);
-  } else {
-    uint8_t trust = u->q->hint_trust; /* qpu_trust_code's setting, which qpu_copy_state keeps too */
-    memcpy(u->q, u->fresh, sizeof *u->q);
-    qpu_trust_code(u->q, trust);
-    u->q_ready = true;
-  }
-  u->q->diag = &u->diag;
-  u->q->vpm.mem = u->vpm;
-  return u->q;
+int cle_unit_for(gs_gpu *g, cle_unit *u, gs_addr code, const gs_isa **isa, gs_isa_unit **iu) {
+  const gs_isa *i = gs_isa_of_code(g->mem, code, &u->diag);
+  if (!i) return u->diag.code ? u->diag.code : GS_EINVAL;
+  if (!u->unit[i->id] && !(u->unit[i->id] = i->unit_new(g, u->num, u->vpm, &u->diag)))
+    return gs_diag_set(&u->diag, GS_ENOMEM, "out of memory for a %s unit", i->title);
+  *isa = i;
+  *iu = u->unit[i->id];
+  return GS_OK;
 }
 
-int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *what, const uint32_t *idx,
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
                     unsigned n) {
+  const char *what = stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
   /* Both segments start zeroed, so what a shader reads or leaves unwritten
    * never depends on earlier batches (or on the thread count). */
   memset(&u->vpm->words[CLE_VPM_IN * 16], 0, p->in_rows * 16 * sizeof(uint32_t));
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
   int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
-  gs_qpu *q = cle_unit_reset(u, p->code, p->uniforms, p->unif_end, cle_watchdog(g));
-  vpm_set_window(q, CLE_VPM_IN, p->in_rows);
-  vpm_set_write_window(q, CLE_VPM_OUT, p->out_rows);
-  rc = qpu_run_to_end(g, q);
+  const gs_isa *isa;
+  gs_isa_unit *iu;
+  gs_vertex_io io = {stage, {p->code, p->uniforms, p->unif_end}, u->vpm, CLE_VPM_IN, p->in_rows, CLE_VPM_OUT, p->out_rows, n};
+  if ((rc = cle_unit_for(g, u, p->code, &isa, &iu)) >= 0) rc = isa->run_vertex(g, iu, &io);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);
   return GS_OK;
 }
@@ -648,7 +626,8 @@ int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr rend
   int rc = run_threads(&r, th, d);
   cle_bin_free(&r);
   cle_render_free(&r);
-  qpu_cache_trim(g); /* no QPU runs now */
+  for (unsigned i = 0; gs_isa_at(i); i++) /* no unit runs now */
+    if (gs_isa_at(i)->idle) gs_isa_at(i)->idle(g);
   if (stats) *stats = r.stats;
   return rc;
 }

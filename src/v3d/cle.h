@@ -1,7 +1,7 @@
 /* cle.h — the control-list executor (CLE) inside: what its three files
  * share. cle.c walks the lists of both threads (branches, sub-lists,
  * semaphores, budgets), keeps the state records, decodes shader records
- * and runs vertex and coordinate shaders on a QPU; binning.c is thread 0's
+ * and runs vertex and coordinate shaders (src/isa/isa.h); binning.c is thread 0's
  * work (coordinate shading, the PTB, writing tile lists); render.c is
  * thread 1's (planning tiles, then rendering them in parallel). The
  * public interface is include/gpusim/v3d.h; docs/pipeline.md explains the
@@ -89,7 +89,7 @@ int cle_oversample(const cle_state *s, bool ms_tiles, const gs_cl_packet *draw, 
 typedef struct cle_program {
   gs_addr code, uniforms;
   gs_addr record;     /* the GL shader record it comes from, for messages */
-  gs_addr unif_end;   /* end of its driver-written uniform stream, or 0 (qpu.h) */
+  gs_addr unif_end;   /* end of its driver-written uniform stream, or 0 (isa/isa.h) */
   vcd_attr attrs[CLE_MAX_ATTRS];
   unsigned nattrs;
   unsigned in_rows;   /* rows of the input segment */
@@ -123,35 +123,28 @@ gs_addr cle_state_record(const cle_state *s);
 int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_item_value *it, gs_addr at,
                       cle_shader *sh, gs_diag *d);
 
-/* One QPU with what a shader run needs: the binning thread has one, each
- * rendering worker another. */
+/* What a worker needs to run shaders: the binning thread has one, each
+ * rendering worker another. Its units (one per instruction set, made on
+ * first use) share its VPM and its diag. */
 typedef struct cle_unit {
-  gs_qpu *q;           /* 64-byte aligned */
   gs_vpm *vpm;         /* its own VPM */
   gs_diag diag;        /* its errors */
-  int num;             /* QPU number in messages */
-  /* A QPU as qpu_reset leaves it for (code, uniforms): copying it is much
-   * cheaper than resetting for every batch of 16 fragments. */
-  gs_qpu *fresh;
-  gs_addr fresh_code, fresh_unif, fresh_unif_end;
-  uint64_t fresh_budget;
-  bool fresh_valid;
-  bool q_ready;        /* q's small-immediate slots are set */
+  int num;             /* unit number in messages */
+  gs_isa_unit *unit[GS_ISA_IDS];
 } cle_unit;
 
-/* Allocates / frees a unit's QPU and VPM. */
+/* Allocates / frees a unit's VPM and ISA units. */
 int cle_unit_init(cle_unit *u, int num);
 void cle_unit_free(cle_unit *u);
-/* Leaves u->q exactly as qpu_reset(u->q, u->num, code, uniforms, budget)
- * would, with the uniform stream ending at unif_end (0: no limit), then
- * points its errors at u->diag and its VPM at u->vpm. */
-gs_qpu *cle_unit_reset(cle_unit *u, gs_addr code, gs_addr uniforms, gs_addr unif_end, uint64_t budget);
+/* The ISA of the program at code (from its header) and u's unit for it,
+ * made on first use; an error (in u->diag) for an unknown ISA. */
+int cle_unit_for(gs_gpu *g, cle_unit *u, gs_addr code, const gs_isa **isa, gs_isa_unit **iu);
 
 /* Shades the vertices idx[0..n) (n <= 16) with program p: the VCD loads
- * their attributes into the input segment, the QPU runs the shader alone.
+ * their attributes into the input segment, the program's ISA unit runs it.
  * Vertex i's output word r is then u->vpm->words[(CLE_VPM_OUT + r) * 16 + i].
- * Errors (in u->diag) name the shader and the QPU's message. */
-int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const char *what, const uint32_t *idx,
+ * Errors (in u->diag) name the shader and the unit's message. */
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
                     unsigned n);
 
 /* The instruction budget of one shader run. */

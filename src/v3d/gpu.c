@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "v3d/v3d.h"
-#include "isa/qpu/decode.h"
 
 gs_gpu *gs_gpu_new(const gs_gpu_config *cfg) {
   gs_gpu *g = calloc(1, sizeof *g);
@@ -10,35 +9,32 @@ gs_gpu *gs_gpu_new(const gs_gpu_config *cfg) {
   if (cfg) g->cfg = *cfg;
   if (g->cfg.mem_limit == 0) g->cfg.mem_limit = GS_MEM_DEFAULT_LIMIT;
   if (g->cfg.watchdog == 0) g->cfg.watchdog = GS_DEFAULT_WATCHDOG;
-  if (g->cfg.qpus <= 0 || g->cfg.qpus > GS_MAX_QPUS) g->cfg.qpus = GS_MAX_QPUS;
-  g->mutex_owner = -1;
   g->mem = gs_mem_new(g->cfg.mem_limit);
-  g->cache = qpu_cache_new();
-  if (!g->mem || !g->cache) {
+  if (!g->mem) {
     gs_gpu_free(g);
     return NULL;
   }
-  for (int i = 0; i < GS_MAX_QPUS; i++) {
-    /* aligned_alloc: gs_qpu holds 64-byte-aligned vectors */
-    size_t size = (sizeof(gs_qpu) + 63) & ~(size_t)63;
-    g->qpu[i] = aligned_alloc(64, size);
-    if (!g->qpu[i]) {
+  for (unsigned i = 0; gs_isa_at(i); i++) {
+    const gs_isa *isa = gs_isa_at(i);
+    if (isa->context_new && !(g->isa_ctx[isa->id] = isa->context_new(g))) {
       gs_gpu_free(g);
       return NULL;
     }
-    memset(g->qpu[i], 0, sizeof(gs_qpu));
-    g->qpu[i]->num = i;
   }
   return g;
 }
 
 void gs_gpu_free(gs_gpu *g) {
   if (!g) return;
-  for (int i = 0; i < GS_MAX_QPUS; i++) free(g->qpu[i]);
-  qpu_cache_free(g->cache);
+  for (unsigned i = 0; gs_isa_at(i); i++) {
+    const gs_isa *isa = gs_isa_at(i);
+    if (isa->context_free && g->isa_ctx[isa->id]) isa->context_free(g->isa_ctx[isa->id]);
+  }
   gs_mem_free(g->mem);
   free(g);
 }
+
+void *gs_isa_context(gs_gpu *g, gs_isa_id id) { return (unsigned)id < GS_ISA_IDS ? g->isa_ctx[id] : NULL; }
 
 gs_mem *gs_gpu_mem(gs_gpu *g) { return g->mem; }
 gs_gpu_config *gs_gpu_config_of(gs_gpu *g) { return &g->cfg; }

@@ -218,6 +218,7 @@ static void pse_setup_values(const pse_state *st, pse_prim *p, const pse_vertex 
   int provoking = st->provoking_first ? 0 : nv - 1;
   assert(st->nvary <= PSE_MAX_VARYINGS);
   for (int k = 0; k < st->nvary; k++) {
+    p->imap[p->nfifo] = st->interp[k];
     pse_fifo_entry *e = &p->fifo[p->nfifo++];
     double a0 = v[0]->vary[k];
     double d1 = nv > 1 ? (double)v[1]->vary[k] - a0 : 0.0;
@@ -250,6 +251,7 @@ static void pse_setup_values(const pse_state *st, pse_prim *p, const pse_vertex 
 /* An extra FIFO entry whose value is the weight λ1 (q1 = 1) or λ2 (q2 = 1)
  * itself, screen-linear, with C = 0. */
 static void pse_add_weight_entry(pse_prim *p, double q1, double q2) {
+  p->imap[p->nfifo] = PSE_INTERP_SCREEN_LINEAR;
   pse_fifo_entry *e = &p->fifo[p->nfifo++];
   e->kind = PSE_VP_PLANE_OVER_W;
   e->c = 0.0f;

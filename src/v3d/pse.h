@@ -211,6 +211,7 @@ typedef struct pse_prim {
   double z0, dz1, dz2;     /* Z × (2^24−1) at vertex 0 (+ depth offset), deltas */
   double iw0, diw1, diw2;  /* 1/W at vertex 0, deltas to vertices 1 and 2 */
   pse_fifo_entry fifo[PSE_MAX_FIFO];
+  uint8_t imap[PSE_MAX_FIFO]; /* each entry's pse_interp (the extras: screen-linear) */
 } pse_prim;
 
 /* Sets up a triangle (vertices in primitive order). Culls by face per the

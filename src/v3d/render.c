@@ -464,6 +464,8 @@ typedef struct tile_ctx {
   uint32_t full_cover;         /* MS_FLAGS of a covered pixel rasterised at its centre: 1, or 0xF on 4x tiles */
   cle_shader sh;
   uint32_t sh_version;
+  const gs_isa *fs_isa;        /* the fragment program's ISA and the worker's unit for it */
+  gs_isa_unit *fs_unit;
   unsigned x, y;               /* tile coordinates */
   gs_cl_packet pending[RENDER_MAX_LOADS];
   unsigned npending;
@@ -484,6 +486,8 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   if (!it[CLE_SHADER].version || tc->sh_version != it[CLE_SHADER].version) {
     int rc = cle_shader_decode(&tc->r->view, &tc->r->opt, &it[CLE_SHADER], at, &tc->sh, tc->d);
     if (rc < 0) return rc;
+    if ((rc = cle_unit_for(tc->r->g, &tc->w->unit, tc->sh.fs_code, &tc->fs_isa, &tc->fs_unit)) < 0)
+      return gs_diag_set(tc->d, rc, "0x%08x: fragment shader at 0x%08x: %s", at, tc->sh.fs_code, tc->w->unit.diag.msg);
     tc->sh_version = it[CLE_SHADER].version;
   }
   pse_state *ps = &tc->pse;
@@ -534,54 +538,30 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
 
 /* ---- a tile: fragment shading ------------------------------------------------------ */
 
-/* What a fragment shader's TLB and varying accesses reach. */
-typedef struct fs_ctx {
-  gs_gpu *g;
+/* The tile buffer as the fragment programs of a batch reach it
+ * (gs_tile_port). */
+typedef struct port_ctx {
   gs_tlb *t;
-  const pse_batch *b;
   const tlb_batch *lanes;
-  unsigned next_vary;
   const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
-} fs_ctx;
+} port_ctx;
 
-static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
-  fs_ctx *f = ctx;
-  if (f->next_vary >= f->b->nfifo)
-    return qpu_fault(f->g, q, GS_EHANG, "varying read %u, but the primitive sets up only %u (the read would wait "
-                     "forever)", f->next_vary + 1, f->b->nfifo);
-  unsigned k = f->next_vary++;
-  for (int i = 0; i < 16; i++) {
-    vp->f[i] = f->b->vp[k][i];
-    c->f[i] = f->b->c[k];
-  }
-  return GS_OK;
+static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup(((port_ctx *)ctx)->t, config); }
+
+static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  port_ctx *p = ctx;
+  tlb_z_write_batch(p->t, p->lanes, z, p->rev, cov, lanes);
 }
 
-/* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
- * updates for the colour writes after it (RG §5). */
-static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
-  fs_ctx *f = ctx;
-  uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
-  switch (addr) {
-  case QPU_W_TLB_STENCIL: tlb_stencil_setup(f->t, v->u[0]); return GS_OK;
-  case QPU_W_TLB_Z: tlb_z_write_batch(f->t, f->lanes, v->u, f->rev, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_MS: tlb_colour_ms_batch(f->t, f->lanes, v->u, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_ALL: tlb_colour_all_batch(f->t, f->lanes, v->u, coverage, lanes); return GS_OK;
-  default:
-    return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
-                     "113's VG mask buffer is not (docs/pipeline.md)");
-  }
+static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
+  port_ctx *p = ctx;
+  if (all) tlb_colour_all_batch(p->t, p->lanes, rgba, cov, lanes);
+  else tlb_colour_ms_batch(p->t, p->lanes, rgba, cov, lanes);
 }
 
-static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
-  fs_ctx *f = ctx;
-  if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
-    tlb_loadc_batch(f->t, f->lanes, r4->u, QPU_ALL_LANES);
-    return GS_OK;
-  }
-  return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads (signals 7 and 12) are not modelled by "
-                   "gpusim, as coverage mode and the VG mask buffer are not (docs/pipeline.md)",
-                   sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
+static void port_colour_load(void *ctx, uint32_t *rgba) {
+  port_ctx *p = ctx;
+  tlb_loadc_batch(p->t, p->lanes, rgba, 0xFFFFu);
 }
 
 /* The lanes' pixels of block b. */
@@ -632,31 +612,22 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
   return 1;
 }
 
-/* Runs the fragment shader on a prepared block, in the QPU's environment
- * (qpu_fp_env, set by draw_prim). */
+/* Runs the fragment shader on a prepared block, in its unit's floating-point
+ * environment (gs_isa.fp_env, set by draw_prim). */
 static GS_CLONE_INLINE int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, gs_addr at) {
   cle_worker *w = tc->w;
   const pse_block *blk = &s->blk;
-  fs_ctx f;
-  f.g = tc->r->g, f.t = &w->tlb, f.b = b, f.lanes = &s->lanes, f.next_vary = 0;
   static const uint32_t rev_lanes[2][16] = {{0}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
   uint32_t rev = b->reverse; /* read once: a uint8_t may alias the stores below */
-  f.rev = rev_lanes[rev & 1u];
-  gs_qpu *q = cle_unit_reset(&w->unit, tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end,
-                             cle_watchdog(tc->r->g));
-  qpu_shader_io io = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
-  q->shader_io = &io;
-  for (int l = 0; l < 16; l++) {
-    q->reg[QREG_RA0 + 15].f[l] = b->w[l];
-    q->reg[QREG_RB0 + 15].u[l] = b->z[l];
-    q->payload[QPU_PAYLOAD_X].u[l] = s->x[l];
-    q->payload[QPU_PAYLOAD_Y].u[l] = s->y[l];
-    q->payload[QPU_PAYLOAD_MS].u[l] = s->cov[l];
-    q->payload[QPU_PAYLOAD_REV].u[l] = rev;
-  }
+  port_ctx pc = {&w->tlb, &s->lanes, rev_lanes[rev & 1u]};
+  static const gs_tile_port port_fns = {NULL, port_stencil_setup, port_z_write, port_colour_write, port_colour_load};
+  gs_tile_port port = port_fns;
+  port.ctx = &pc;
+  gs_frag_io io = {{tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end},
+                   16, s->mask, rev, s->x, s->y, s->cov, b->z, b->w, b->nfifo, (const float (*)[16])b->vp, b->c,
+                   w->prim.imap, &port};
   tlb_begin_batch(&w->tlb);
-  int rc = qpu_run_to_end_in_env(tc->r->g, q);
-  q->shader_io = NULL;
+  int rc = tc->fs_isa->run_fragment(tc->r->g, tc->fs_unit, &io);
   if (rc < 0)
     return cle_prefix(tc->d, rc, "0x%08x: fragment shader at 0x%08x (uniforms 0x%08x), block (%u, %u): ", at,
                       tc->sh.fs_code, tc->sh.fs_uniforms, blk->x, blk->y);
@@ -683,22 +654,23 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
   w->stats.prims_drawn++;
   int nb = pse_rasterize_tile(&w->prim, (int)tc->x, (int)tc->y, &w->cov);
   gs_fp_env caller = gs_fp_env_get();
-  gs_fp_env setup_env = gs_fp_env_with(caller, GS_FP_NEAREST, 0), qpu_env = qpu_fp_env(tc->r->g, caller);
+  gs_fp_env setup_env = gs_fp_env_with(caller, GS_FP_NEAREST, 0);
+  gs_fp_env unit_env = tc->fs_isa->fp_env(tc->r->g, caller);
   int rc = GS_OK;
   /* Between here and the end nothing but the fragment shaders can write
    * memory (tile stores and the host come between primitives), so the
    * shader's code is compared with memory once, not once per batch. */
-  qpu_trust_code(w->unit.q, 1);
+  tc->fs_isa->trust_code(tc->fs_unit, 1);
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
     int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
     gs_fp_env_set(setup_env);
     for (int i = first; i < end; i++) ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready]);
     if (!ready) continue;
-    gs_fp_env_set(qpu_env);
+    gs_fp_env_set(unit_env);
     for (int k = 0; k < ready && rc >= 0; k++) rc = shade_block(tc, &w->slot[k], &w->batch[k], at);
   }
   gs_fp_env_set(caller);
-  qpu_trust_code(w->unit.q, 0);
+  tc->fs_isa->trust_code(tc->fs_unit, 0);
   return rc;
 }
 
@@ -752,7 +724,7 @@ static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
   }
   for (unsigned k = 0; k < n; k += 16) {
     unsigned m = n - k < 16 ? n - k : 16;
-    int rc = cle_shade_batch(tc->r->g, &w->unit, &sh->vs, "vertex shader", &w->vidx[k], m);
+    int rc = cle_shade_batch(tc->r->g, &w->unit, &sh->vs, GS_STAGE_VERTEX, &w->vidx[k], m);
     if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: ", at);
     for (unsigned i = 0; i < m; i++)
       pse_vertex_unpack(&w->unit.vpm->words[CLE_VPM_OUT * 16 + i], 16, sh->point_size, (int)sh->nvary,

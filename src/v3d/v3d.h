@@ -1,28 +1,24 @@
-/* v3d.h — the gs_gpu context as the hardware model sees it: memory, QPUs,
- * the shared VPM, semaphores and mutex, the program cache and config. */
+/* v3d.h — the gs_gpu context as the hardware model sees it: memory, the
+ * shared VPM, config, the last error, and the state each instruction set
+ * keeps per context (its shader units, program cache and shared resources:
+ * src/isa/isa.h), which the hardware model never looks into. */
 #ifndef GS_V3D_V3D_H
 #define GS_V3D_V3D_H
 
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
-#include "isa/qpu/qpu.h"
+#include "isa/isa.h"
 #include "v3d/vpm.h"
 
-#define GS_MAX_QPUS 12
 #define GS_DEFAULT_WATCHDOG (UINT64_C(1) << 28)
-
-struct qpu_cache; /* decode.c */
 
 struct gs_gpu {
   gs_gpu_config cfg;
   gs_diag diag;
   gs_mem *mem;
   gs_vpm vpm;
-  uint8_t sem[16];      /* semaphore counts 0..15 */
-  int mutex_owner;      /* QPU number holding the mutex, -1 if free */
-  struct qpu_cache *cache;
-  gs_qpu *qpu[GS_MAX_QPUS];
-  gs_addr fault_record; /* gs_v3d_fault_record: set when a draw fails */
+  void *isa_ctx[GS_ISA_IDS]; /* gs_isa.context_new's, by gs_isa_id */
+  gs_addr fault_record;      /* gs_v3d_fault_record: set when a draw fails */
 };
 
 #endif

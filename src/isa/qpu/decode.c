@@ -450,9 +450,9 @@ static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc);
 static int program_current(const gs_gpu *g, const qpu_program *p);
 
 const qpu_program *qpu_prepare(gs_gpu *g, gs_qpu *q, uint32_t pc) {
-  mtx_lock(&g->cache->lock);
+  mtx_lock(&qpu_cluster_of(g)->cache->lock);
   const qpu_program *p = prepare_locked(g, q, pc);
-  mtx_unlock(&g->cache->lock);
+  mtx_unlock(&qpu_cluster_of(g)->cache->lock);
   return p;
 }
 
@@ -465,14 +465,14 @@ static int program_current(const gs_gpu *g, const qpu_program *p) {
 const qpu_program *qpu_find(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   const qpu_program *h = q->hint;
   /* gen only changes in qpu_cache_trim, when no QPU runs. */
-  if (h && q->hint_gen == g->cache->gen && pc >= h->start && pc < h->end &&
+  if (h && q->hint_gen == qpu_cluster_of(g)->cache->gen && pc >= h->start && pc < h->end &&
       (q->hint_checked || program_current(g, h))) {
     q->hint_checked = q->hint_trust;
     return h;
   }
   /* qpu_prepare's program is current: just built, or compared */
   const qpu_program *p = qpu_prepare(g, q, pc);
-  if (p) q->hint = p, q->hint_gen = g->cache->gen, q->hint_checked = q->hint_trust;
+  if (p) q->hint = p, q->hint_gen = qpu_cluster_of(g)->cache->gen, q->hint_checked = q->hint_trust;
   return p;
 }
 
@@ -482,18 +482,19 @@ void qpu_trust_code(gs_qpu *q, int on) {
 }
 
 void qpu_cache_trim(gs_gpu *g) {
-  qpu_cache *c = g->cache;
+  qpu_cluster *cl = qpu_cluster_of(g);
+  qpu_cache *c = cl->cache;
   mtx_lock(&c->lock);
   for (size_t i = 0; i < c->nretired; i++) program_free(c->retired[i]);
   c->nretired = 0;
   c->gen++;
   mtx_unlock(&c->lock);
-  for (int i = 0; i < GS_MAX_QPUS; i++)
-    if (g->qpu[i]) g->qpu[i]->prog = NULL, g->qpu[i]->hint = NULL;
+  for (int i = 0; i < QPU_MAX; i++)
+    if (cl->qpu[i]) cl->qpu[i]->prog = NULL, cl->qpu[i]->hint = NULL;
 }
 
 static const qpu_program *prepare_locked(gs_gpu *g, gs_qpu *q, uint32_t pc) {
-  qpu_cache *c = g->cache;
+  qpu_cache *c = qpu_cluster_of(g)->cache;
   const uint8_t *w = pc & 7 ? NULL : gs_mem_ptr(g->mem, pc, 8);
   if (!w) {
     qpu_fetch_fault(g, q, pc);

@@ -123,17 +123,17 @@ int qpu_io_would_block(gs_gpu *g, gs_qpu *q, uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG);
   if (sig == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
     unsigned n = qpu_get(w, QPU_F_SEM_NUM);
-    return qpu_get(w, QPU_F_SEM_SA) ? g->sem[n] == 0 : g->sem[n] == 15;
+    return qpu_get(w, QPU_F_SEM_SA) ? qpu_cluster_of(g)->sem[n] == 0 : qpu_cluster_of(g)->sem[n] == 15;
   }
-  if (mutex_read_in(w)) return g->mutex_owner != -1;
+  if (mutex_read_in(w)) return qpu_cluster_of(g)->mutex_owner != -1;
   return 0;
 }
 
 int qpu_io_semaphore(gs_gpu *g, gs_qpu *q, uint64_t w) {
   unsigned n = qpu_get(w, QPU_F_SEM_NUM);
   (void)q;
-  if (qpu_get(w, QPU_F_SEM_SA)) g->sem[n]--;
-  else g->sem[n]++;
+  if (qpu_get(w, QPU_F_SEM_SA)) qpu_cluster_of(g)->sem[n]--;
+  else qpu_cluster_of(g)->sem[n]++;
   return GS_OK;
 }
 
@@ -161,7 +161,7 @@ int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
   case QPU_R_VPM:
     return vpm_read(g, q, out);
   case QPU_R_MUTEX:
-    g->mutex_owner = q->num;
+    qpu_cluster_of(g)->mutex_owner = q->num;
     broadcast(out, 0);
     return GS_OK;
   case QPU_R_XY_COORD: /* fragment payload; 0 outside fragment shaders (reset) */
@@ -228,9 +228,9 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     if (!elem0) return GS_OK;
     return side ? vpm_dma_store(g, q, v->u[0]) : vpm_dma_load(g, q, v->u[0]);
   case QPU_W_MUTEX_RELEASE:
-    if (g->mutex_owner != q->num)
+    if (qpu_cluster_of(g)->mutex_owner != q->num)
       return qpu_fault(g, q, GS_EINVAL, "mutex released by a QPU that does not hold it");
-    g->mutex_owner = -1;
+    qpu_cluster_of(g)->mutex_owner = -1;
     return GS_OK;
   case QPU_W_SFU_RECIP:
   case QPU_W_SFU_RECIPSQRT:

@@ -18,6 +18,7 @@
 
 #define QPU_LANES 16
 #define QPU_ALL_LANES 0xFFFFu
+#define QPU_MAX 12 /* QPUs of a VideoCore IV (V3D_IDENT1: 3 slices of 4) */
 
 /* A 16-lane vector of 32-bit values. */
 typedef union gs_vec {
@@ -145,6 +146,22 @@ typedef struct gs_qpu {
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
   qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h); last (qpu_copy_state) */
 } gs_qpu;
+
+/* What the QPUs of one context share (the QPU's gs_isa context, isa_qpu.c):
+ * the QPUs that run user programs, the semaphores and the mutex (RG §3), the
+ * program cache (decode.c). */
+typedef struct qpu_cluster {
+  uint8_t sem[16];      /* semaphore counts 0..15 */
+  int mutex_owner;      /* QPU number holding the mutex, -1 if free */
+  struct qpu_cache *cache;
+  gs_qpu *qpu[QPU_MAX];
+} qpu_cluster;
+
+/* The cluster of context g. */
+qpu_cluster *qpu_cluster_of(gs_gpu *g);
+
+/* A QPU with all-zero state (64-byte aligned), or NULL. free() releases it. */
+gs_qpu *qpu_new(void);
 
 /* ---- I/O (io.c): reads and writes of the registers at addresses 32..63 ---
  * These are shared by both interpreters. They return GS_OK, QPU_STEP_STALL

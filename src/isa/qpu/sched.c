@@ -25,12 +25,12 @@ static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
   if (qpu_get(w, QPU_F_SIG) == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
     unsigned n = qpu_get(w, QPU_F_SEM_NUM);
     snprintf(buf, len, "QPU %d at pc 0x%08x waits to %s semaphore %u (count %u)", q->num, q->pc,
-             qpu_get(w, QPU_F_SEM_SA) ? "acquire" : "release", n, g->sem[n]);
-  } else if (g->mutex_owner == q->num) {
+             qpu_get(w, QPU_F_SEM_SA) ? "acquire" : "release", n, qpu_cluster_of(g)->sem[n]);
+  } else if (qpu_cluster_of(g)->mutex_owner == q->num) {
     snprintf(buf, len, "QPU %d at pc 0x%08x waits for the mutex it already holds", q->num, q->pc);
   } else {
     snprintf(buf, len, "QPU %d at pc 0x%08x waits for the mutex (held by QPU %d)", q->num, q->pc,
-             g->mutex_owner);
+             qpu_cluster_of(g)->mutex_owner);
   }
 }
 
@@ -50,20 +50,20 @@ static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env) {
 
 static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
   int nq = g->cfg.qpus;
-  long prog_of[GS_MAX_QPUS];
+  long prog_of[QPU_MAX];
   size_t next = 0, done = 0;
   for (int i = 0; i < nq; i++) prog_of[i] = -1;
   while (done < n) {
     /* Start queued programs on idle QPUs, in QPU order. */
     for (int i = 0; i < nq && next < n; i++) {
       if (prog_of[i] >= 0) continue;
-      qpu_reset(g->qpu[i], i, progs[next].code, progs[next].uniforms, g->cfg.watchdog);
+      qpu_reset(qpu_cluster_of(g)->qpu[i], i, progs[next].code, progs[next].uniforms, g->cfg.watchdog);
       prog_of[i] = (long)next++;
     }
     int progress = 0;
     for (int i = 0; i < nq; i++) {
       if (prog_of[i] < 0) continue;
-      gs_qpu *q = g->qpu[i];
+      gs_qpu *q = qpu_cluster_of(g)->qpu[i];
       uint64_t before = q->instructions;
       int rc = run_quantum(g, q, 0);
       if (rc < 0) return rc;
@@ -93,7 +93,7 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
       snprintf(msg, sizeof msg, "deadlock: no QPU can make progress:");
       for (int i = 0; i < nq; i++) {
         if (prog_of[i] < 0) continue;
-        describe_block(g, g->qpu[i], one, sizeof one);
+        describe_block(g, qpu_cluster_of(g)->qpu[i], one, sizeof one);
         size_t len = strlen(msg);
         snprintf(msg + len, sizeof msg - len, " %s;", one);
       }
@@ -166,8 +166,8 @@ int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_sta
                          "qpu.run: program %zu: uniforms address 0x%08x is not 4-byte aligned", i + 1,
                          progs[i].uniforms);
   }
-  memset(g->sem, 0, sizeof g->sem);
-  g->mutex_owner = -1;
+  memset(qpu_cluster_of(g)->sem, 0, sizeof qpu_cluster_of(g)->sem);
+  qpu_cluster_of(g)->mutex_owner = -1;
   /* fadd/fsub/fmul/itof round in the host's rounding mode (alu.h). */
   user_run r = {progs, n, st};
   int rc = with_rounding(g, run_user, &r);

@@ -1,0 +1,270 @@
+/* isa_qpu.c — the VideoCore IV QPU as a gs_isa (src/isa/isa.h): its
+ * context (the cluster of QPUs user programs run on, semaphores, mutex,
+ * program cache), its units, and its abi: how a QPU program meets the
+ * neutral stage I/O. A QPU program does what it does on the hardware: it
+ * reads and writes the VPM itself through its VPM registers, reads the
+ * varyings with the varying register (v = VP × W + C, RG §6), finds its
+ * pixel in the fragment payload registers (RG Table 29) and writes the tile
+ * buffer registers.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpusim/qpu.h"
+#include "isa/qpu/decode.h"
+#include "v3d/v3d.h"
+
+/* ---- assembly ------------------------------------------------------------------ */
+
+static int words_to_bytes(const uint64_t *w, size_t n, uint8_t **out, gs_diag *d) {
+  *out = malloc(n ? n * 8 : 1);
+  if (!*out) return gs_diag_set(d, GS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) /* little-endian, low 32 bits first */
+    for (int k = 0; k < 8; k++) (*out)[8 * i + (size_t)k] = (uint8_t)(w[i] >> (8 * k));
+  return GS_OK;
+}
+
+static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
+  memset(out, 0, sizeof *out);
+  uint64_t *words;
+  uint32_t *lines;
+  size_t n;
+  int rc = gs_qpu_asm_lines(src, file, base, &words, &n, &lines, d);
+  if (rc < 0) return rc;
+  rc = words_to_bytes(words, n, &out->bytes, d);
+  out->lines = malloc((n ? n : 1) * sizeof *out->lines);
+  if (rc >= 0 && !out->lines) rc = gs_diag_set(d, GS_ENOMEM, "%s: out of memory", file);
+  if (rc >= 0) {
+    out->size = n * 8;
+    out->nlines = n;
+    for (size_t i = 0; i < n; i++) out->lines[i] = (gs_isa_line){(uint32_t)(8 * i), lines[i]};
+  } else {
+    gs_isa_binary_free(out);
+  }
+  free(words);
+  free(lines);
+  return rc;
+}
+
+static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **text, gs_diag *d) {
+  if (size % 8)
+    return gs_diag_set(d, GS_EINVAL, "%zu bytes is not a whole number of 8-byte QPU instructions", size);
+  size_t n = size / 8;
+  uint64_t *w = malloc(n ? n * sizeof *w : 1);
+  if (!w) return gs_diag_set(d, GS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    w[i] = 0;
+    for (int k = 0; k < 8; k++) w[i] |= (uint64_t)bytes[8 * i + (size_t)k] << (8 * k);
+  }
+  int rc = gs_qpu_disasm(w, n, base, text, d);
+  free(w);
+  return rc;
+}
+
+/* ---- the cluster --------------------------------------------------------------- */
+
+gs_qpu *qpu_new(void) {
+  gs_qpu *q = aligned_alloc(64, (sizeof(gs_qpu) + 63) & ~(size_t)63); /* 64-byte-aligned vectors */
+  if (q) memset(q, 0, sizeof *q);
+  return q;
+}
+
+qpu_cluster *qpu_cluster_of(gs_gpu *g) { return g->isa_ctx[GS_ISA_QPU]; }
+
+static void context_free(void *ctx) {
+  qpu_cluster *c = ctx;
+  if (!c) return;
+  for (int i = 0; i < QPU_MAX; i++) free(c->qpu[i]);
+  qpu_cache_free(c->cache);
+  free(c);
+}
+
+static void *context_new(gs_gpu *g) {
+  if (g->cfg.qpus <= 0 || g->cfg.qpus > QPU_MAX) g->cfg.qpus = QPU_MAX;
+  qpu_cluster *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->mutex_owner = -1;
+  c->cache = qpu_cache_new();
+  int ok = c->cache != NULL;
+  for (int i = 0; ok && i < QPU_MAX; i++) {
+    ok = (c->qpu[i] = qpu_new()) != NULL;
+    if (ok) c->qpu[i]->num = i;
+  }
+  if (!ok) {
+    context_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* ---- units ------------------------------------------------------------------------ */
+
+struct gs_isa_unit {
+  gs_qpu *q;       /* the QPU that runs the batches */
+  gs_vpm *vpm;     /* the worker's VPM */
+  gs_diag *diag;   /* the worker's errors */
+  int num;         /* QPU number in messages */
+  /* A QPU as qpu_reset leaves it for (code, uniforms): copying it is much
+   * cheaper than resetting for every batch of 16 fragments. */
+  gs_qpu *fresh;
+  gs_stage_program fresh_prog;
+  uint64_t fresh_budget;
+  bool fresh_valid;
+  bool q_ready;    /* q's small-immediate slots are set */
+};
+
+static void unit_free(gs_isa_unit *u) {
+  if (!u) return;
+  free(u->q);
+  free(u->fresh);
+  free(u);
+}
+
+static gs_isa_unit *unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag) {
+  (void)g;
+  gs_isa_unit *u = calloc(1, sizeof *u);
+  if (!u) return NULL;
+  u->num = num, u->vpm = vpm, u->diag = diag;
+  u->q = qpu_new();
+  u->fresh = qpu_new();
+  if (!u->q || !u->fresh) {
+    unit_free(u);
+    return NULL;
+  }
+  return u;
+}
+
+static uint64_t watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
+
+/* Leaves u->q exactly as qpu_reset would for p, with the uniform stream
+ * ending at p->unif_end, its errors in u->diag and its VPM u->vpm. */
+static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) {
+  uint64_t budget = watchdog(g);
+  if (!u->fresh_valid || memcmp(&u->fresh_prog, p, sizeof *p) != 0 || u->fresh_budget != budget) {
+    qpu_reset(u->fresh, u->num, p->code, p->uniforms, budget);
+    u->fresh->unif_end = p->unif_end;
+    u->fresh_prog = *p, u->fresh_budget = budget;
+    u->fresh_valid = true;
+  }
+  if (u->q_ready) {
+    qpu_copy_state(u->q, u->fresh);
+  } else {
+    uint8_t trust = u->q->hint_trust; /* qpu_trust_code's setting, which qpu_copy_state keeps too */
+    memcpy(u->q, u->fresh, sizeof *u->q);
+    qpu_trust_code(u->q, trust);
+    u->q_ready = true;
+  }
+  u->q->diag = u->diag;
+  u->q->vpm.mem = u->vpm;
+  return u->q;
+}
+
+static int prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  gs_stage_program p = {code, 0, 0};
+  gs_qpu *q = unit_reset(g, u, &p);
+  return qpu_find(g, q, code) ? GS_OK : -1;
+}
+
+static void trust_code(gs_isa_unit *u, int on) { qpu_trust_code(u->q, on); }
+
+/* ---- the abi: vertex and coordinate stages ------------------------------------------ */
+
+static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
+  gs_qpu *q = unit_reset(g, u, &io->prog);
+  q->vpm.mem = io->vpm;
+  vpm_set_window(q, io->in_row, io->in_rows);
+  vpm_set_write_window(q, io->out_row, io->out_rows);
+  return qpu_run_to_end(g, q);
+}
+
+/* ---- the abi: the fragment stage ------------------------------------------------------ */
+
+typedef struct frag_ctx {
+  gs_gpu *g;
+  const gs_frag_io *io;
+  unsigned next_vary;
+} frag_ctx;
+
+static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
+  frag_ctx *f = ctx;
+  if (f->next_vary >= f->io->nin)
+    return qpu_fault(f->g, q, GS_EHANG, "varying read %u, but the primitive sets up only %u (the read would wait "
+                     "forever)", f->next_vary + 1, f->io->nin);
+  unsigned k = f->next_vary++;
+  float off = f->io->offset[k];
+  for (int i = 0; i < QPU_LANES; i++) {
+    vp->f[i] = f->io->plane[k][i];
+    c->f[i] = off;
+  }
+  return GS_OK;
+}
+
+/* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
+ * updates for the colour writes after it (RG §5). */
+static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
+  frag_ctx *f = ctx;
+  const gs_tile_port *t = f->io->tile;
+  uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
+  switch (addr) {
+  case QPU_W_TLB_STENCIL: t->stencil_setup(t->ctx, v->u[0]); return GS_OK;
+  case QPU_W_TLB_Z: t->z_write(t->ctx, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_MS: t->colour_write(t->ctx, 0, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_COLOUR_ALL: t->colour_write(t->ctx, 1, v->u, coverage, lanes); return GS_OK;
+  default:
+    return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
+                     "113's VG mask buffer is not (docs/pipeline.md)");
+  }
+}
+
+static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
+  frag_ctx *f = ctx;
+  if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
+    f->io->tile->colour_load(f->io->tile->ctx, r4->u);
+    return GS_OK;
+  }
+  return qpu_fault(f->g, q, GS_EINVAL, "%s: coverage and alpha-mask loads (signals 7 and 12) are not modelled by "
+                   "gpusim, as coverage mode and the VG mask buffer are not (docs/pipeline.md)",
+                   sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
+}
+
+/* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
+ * in the payload registers (RG Table 29). */
+static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
+  gs_qpu *q = unit_reset(g, u, &io->prog);
+  frag_ctx f = {g, io, 0};
+  qpu_shader_io sio = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
+  q->shader_io = &sio;
+  uint32_t rev = io->reverse;
+  for (int l = 0; l < QPU_LANES; l++) {
+    q->reg[QREG_RA0 + 15].f[l] = io->w[l];
+    q->reg[QREG_RB0 + 15].u[l] = io->z[l];
+    q->payload[QPU_PAYLOAD_X].u[l] = io->x[l];
+    q->payload[QPU_PAYLOAD_Y].u[l] = io->y[l];
+    q->payload[QPU_PAYLOAD_MS].u[l] = io->cov[l];
+    q->payload[QPU_PAYLOAD_REV].u[l] = rev;
+  }
+  int rc = qpu_run_to_end_in_env(g, q);
+  q->shader_io = NULL;
+  return rc;
+}
+
+const gs_isa gs_isa_qpu = {
+    .name = "qpu",
+    .id = GS_ISA_QPU,
+    .title = "VideoCore IV QPU",
+    .lanes = QPU_LANES,
+    .code_align = 8,
+    .assemble = assemble,
+    .disassemble = disassemble,
+    .context_new = context_new,
+    .context_free = context_free,
+    .unit_new = unit_new,
+    .unit_free = unit_free,
+    .prepare = prepare,
+    .trust_code = trust_code,
+    .fp_env = qpu_fp_env,
+    .idle = qpu_cache_trim,
+    .run_vertex = run_vertex,
+    .run_fragment = run_fragment,
+    .link_fragment = NULL,
+};
