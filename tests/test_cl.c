@@ -1146,7 +1146,16 @@ static void test_dump_errors(void **state) {
   m[4] = 0x00;
   gs_cl_dump_opts o = {.max_packets = 1000};
   text = dump_text(&v, a, a + 5, &o, &rc, &d);
-  assert_error(rc, GS_EINVAL, &d, "more than 1000 packets");
+  assert_error(rc, GS_EINVAL, &d,
+               "0x00100000: the list loops: it comes back here every 1 packets, through 16 BRANCH at 0x00100000 "
+               "(which continues at 0x00100000), and never reaches the end 0x00100005");
+  assert_text(text, "0x00100000  16 BRANCH  address=0x00100000\n");
+  free(text);
+  /* a list longer than the packet budget: five NOPs, three allowed */
+  memset(m + 5, 1, 5);
+  o.max_packets = 3;
+  text = dump_text(&v, a + 5, a + 10, &o, &rc, &d);
+  assert_error(rc, GS_EINVAL, &d, "0x00100008: more than 3 packets without reaching the end 0x0010000a");
   free(text);
   /* sub-lists nested too deeply: a sub-list that calls itself */
   m[0] = 17;

@@ -719,6 +719,20 @@ static void dump_packet(walker *w, const gs_cl_packet *p, int depth) {
   if (p->info->tail == GS_CL_TAIL_VG && !w->o->no_prims) dump_vg_words(w, p->tail, p->next, depth + 1);
 }
 
+/* What the walk does next depends only on this: when it comes back, the list
+ * loops. */
+typedef struct walk_state {
+  gs_addr cur;
+  gs_cl_prim_format fmt;
+  int depth;
+  gs_addr stack[DUMP_MAX_DEPTH];
+} walk_state;
+
+static int same_state(const walk_state *a, const walk_state *b) {
+  return a->cur == b->cur && a->depth == b->depth && a->fmt.type == b->fmt.type && a->fmt.data == b->fmt.data &&
+         memcmp(a->stack, b->stack, (size_t)a->depth * sizeof a->stack[0]) == 0;
+}
+
 int gs_cl_dump(const gs_cl_view *v, gs_addr start, gs_addr end, const gs_cl_dump_opts *opts, FILE *out,
                gs_diag *d) {
   gs_cl_dump_opts o = {0};
@@ -727,45 +741,66 @@ int gs_cl_dump(const gs_cl_view *v, gs_addr start, gs_addr end, const gs_cl_dump
   if (o.max_depth > DUMP_MAX_DEPTH) o.max_depth = DUMP_MAX_DEPTH;
   if (o.max_packets == 0) o.max_packets = 1u << 20;
   walker w = {v, out, &o};
-  gs_addr stack[DUMP_MAX_DEPTH], cur = start;
-  gs_cl_prim_format fmt = o.fmt;
-  int depth = 0;
-  for (uint32_t count = 0;; count++) {
-    if (depth == 0 && cur == end) return GS_OK;
+  walk_state s = {start, o.fmt, 0, {0}}, seen = s;
+  /* Brent's cycle detection: seen is the state of packet 2^k; a loop of n
+   * packets is found once 2^k >= n, within three turns of it. back is the
+   * last packet that sent the walk back (a Branch or sub-list call to an
+   * earlier address, a compressed list ending before it starts): a loop
+   * has one, at its outermost level. */
+  uint32_t lap = 1, since = 0;
+  const gs_cl_format_info *back = NULL;
+  gs_addr back_at = 0, back_to = 0;
+  for (uint32_t count = 0;; count++, since++) {
+    if (s.depth == 0 && s.cur == end) return GS_OK;
+    if (since > 0 && same_state(&s, &seen))
+      return gs_diag_set(d, GS_EINVAL,
+                         "0x%08x: the list loops: it comes back here every %u packets, through %d %s at 0x%08x "
+                         "(which continues at 0x%08x), and never reaches the end 0x%08x",
+                         s.cur, since, back ? back->id : 0, back ? back->name : "?", back_at, back_to, end);
+    if (since == lap) {
+      seen = s;
+      lap *= 2;
+      since = 0;
+    }
     if (count == o.max_packets)
       return gs_diag_set(d, GS_EINVAL, "0x%08x: more than %u packets without reaching the end 0x%08x (a branch loop?)",
-                         cur, o.max_packets, end);
+                         s.cur, o.max_packets, end);
     gs_cl_packet p;
-    int rc = gs_cl_decode(v, cur, &fmt, depth == 0 && cur < end ? end : 0, &p, d);
+    int rc = gs_cl_decode(v, s.cur, &s.fmt, s.depth == 0 && s.cur < end ? end : 0, &p, d);
     if (rc < 0) {
       /* Show a broken compressed list up to the bad item: that is where
        * the reader's eye goes next. */
-      if (p.info && p.info->tail == GS_CL_TAIL_PRIMS && fmt.data) {
-        p.fmt = fmt;
-        dump_packet(&w, &p, depth);
+      if (p.info && p.info->tail == GS_CL_TAIL_PRIMS && s.fmt.data) {
+        p.fmt = s.fmt;
+        dump_packet(&w, &p, s.depth);
       }
       return rc;
     }
-    dump_packet(&w, &p, depth);
-    cur = p.next;
+    dump_packet(&w, &p, s.depth);
+    s.cur = p.next;
     switch (p.info->id) {
     case GS_CL_HALT: return GS_OK;
     case GS_CL_PRIMITIVE_LIST_FORMAT:
-      fmt.type = (uint8_t)value_named(&p, "prim_type");
-      fmt.data = (uint8_t)value_named(&p, "data_type");
+      s.fmt.type = (uint8_t)value_named(&p, "prim_type");
+      s.fmt.data = (uint8_t)value_named(&p, "data_type");
       break;
-    case GS_CL_BRANCH: cur = value_named(&p, "address"); break;
+    case GS_CL_BRANCH: s.cur = value_named(&p, "address"); break;
     case GS_CL_BRANCH_TO_SUB_LIST:
-      if (depth >= o.max_depth)
+      if (s.depth >= o.max_depth)
         return gs_diag_set(d, GS_EINVAL, "0x%08x: BRANCH_TO_SUB_LIST nests sub-lists deeper than %d levels",
                            p.addr, o.max_depth);
-      stack[depth++] = p.next;
-      cur = value_named(&p, "address");
+      s.stack[s.depth++] = p.next;
+      s.cur = value_named(&p, "address");
       break;
     case GS_CL_RETURN_FROM_SUB_LIST:
-      if (depth > 0) cur = stack[--depth];  /* ignored when the stack is empty (RG) */
+      if (s.depth > 0) s.cur = s.stack[--s.depth];  /* ignored when the stack is empty (RG) */
       break;
     default: break;
+    }
+    if (s.cur <= p.addr && p.info->id != GS_CL_RETURN_FROM_SUB_LIST) {
+      back = p.info;
+      back_at = p.addr;
+      back_to = s.cur;
     }
   }
 }
