@@ -204,6 +204,12 @@ int gs_sph_decode(const uint32_t words[GS_SPH_WORDS], gs_sph *out, gs_diag *d);
  * encode(decode(w)) == w, reserved bits included. */
 int gs_sph_encode(const gs_sph *s, uint32_t words[GS_SPH_WORDS], gs_diag *d);
 
+/* The same on the header as it lies in memory or in a file: 80 bytes, 20
+ * little-endian words. */
+#define GS_SPH_BYTES (4 * GS_SPH_WORDS)
+int gs_sph_decode_bytes(const unsigned char bytes[GS_SPH_BYTES], gs_sph *out, gs_diag *d);
+int gs_sph_encode_bytes(const gs_sph *s, unsigned char bytes[GS_SPH_BYTES], gs_diag *d);
+
 /* Checks that *s encodes (as gs_sph_encode) and obeys the rules gpusim
  * enforces (docs/sph.md, "Validation"): Version 3; ShaderType 1-5 and
  * PIXEL exactly when SphType is PS; a GS has OutputTopology 1, 6 or 7 and
@@ -217,6 +223,42 @@ int gs_sph_validate(const gs_sph *s, gs_diag *d);
  * are not zero (a map lists what it maps). Always NUL-terminates when
  * len > 0; returns the length the whole listing needs, as snprintf does. */
 size_t gs_sph_dump(const gs_sph *s, char *buf, size_t len);
+
+/* ---- the header as named elements (gpusim.sph, `gpusim sph`) ---------------- */
+
+/* One element of a layout: a scalar field, or one component of a field
+ * that has one per component. */
+typedef struct gs_sph_element {
+  char key[64];   /* its name as messages and gs_sph_dump give it:
+                     "SphType", "ImapGenericVector[8].X", "OmapTarget[0].Red";
+                     a name several fields share adds "@" and its place as the
+                     dump writes it: "Reserved@w0[23:21]" (docs/sph.md) */
+  unsigned bit;   /* SPH bit of its least significant bit */
+  unsigned width; /* bits, 1-30 */
+  uint32_t value;
+} gs_sph_element;
+
+/* The number of elements of the layout of SphType sph_type, 0 unless it is
+ * 1 or 2. Every SPH bit belongs to exactly one element of each layout. */
+unsigned gs_sph_element_count(uint32_t sph_type);
+
+/* Element k of s's layout (0 .. gs_sph_element_count(s->sph_type) - 1, in
+ * bit order) with its value in s. GS_EARG if k is out of range or SphType
+ * is neither 1 nor 2. Every key of a layout is different. */
+int gs_sph_element_get(const gs_sph *s, unsigned k, gs_sph_element *e);
+
+/* Starts an empty header: *s all zero but SphType. GS_EINVAL, as decode
+ * reports it, if sph_type is neither 1 nor 2 (*s is then all zero). */
+int gs_sph_init(gs_sph *s, long long sph_type, gs_diag *d);
+
+/* Sets element k of the layout of SphType sph_type (1 or 2) to v. If that
+ * is not s's layout, s has no such element: v must be 0 (nothing is set).
+ * Otherwise v must fit the element's width, and SphType must stay s's.
+ * Failures (GS_EINVAL) name the element by its key and place:
+ *   "SPH word 0 bits 9:5, Version: 32 does not fit in 5 bits"
+ *   "SPH OmapTarget[0].Red: 1, but a Type 1 (VTG) header has no such field"
+ * GS_EARG if k is out of range or a SphType is invalid. */
+int gs_sph_element_set(gs_sph *s, uint32_t sph_type, unsigned k, long long v, gs_diag *d);
 
 /* ---- stage linkage ---------------------------------------------------------- */
 
@@ -263,6 +305,15 @@ uint32_t gs_sph_attr_default(unsigned addr);
  * the address has a 1-bit field (system values, which the pipeline
  * supplies itself). */
 gs_pixel_imap gs_sph_pixel_imap(const gs_sph *s, unsigned addr);
+
+/* The interpolation of each varying a VideoCore IV fragment program reads
+ * from its varying FIFO, from its SPH: varyings come in the order of the
+ * SPH's mapped generic input components — vectors 0..31, then x y z w
+ * within each — and varying i gets the PixelImap of the i-th such component
+ * (1 constant, 2 perspective, 3 screen linear). *n receives the count (at
+ * most 32; the rest of mode is 0). GS_EARG if s is not a pixel shader's SPH
+ * or maps more than 32 components. */
+int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d);
 
 /* ---- building a header from a declaration ----------------------------------- */
 

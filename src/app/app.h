@@ -6,6 +6,7 @@
  *   gpusim view IMAGE.png [--frames N]      main.c: show an image (window.c)
  *   gpusim diff A.png B.png [...]           diff.c: compare two images
  *   gpusim dump-cl ...                      dumpcl.c: print a control list
+ *   gpusim sph ...                          sph_cmd.c: print an SPH file
  *   gpusim --dump-cl FILE SCENE.lua         dumpcl.c: a frame's lists
  *   gpusim bench [...]                      bench.c: the benchmarks
  *   gpusim test [...] MANIFEST.lua          testrun.c: reference-image tests
@@ -90,6 +91,11 @@ int gs_test_main(int argc, char **argv);
 
 /* `gpusim dump-cl ...` (dumpcl.c): decodes and prints a control list. */
 int gs_dumpcl_main(int argc, char **argv);
+
+/* `gpusim sph [--offset N] [--validate] FILE` (sph_cmd.c): prints the
+ * fields of a Shader Program Header. 0 when it decodes (and validates),
+ * 1 when it does not or the file cannot be read, 2 on a usage error. */
+int gs_sph_main(int argc, char **argv);
 
 /* Dumps a rendered frame's two control lists from GPU memory to out: the
  * binning list [bin_start, bin_end), then the rendering list [render_start,

@@ -47,6 +47,7 @@ static const char usage_text[] =
   "       gpusim view IMAGE.png [--frames N]\n"
   "       gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]\n"
   "       gpusim dump-cl [OPTIONS] LIST.bin  (gpusim dump-cl --help)\n"
+  "       gpusim sph [--offset N] [--validate] FILE  (gpusim sph --help)\n"
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "       gpusim test [OPTIONS] MANIFEST.lua  (gpusim test --help)\n"
   "\n"
@@ -95,6 +96,8 @@ static const char usage_text[] =
   "  diff          compare two images pixel by pixel; exit 0 when no channel\n"
   "                differs by more than T, 1 when some do, 2 on errors\n"
   "                (gpusim diff --help)\n"
+  "  sph           print the fields of an 80-byte Shader Program Header\n"
+  "                (--offset N: at byte N of a longer file; gpusim sph --help)\n"
   "  bench         interpreter benchmarks\n"
   "  test          render the cases of a reference-image manifest in parallel\n"
   "                processes and compare them with their references; exit 0\n"
@@ -897,6 +900,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "view") == 0) return tool_view(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0) return gs_diff_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump-cl") == 0) return gs_dumpcl_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sph") == 0) return gs_sph_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "test") == 0) return gs_test_main(argc - 1, argv + 1);
   }

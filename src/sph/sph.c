@@ -86,28 +86,59 @@ void sph_element_name(const sph_field *f, int layout, unsigned i, char *buf, siz
     snprintf(buf, len, "%s%s", f->name, inner);
 }
 
-/* "word 8 bits 13:12" or "word 5 bit 31" for bits [bit, bit + width). */
-static void place_text(unsigned bit, unsigned width, char *buf, size_t len) {
-  if (width == 1)
-    snprintf(buf, len, "word %u bit %u", bit / 32, bit % 32);
+/* Writes the place of bits [bit, bit + width) into buf in one of two
+ * notations: the messages' "word 8 bits 13:12", "word 5 bit 31" (dump 0)
+ * or the dump's "w8[13:12]", "w5[31]" (dump 1). Bits that run on into the
+ * next word are written as two places: "word 12 bits 31:26 and word 13
+ * bits 7:0", "w12[31:26]+w13[7:0]". */
+static void write_place(int dump, unsigned bit, unsigned width, char *buf, size_t len) {
+  unsigned lo = bit % 32, n = width < 32 - lo ? width : 32 - lo;
+  const char *sep = dump ? "+" : " and ";
+  size_t k;
+  if (n == 1)
+    snprintf(buf, len, dump ? "w%u[%u]" : "word %u bit %u", bit / 32, lo);
   else
-    snprintf(buf, len, "word %u bits %u:%u", bit / 32, bit % 32 + width - 1, bit % 32);
+    snprintf(buf, len, dump ? "w%u[%u:%u]" : "word %u bits %u:%u", bit / 32, lo + n - 1, lo);
+  k = strlen(buf);
+  if (n < width && k + strlen(sep) < len) {
+    strcpy(buf + k, sep);
+    k += strlen(sep);
+    write_place(dump, bit + n, width - n, buf + k, len - k);
+  }
 }
 
-/* Records "SPH <place>, <element name>: <message>" in d and returns code.
- * The place is that of element i of f in layout; left out if the layout
- * has no such element. */
+/* Records "SPH <place>, <name>: <message>" in d and returns code. The
+ * place is that of element i of p; left out if p is NULL or has no such
+ * element. */
+static int vreport(gs_diag *d, int code, const sph_place *p, unsigned i, const char *name,
+                   const char *fmt, va_list ap) {
+  char place[64] = "", msg[256];
+  if (p && i < p->n) write_place(0, p->bit + i * p->width, p->width, place, sizeof place);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  return gs_diag_set(d, code, "SPH %s%s%s: %s", place, *place ? ", " : "", name, msg);
+}
+
+static int report(gs_diag *d, int code, const sph_place *p, unsigned i, const char *name,
+                  const char *fmt, ...) {
+  va_list ap;
+  int rc;
+  va_start(ap, fmt);
+  rc = vreport(d, code, p, i, name, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* report() for element i of f in layout, named as in that layout. */
 static int field_error(gs_diag *d, int code, int layout, const sph_field *f, unsigned i,
                        const char *fmt, ...) {
-  char name[64], place[32] = "", msg[256];
-  const sph_place *p = &f->at[layout];
+  char name[64];
   va_list ap;
+  int rc;
   sph_element_name(f, layout, i, name, sizeof name);
-  if (i < p->n) place_text(p->bit + i * p->width, p->width, place, sizeof place);
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  rc = vreport(d, code, &f->at[layout], i, name, fmt, ap);
   va_end(ap);
-  return gs_diag_set(d, code, "SPH %s%s%s: %s", place, *place ? ", " : "", name, msg);
+  return rc;
 }
 
 /* ---- bits ------------------------------------------------------------------- */
@@ -133,9 +164,21 @@ static const char *sph_type_name(uint32_t t) {
   return t == GS_SPH_TYPE_VTG ? "VTG" : t == GS_SPH_TYPE_PS ? "PS" : "invalid";
 }
 
-static int sph_type_error(gs_diag *d, uint32_t t) {
+static int sph_type_error(gs_diag *d, long long t) {
   return field_error(d, GS_EINVAL, 0, &sph_fields[SPH_F_SPH_TYPE], 0,
-                     "%u is neither 1 (VTG) nor 2 (PS)", (unsigned)t);
+                     "%lld is neither 1 (VTG) nor 2 (PS)", t);
+}
+
+/* The two ways a value cannot be encoded: it is wider than element i of
+ * p, or its layout (SphType sph_type) has no such element. */
+static int fit_error(gs_diag *d, const sph_place *p, unsigned i, const char *name, long long v) {
+  return report(d, GS_EINVAL, p, i, name, "%lld does not fit in %u bit%s", v, (unsigned)p->width,
+                p->width == 1 ? "" : "s");
+}
+
+static int absent_error(gs_diag *d, const char *name, long long v, uint32_t sph_type) {
+  return report(d, GS_EINVAL, NULL, 0, name, "%lld, but a Type %u (%s) header has no such field",
+                v, (unsigned)sph_type, sph_type_name(sph_type));
 }
 
 /* ---- decode / encode ------------------------------------------------------ */
@@ -167,13 +210,11 @@ static int check_encodable(const gs_sph *s, gs_diag *d) {
     unsigned i;
     for (i = 0; i < f->count; i++) {
       uint32_t v = sph_field_get(s, f, i);
-      if (v == 0) continue;
-      if (i >= p->n)
-        return field_error(d, GS_EINVAL, layout, f, i, "%u, but a Type %u (%s) header has no such field",
-                           (unsigned)v, (unsigned)s->sph_type, sph_type_name(s->sph_type));
-      if (p->width < 32 && v >> p->width)
-        return field_error(d, GS_EINVAL, layout, f, i, "%u does not fit in %u bit%s", (unsigned)v,
-                           (unsigned)p->width, p->width == 1 ? "" : "s");
+      char name[64];
+      if (v == 0 || (i < p->n && (p->width >= 32 || !(v >> p->width)))) continue;
+      sph_element_name(f, layout, i, name, sizeof name);
+      if (i >= p->n) return absent_error(d, name, v, s->sph_type);
+      return fit_error(d, p, i, name, v);
     }
   }
   return GS_OK;
@@ -190,6 +231,24 @@ int gs_sph_encode(const gs_sph *s, uint32_t words[GS_SPH_WORDS], gs_diag *d) {
     for (i = 0; i < p->n; i++) bits_or(words, p->bit + i * p->width, p->width, sph_field_get(s, f, i));
   }
   return GS_OK;
+}
+
+int gs_sph_decode_bytes(const unsigned char bytes[GS_SPH_BYTES], gs_sph *out, gs_diag *d) {
+  uint32_t words[GS_SPH_WORDS];
+  unsigned w;
+  for (w = 0; w < GS_SPH_WORDS; w++, bytes += 4)
+    words[w] = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+               (uint32_t)bytes[3] << 24;
+  return gs_sph_decode(words, out, d);
+}
+
+int gs_sph_encode_bytes(const gs_sph *s, unsigned char bytes[GS_SPH_BYTES], gs_diag *d) {
+  uint32_t words[GS_SPH_WORDS];
+  unsigned w, i;
+  int rc = gs_sph_encode(s, words, d);
+  for (w = 0; w < GS_SPH_WORDS; w++)
+    for (i = 0; i < 4; i++) bytes[4 * w + i] = (unsigned char)(words[w] >> 8 * i);
+  return rc;
 }
 
 /* ---- validation ------------------------------------------------------------- */
@@ -303,19 +362,100 @@ size_t gs_sph_dump(const gs_sph *s, char *buf, size_t len) {
     unsigned i;
     for (i = 0; i < f->count; i++) {
       uint32_t v = sph_field_get(s, f, i);
-      char place[16] = "-", name[64], value[48];
+      char place[32] = "-", name[64], value[48];
       if (v == 0 && !(common && i < p->n)) continue;
-      if (i < p->n) {
-        unsigned bit = p->bit + i * p->width;
-        if (p->width == 1)
-          snprintf(place, sizeof place, "w%u[%u]", bit / 32, bit % 32);
-        else
-          snprintf(place, sizeof place, "w%u[%u:%u]", bit / 32, bit % 32 + p->width - 1, bit % 32);
-      }
+      if (i < p->n) write_place(1, p->bit + i * p->width, p->width, place, sizeof place);
       sph_element_name(f, layout, i, name, sizeof name);
       value_text(s, f, p, v, value, sizeof value);
       sink_printf(&k, "%-11s%-34s%s\n", place, name, value);
     }
   }
   return k.pos;
+}
+
+/* ---- the header as named elements ------------------------------------------ */
+
+/* Element k of layout (in table order, which is bit order): its field, and
+ * the element's index in *i; NULL if the layout has fewer elements. */
+static const sph_field *element_at(int layout, unsigned k, unsigned *i) {
+  const sph_field *f;
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) {
+    if (k < f->at[layout].n) {
+      *i = k;
+      return f;
+    }
+    k -= f->at[layout].n;
+  }
+  return NULL;
+}
+
+/* Whether another row of the table has f's name ("Reserved" has three). */
+static int name_shared(const sph_field *f) {
+  const sph_field *g;
+  for (g = sph_fields; g < sph_fields + SPH_F_COUNT; g++)
+    if (g != f && strcmp(g->name, f->name) == 0) return 1;
+  return 0;
+}
+
+/* The key of element i of f in layout: its name, and for a shared name
+ * "@" and its place as the dump writes it. */
+static void element_key(const sph_field *f, int layout, unsigned i, char *buf, size_t len) {
+  sph_element_name(f, layout, i, buf, len);
+  if (name_shared(f)) {
+    const sph_place *p = &f->at[layout];
+    size_t n = strlen(buf);
+    if (n + 1 < len) {
+      buf[n] = '@';
+      write_place(1, p->bit + i * p->width, p->width, buf + n + 1, len - n - 1);
+    }
+  }
+}
+
+static int valid_type(uint32_t t) { return t == GS_SPH_TYPE_VTG || t == GS_SPH_TYPE_PS; }
+
+unsigned gs_sph_element_count(uint32_t sph_type) {
+  const sph_field *f;
+  unsigned n = 0;
+  if (!valid_type(sph_type)) return 0;
+  for (f = sph_fields; f < sph_fields + SPH_F_COUNT; f++) n += f->at[sph_layout(sph_type)].n;
+  return n;
+}
+
+int gs_sph_element_get(const gs_sph *s, unsigned k, gs_sph_element *e) {
+  int layout = sph_layout(s->sph_type);
+  unsigned i;
+  const sph_field *f = valid_type(s->sph_type) ? element_at(layout, k, &i) : NULL;
+  if (!f) return GS_EARG;
+  element_key(f, layout, i, e->key, sizeof e->key);
+  e->bit = f->at[layout].bit + i * f->at[layout].width;
+  e->width = f->at[layout].width;
+  e->value = sph_field_get(s, f, i);
+  return GS_OK;
+}
+
+int gs_sph_init(gs_sph *s, long long sph_type, gs_diag *d) {
+  memset(s, 0, sizeof *s);
+  if (sph_type != GS_SPH_TYPE_VTG && sph_type != GS_SPH_TYPE_PS) return sph_type_error(d, sph_type);
+  s->sph_type = (uint32_t)sph_type;
+  return GS_OK;
+}
+
+int gs_sph_element_set(gs_sph *s, uint32_t sph_type, unsigned k, long long v, gs_diag *d) {
+  int layout = sph_layout(sph_type);
+  unsigned i;
+  const sph_field *f;
+  const sph_place *p;
+  char key[64];
+  if (!valid_type(s->sph_type) || !valid_type(sph_type) || !(f = element_at(layout, k, &i)))
+    return gs_diag_set(d, GS_EARG, "SPH element %u of a Type %u header: no such element", k,
+                       (unsigned)sph_type);
+  p = &f->at[layout];
+  element_key(f, layout, i, key, sizeof key);
+  if (sph_type != s->sph_type) return v == 0 ? GS_OK : absent_error(d, key, v, s->sph_type);
+  if (v < 0 || v >> p->width) return fit_error(d, p, i, key, v);
+  if (f == &sph_fields[SPH_F_SPH_TYPE] && (uint32_t)v != s->sph_type)
+    return report(d, GS_EINVAL, p, i, key, "%lld, but the header was started as Type %u (%s)", v,
+                  (unsigned)s->sph_type, sph_type_name(s->sph_type));
+  sph_field_set(s, f, i, (uint32_t)v);
+  return GS_OK;
 }
