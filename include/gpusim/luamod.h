@@ -54,6 +54,11 @@
  *          -- bus addresses, as CT0/CT1 do; the frame is in GPU memory where the
  *          -- rendering list stored it. Errors name the list and the address.
  *
+ * Shader Program Headers (src/lua/lsph.c; docs/sph.md, "From Lua"):
+ *   t = gpusim.sph.decode(bytes)           -- 80 bytes -> {SphType = 2, Version = 3,
+ *          -- ["ImapGenericVector[8].X"] = 2, ...}: every element of the layout
+ *   bytes = gpusim.sph.encode(t)           -- the inverse; a missing key is 0
+ *
  * Scenes (src/lua/lscene.c; docs/scenes.md): gpusim.target, gpusim.buffer,
  * gpusim.texture, gpusim.shader, gpusim.frame(fn, target), gpusim.render{...}.
  *
