@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "gpusim/driver.h"
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
 #include "v3d/cl.h"
@@ -1232,42 +1233,65 @@ static void test_strip_and_flush_all_state(void **s) {
 /* With 1/W = 1 and 1/4 at the ends of a triangle's edges, the varying is
  * perspective-correct by default and screen-linear when the options' SPH
  * modes say so (varying 0: mode 3). */
-static void interp_case(int screen_linear) {
+/* Loads src as a driver program whose SPH maps generic input 0.x with
+ * PixelImap mode (a pixel shader's header in front of the code). */
+static gs_addr put_code_sph(frame *f, const char *src, gs_pixel_imap mode) {
+  uint64_t *w;
+  size_t n;
+  if (gs_qpu_asm(src, "shader.s", 0, &w, &n, &f->d) < 0) fail_msg("%s", f->d.msg);
+  gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0x1, mode};
+  gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .inputs = &in, .n_inputs = 1, .render_targets = 0xF};
+  gs_sph sph;
+  gs_drv_program p;
+  check(f, gs_sph_build(&decl, &sph, &f->d));
+  check(f, gs_drv_program_load(f->m, w, n, &sph, &p, &f->d));
+  free(w);
+  return p.code;
+}
+
+/* One triangle, varying 0 = 0.25, 1, 0.75 at its corners and 1/W = 1, 0.25,
+ * 1, drawn from a hand-written list (no Flat Shade Flags record) with a
+ * fragment program whose SPH asks for `mode`, or (mode < 0) raw code
+ * without a header, which the hardware interpolates perspective-correct.
+ * Each pixel is checked against the mode's formula. */
+static void interp_case(int mode) {
   frame f;
   frame_init(&f, 100, 70);
-  static const float v[3][4] = {{0, 0, 0.0f, 0}, {96, 0, 1.0f, 0}, {0, 64, 0.0f, 0}};
+  static const float v[3][4] = {{0, 0, 0.25f, 0}, {96, 0, 1.0f, 0}, {0, 64, 0.75f, 0}};
   static const float inv_w[3] = {1.0f, 0.25f, 1.0f};
-  gs_addr fs = put_code(&f, fs_varying);
+  gs_addr fs = mode < 0 ? put_code(&f, fs_varying) : put_code_sph(&f, fs_varying, (gs_pixel_imap)mode);
   gs_addr rec = nv_record(&f, fs, f.unif, nv_vertices_vary(&f, v, 3, inv_w), 2);
   bin_begin(&f, 7, 0, 0);
   bin_nv_shader(&f, rec);
   bin_arrays(&f, 4, 3, 0);
   bin_finish(&f);
   render_list(&f, 0, 0xFFFFFF);
-  gs_v3d_fs_interp mode = {fs, {3}};
   gs_v3d_options o = {0};
   o.threads = 2;
-  if (screen_linear) o.fs_interp = &mode, o.n_fs_interp = 1;
   if (gs_v3d_run(f.g, f.bin, f.bin_end, f.render, f.render_end, &o) < 0) fail_msg("%s", gs_gpu_error(f.g));
   static const int chosen[][2] = {{48, 2}, {20, 20}, {70, 5}, {10, 40}};
   for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
     double l1 = (chosen[i][0] + 0.5) / 96, l2 = (chosen[i][1] + 0.5) / 64, l0 = 1 - l1 - l2;
-    /* a = 0, 1, 0 at the corners; w = 1, 4, 1 */
-    double want = screen_linear ? l1 : (l1 / 4) / (l0 + l1 / 4 + l2);
+    double want = mode == GS_PIXEL_IMAP_SCREEN_LINEAR ? 0.25 * l0 + 1.0 * l1 + 0.75 * l2
+                  : mode == GS_PIXEL_IMAP_CONSTANT    ? 0.75 /* the provoking (last) vertex */
+                                                      : (0.25 * l0 + 0.25 * l1 + 0.75 * l2) / (l0 + l1 / 4 + l2);
     uint32_t bits = pixel(&f, (uint32_t)chosen[i][0], (uint32_t)chosen[i][1]);
     float got;
     memcpy(&got, &bits, 4);
     if (fabs(got - want) > 1e-5)
-      fail_msg("%s: pixel (%d, %d): %.7f, want %.7f", screen_linear ? "screen linear" : "perspective", chosen[i][0],
-               chosen[i][1], got, want);
+      fail_msg("mode %d: pixel (%d, %d): %.7f, want %.7f", mode, chosen[i][0], chosen[i][1], got, want);
   }
   frame_free(&f);
 }
 
+/* Each PixelImap mode through the SPH in the program header of a
+ * hand-written list's fragment program, and raw code without one. */
 static void test_interpolation_modes(void **s) {
   (void)s;
-  interp_case(0);
-  interp_case(1);
+  interp_case(-1);
+  interp_case(GS_PIXEL_IMAP_PERSPECTIVE);
+  interp_case(GS_PIXEL_IMAP_SCREEN_LINEAR);
+  interp_case(GS_PIXEL_IMAP_CONSTANT);
 }
 
 /* The host floating-point environments of rendering (draw_prim switches

@@ -652,10 +652,16 @@ static void test_program_header(void **state) {
   assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
   assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_OK);
   assert_int_equal(gs_driver_end_frame(drv, &f, &d), GS_OK);
-  assert_int_equal(f.n_fs_interp, 1);
-  assert_int_equal(f.fs_interp[0].fs_code, p.code);
+  assert_int_equal(f.n_fs_programs, 1);
+  assert_int_equal(f.fs_programs[0], p.code);
   static const uint8_t want[32] = {3, 3, 3};
-  assert_memory_equal(f.fs_interp[0].mode, want, 32);
+  uint8_t mode[32];
+  unsigned nmodes;
+  gs_sph fs_sph;
+  assert_int_equal(gs_drv_program_sph(m, f.fs_programs[0], &fs_sph, &d), GS_OK);
+  assert_int_equal(gs_sph_varying_modes(&fs_sph, mode, &nmodes, &d), GS_OK);
+  assert_int_equal(nmodes, 3);
+  assert_memory_equal(mode, want, 32);
   gs_driver_free(drv);
   /* code without the header */
   gs_addr raw;

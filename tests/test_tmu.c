@@ -157,21 +157,21 @@ static uint32_t lookup(fixture *f, uint32_t p0, uint32_t p1, float s, float t, c
   memcpy(gs_mem_ptr(f->g->mem, f->unif, 16), cfg, sizeof cfg);
   f->q->unif_addr = f->unif;
   gs_vec v = splat(fbits(t));
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_T, &v, 0xffff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_T, &v, 0xffff), GS_OK);
   if (a && a->has_r) {
     v = splat(a->r);
-    assert_int_equal(tmu_write(f->g, f->q, 0, TMU_R, &v, 0xffff), GS_OK);
+    assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_R, &v, 0xffff), GS_OK);
   }
   if (a && a->has_b) {
     v = splat(fbits(a->b));
-    assert_int_equal(tmu_write(f->g, f->q, 0, TMU_B, &v, 0xffff), GS_OK);
+    assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_B, &v, 0xffff), GS_OK);
   }
   v = splat(fbits(s));
-  int rc = tmu_write(f->g, f->q, 0, TMU_S, &v, 0xffff);
+  int rc = qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &v, 0xffff);
   if (rc != GS_OK) fail_msg("lookup: %s", gs_gpu_error(f->g));
   assert_int_equal(f->q->unif_addr, f->unif + 4 * n);
   gs_vec out;
-  assert_int_equal(tmu_pop(f->g, f->q, 0, &out), GS_OK);
+  assert_int_equal(qpu_tmu_pop(f->g, f->q, 0, &out), GS_OK);
   for (int i = 1; i < QPU_LANES; i++) assert_int_equal(out.u[i], out.u[0]);
   return out.u[0];
 }
@@ -216,8 +216,8 @@ static void test_unmodelled_type(void **state) {
   uint32_t cfg[2] = {cfg0(tex, 8, 0, 0), cfg1(8, 4, 4, MAG_NEAREST, 1, 0, 0)};
   memcpy(gs_mem_ptr(f->g->mem, f->unif, 8), cfg, 8);
   gs_vec v = splat(0);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_T, &v, 0xffff), GS_OK);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &v, 0xffff), GS_EINVAL);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_T, &v, 0xffff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &v, 0xffff), GS_EINVAL);
   assert_non_null(strstr(gs_gpu_error(f->g), "ETC1"));
 }
 
@@ -392,13 +392,13 @@ static void test_direct_lookup(void **state) {
   gs_vec s;
   for (int i = 0; i < QPU_LANES; i++) s.u[i] = a + 4 * (15 - (uint32_t)i) + (uint32_t)(i & 3);
   f->q->unif_addr = 0; /* a uniform pop would fault */
-  assert_int_equal(tmu_write(f->g, f->q, 1, TMU_S, &s, 0x00ff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 1, QPU_TMU_S, &s, 0x00ff), GS_OK);
   gs_vec out;
-  assert_int_equal(tmu_pop(f->g, f->q, 1, &out), GS_OK);
+  assert_int_equal(qpu_tmu_pop(f->g, f->q, 1, &out), GS_OK);
   for (int i = 0; i < QPU_LANES; i++) assert_int_equal(out.u[i], i < 8 ? 0xc0de0000u + 15 - (uint32_t)i : 0);
   /* outside memory: names the address */
   s.u[3] = a + 64;
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &s, 0xffff), GS_EFAULT);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &s, 0xffff), GS_EFAULT);
   char want[64];
   snprintf(want, sizeof want, "TMU0 direct read of 0x%08x (element 3)", a + 64);
   if (!strstr(gs_gpu_error(f->g), want)) fail_msg("\"%s\" lacks \"%s\"", gs_gpu_error(f->g), want);
@@ -412,24 +412,24 @@ static void test_fifo_order_and_overflow(void **state) {
   uint32_t *w = gs_mem_ptr(f->g->mem, a, 64);
   for (uint32_t i = 0; i < 16; i++) w[i] = 100 + i;
   gs_vec out;
-  assert_int_equal(tmu_pop(f->g, f->q, 0, &out), GS_EHANG);
+  assert_int_equal(qpu_tmu_pop(f->g, f->q, 0, &out), GS_EHANG);
   assert_non_null(strstr(gs_gpu_error(f->g), "ldtmu0 with no TMU0 result pending"));
   for (uint32_t r = 0; r < 2; r++) {
     if (r == 1) { /* move the FIFO's head so that the second round wraps around */
       gs_vec s = splat(a);
-      assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &s, 0xffff), GS_OK);
-      assert_int_equal(tmu_pop(f->g, f->q, 0, &out), GS_OK);
+      assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &s, 0xffff), GS_OK);
+      assert_int_equal(qpu_tmu_pop(f->g, f->q, 0, &out), GS_OK);
     }
-    for (uint32_t k = 0; k < TMU_FIFO_DEPTH; k++) {
+    for (uint32_t k = 0; k < QPU_TMU_FIFO_DEPTH; k++) {
       gs_vec s = splat(a + 4 * ((k + r) % 16));
-      assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &s, 0xffff), GS_OK);
+      assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &s, 0xffff), GS_OK);
     }
     gs_vec s = splat(a);
-    assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &s, 0xffff), GS_EHANG);
+    assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &s, 0xffff), GS_EHANG);
     assert_non_null(strstr(gs_gpu_error(f->g), "TMU0 result FIFO overflow"));
-    assert_int_equal(tmu_pop(f->g, f->q, 1, &out), GS_EHANG); /* TMU1 has its own FIFO */
-    for (uint32_t k = 0; k < TMU_FIFO_DEPTH; k++) {
-      assert_int_equal(tmu_pop(f->g, f->q, 0, &out), GS_OK);
+    assert_int_equal(qpu_tmu_pop(f->g, f->q, 1, &out), GS_EHANG); /* TMU1 has its own FIFO */
+    for (uint32_t k = 0; k < QPU_TMU_FIFO_DEPTH; k++) {
+      assert_int_equal(qpu_tmu_pop(f->g, f->q, 0, &out), GS_OK);
       assert_int_equal(out.u[7], 100 + (k + r) % 16);
     }
   }
@@ -446,23 +446,23 @@ static void test_request_rules(void **state) {
   memcpy(gs_mem_ptr(f->g->mem, f->unif, 16), cfg, 16);
   gs_vec v = splat(0);
   /* B first, then S: p0 goes with B, p1 with S */
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_B, &v, 0xffff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_B, &v, 0xffff), GS_OK);
   assert_int_equal(f->q->unif_addr, f->unif + 4);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &v, 0x8001), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &v, 0x8001), GS_OK);
   assert_int_equal(f->q->unif_addr, f->unif + 8);
   gs_vec out;
-  assert_int_equal(tmu_pop(f->g, f->q, 0, &out), GS_OK);
+  assert_int_equal(qpu_tmu_pop(f->g, f->q, 0, &out), GS_OK);
   for (int i = 0; i < QPU_LANES; i++) assert_int_equal(out.u[i], i == 0 || i == 15 ? 0x01020304u : 0);
   /* T twice */
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_T, &v, 0xffff), GS_OK);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_T, &v, 0xffff), GS_EINVAL);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_T, &v, 0xffff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_T, &v, 0xffff), GS_EINVAL);
   assert_non_null(strstr(gs_gpu_error(f->g), "TMU0 T written twice"));
   /* a texture whose base is not allocated */
   qpu_reset(f->q, 0, 0x1000, f->unif, 1000);
   cfg[0] = cfg0(0x7f000000u, 0, 0, 0);
   memcpy(gs_mem_ptr(f->g->mem, f->unif, 16), cfg, 16);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_T, &v, 0xffff), GS_OK);
-  assert_int_equal(tmu_write(f->g, f->q, 0, TMU_S, &v, 0xffff), GS_EFAULT);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_T, &v, 0xffff), GS_OK);
+  assert_int_equal(qpu_tmu_write(f->g, f->q, 0, QPU_TMU_S, &v, 0xffff), GS_EFAULT);
   assert_non_null(strstr(gs_gpu_error(f->g), "TMU0 texture read of 0x7f000000"));
 }
 

@@ -61,9 +61,9 @@ static void check_pitch(uint32_t mpitchb, uint32_t pitch) {
   uint32_t *m = gs_mem_ptr(g->mem, a, bytes);
   for (uint32_t i = 0; i < bytes / 4; i++) m[i] = i;
   memset(g->vpm.words, 0xee, sizeof g->vpm.words);
-  assert_int_equal(vpm_read_setup(g, q, 0x90000000u | mpitchb), GS_OK);
-  assert_int_equal(vpm_read_setup(g, q, 0x80001000u), GS_OK);
-  assert_int_equal(vpm_dma_load(g, q, a), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(g, q, 0x90000000u | mpitchb), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(g, q, 0x80001000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(g, q, a), GS_OK);
   for (uint32_t r = 0; r < 16; r++)
     for (uint32_t j = 0; j < 16; j++)
       if (g->vpm.words[r * 16 + j] != (r * pitch + 4 * j) / 4)

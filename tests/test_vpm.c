@@ -55,10 +55,10 @@ static gs_addr alloc_bytes(gs_gpu *g, uint32_t n, uint8_t fill) {
 }
 static uint32_t *words_at(gs_gpu *g, gs_addr a, uint32_t n) { return gs_mem_ptr(g->mem, a, n * 4); }
 
-static void write_vec(fixture *f, const gs_vec *v) { assert_int_equal(vpm_write(f->g, f->q, v), GS_OK); }
+static void write_vec(fixture *f, const gs_vec *v) { assert_int_equal(qpu_vpm_write(f->g, f->q, v), GS_OK); }
 static gs_vec read_vec(fixture *f) {
   gs_vec v;
-  int rc = vpm_read(f->g, f->q, &v);
+  int rc = qpu_vpm_read(f->g, f->q, &v);
   if (rc != GS_OK) fail_msg("vpm_read: %s", gs_gpu_error(f->g));
   return v;
 }
@@ -115,7 +115,7 @@ static void test_generic_modes(void **state) {
     memset(f->g->vpm.words, 0, sizeof f->g->vpm.words);
     gs_vec v;
     for (unsigned e = 0; e < 16; e++) v.u[e] = element_value(m->width, e) | (m->width < 4 ? 0x5a0000u : 0);
-    assert_int_equal(vpm_write_setup(f->g, f->q, m->setup), GS_OK);
+    assert_int_equal(qpu_vpm_write_setup(f->g, f->q, m->setup), GS_OK);
     write_vec(f, &v);
     uint8_t want[VPM_ROWS * 64] = {0};
     for (unsigned e = 0; e < 16; e++)
@@ -127,7 +127,7 @@ static void test_generic_modes(void **state) {
       if (f->g->vpm.words[i] != w)
         fail_msg("%s: VPM row %u word %u = 0x%08x, want 0x%08x", m->name, i / 16, i % 16, f->g->vpm.words[i], w);
     }
-    assert_int_equal(vpm_read_setup(f->g, f->q, m->setup | 1u << 20), GS_OK);
+    assert_int_equal(qpu_vpm_read_setup(f->g, f->q, m->setup | 1u << 20), GS_OK);
     gs_vec r = read_vec(f);
     for (unsigned e = 0; e < 16; e++)
       if (r.u[e] != element_value(m->width, e))
@@ -147,7 +147,7 @@ static void test_seed004_setups(void **state) {
   } writes[] = {{0x00001a00u, 0}, {0x17bc1ac0u, 0}, {0x17bc1ac2u, 2}};
   for (size_t c = 0; c < 3; c++) {
     memset(f->g->vpm.words, 0, sizeof f->g->vpm.words);
-    assert_int_equal(vpm_write_setup(f->g, f->q, writes[c].setup), GS_OK);
+    assert_int_equal(qpu_vpm_write_setup(f->g, f->q, writes[c].setup), GS_OK);
     for (unsigned r = 0; r < 3; r++) {
       gs_vec v;
       for (unsigned e = 0; e < 16; e++) v.u[e] = 100 * r + e + 1;
@@ -157,13 +157,13 @@ static void test_seed004_setups(void **state) {
       for (unsigned e = 0; e < 16; e++) assert_int_equal(*vpm_at(f->g, writes[c].first_row + r, e), 100 * r + e + 1);
   }
   fill_vpm(f->g);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x1a741ac0u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x1a741ac0u), GS_OK);
   for (unsigned r = 0; r < 7; r++) {
     gs_vec v = read_vec(f);
     for (unsigned e = 0; e < 16; e++) assert_int_equal(v.u[e], vpm_pattern(r, e));
   }
   gs_vec v;
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
   assert_non_null(strstr(gs_gpu_error(f->g), "asked for 7 vectors and all were read"));
   assert_non_null(strstr(gs_gpu_error(f->g), "QPU 0 at pc 0x00001000"));
 }
@@ -188,7 +188,7 @@ static void test_generic_stride_and_wrap(void **state) {
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     memset(f->g->vpm.words, 0, sizeof f->g->vpm.words);
-    assert_int_equal(vpm_write_setup(f->g, f->q, cases[c].setup), GS_OK);
+    assert_int_equal(qpu_vpm_write_setup(f->g, f->q, cases[c].setup), GS_OK);
     for (unsigned n = 0; n < 3; n++) {
       gs_vec v;
       for (unsigned e = 0; e < 16; e++) v.u[e] = 0xa0u + n;
@@ -202,10 +202,10 @@ static void test_generic_stride_and_wrap(void **state) {
   }
   /* NUM 0 means 16 */
   fill_vpm(f->g);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00001a00u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00001a00u), GS_OK);
   for (unsigned r = 0; r < 16; r++) assert_int_equal(read_vec(f).u[3], vpm_pattern(r, 3));
   gs_vec v;
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
 }
 
 /* reference/vc4.md §2.2 (VC4ASM hardware test): a new read setup is taken
@@ -215,49 +215,49 @@ static void test_read_queue(void **state) {
   gs_vec v;
   fill_vpm(f->g);
   /* 1 then 3: both accepted; the single value of the first comes first */
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00101a05u), GS_OK); /* 1 row from Y=5 */
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00301a0au), GS_OK); /* 3 rows from Y=10 */
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00101a05u), GS_OK); /* 1 row from Y=5 */
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00301a0au), GS_OK); /* 3 rows from Y=10 */
   assert_int_equal(read_vec(f).u[0], vpm_pattern(5, 0));
   for (unsigned r = 10; r < 13; r++) assert_int_equal(read_vec(f).u[0], vpm_pattern(r, 0));
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
   /* 2 then 2: the second is dropped; the third read starves and says why */
   qpu_reset(f->q, 0, 0x2000, 0, 1000);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00201a05u), GS_OK);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00201a0au), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00201a05u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00201a0au), GS_OK);
   assert_int_equal(read_vec(f).u[0], vpm_pattern(5, 0));
   assert_int_equal(read_vec(f).u[0], vpm_pattern(6, 0));
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
   assert_non_null(strstr(gs_gpu_error(f->g), "0x00201a0a at pc 0x00002000 was dropped"));
   /* 2, read one, then 1: accepted behind the remaining value */
   qpu_reset(f->q, 0, 0x2000, 0, 1000);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00201a05u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00201a05u), GS_OK);
   assert_int_equal(read_vec(f).u[0], vpm_pattern(5, 0));
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00101a20u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00101a20u), GS_OK);
   assert_int_equal(read_vec(f).u[0], vpm_pattern(6, 0));
   assert_int_equal(read_vec(f).u[0], vpm_pattern(32, 0));
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
   /* nothing set up at all */
   qpu_reset(f->q, 0, 0x2000, 0, 1000);
-  assert_int_equal(vpm_read(f->g, f->q, &v), GS_EHANG);
+  assert_int_equal(qpu_vpm_read(f->g, f->q, &v), GS_EHANG);
   assert_non_null(strstr(gs_gpu_error(f->g), "no VPM read setup was written"));
 }
 
 static void test_setup_errors(void **state) {
   fixture *f = *state;
   gs_vec v = {{0}};
-  assert_int_equal(vpm_write(f->g, f->q, &v), GS_EINVAL);
+  assert_int_equal(qpu_vpm_write(f->g, f->q, &v), GS_EINVAL);
   assert_non_null(strstr(gs_gpu_error(f->g), "before any VPM write setup"));
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x00001b00u), GS_EINVAL); /* SIZE 3 */
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00101b00u), GS_EINVAL);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x40000000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001b00u), GS_EINVAL); /* SIZE 3 */
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00101b00u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x40000000u), GS_EINVAL);
   assert_non_null(strstr(gs_gpu_error(f->g), "0x40000000"));
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x40000000u), GS_EINVAL);
-  assert_int_equal(vpm_dma_load(f->g, f->q, 0x100000u), GS_EINVAL);
-  assert_int_equal(vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x88104001u), GS_OK); /* MODEW 1 */
-  assert_int_equal(vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x8810c000u), GS_OK); /* LANED */
-  assert_int_equal(vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x40000000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, 0x100000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x88104001u), GS_OK); /* MODEW 1 */
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x8810c000u), GS_OK); /* LANED */
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, 0x100000u), GS_EINVAL);
 }
 
 /* ---- DMA: worked examples of reference/vc4.md §2.3–2.4 ---------------------- */
@@ -269,8 +269,8 @@ static void test_dma_load_default(void **state) {
   gs_addr a = alloc_bytes(f->g, 4 * 64, 0);
   uint32_t *m = words_at(f->g, a, 64);
   for (unsigned i = 0; i < 64; i++) m[i] = 0x1000 + i;
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 12 | 8u << 4), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, a), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 12 | 8u << 4), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, a), GS_OK);
   for (unsigned r = 0; r < 4; r++)
     for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, 8 + r, x), 0x1000 + r * 16 + x);
   assert_int_equal(*vpm_at(f->g, 12, 0), 0);
@@ -286,11 +286,11 @@ static void test_dma_load_vertical_store_horizontal(void **state) {
   for (unsigned i = 0; i < 16 * 64; i++) x_mem[i] = i;
   for (unsigned x = 0; x < 16; x++) {
     /* Y=0, X=x, NROWS=4, VPITCH=0 (16), ROWLEN=0 (16), VERT, MPITCH=3 */
-    assert_int_equal(vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 11 | x), GS_OK);
-    assert_int_equal(vpm_dma_load(f->g, f->q, src + x * 256), GS_OK);
+    assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 11 | x), GS_OK);
+    assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src + x * 256), GS_OK);
   }
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 64u << 23 | 16u << 16 | 1u << 14), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 64u << 23 | 16u << 16 | 1u << 14), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned y = 0; y < 64; y++)
     for (unsigned x = 0; x < 16; x++) assert_int_equal(y_mem[y * 16 + x], x * 64 + y);
 }
@@ -303,10 +303,10 @@ static void test_dma_partial_block(void **state) {
   gs_addr src = alloc_bytes(f->g, 8 * 8 * 4, 0), dst = alloc_bytes(f->g, 16 * 16 * 4, 0xee);
   uint32_t *x_mem = words_at(f->g, src, 64), *y_mem = words_at(f->g, dst, 256);
   for (unsigned i = 0; i < 64; i++) x_mem[i] = i + 1;
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x82881044u), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x82881044u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned y = 0; y < 16; y++)
     for (unsigned x = 0; x < 16; x++) {
       int inside = y >= 4 && y < 12 && x >= 4 && x < 12;
@@ -324,10 +324,10 @@ static void test_dma_load_extended_pitch(void **state) {
   for (int order = 0; order < 2; order++) {
     qpu_reset(f->q, 0, 0x1000, 0, 1000);
     memset(f->g->vpm.words, 0, sizeof f->g->vpm.words);
-    if (order == 0) assert_int_equal(vpm_read_setup(f->g, f->q, 0x90000080u), GS_OK);
-    assert_int_equal(vpm_read_setup(f->g, f->q, 0x80001000u), GS_OK);
-    if (order == 1) assert_int_equal(vpm_read_setup(f->g, f->q, 0x90000080u), GS_OK);
-    assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
+    if (order == 0) assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x90000080u), GS_OK);
+    assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x80001000u), GS_OK);
+    if (order == 1) assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x90000080u), GS_OK);
+    assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
     for (unsigned y = 0; y < 16; y++)
       for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, y, x), y * 32 + x);
   }
@@ -340,9 +340,9 @@ static void test_dma_store_stride(void **state) {
   gs_addr dst = alloc_bytes(f->g, 16 * 128, 0xee);
   uint32_t *y_mem = words_at(f->g, dst, 16 * 32);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0xc0000040u), GS_OK); /* stride first */
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0xc0000040u), GS_OK); /* stride first */
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned y = 0; y < 16; y++)
     for (unsigned x = 0; x < 32; x++) assert_int_equal(y_mem[y * 32 + x], x < 16 ? vpm_pattern(y, x) : 0xeeeeeeeeu);
 }
@@ -354,8 +354,8 @@ static void test_dma_store_seed004(void **state) {
   gs_addr dst = alloc_bytes(f->g, 8 * 64, 0xee);
   uint32_t *y_mem = words_at(f->g, dst, 8 * 16);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x83904000u), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x83904000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned i = 0; i < 8 * 16; i++) assert_int_equal(y_mem[i], i < 7 * 16 ? vpm_pattern(i / 16, i % 16) : 0xeeeeeeeeu);
 }
 
@@ -366,8 +366,8 @@ static void test_dma_store_vertical(void **state) {
   gs_addr dst = alloc_bytes(f->g, 64, 0);
   uint32_t *y_mem = words_at(f->g, dst, 16);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 1u << 23 | 16u << 16 | 32u << 7 | 9u << 3), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 1u << 23 | 16u << 16 | 32u << 7 | 9u << 3), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned i = 0; i < 16; i++) assert_int_equal(y_mem[i], vpm_pattern(32 + i, 9));
 }
 
@@ -381,8 +381,8 @@ static void test_dma_store_vertical_column_carry(void **state) {
   gs_addr dst = alloc_bytes(f->g, 24, 0);
   uint32_t *y_mem = words_at(f->g, dst, 6);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 3u << 23 | 2u << 16 | 15u << 3), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 3u << 23 | 2u << 16 | 15u << 3), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   const uint32_t want[6] = {vpm_pattern(0, 15), vpm_pattern(1, 15), vpm_pattern(16, 0),
                             vpm_pattern(17, 0), vpm_pattern(16, 1), vpm_pattern(17, 1)};
   for (unsigned i = 0; i < 6; i++) assert_int_equal(y_mem[i], want[i]);
@@ -395,8 +395,8 @@ static void test_dma_store_long_row(void **state) {
   gs_addr dst = alloc_bytes(f->g, 80, 0);
   uint32_t *y_mem = words_at(f->g, dst, 20);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 1u << 23 | 20u << 16 | 1u << 14 | 2u << 7), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 1u << 23 | 20u << 16 | 1u << 14 | 2u << 7), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned i = 0; i < 20; i++) assert_int_equal(y_mem[i], vpm_pattern(2 + i / 16, i % 16));
 }
 
@@ -409,9 +409,9 @@ static void test_dma_store_16bit(void **state) {
   uint16_t *h = gs_mem_ptr(f->g->mem, dst, 16);
   for (unsigned y = 0; y < 64; y++)
     for (unsigned x = 0; x < 16; x++) *vpm_at(f->g, y, x) = (y * 16 + x) << 16 | (0x8000 + y * 16 + x);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 2u << 23 | 4u << 16 | 1u << 14 | 1u << 7 | 2u << 3 | 3u),
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 2u << 23 | 4u << 16 | 1u << 14 | 1u << 7 | 2u << 3 | 3u),
                    GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   const uint16_t want[8] = {18, 0x8000 + 19, 19, 0x8000 + 20, 34, 0x8000 + 35, 35, 0x8000 + 36};
   for (unsigned i = 0; i < 8; i++) assert_int_equal(h[i], want[i]); /* little-endian host */
 }
@@ -423,9 +423,9 @@ static void test_dma_store_8bit_vertical_blockmode(void **state) {
   gs_addr dst = alloc_bytes(f->g, 16, 0);
   uint8_t *b = gs_mem_ptr(f->g->mem, dst, 16);
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0xc0010000u), GS_OK);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x80000000u | 2u << 23 | 8u << 16 | 3u << 3 | 4u), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0xc0010000u), GS_OK);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x80000000u | 2u << 23 | 8u << 16 | 3u << 3 | 4u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_OK);
   for (unsigned i = 0; i < 16; i++) assert_int_equal(b[i], (uint8_t)(vpm_pattern(i / 4, 3) >> (8 * (i % 4))));
 }
 
@@ -438,8 +438,8 @@ static void test_dma_load_8bit_horizontal(void **state) {
   uint8_t *m = gs_mem_ptr(f->g->mem, src, 128);
   for (unsigned r = 0; r < 2; r++)
     for (unsigned i = 0; i < 6; i++) m[r * 64 + i] = (uint8_t)(0x10 * r + i + 1);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0xd3624031u), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0xd3624031u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
   assert_int_equal(*vpm_at(f->g, 3, 1), 0x03020100u);
   assert_int_equal(*vpm_at(f->g, 3, 2), 0x00060504u);
   assert_int_equal(*vpm_at(f->g, 4, 1), 0x13121100u);
@@ -457,8 +457,8 @@ static void test_dma_load_8bit_vertical(void **state) {
   uint8_t *m = gs_mem_ptr(f->g->mem, src, 128);
   for (unsigned r = 0; r < 2; r++)
     for (unsigned i = 0; i < 6; i++) m[r * 64 + i] = (uint8_t)(0x10 * r + i + 1);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0xe3628845u), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0xe3628845u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
   assert_int_equal(*vpm_at(f->g, 4, 5), 0x02010000u);
   assert_int_equal(*vpm_at(f->g, 5, 5), 0x06050403u);
   assert_int_equal(*vpm_at(f->g, 6, 5), 0x12110000u);
@@ -477,9 +477,9 @@ static void test_dma_load_16bit_vpitch(void **state) {
   uint16_t *m = gs_mem_ptr(f->g->mem, src, 24);
   for (unsigned r = 0; r < 3; r++)
     for (unsigned i = 0; i < 3; i++) m[r * 4 + i] = (uint16_t)(0x100 * (r + 1) + i);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x90000008u), GS_OK);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0xb0331000u), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x90000008u), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0xb0331000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
   /* row 0: halves 1,2,3 of VPM row 0 = 0x100, 0x101, 0x102 */
   assert_int_equal(*vpm_at(f->g, 0, 0), 0x01000000u);
   assert_int_equal(*vpm_at(f->g, 0, 1), 0x01020101u);
@@ -495,8 +495,8 @@ static void test_dma_load_wraps_window(void **state) {
   gs_addr src = alloc_bytes(f->g, 4 * 64, 0);
   uint32_t *m = words_at(f->g, src, 64);
   for (unsigned i = 0; i < 64; i++) m[i] = i + 1;
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 12 | 62u << 4), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_OK);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 4u << 16 | 1u << 12 | 62u << 4), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_OK);
   static const unsigned rows[4] = {62, 63, 0, 1};
   for (unsigned r = 0; r < 4; r++) assert_int_equal(*vpm_at(f->g, rows[r], 7), r * 16 + 7 + 1);
   assert_int_equal(*vpm_at(f->g, 64, 7), 0);
@@ -508,8 +508,8 @@ static void test_dma_store_fault_leaves_memory(void **state) {
   fixture *f = *state;
   gs_addr dst = alloc_bytes(f->g, 1000, 0x5a); /* a 16x16 store needs 1024 */
   fill_vpm(f->g);
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
-  assert_int_equal(vpm_dma_store(f->g, f->q, dst), GS_EFAULT);
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x88104000u), GS_OK);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, dst), GS_EFAULT);
   char want[64];
   snprintf(want, sizeof want, "VDW store to 0x%08x", dst + 1000);
   if (!strstr(gs_gpu_error(f->g), want)) fail_msg("message \"%s\" lacks \"%s\"", gs_gpu_error(f->g), want);
@@ -517,7 +517,7 @@ static void test_dma_store_fault_leaves_memory(void **state) {
   const uint8_t *b = gs_mem_ptr(f->g->mem, dst, 1000);
   for (unsigned i = 0; i < 1000; i++) assert_int_equal(b[i], 0x5a);
   /* an address with no allocation at all */
-  assert_int_equal(vpm_dma_store(f->g, f->q, 0x10), GS_EFAULT);
+  assert_int_equal(qpu_vpm_dma_store(f->g, f->q, 0x10), GS_EFAULT);
   assert_non_null(strstr(gs_gpu_error(f->g), "VDW store to 0x00000010"));
 }
 
@@ -525,8 +525,8 @@ static void test_dma_load_fault_leaves_vpm(void **state) {
   fixture *f = *state;
   gs_addr src = alloc_bytes(f->g, 100, 0x11); /* 2 rows x 16 words need 128 */
   fill_vpm(f->g);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 2u << 16 | 1u << 12), GS_OK);
-  assert_int_equal(vpm_dma_load(f->g, f->q, src), GS_EFAULT);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x80000000u | 3u << 24 | 2u << 16 | 1u << 12), GS_OK);
+  assert_int_equal(qpu_vpm_dma_load(f->g, f->q, src), GS_EFAULT);
   char want[64];
   snprintf(want, sizeof want, "VCD load from 0x%08x", src + 100);
   if (!strstr(gs_gpu_error(f->g), want)) fail_msg("message \"%s\" lacks \"%s\"", gs_gpu_error(f->g), want);
@@ -539,19 +539,19 @@ static void test_dma_load_fault_leaves_vpm(void **state) {
 static void test_shader_segments(void **state) {
   fixture *f = *state;
   fill_vpm(f->g);
-  vpm_set_window(f->q, 100, 8);
-  vpm_set_write_window(f->q, 140, 8);
-  assert_int_equal(vpm_read_setup(f->g, f->q, 0x00101a02), GS_OK); /* 1 vector, row 2 */
+  qpu_vpm_set_window(f->q, 100, 8);
+  qpu_vpm_set_write_window(f->q, 140, 8);
+  assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00101a02), GS_OK); /* 1 vector, row 2 */
   gs_vec v = read_vec(f);
   for (unsigned x = 0; x < 16; x++) assert_int_equal(v.u[x], vpm_pattern(102, x));
-  assert_int_equal(vpm_write_setup(f->g, f->q, 0x00001a09), GS_OK); /* row 9 wraps to 1 */
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001a09), GS_OK); /* row 9 wraps to 1 */
   for (unsigned x = 0; x < 16; x++) v.u[x] = 0xabc00000u + x;
   write_vec(f, &v);
   for (unsigned x = 0; x < 16; x++) {
     assert_int_equal(*vpm_at(f->g, 141, x), 0xabc00000u + x);
     assert_int_equal(*vpm_at(f->g, 101, x), vpm_pattern(101, x)); /* input untouched */
   }
-  vpm_set_write_window(f->q, 0, 0); /* writes follow the main window again */
+  qpu_vpm_set_write_window(f->q, 0, 0); /* writes follow the main window again */
   write_vec(f, &v);
   for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, 100 + 2, x), 0xabc00000u + x);
 }

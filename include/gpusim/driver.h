@@ -84,12 +84,16 @@
  * pipeline reads instead of looking at the ISA. gs_drv_program_load
  * places, in one allocation,
  *   code - 96  u32 GS_DRV_PROGRAM_MAGIC ("GSPH" little-endian), u32 code
- *              bytes, u32 the SPH's ShaderType, u32 0
+ *              bytes, u32 the SPH's ShaderType, u32 the instruction set
+ *              (GS_DRV_ISA_*)
  *   code - 80  the 20 SPH words (gs_sph_encode)
  *   code       the instructions (16-byte aligned)
  * so that the pipeline, given only a code address from a shader record,
- * finds the program's SPH with gs_drv_program_sph. A hand-written control
- * list whose programs lack the header still runs: the pipeline then uses
+ * finds the program's instruction set and SPH (gs_drv_program_sph): each
+ * varying's interpolation is the fragment program's PixelImap, and a draw
+ * may pair stages of different instruction sets. A hand-written control
+ * list whose programs lack the header still runs as VideoCore IV QPU code
+ * (the hardware's own): the pipeline then uses
  * the Flat Shade Flags alone.
  *
  * BLENDING AND STENCIL (docs/blending.md). The VC4 has no blend unit and no
@@ -224,11 +228,20 @@ void gs_drv_texture_config(const gs_drv_texture *t, uint32_t p[2]);
 typedef struct gs_drv_program {
   gs_addr block;     /* the allocation: the header, then the code */
   gs_addr code;      /* first instruction: block + GS_DRV_PROGRAM_HEADER */
-  uint32_t ninstr;   /* 64-bit instructions */
+  uint32_t ninstr;   /* 64-bit instructions (size / 8) */
+  unsigned isa;      /* its instruction set: GS_DRV_ISA_* */
+  uint32_t size;     /* bytes of code */
 } gs_drv_program;
 
-/* Loads n instruction words (n >= 1) after the header holding sph (which
- * must encode: gs_sph_encode). */
+/* Instruction sets, as the program header names them (word 3). */
+enum { GS_DRV_ISA_QPU = 1, GS_DRV_ISA_SASS = 2, GS_DRV_ISA_PICA = 3, GS_DRV_ISA_AGX = 4 };
+
+/* Loads size bytes of code of instruction set isa (GS_DRV_ISA_*; a whole
+ * number of its instructions, at least one) after the header holding sph
+ * (which must encode: gs_sph_encode) and the isa. */
+int gs_drv_program_load_isa(gs_mem *m, unsigned isa, const uint8_t *code, size_t size, const gs_sph *sph,
+                            gs_drv_program *out, gs_diag *d);
+/* The same for n QPU instruction words (n >= 1). */
 int gs_drv_program_load(gs_mem *m, const uint64_t *words, size_t n, const gs_sph *sph,
                         gs_drv_program *out, gs_diag *d);
 /* Releases p's allocation (if any) and zeroes p. */
@@ -238,14 +251,6 @@ void gs_drv_program_release(gs_mem *m, gs_drv_program *p);
  * too close to the start of its allocation) or the SPH does not decode. */
 int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d);
 
-/* The interpolation of each fragment varying from a fragment shader's SPH:
- * varyings come in the order of the SPH's mapped input components —
- * generic vectors 0..31, then x y z w within each — and varying i gets the
- * PixelImap of the i-th such component (1 constant, 2 perspective, 3
- * screen linear). *n receives the count (at most GS_DRV_MAX_VARYINGS; the
- * rest of mode is 0). GS_EARG if s is not a pixel shader's SPH or maps more
- * than 32 components. */
-int gs_drv_sph_varyings(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d);
 
 /* The three programs of a draw and what the GL shader record says of them. */
 typedef struct gs_drv_shader {
@@ -370,6 +375,10 @@ bool gs_drv_fs_needs_variant(const gs_drv_state *s);
  * out of range (gs_driver_draw and gs_drv_fs_link check it). */
 int gs_drv_fs_check_state(const gs_drv_state *s, gs_diag *d);
 
+/* Whether s's blend changes the colour: blending on, and other than
+ * "replace" (the part of gs_drv_fs_blends without the colour mask). */
+bool gs_drv_fs_blend_on(const gs_drv_state *s);
+
 /* Whether s's blend or colour mask changes the colour writes (the part of
  * gs_drv_fs_needs_variant without stencil). Draws into an RGBA16F target
  * refuse it: the blend code works on 32-bit words of four bytes. */
@@ -389,8 +398,11 @@ typedef struct gs_drv_fs_link_info {
   const uint32_t *lines;  /* NULL, or each instruction's source line */
 } gs_drv_fs_link_info;
 
-/* Links the fragment program words[0..n) for s's blend, colour mask and
- * stencil (docs/blending.md says what it inserts and why): each write to
+/* Links the fragment program words[0..n) — raw VideoCore IV QPU code, the
+ * hardware's own, which the linker of that instruction set links (the
+ * programs of other instruction sets reach theirs through their program
+ * header) — for s's blend, colour mask and stencil (docs/blending.md says
+ * what it inserts and why): each write to
  * TLB_COLOUR_ALL goes to a free accumulator and is followed by code that
  * loads the tile's colour and blends — with 4 samples, once per sample,
  * writing TLB_COLOUR_MS — each TLB_Z write is preceded by the stencil setup
@@ -475,13 +487,6 @@ typedef struct gs_drv_clear {
   uint8_t stencil;
 } gs_drv_clear;
 
-/* How the varyings of one fragment shader are interpolated, from its SPH
- * (gs_drv_sph_varyings): what the executor's options take. */
-typedef struct gs_drv_fs_interp {
-  gs_addr fs_code;
-  uint8_t mode[32];
-} gs_drv_fs_interp;
-
 /* What the executor needs to run a frame and read its image. */
 typedef struct gs_drv_frame {
   gs_addr bin_start, bin_end;        /* CT0CA, CT0EA */
@@ -494,10 +499,11 @@ typedef struct gs_drv_frame {
   gs_addr tile_alloc, tsda;
   uint32_t tile_alloc_size;
   uint32_t draws;                    /* draw packets (32/33) emitted */
-  const gs_drv_fs_interp *fs_interp; /* one per fragment shader of the frame
-                                        that has a driver header; valid until
-                                        the next gs_driver_begin_frame */
-  unsigned n_fs_interp;
+  const gs_addr *fs_programs;        /* the fragment programs the frame's draws
+                                        use, blend/stencil variants included,
+                                        in first use; valid until the next
+                                        gs_driver_begin_frame */
+  unsigned n_fs_programs;
   const gs_v3d_unif_stream *unif_streams; /* every uniform stream of the
                                         frame's draws, sorted by address,
                                         as the executor's unif_streams option

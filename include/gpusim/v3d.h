@@ -60,14 +60,6 @@
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
 
-/* Interpolation of fragment-shader varying i, as the SPH PixelImap codes
- * (gs_pixel_imap in gpusim/sph.h): 1 constant, 2 perspective, 3 screen
- * linear; 0 leaves the varying to the Flat Shade Flags record (97). */
-typedef struct gs_v3d_fs_interp {
-  gs_addr fs_code;          /* the fragment shader these modes belong to */
-  uint8_t mode[32];         /* per varying */
-} gs_v3d_fs_interp;
-
 /* A uniform stream a driver wrote: `words` uniforms from addr. */
 typedef struct gs_v3d_unif_stream {
   gs_addr addr;
@@ -78,10 +70,6 @@ typedef struct gs_v3d_options {
   unsigned threads;         /* host threads for tiles; 0 = all cores */
   uint32_t max_packets;     /* per CLE thread, against loops; 0 = 1 << 24 */
   int max_depth;            /* sub-list nesting; 0 = 2 (RG §9) */
-  /* Interpolation modes from the programs' SPHs (docs/sph.md): the driver
-   * lists, per fragment shader, how each varying is interpolated. */
-  const gs_v3d_fs_interp *fs_interp;
-  unsigned n_fs_interp;
   /* The uniform streams the driver wrote, sorted by address (GS_EARG
    * otherwise): a shader whose record's uniforms address starts one may
    * read only its `words` uniforms, and a read past them is a QPU error

@@ -152,16 +152,31 @@ int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d) {
 
 /* ---- reading -------------------------------------------------------------- */
 
-/* stb_image 2.27 (Debian 12's libstb) builds a JPEG Huffman table before
- * it checks that the table's 16 code counts add up to at most 256, and
- * writes past the table's array when they do not; nor does it check the
- * tables' values (found by tests/fuzz/fuzz_image.c). Returns 1 if the
- * Define Huffman Table segment whose marker (FF C4) is at p[at] holds a
- * table of too many codes or a value no 8-bit JPEG has, read as stb reads
- * it: after the length, tables of a class/id byte (class 0..1, id 0..3,
- * else stb stops), 16 counts and that many values; bytes past the end
- * read as 0 (ITU-T T.81, B.2.4.2). */
-static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at) {
+/* The tables and components of a JPEG as stb_image 2.27 sees them while
+ * it reads the file. stb does not clear its decoder: a table no segment
+ * defined before a scan that uses it is whatever the heap held (a DC
+ * coefficient times such a quantisation value overflowed, UBSan in
+ * stbi__jpeg_decode_block, found by tests/fuzz/fuzz_image), and a
+ * component no scan covers comes out as uninitialised pixels. T.81 asks
+ * for neither: a table must be installed by the time a scan using it is
+ * decoded (ITU-T T.81, B.2.2, Tq; B.2.4.1-B.2.4.2), and every component is
+ * coded in some scan (progressive: its DC first, G.1.1.1.1). */
+typedef struct jpeg_tables {
+  unsigned quant, dc, ac;   /* bit k: table k defined */
+  unsigned scanned;         /* bit k: frame component k in a scan */
+  int ncomp, progressive;   /* from the first SOF0-SOF2; 0 before it */
+  uint8_t id[4], tq[4];
+} jpeg_tables;
+
+/* Returns 1 if the Define Huffman Table segment whose marker (FF C4) is at
+ * p[at] holds a table of too many codes or a value no 8-bit JPEG has, read
+ * as stb reads it: after the length, tables of a class/id byte (class
+ * 0..1, id 0..3, else stb stops), 16 counts and that many values; bytes
+ * past the end read as 0 (ITU-T T.81, B.2.4.2). stb builds a table before
+ * it checks that its 16 code counts add up to at most 256, and writes past
+ * the table's array when they do not (found by tests/fuzz/fuzz_image).
+ * Marks the tables it defines in t. */
+static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at, jpeg_tables *t) {
   if (at + 4 > n) return 0;
   long left = ((long)p[at + 2] << 8 | p[at + 3]) - 2;
   size_t i = at + 4;
@@ -180,30 +195,88 @@ static int jpeg_dht_too_long(const uint8_t *p, size_t n, size_t at) {
       uint8_t v = p[i + (size_t)k];
       if (q >> 4 == 0 ? v > 11 : (v & 15) > 10) return 1;
     }
+    *(q >> 4 ? &t->ac : &t->dc) |= 1u << (q & 15);
     i += (size_t)codes;
     left -= 17 + codes;
   }
   return 0;
 }
 
-/* 1 if p is a JPEG stb_image 2.27 would read a Huffman table of more than
- * 256 codes from: after SOI (FF D8, after any number of FF fill bytes, as
- * stb accepts it), the segments before the first scan are walked by their
- * lengths, as stb reads them (an application segment may hold any bytes);
- * from the first scan on, every FF C4 pair counts, since stb may find a
- * marker anywhere in or after entropy-coded data. */
-static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
+/* The tables a Define Quantization Table segment at p[at] defines, as stb
+ * reads it (a precision/id byte, precision 0..1 and id 0..3 or stb stops,
+ * then 64 values of 1 or 2 bytes; T.81, B.2.4.1). */
+static void jpeg_dqt(const uint8_t *p, size_t n, size_t at, jpeg_tables *t) {
+  if (at + 4 > n) return;
+  long left = ((long)p[at + 2] << 8 | p[at + 3]) - 2;
+  for (size_t i = at + 4; left > 0 && i < n;) {
+    uint8_t q = p[i++];
+    if (q >> 4 > 1 || (q & 15) > 3) return;
+    t->quant |= 1u << (q & 15);
+    i += q >> 4 ? 128 : 64;
+    left -= q >> 4 ? 129 : 65;
+  }
+}
+
+/* The components of the frame header (SOF0-SOF2, the ones stb reads) at
+ * p[at]: id and quantisation table each (T.81, B.2.2). stb reads the
+ * first one only. */
+static void jpeg_frame(const uint8_t *p, size_t n, size_t at, jpeg_tables *t) {
+  if (t->ncomp || at + 10 > n || p[at + 9] < 1 || p[at + 9] > 4 || at + 10 + 3 * (size_t)p[at + 9] > n) return;
+  for (int k = 0; k < p[at + 9]; k++) {
+    t->id[k] = p[at + 10 + 3 * k];
+    t->tq[k] = p[at + 12 + 3 * k] & 3;
+  }
+  t->ncomp = p[at + 9];
+  t->progressive = p[at + 1] == 0xC2;
+}
+
+/* 1 if the scan header (SOS) at p[at] has a component whose tables were
+ * not defined before it: its quantisation table, the DC table where the
+ * scan codes DC (baseline: always; progressive: a first DC scan) and the
+ * AC table where it codes AC (T.81, B.2.3). Marks its components scanned. */
+static int jpeg_scan_undefined(const uint8_t *p, size_t n, size_t at, jpeg_tables *t) {
+  if (!t->ncomp || at + 5 > n) return 0;
+  size_t ns = p[at + 4], sel = at + 5, ss = sel + 2 * ns;
+  if (ns < 1 || ns > 4 || ss + 3 > n) return 0;
+  int dc = !t->progressive || (p[ss] == 0 && p[ss + 2] >> 4 == 0);
+  int ac = !t->progressive || p[ss] > 0;
+  for (size_t j = 0; j < ns; j++)
+    for (int k = 0; k < t->ncomp; k++) {
+      if (t->id[k] != p[sel + 2 * j]) continue;
+      unsigned td = p[sel + 2 * j + 1] >> 4, ta = p[sel + 2 * j + 1] & 15;
+      if (!(t->quant >> t->tq[k] & 1) || (dc && td < 4 && !(t->dc >> td & 1)) || (ac && ta < 4 && !(t->ac >> ta & 1)))
+        return 1;
+      if (dc) t->scanned |= 1u << k;
+      break;
+    }
+  return 0;
+}
+
+/* Why stb_image 2.27 must not read p as a JPEG, or NULL: after SOI (FF D8,
+ * after any number of FF fill bytes, as stb accepts it), the segments
+ * before the first scan are walked by their lengths, as stb reads them (an
+ * application segment may hold any bytes); from the first scan on, every
+ * FF C4, FF DB and FF DA pair counts, since stb may find a marker anywhere
+ * in or after entropy-coded data, until an EOI (FF D9), where stb stops. */
+static const char *jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
+  static const char undefined[] = "JPEG scan uses a table not defined before it";
   size_t i = 0;
   while (i < n && p[i] == 0xFF) i++; /* stb skips fill bytes before SOI too */
-  if (i == 0 || i >= n || p[i] != 0xD8) return 0;
+  if (i == 0 || i >= n || p[i] != 0xD8) return NULL;
+  jpeg_tables t = {0};
   int in_scans = 0;
   for (i++; i + 1 < n;) {
     uint8_t m = p[i + 1];
     if (p[i] != 0xFF) {
       i++;
-    } else if (m == 0xC4 && jpeg_dht_too_long(p, n, i)) {
-      return 1;
-    } else if (in_scans || m == 0xFF || m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD9)) {
+      continue;
+    }
+    if (m == 0xC4 && jpeg_dht_too_long(p, n, i, &t)) return "corrupt JPEG Huffman table";
+    if (m == 0xDB) jpeg_dqt(p, n, i, &t);
+    if (m >= 0xC0 && m <= 0xC2) jpeg_frame(p, n, i, &t);
+    if (m == 0xDA && jpeg_scan_undefined(p, n, i, &t)) return undefined;
+    if (m == 0xD9) break;
+    if (in_scans || m == 0xFF || m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD8)) {
       i++; /* fill byte, or a marker without a length */
     } else {
       if (i + 3 >= n) break;
@@ -211,7 +284,8 @@ static int jpeg_unsafe_for_stb(const uint8_t *p, size_t n) {
       i += 2 + ((size_t)p[i + 2] << 8 | p[i + 3]);
     }
   }
-  return 0;
+  if (in_scans && t.scanned != (1u << t.ncomp) - 1) return "JPEG component in no scan";
+  return NULL;
 }
 
 /* A binary PGM or PPM (P5, P6) header as stb_image 2.27 reads it: three
@@ -281,10 +355,10 @@ int gs_image_read_png(gs_image *img, const char *path, gs_diag *d) {
   /* "-" is a file of that name here, not standard input */
   if (gs_cli_read_file(strcmp(path, "-") == 0 ? "./-" : path, &bytes, &len) < 0)
     return gs_diag_set(d, GS_EIO, "cannot read %s: %s", path, strerror(errno));
-  if (len > INT_MAX || jpeg_unsafe_for_stb((const uint8_t *)bytes, len)) {
+  const char *unsafe = len > INT_MAX ? "file too large" : jpeg_unsafe_for_stb((const uint8_t *)bytes, len);
+  if (unsafe) {
     free(bytes);
-    return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path,
-                       len > INT_MAX ? "file too large" : "corrupt JPEG Huffman table");
+    return gs_diag_set(d, GS_EINVAL, "cannot read %s: not an image stb_image decodes (%s)", path, unsafe);
   }
   png_drop_empty_idat((uint8_t *)bytes, &len);
   uint64_t pnm[3];

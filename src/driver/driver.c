@@ -46,7 +46,7 @@ typedef struct emit_state {
   uint32_t nrec;       /* entries of gs_driver.rec in use */
   uint64_t vertices;
   bool early_z;
-  unsigned n_interp;   /* entries of gs_driver.interp in use */
+  uint32_t n_fs;       /* entries of gs_driver.fs in use */
   uint32_t n_streams;  /* entries of gs_driver.streams in use */
 } emit_state;
 
@@ -58,8 +58,8 @@ struct gs_driver {
   gs_drv_clear clear;
   gs_addr bin_start;
   emit_state e;
-  gs_drv_fs_interp *interp;  /* the frame's fragment shaders and their modes */
-  unsigned cap_interp;
+  gs_addr *fs;               /* the frame's fragment programs (variants included) */
+  uint32_t cap_fs;
   uint32_t fixed_pool;       /* gs_driver_set_tile_pool; 0: estimate */
   uint32_t learned_pool;     /* the largest pool a frame has needed */
   drv_variants variants;     /* fragment programs linked for blend and stencil */
@@ -86,7 +86,7 @@ void gs_driver_free(gs_driver *drv) {
   if (!drv) return;
   drv_arena_free(&drv->arena);
   drv_variants_free(&drv->variants);
-  free(drv->interp);
+  free(drv->fs);
   free(drv->rec);
   free(drv->streams);
   free(drv);
@@ -561,27 +561,24 @@ static int emit_arrays(gs_driver *drv, const gs_drv_draw *dr, const gs_addr unif
   return GS_OK;
 }
 
-/* Records how the draw's fragment shader interpolates its varyings, read
- * from its SPH header, the first time the frame uses it. A shader without
- * the header is left to the Flat Shade Flags. */
-static int note_fs_interp(gs_driver *drv, gs_addr fs_code, gs_diag *d) {
-  for (unsigned i = 0; i < drv->e.n_interp; i++)
-    if (drv->interp[i].fs_code == fs_code) return GS_OK;
+/* Lists the draw's fragment program in the frame (gs_drv_frame.fs_programs)
+ * the first time the frame uses it. One with a header must have a pixel
+ * shader's SPH that the varying FIFO can follow: the pipeline reads each
+ * varying's interpolation from it (gs_sph_varying_modes). */
+static int note_fs_program(gs_driver *drv, gs_addr fs_code, gs_diag *d) {
+  for (unsigned i = 0; i < drv->e.n_fs; i++)
+    if (drv->fs[i] == fs_code) return GS_OK;
   gs_sph sph;
-  if (gs_drv_program_sph(drv->mem, fs_code, &sph, NULL) < 0) return GS_OK;
-  gs_drv_fs_interp fi = {fs_code, {0}};
-  unsigned n;
-  gs_diag sd;
-  if (gs_drv_sph_varyings(&sph, fi.mode, &n, &sd) < 0)
-    return gs_diag_set(d, GS_EARG, "draw: fragment shader 0x%08x: %s", fs_code, sd.msg);
-  if (drv->e.n_interp == drv->cap_interp) {
-    unsigned cap = drv->cap_interp ? 2 * drv->cap_interp : 8;
-    gs_drv_fs_interp *ni = realloc(drv->interp, cap * sizeof *ni);
-    if (!ni) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
-    drv->interp = ni;
-    drv->cap_interp = cap;
+  if (gs_drv_program_sph(drv->mem, fs_code, &sph, NULL) == GS_OK) {
+    uint8_t mode[32];
+    unsigned n;
+    gs_diag sd;
+    if (gs_sph_varying_modes(&sph, mode, &n, &sd) < 0)
+      return gs_diag_set(d, GS_EARG, "draw: fragment shader 0x%08x: %s", fs_code, sd.msg);
   }
-  drv->interp[drv->e.n_interp++] = fi;
+  int rc = reserve_entry((void **)&drv->fs, &drv->cap_fs, drv->e.n_fs, sizeof *drv->fs, d);
+  if (rc < 0) return rc;
+  drv->fs[drv->e.n_fs++] = fs_code;
   return GS_OK;
 }
 
@@ -599,7 +596,7 @@ static int lower_draw(gs_driver *drv, const gs_drv_draw *draw, const gs_drv_stat
   unsigned samples = drv->target.samples == 4 ? 4 : 1;
   int rc = drv_variant_get(&drv->variants, draw->shader, s, samples, drv->frame, &sh.fs_code, d);
   if (rc < 0) return rc;
-  if ((rc = note_fs_interp(drv, sh.fs_code, d)) < 0) return rc;
+  if ((rc = note_fs_program(drv, sh.fs_code, d)) < 0) return rc;
   for (int slot = 0; slot < SLOT_COUNT; slot++)
     if ((rc = put_state(&drv->e, slot, b[slot], d)) < 0) return rc;
   gs_addr unif[3];
@@ -757,11 +754,11 @@ int gs_driver_end_frame(gs_driver *drv, gs_drv_frame *f, gs_diag *d) {
   f->tiles_x = (t->width + tw - 1) / tw;
   f->tiles_y = (t->height + th - 1) / th;
   f->draws = drv->e.draws;
-  f->fs_interp = drv->interp;
-  f->n_fs_interp = drv->e.n_interp;
   if (drv->e.n_streams) /* none in a frame without draws, and qsort(NULL, 0) is undefined */
     qsort(drv->streams, drv->e.n_streams, sizeof *drv->streams, stream_cmp);
   f->unif_streams = drv->streams;
+  f->fs_programs = drv->fs;
+  f->n_fs_programs = drv->e.n_fs;
   f->n_unif_streams = drv->e.n_streams;
   uint32_t tiles = f->tiles_x * f->tiles_y;
   int rc = gs_cl_put_id(&drv->e.w, GS_CL_INCREMENT_SEMAPHORE, NULL, d);

@@ -1,8 +1,11 @@
 /* program.c — what the driver places in GPU memory for the long run:
  * render-target frame buffers, and programs with the header that carries
  * their SPH (include/gpusim/driver.h, "PROGRAMS AND THEIR SPH"). */
+#include <stdlib.h>
 #include <string.h>
+#include "core/bytes.h"
 #include "gpusim/driver.h"
+#include "isa/isa.h"
 
 unsigned gs_drv_format_bytes(gs_drv_format f) { return f == GS_DRV_BGR565 ? 2u : f == GS_DRV_RGBA16F ? 8u : 4u; }
 
@@ -28,39 +31,44 @@ void gs_drv_target_release(gs_mem *m, gs_drv_target *t) {
   t->framebuffer = 0;
 }
 
-static void put_u32(uint8_t *p, uint32_t v) {
-  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
-}
-
-static uint32_t get_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+int gs_drv_program_load_isa(gs_mem *m, unsigned isa, const uint8_t *code, size_t size, const gs_sph *sph,
+                            gs_drv_program *out, gs_diag *d) {
+  memset(out, 0, sizeof *out);
+  const gs_isa *i = isa == GS_ISA_NONE ? NULL : gs_isa_by_id(isa);
+  if (!i) return gs_diag_set(d, GS_EARG, "program: instruction set %u is not one gpusim knows (%s)", isa, gs_isa_names());
+  if (size == 0) return gs_diag_set(d, GS_EARG, "program: no instructions");
+  if (size % i->code_align)
+    return gs_diag_set(d, GS_EARG, "program: %zu bytes is not a whole number of %u-byte %s instructions", size,
+                       i->code_align, i->title);
+  if (size > 0x10000000u - GS_PROGRAM_HEADER) return gs_diag_set(d, GS_EARG, "program: %zu bytes is too large", size);
+  uint32_t sph_words[GS_SPH_WORDS];
+  int rc = gs_sph_encode(sph, sph_words, d);
+  if (rc < 0) return rc;
+  gs_addr block;
+  if ((rc = gs_mem_alloc(m, GS_PROGRAM_HEADER + (uint32_t)size, 16, &block, d)) < 0) return rc;
+  uint8_t *p = gs_mem_ptr(m, block, GS_PROGRAM_HEADER + (uint32_t)size);
+  gs_program_header_write(p, (gs_isa_id)isa, (uint32_t)size, sph, sph_words);
+  memcpy(p + GS_PROGRAM_HEADER, code, size);
+  out->block = block;
+  out->code = block + GS_PROGRAM_HEADER;
+  out->ninstr = (uint32_t)(size / 8);
+  out->isa = isa;
+  out->size = (uint32_t)size;
+  return GS_OK;
 }
 
 int gs_drv_program_load(gs_mem *m, const uint64_t *words, size_t n, const gs_sph *sph,
                         gs_drv_program *out, gs_diag *d) {
-  memset(out, 0, sizeof *out);
-  if (n == 0) return gs_diag_set(d, GS_EARG, "program: no instructions");
-  if (n > (0x10000000u - GS_DRV_PROGRAM_HEADER) / 8)
+  if (n > (0x10000000u - GS_PROGRAM_HEADER) / 8) {
+    memset(out, 0, sizeof *out);
     return gs_diag_set(d, GS_EARG, "program: %zu instructions is too large", n);
-  uint32_t sph_words[GS_SPH_WORDS];
-  int rc = gs_sph_encode(sph, sph_words, d);
-  if (rc < 0) return rc;
-  uint32_t bytes = (uint32_t)n * 8;
-  gs_addr block;
-  if ((rc = gs_mem_alloc(m, GS_DRV_PROGRAM_HEADER + bytes, 16, &block, d)) < 0) return rc;
-  uint8_t *p = gs_mem_ptr(m, block, GS_DRV_PROGRAM_HEADER + bytes);
-  put_u32(p, GS_DRV_PROGRAM_MAGIC);
-  put_u32(p + 4, bytes);
-  put_u32(p + 8, sph->shader_type);
-  put_u32(p + 12, 0);
-  for (int i = 0; i < GS_SPH_WORDS; i++) put_u32(p + 16 + 4 * i, sph_words[i]);
-  uint8_t *code = p + GS_DRV_PROGRAM_HEADER;
-  for (size_t i = 0; i < n; i++) /* little-endian, low 32 bits first */
-    for (int k = 0; k < 8; k++) code[8 * i + (size_t)k] = (uint8_t)(words[i] >> (8 * k));
-  out->block = block;
-  out->code = block + GS_DRV_PROGRAM_HEADER;
-  out->ninstr = (uint32_t)n;
-  return GS_OK;
+  }
+  uint8_t *code = malloc(n ? 8 * n : 1);
+  if (!code) return gs_diag_set(d, GS_ENOMEM, "program: host out of memory");
+  gs_put_le64s(code, words, n);
+  int rc = gs_drv_program_load_isa(m, GS_ISA_QPU, code, 8 * n, sph, out, d);
+  free(code);
+  return rc;
 }
 
 void gs_drv_program_release(gs_mem *m, gs_drv_program *p) {
@@ -69,29 +77,12 @@ void gs_drv_program_release(gs_mem *m, gs_drv_program *p) {
 }
 
 int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d) {
-  const uint8_t *h = code >= GS_DRV_PROGRAM_HEADER
-                         ? gs_mem_ptr(m, code - GS_DRV_PROGRAM_HEADER, GS_DRV_PROGRAM_HEADER + 8)
-                         : NULL;
-  if (!h || get_u32(h) != GS_DRV_PROGRAM_MAGIC)
-    return gs_diag_set(d, GS_EINVAL, "0x%08x: the program has no driver header with an SPH", code);
-  uint32_t w[GS_SPH_WORDS];
-  for (int i = 0; i < GS_SPH_WORDS; i++) w[i] = get_u32(h + 16 + 4 * i);
-  return gs_sph_decode(w, out, d);
+  gs_program_header h;
+  int rc = gs_program_header_read(m, code, &h, d);
+  if (rc < 0) return rc;
+  if (rc == 0) return gs_diag_set(d, GS_EINVAL, "0x%08x: the program has no driver header with an SPH", code);
+  return gs_sph_decode(h.sph_words, out, d);
 }
 
-int gs_drv_sph_varyings(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d) {
-  memset(mode, 0, 32);
-  *n = 0;
-  if (s->sph_type != GS_SPH_TYPE_PS)
-    return gs_diag_set(d, GS_EARG, "SPH of SphType %u is not a pixel shader's", s->sph_type);
-  for (unsigned g = 0; g < 32; g++) {
-    for (unsigned c = 0; c < 4; c++) {
-      gs_pixel_imap m = gs_sph_pixel_imap(s, GS_SPH_ATTR_GENERIC(g) + 4 * c);
-      if (m == GS_PIXEL_IMAP_UNUSED) continue;
-      if (*n == GS_DRV_MAX_VARYINGS)
-        return gs_diag_set(d, GS_EARG, "SPH maps more than %d fragment input components", GS_DRV_MAX_VARYINGS);
-      mode[(*n)++] = (uint8_t)m;
-    }
-  }
-  return GS_OK;
-}
+_Static_assert(GS_DRV_PROGRAM_MAGIC == GS_PROGRAM_MAGIC && GS_DRV_PROGRAM_HEADER == GS_PROGRAM_HEADER,
+               "gpusim/driver.h describes the program header of src/isa/isa.h");

@@ -1,7 +1,9 @@
 /* variant.c — the cache of fragment-program variants (variant.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "core/bytes.h"
 #include "driver/variant.h"
+#include "isa/isa.h"
 
 #define CACHE_SOFT_LIMIT 64  /* beyond this, variants unused this frame go */
 
@@ -12,7 +14,7 @@ void drv_variants_init(drv_variants *c, gs_mem *m) {
 
 static void release(drv_variants *c, drv_variant *v) {
   gs_drv_program_release(c->mem, &v->prog);
-  free(v->words);
+  free(v->code);
 }
 
 void drv_variants_free(drv_variants *c) {
@@ -38,26 +40,22 @@ static void make_key(const gs_drv_state *s, bool threaded, unsigned samples, uin
   k[14] = samples;
 }
 
-/* The program's header and code as words (*words malloc'ed). */
-static int read_program(const gs_mem *m, gs_addr code, uint8_t header[GS_DRV_PROGRAM_HEADER], uint64_t **words,
-                        size_t *n, gs_diag *d) {
-  const uint8_t *h = code >= GS_DRV_PROGRAM_HEADER
-                         ? gs_mem_ptr(m, code - GS_DRV_PROGRAM_HEADER, GS_DRV_PROGRAM_HEADER)
-                         : NULL;
-  uint32_t magic = h ? (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24 : 0;
-  uint32_t bytes = h ? (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24 : 0;
-  const uint8_t *p = magic == GS_DRV_PROGRAM_MAGIC && bytes && bytes % 8 == 0 ? gs_mem_ptr(m, code, bytes) : NULL;
-  if (!p)
+/* The program's header, its ISA and its code (*code malloc'ed). */
+static int read_program(const gs_mem *m, gs_addr fs_code, uint8_t header[GS_DRV_PROGRAM_HEADER], const gs_isa **isa,
+                        uint8_t **code, size_t *size, gs_diag *d) {
+  gs_program_header h;
+  gs_diag hd;
+  int rc = gs_program_header_read(m, fs_code, &h, &hd);
+  if (rc < 0) return gs_diag_set(d, GS_EARG, "draw: fragment program %s", hd.msg);
+  const uint8_t *p = rc && h.code_bytes ? gs_mem_ptr(m, fs_code, h.code_bytes) : NULL;
+  *isa = p ? gs_isa_by_id(h.isa) : NULL;
+  if (!*isa || h.code_bytes % (*isa)->code_align)
     return gs_diag_set(d, GS_EARG, "draw: fragment program 0x%08x: blending, colour masks and stencil need a "
-                       "program loaded with gs_drv_program_load (its header gives the code's length)", code);
-  memcpy(header, h, GS_DRV_PROGRAM_HEADER);
-  *n = bytes / 8;
-  if (!(*words = malloc(*n * sizeof **words))) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
-  for (size_t i = 0; i < *n; i++) {
-    uint64_t w = 0;
-    for (int k = 7; k >= 0; k--) w = w << 8 | p[8 * i + (size_t)k];
-    (*words)[i] = w;
-  }
+                       "program loaded with gs_drv_program_load (its header gives the code's length)", fs_code);
+  memcpy(header, gs_mem_ptr(m, fs_code - GS_DRV_PROGRAM_HEADER, GS_DRV_PROGRAM_HEADER), GS_DRV_PROGRAM_HEADER);
+  *size = h.code_bytes;
+  if (!(*code = malloc(*size))) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
+  memcpy(*code, p, *size);
   return GS_OK;
 }
 
@@ -72,21 +70,27 @@ static void trim(drv_variants *c, uint32_t frame) {
   c->n = kept;
 }
 
-/* Links and loads the variant of words for s, with the original's SPH. */
-static int make_variant(drv_variants *c, const gs_drv_shader *sh, const uint64_t *words, size_t n,
-                        const gs_drv_state *s, unsigned samples, drv_variant *v, gs_diag *d) {
+/* Links v's code for s with its ISA's linker and loads the variant with
+ * the original's SPH. */
+static int make_variant(drv_variants *c, const gs_drv_shader *sh, const gs_isa *isa, const gs_drv_state *s,
+                        unsigned samples, drv_variant *v, gs_diag *d) {
   gs_addr fs_code = sh->fs_code;
   gs_sph sph;
   gs_diag ld;
-  uint64_t *linked;
-  size_t nl;
+  uint8_t *linked;
+  size_t size;
   int rc = gs_drv_program_sph(c->mem, fs_code, &sph, d);
   if (rc < 0) return rc;
   gs_drv_fs_link_info info = {sh->fs_threaded, samples, sh->fs_lines};
-  if ((rc = gs_drv_fs_link(words, n, s, &info, &linked, &nl, &ld)) < 0)
+  if ((rc = isa->link_fragment(v->code, v->size, s, &info, &linked, &size, &ld)) < 0)
     return gs_diag_set(d, rc == GS_ENOMEM ? rc : GS_EARG, "draw: fragment program 0x%08x: %s", fs_code, ld.msg);
-  rc = gs_drv_program_load(c->mem, linked, nl, &sph, &v->prog, d);
+  /* gs_drv_program_load takes 8-byte instruction words */
+  uint64_t *words = malloc(size);
+  if (words) gs_get_le64s(words, linked, size / 8);
   free(linked);
+  if (!words) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
+  rc = gs_drv_program_load(c->mem, words, size / 8, &sph, &v->prog, d);
+  free(words);
   return rc;
 }
 
@@ -99,13 +103,18 @@ int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state
   drv_variant v;
   memset(&v, 0, sizeof v);
   make_key(s, threaded, samples, v.key);
-  int rc = read_program(c->mem, fs_code, v.header, &v.words, &v.n, d);
+  const gs_isa *isa = NULL;
+  int rc = read_program(c->mem, fs_code, v.header, &isa, &v.code, &v.size, d);
   if (rc < 0) return rc;
+  if (!isa->link_fragment) { /* the ISA's outputs are blended by the tile port */
+    free(v.code);
+    return GS_OK;
+  }
   for (size_t i = 0; i < c->n; i++) {
     drv_variant *e = &c->v[i];
-    if (e->orig == fs_code && e->n == v.n && !memcmp(e->key, v.key, sizeof v.key) &&
-        !memcmp(e->header, v.header, sizeof v.header) && !memcmp(e->words, v.words, v.n * sizeof *v.words)) {
-      free(v.words);
+    if (e->orig == fs_code && e->size == v.size && !memcmp(e->key, v.key, sizeof v.key) &&
+        !memcmp(e->header, v.header, sizeof v.header) && !memcmp(e->code, v.code, v.size)) {
+      free(v.code);
       e->frame = frame;
       *out = e->prog.code;
       return GS_OK;
@@ -116,14 +125,14 @@ int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state
     size_t cap = c->cap ? 2 * c->cap : 8;
     drv_variant *nv = realloc(c->v, cap * sizeof *nv);
     if (!nv) {
-      free(v.words);
+      free(v.code);
       return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
     }
     c->v = nv;
     c->cap = cap;
   }
-  if ((rc = make_variant(c, sh, v.words, v.n, s, samples, &v, d)) < 0) {
-    free(v.words);
+  if ((rc = make_variant(c, sh, isa, s, samples, &v, d)) < 0) {
+    free(v.code);
     return rc;
   }
   v.orig = fs_code;

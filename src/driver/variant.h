@@ -1,6 +1,7 @@
 /* variant.h — the driver's cache of fragment-program variants: one per
- * (program, blend, colour mask, stencil) in use, linked by gs_drv_fs_link
- * and loaded with the original's SPH header, as Mesa's vc4 driver keeps a
+ * (program, blend, colour mask, stencil) in use, linked by the link_fragment
+ * of the program's instruction set (src/isa/isa.h: the ISA its header names)
+ * and loaded with the original's SPH, as Mesa's vc4 driver keeps a
  * compiled shader per key. Variants live as long as the driver (a frame's
  * lists point to them); when many pile up, those the current frame does not
  * use are released.
@@ -17,8 +18,8 @@
 
 typedef struct drv_variant {
   gs_addr orig;            /* the program's code address */
-  uint64_t *words;         /* its code when linked: a program reloaded at the same address differs */
-  size_t n;
+  uint8_t *code;           /* its code when linked: a program reloaded at the same address differs */
+  size_t size;             /* bytes */
   uint8_t header[GS_DRV_PROGRAM_HEADER]; /* and its header (the SPH the variant copied) */
   uint32_t key[DRV_VARIANT_KEY];
   gs_drv_program prog;     /* the variant */

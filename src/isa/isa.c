@@ -2,6 +2,7 @@
  * (src/isa/isa.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "core/bytes.h"
 #include "isa/isa.h"
 
 extern const gs_isa gs_isa_qpu; /* isa/qpu/isa_qpu.c */
@@ -57,33 +58,25 @@ uint32_t gs_isa_binary_line(const gs_isa_binary *b, uint32_t off) {
 
 /* ---- the program header ---------------------------------------------------- */
 
-static void put_u32(uint8_t *p, uint32_t v) {
-  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
-}
-
-static uint32_t get_u32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 void gs_program_header_write(uint8_t *p, gs_isa_id isa, uint32_t code_bytes, const gs_sph *sph,
                              const uint32_t sph_words[GS_SPH_WORDS]) {
-  put_u32(p, GS_PROGRAM_MAGIC);
-  put_u32(p + 4, code_bytes);
-  put_u32(p + 8, sph->shader_type);
-  put_u32(p + 12, (uint32_t)isa);
-  for (int i = 0; i < GS_SPH_WORDS; i++) put_u32(p + 16 + 4 * i, sph_words[i]);
+  gs_put_le32(p, GS_PROGRAM_MAGIC);
+  gs_put_le32(p + 4, code_bytes);
+  gs_put_le32(p + 8, sph->shader_type);
+  gs_put_le32(p + 12, (uint32_t)isa);
+  for (int i = 0; i < GS_SPH_WORDS; i++) gs_put_le32(p + 16 + 4 * i, sph_words[i]);
 }
 
 int gs_program_header_read(const gs_mem *m, gs_addr code, gs_program_header *h, gs_diag *d) {
   const uint8_t *p = code >= GS_PROGRAM_HEADER ? gs_mem_ptr(m, code - GS_PROGRAM_HEADER, GS_PROGRAM_HEADER) : NULL;
-  if (!p || get_u32(p) != GS_PROGRAM_MAGIC) return 0;
-  uint32_t id = get_u32(p + 12);
+  if (!p || gs_get_le32(p) != GS_PROGRAM_MAGIC) return 0;
+  uint32_t id = gs_get_le32(p + 12);
   if (!gs_isa_by_id(id))
     return gs_diag_set(d, GS_EINVAL, "0x%08x: the program header names instruction set %u, which gpusim does not "
                        "know (it knows %s)", code, id, gs_isa_names());
   h->isa = (gs_isa_id)id;
-  h->code_bytes = get_u32(p + 4);
-  for (int i = 0; i < GS_SPH_WORDS; i++) h->sph_words[i] = get_u32(p + 16 + 4 * i);
+  h->code_bytes = gs_get_le32(p + 4);
+  for (int i = 0; i < GS_SPH_WORDS; i++) h->sph_words[i] = gs_get_le32(p + 16 + 4 * i);
   return 1;
 }
 

@@ -31,6 +31,7 @@
 #include "gpusim/sph.h"
 #include "gpusim/v3d.h"
 #include "core/half.h"
+#include "isa/isa.h"
 #include "lua/lgpusim.h"
 
 #define TARGET_TYPE "gpusim.Target"
@@ -1432,14 +1433,16 @@ static int shader_variant(lua_State *L) {
   gs_diag d;
   if (!(*words = malloc((size_t)p->ninstr * 8))) return luaL_error(L, "shader:variant: out of memory");
   if (gs_mem_read(mem_of(L), p->code, *words, p->ninstr * 8, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
-  uint64_t *out;
-  size_t nout;
+  const gs_isa *isa = gs_isa_of_code(mem_of(L), p->code, &d); /* its linker and disassembler */
+  if (!isa) return lgs_error(L, "shader:variant", d.msg);
+  uint8_t *out = NULL;
+  size_t size = (size_t)p->ninstr * 8, nout = size;
   gs_drv_fs_link_info info = {s->sh.fs_threaded, (unsigned)samples, s->sh.fs_lines};
-  if (gs_drv_fs_link(*words, p->ninstr, &st, &info, &out, &nout, &d) < 0)
+  if (isa->link_fragment && isa->link_fragment(*words, size, &st, &info, &out, &nout, &d) < 0)
     return lgs_error(L, "shader:variant", d.msg);
   *linked = out;
   char *txt;
-  if (gs_qpu_disasm(out, nout, 0, &txt, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
+  if (isa->disassemble(out ? out : *words, nout, 0, &txt, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
   *text = txt;
   lua_pushstring(L, txt);
   return 1;
@@ -1778,16 +1781,9 @@ static void run_error(lua_State *L, gs_driver *drv, int frame) {
 
 static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned threads, int frame) {
   gs_gpu *g = lgs_gpu(L);
-  gs_v3d_fs_interp *fi = lua_newuserdatauv(L, (f->n_fs_interp ? f->n_fs_interp : 1) * sizeof *fi, 0);
-  for (unsigned i = 0; i < f->n_fs_interp; i++) {
-    fi[i].fs_code = f->fs_interp[i].fs_code;
-    memcpy(fi[i].mode, f->fs_interp[i].mode, sizeof fi[i].mode);
-  }
   gs_v3d_options o;
   memset(&o, 0, sizeof o);
   o.threads = threads;
-  o.fs_interp = fi;
-  o.n_fs_interp = f->n_fs_interp;
   o.unif_streams = f->unif_streams;
   o.n_unif_streams = f->n_unif_streams;
   gs_v3d_stats st;
@@ -1798,7 +1794,6 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
     if (gs_driver_grow_tile_memory(drv, f, &d) < 0) lgs_error(L, "render", d.msg);
   }
   if (rc < 0) run_error(L, drv, frame);
-  lua_pop(L, 1);  /* fi */
   lua_createtable(L, 0, 10);
   set_int(L, "tiles", (lua_Integer)st.tiles);
   set_int(L, "cs_vertices", (lua_Integer)st.cs_vertices);

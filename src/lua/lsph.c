@@ -72,7 +72,7 @@ static int l_decode(lua_State *L) {
 static long long field_integer(lua_State *L, const char *key) {
   int isint = 0;
   lua_Integer v = lua_tointegerx(L, -1, &isint);
-  if (!isint)
+  if (!isint || lua_type(L, -1) != LUA_TNUMBER) /* no strings such as "3" */
     luaL_error(L, "gpusim.sph.encode: field \"%s\": %s is not an integer", key,
                luaL_tolstring(L, -1, NULL));
   return (long long)v;

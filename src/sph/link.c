@@ -79,3 +79,20 @@ gs_pixel_imap gs_sph_pixel_imap(const gs_sph *s, unsigned addr) {
   if (!f || f->at[1].width != 2) return GS_PIXEL_IMAP_UNUSED;
   return (gs_pixel_imap)(sph_field_get(s, f, elem) & 3);
 }
+
+int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d) {
+  memset(mode, 0, 32);
+  *n = 0;
+  if (s->sph_type != GS_SPH_TYPE_PS)
+    return gs_diag_set(d, GS_EARG, "SPH of SphType %u is not a pixel shader's", s->sph_type);
+  for (unsigned g = 0; g < 32; g++) {
+    for (unsigned c = 0; c < 4; c++) {
+      gs_pixel_imap m = gs_sph_pixel_imap(s, GS_SPH_ATTR_GENERIC(g) + 4 * c);
+      if (m == GS_PIXEL_IMAP_UNUSED) continue;
+      if (*n == 32)
+        return gs_diag_set(d, GS_EARG, "SPH maps more than 32 fragment input components");
+      mode[(*n)++] = (uint8_t)m;
+    }
+  }
+  return GS_OK;
+}

@@ -611,8 +611,6 @@ int gs_v3d_run_stats(gs_gpu *g, gs_addr bin_start, gs_addr bin_end, gs_addr rend
   if (r.opt.max_packets == 0) r.opt.max_packets = CLE_DEFAULT_PACKETS;
   if (r.opt.max_depth <= 0) r.opt.max_depth = CLE_DEFAULT_DEPTH;
   if (r.opt.max_depth > CLE_MAX_DEPTH) r.opt.max_depth = CLE_MAX_DEPTH;
-  if (r.opt.n_fs_interp && !r.opt.fs_interp)
-    return gs_diag_set(d, GS_EARG, "v3d.run: %u fs_interp entries but no array", r.opt.n_fs_interp);
   if (r.opt.n_unif_streams && !r.opt.unif_streams)
     return gs_diag_set(d, GS_EARG, "v3d.run: %u unif_streams entries but no array", r.opt.n_unif_streams);
   for (unsigned i = 1; i < r.opt.n_unif_streams; i++)

@@ -466,6 +466,8 @@ typedef struct tile_ctx {
   uint32_t sh_version;
   const gs_isa *fs_isa;        /* the fragment program's ISA and the worker's unit for it */
   gs_isa_unit *fs_unit;
+  int fs_nmodes;               /* varyings its SPH maps, or -1: no program header */
+  uint8_t fs_modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
   unsigned x, y;               /* tile coordinates */
   gs_cl_packet pending[RENDER_MAX_LOADS];
   unsigned npending;
@@ -477,6 +479,24 @@ static float f32_of(uint32_t bits) {
   return f;
 }
 
+/* How the fragment program's varyings are interpolated: its SPH (in the
+ * program header) gives each one's PixelImap (gs_sph_varying_modes); code
+ * without a header, as hand-written lists may carry, has only the Flat
+ * Shade Flags. Errors in the worker's unit diag. */
+static int fragment_modes(tile_ctx *tc) {
+  gs_diag *d = &tc->w->unit.diag;
+  gs_program_header h;
+  gs_sph sph;
+  unsigned n;
+  tc->fs_nmodes = -1;
+  int rc = gs_program_header_read(tc->r->g->mem, tc->sh.fs_code, &h, d);
+  if (rc <= 0) return rc;
+  if ((rc = gs_sph_decode(h.sph_words, &sph, d)) < 0 || (rc = gs_sph_varying_modes(&sph, tc->fs_modes, &n, d)) < 0)
+    return rc;
+  tc->fs_nmodes = (int)n;
+  return GS_OK;
+}
+
 /* Re-derives the PSE and TLB state and the shader after a state change. */
 static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   gs_addr at = draw->addr;
@@ -486,7 +506,8 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   if (!it[CLE_SHADER].version || tc->sh_version != it[CLE_SHADER].version) {
     int rc = cle_shader_decode(&tc->r->view, &tc->r->opt, &it[CLE_SHADER], at, &tc->sh, tc->d);
     if (rc < 0) return rc;
-    if ((rc = cle_unit_for(tc->r->g, &tc->w->unit, tc->sh.fs_code, &tc->fs_isa, &tc->fs_unit)) < 0)
+    if ((rc = cle_unit_for(tc->r->g, &tc->w->unit, tc->sh.fs_code, &tc->fs_isa, &tc->fs_unit)) < 0 ||
+        (rc = fragment_modes(tc)) < 0)
       return gs_diag_set(tc->d, rc, "0x%08x: fragment shader at 0x%08x: %s", at, tc->sh.fs_code, tc->w->unit.diag.msg);
     tc->sh_version = it[CLE_SHADER].version;
   }
@@ -525,13 +546,8 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   ps->per_vertex_point_size = tc->sh.point_size;
   ps->nvary = (uint8_t)tc->sh.nvary;
   pse_state_set_flat_flags(ps, it[CLE_FLAT].version ? it[CLE_FLAT].values[0] : 0);
-  const gs_v3d_options *o = &tc->r->opt;
-  for (unsigned k = 0; k < o->n_fs_interp; k++) {
-    if (o->fs_interp[k].fs_code != tc->sh.fs_code) continue;
-    for (unsigned i = 0; i < tc->sh.nvary; i++)
-      if (o->fs_interp[k].mode[i] >= 1 && o->fs_interp[k].mode[i] <= 3) ps->interp[i] = o->fs_interp[k].mode[i];
-    break;
-  }
+  /* The SPH decides; varyings past those it maps keep the flags' mode. */
+  for (int i = 0; i < tc->fs_nmodes && i < (int)tc->sh.nvary; i++) ps->interp[i] = tc->fs_modes[i];
   tc->dirty = false;
   return GS_OK;
 }

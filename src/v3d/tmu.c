@@ -1,19 +1,15 @@
-/* tmu.c — the texture and memory lookup unit: request assembly from
- * parameter writes, direct memory reads, texture lookups (formats, T/LT/
- * raster layouts, mip levels, wrap modes, nearest and bilinear filters) and
- * the per-QPU result FIFO. Facts: RG §4; choices:
+/* tmu.c — the texture and memory lookup unit's sampler (tmu.h): direct
+ * memory reads, texture lookups (formats, T/LT/raster layouts, mip levels,
+ * wrap modes, nearest and bilinear filters). Facts: RG §4; choices:
  * docs/v3d-units.md.
  *
  * Coordinates are turned into fixed point with integer arithmetic straight
  * from the float bits, so a lookup never depends on the host's rounding
- * mode (the interpreters run toward zero).
+ * mode (shader interpreters may run toward zero).
  */
 #include <stdint.h>
-#include <string.h>
-#include "isa/qpu/qpu.h"
 #include "v3d/tiling.h"
 #include "v3d/tmu.h"
-#include "v3d/v3d.h"
 
 /* ---- texture formats (RG Table 18) ------------------------------ */
 
@@ -36,14 +32,14 @@ static uint32_t decode_luminance(uint32_t t) { return rgba(t & 255, t & 255, t &
 static uint32_t decode_alpha(uint32_t t) { return rgba(0, 0, 0, t & 255); }
 static uint32_t decode_lumalpha(uint32_t t) { return rgba(t & 255, t & 255, t & 255, t >> 8 & 255); }
 
-typedef struct tex_format {
+typedef struct tmu_format {
   const char *name;
   unsigned cpp;                  /* bytes per texel */
   int raster;                    /* 1: raster layout, else T/LT */
   uint32_t (*decode)(uint32_t);  /* texel -> RGBA8888 return word; NULL: not modelled */
-} tex_format;
+} tmu_format;
 
-static const tex_format tex_formats[32] = {
+static const tmu_format tex_formats[32] = {
     [0] = {"RGBA8888", 4, 0, decode_rgba8888},   [1] = {"RGBX8888", 4, 0, decode_rgbx8888},
     [2] = {"RGBA4444", 2, 0, decode_rgba4444},   [3] = {"RGBA5551", 2, 0, decode_rgba5551},
     [4] = {"RGB565", 2, 0, decode_rgb565},       [5] = {"LUMINANCE", 1, 0, decode_luminance},
@@ -60,21 +56,6 @@ static const tex_format tex_formats[32] = {
 enum { WRAP_REPEAT, WRAP_CLAMP, WRAP_MIRROR, WRAP_BORDER };
 enum { FILTER_LINEAR, FILTER_NEAREST };
 
-#define MAX_LEVELS 16
-
-typedef struct tex_level {
-  uint32_t addr, w, h;
-  uint32_t row_width; /* pixels per row for the address functions */
-  tiling_layout layout;
-} tex_level;
-
-typedef struct tex_config {
-  unsigned type, miplvls, flipy;
-  const tex_format *fmt;
-  unsigned magfilt, minfilt, wrap_s, wrap_t;
-  tex_level level[MAX_LEVELS];
-} tex_config;
-
 static uint32_t pot_ceil(uint32_t v) {
   uint32_t p = 1;
   while (p < v) p <<= 1;
@@ -85,10 +66,10 @@ static uint32_t pot_ceil(uint32_t v) {
  * with its own size, level i >= 1 POT-sized, stored below level i-1; each
  * level picks T or LT by its own size. Raster rows are POT texels apart,
  * as the hardware addresses them (erratum HW-2898). */
-static void level_geometry(tex_config *c, uint32_t base, uint32_t w0, uint32_t h0) {
+static void level_geometry(tmu_texture *c, uint32_t base, uint32_t w0, uint32_t h0) {
   uint32_t addr = base;
   for (unsigned i = 0; i <= c->miplvls; i++) {
-    tex_level *l = &c->level[i];
+    tmu_level *l = &c->level[i];
     l->w = i ? (pot_ceil(w0) >> i ? pot_ceil(w0) >> i : 1) : w0;
     l->h = i ? (pot_ceil(h0) >> i ? pot_ceil(h0) >> i : 1) : h0;
     l->layout = c->fmt->raster ? TILING_RASTER : tiling_choose(l->w, l->h, c->fmt->cpp);
@@ -98,24 +79,24 @@ static void level_geometry(tex_config *c, uint32_t base, uint32_t w0, uint32_t h
   }
 }
 
-static int decode_config(gs_gpu *g, gs_qpu *q, int unit, const uint32_t *cfg, unsigned ncfg, tex_config *c) {
+int tmu_texture_decode(const uint32_t *cfg, unsigned ncfg, int unit, tmu_texture *c, gs_diag *d) {
   uint32_t p0 = cfg[0], p1 = cfg[1];
   c->type = (p0 >> 4 & 15) | (p1 >> 31) << 4;
   c->fmt = &tex_formats[c->type];
   if (!c->fmt->decode)
-    return qpu_fault(g, q, GS_EINVAL, "TMU%d: texture type %u (%s) is not modelled", unit, c->type,
+    return gs_diag_set(d, GS_EINVAL, "TMU%d: texture type %u (%s) is not modelled", unit, c->type,
                      c->fmt->name ? c->fmt->name : "reserved");
-  if (p0 >> 9 & 1) return qpu_fault(g, q, GS_EINVAL, "TMU%d: cube maps (CMMODE) are not modelled", unit);
+  if (p0 >> 9 & 1) return gs_diag_set(d, GS_EINVAL, "TMU%d: cube maps (CMMODE) are not modelled", unit);
   for (unsigned k = 2; k < ncfg; k++)
     if (cfg[k] >> 31)
-      return qpu_fault(g, q, GS_EINVAL, "TMU%d: config parameter %u = 0x%08x selects child images, not modelled",
+      return gs_diag_set(d, GS_EINVAL, "TMU%d: config parameter %u = 0x%08x selects child images, not modelled",
                        unit, k, cfg[k]);
   c->flipy = p0 >> 8 & 1;
   c->miplvls = p0 & 15;
   c->magfilt = p1 >> 7 & 1;
   c->minfilt = p1 >> 4 & 7;
   if (c->minfilt > 5)
-    return qpu_fault(g, q, GS_EINVAL, "TMU%d: MINFILT %u is not a filter (0..5)", unit, c->minfilt);
+    return gs_diag_set(d, GS_EINVAL, "TMU%d: MINFILT %u is not a filter (0..5)", unit, c->minfilt);
   c->wrap_t = p1 >> 2 & 3;
   c->wrap_s = p1 & 3;
   uint32_t h = p1 >> 20 & 0x7ff, w = p1 >> 8 & 0x7ff;
@@ -128,7 +109,7 @@ static int decode_config(gs_gpu *g, gs_qpu *q, int unit, const uint32_t *cfg, un
 #define FIXED_LIMIT (INT64_C(1) << 40)
 
 /* floor(f * scale * 2^frac) for the float bit pattern f, saturated to
- * +-FIXED_LIMIT; denormals count as 0, exponent 255 as infinity (the QPU
+ * +-FIXED_LIMIT; denormals count as 0, exponent 255 as infinity (the VideoCore IV
  * float model). Integer arithmetic only. */
 static int64_t to_fixed(uint32_t f, uint32_t scale, int frac) {
   uint32_t e = f >> 23 & 255;
@@ -171,17 +152,17 @@ static int64_t wrap_index(int64_t i, uint32_t n, unsigned mode) {
 /* ---- texel fetch and filters ------------------------------------------------ */
 
 typedef struct lookup {
-  gs_gpu *g;
-  gs_qpu *q;
+  const gs_mem *m;
   int unit;
-  const tex_config *c;
+  const tmu_texture *c;
   uint32_t border; /* RGBA8888 return word used for border texels */
+  gs_diag *d;
 } lookup;
 
 /* The RGBA8888 return word of texel (x, y) of a level, x and y already
  * wrapped (-1: border). */
 static int fetch_texel(const lookup *lk, unsigned level, int64_t x, int64_t y, uint32_t *out) {
-  const tex_level *l = &lk->c->level[level];
+  const tmu_level *l = &lk->c->level[level];
   unsigned cpp = lk->c->fmt->cpp;
   if (x < 0 || y < 0) {
     *out = lk->border;
@@ -189,9 +170,9 @@ static int fetch_texel(const lookup *lk, unsigned level, int64_t x, int64_t y, u
   }
   uint32_t row = lk->c->flipy ? l->h - 1 - (uint32_t)y : (uint32_t)y;
   uint32_t a = l->addr + tiling_offset(l->layout, (uint32_t)x, row, l->row_width, cpp);
-  const uint8_t *p = gs_mem_ptr(lk->g->mem, a, cpp);
+  const uint8_t *p = gs_mem_ptr(lk->m, a, cpp);
   if (!p)
-    return qpu_fault(lk->g, lk->q, GS_EFAULT,
+    return gs_diag_set(lk->d, GS_EFAULT,
                      "TMU%d texture read of 0x%08x (texel (%u, %u) of level %u) is outside allocated GPU memory",
                      lk->unit, a, (unsigned)x, (unsigned)row, level);
   uint32_t raw = 0;
@@ -230,8 +211,8 @@ static uint32_t bilinear(const uint32_t t[4], uint32_t fx, uint32_t fy) {
  * covers [i, i+1)/size; bilinear interpolates between texel centres
  * (i + 0.5)/size with weights of 8 fraction bits. */
 static int sample_level(const lookup *lk, unsigned level, uint32_t s, uint32_t t, unsigned filter, uint32_t *out) {
-  const tex_config *c = lk->c;
-  const tex_level *l = &c->level[level];
+  const tmu_texture *c = lk->c;
+  const tmu_level *l = &c->level[level];
   int64_t u = to_fixed(s, l->w, 8), v = to_fixed(t, l->h, 8);
   if (filter == FILTER_NEAREST)
     return fetch_texel(lk, level, wrap_index(floor_div(u, WEIGHT_ONE), l->w, c->wrap_s),
@@ -256,7 +237,7 @@ static int sample_level(const lookup *lk, unsigned level, uint32_t s, uint32_t t
  * minifies with MINFILT, the LOD clamped to [0, MIPLVLS] with 8 fraction
  * bits; "mip nearest" rounds halves down, "mip linear" blends two levels. */
 static int sample(const lookup *lk, uint32_t s, uint32_t t, uint32_t b, uint32_t *out) {
-  const tex_config *c = lk->c;
+  const tmu_texture *c = lk->c;
   int64_t lod = to_fixed(b, 1, 8);
   if (lod <= 0) return sample_level(lk, 0, s, t, c->magfilt ? FILTER_NEAREST : FILTER_LINEAR, out);
   if (lod > (int64_t)c->miplvls * WEIGHT_ONE) lod = (int64_t)c->miplvls * WEIGHT_ONE;
@@ -278,80 +259,30 @@ static int sample(const lookup *lk, uint32_t s, uint32_t t, uint32_t b, uint32_t
   return GS_OK;
 }
 
-/* ---- requests ---------------------------------------------------------------- */
+/* ---- lanes ----------------------------------------------------------------------- */
 
-static int direct_lookup(gs_gpu *g, gs_qpu *q, int unit, const gs_vec *v, uint16_t lanes, uint32_t *out) {
-  for (int i = 0; i < QPU_LANES; i++) {
+int tmu_sample(const gs_mem *m, const tmu_texture *tex, int unit, const tmu_lanes *l, uint32_t *out, gs_diag *d) {
+  lookup lk = {m, unit, tex, l->border, d};
+  for (unsigned i = 0; i < l->n; i++) {
     out[i] = 0;
-    if (!(lanes >> i & 1)) continue;
-    uint32_t a = v->u[i] & ~3u;
-    const uint8_t *p = gs_mem_ptr(g->mem, a, 4);
+    if (!(l->mask >> i & 1)) continue;
+    int rc = sample(&lk, l->s[i], l->t ? l->t[i] : 0, l->b ? l->b[i] : 0, &out[i]);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
+}
+
+int tmu_direct_read(const gs_mem *m, int unit, unsigned n, uint32_t mask, const uint32_t *addr, uint32_t *out,
+                    gs_diag *d) {
+  for (unsigned i = 0; i < n; i++) {
+    out[i] = 0;
+    if (!(mask >> i & 1)) continue;
+    uint32_t a = addr[i] & ~3u;
+    const uint8_t *p = gs_mem_ptr(m, a, 4);
     if (!p)
-      return qpu_fault(g, q, GS_EFAULT, "TMU%d direct read of 0x%08x (element %d) is outside allocated GPU memory",
-                       unit, a, i);
+      return gs_diag_set(d, GS_EFAULT, "TMU%d direct read of 0x%08x (element %u) is outside allocated GPU memory",
+                         unit, a, i);
     out[i] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
   }
-  return GS_OK;
-}
-
-static int texture_lookup(gs_gpu *g, gs_qpu *q, int unit, const gs_vec *s, uint16_t lanes, uint32_t *out) {
-  qpu_tmu_state *t = &q->tmu[unit];
-  tex_config c;
-  int rc = decode_config(g, q, unit, t->cfg, t->nwritten, &c);
-  if (rc < 0) return rc;
-  lookup lk = {g, q, unit, &c, t->param[TMU_R][0]};
-  for (int i = 0; i < QPU_LANES; i++) {
-    out[i] = 0;
-    if (!(lanes >> i & 1)) continue;
-    if ((rc = sample(&lk, s->u[i], t->param[TMU_T][i], t->param[TMU_B][i], &out[i])) < 0) return rc;
-  }
-  return GS_OK;
-}
-
-static void end_request(qpu_tmu_state *t) {
-  memset(t->param, 0, sizeof t->param);
-  t->written = t->nwritten = 0;
-}
-
-static const char tmu_param_names[4] = {'S', 'T', 'R', 'B'};
-
-int tmu_write(gs_gpu *g, gs_qpu *q, int unit, int p, const gs_vec *v, uint16_t lanes) {
-  qpu_tmu_state *t = &q->tmu[unit];
-  int rc;
-  if (p != TMU_S) {
-    if (t->written >> p & 1)
-      return qpu_fault(g, q, GS_EINVAL, "TMU%d %c written twice in one request", unit, tmu_param_names[p]);
-    if ((rc = qpu_uniform_pop(g, q, &t->cfg[t->nwritten])) < 0) return rc;
-    t->nwritten++;
-    t->written |= (uint8_t)(1u << p);
-    for (int i = 0; i < QPU_LANES; i++) t->param[p][i] = lanes >> i & 1 ? v->u[i] : 0;
-    return GS_OK;
-  }
-  if (t->count == TMU_FIFO_DEPTH)
-    return qpu_fault(g, q, GS_EHANG,
-                     "TMU%d result FIFO overflow: request %d queued while %d results wait for ldtmu%d "
-                     "(FIFO depth %d; the hardware would stall forever)",
-                     unit, TMU_FIFO_DEPTH + 1, TMU_FIFO_DEPTH, unit, TMU_FIFO_DEPTH);
-  uint32_t *slot = t->fifo[(t->head + t->count) % TMU_FIFO_DEPTH];
-  if (!t->written) {
-    rc = direct_lookup(g, q, unit, v, lanes, slot);
-  } else if ((rc = qpu_uniform_pop(g, q, &t->cfg[t->nwritten])) >= 0) {
-    t->nwritten++;
-    rc = texture_lookup(g, q, unit, v, lanes, slot);
-  }
-  end_request(t);
-  if (rc < 0) return rc;
-  t->count++;
-  return GS_OK;
-}
-
-int tmu_pop(gs_gpu *g, gs_qpu *q, int unit, gs_vec *out) {
-  qpu_tmu_state *t = &q->tmu[unit];
-  if (t->count == 0)
-    return qpu_fault(g, q, GS_EHANG, "ldtmu%d with no TMU%d result pending (the hardware would block forever)", unit,
-                     unit);
-  memcpy(out->u, t->fifo[t->head], sizeof out->u);
-  t->head = (uint8_t)((t->head + 1) % TMU_FIFO_DEPTH);
-  t->count--;
   return GS_OK;
 }

@@ -1,45 +1,64 @@
-/* tmu.h — the texture and memory lookup unit as seen by a QPU: parameter
- * writes (S retires a request), general texture lookups configured by
- * uniforms, direct 32-bit memory reads, and the result FIFO popped by the
- * ldtmu signals. Facts: RG §4; the choices no source settles
- * (filter weights, LOD, lanes outside the write mask): docs/v3d-units.md.
+/* tmu.h — the texture and memory lookup unit's sampler, for any shader
+ * unit's texture instructions: texture configurations decoded from their
+ * config words, texture lookups (formats, T/LT/raster layouts, mip levels,
+ * wrap modes, nearest and bilinear filters) and direct 32-bit memory reads
+ * of a set of lanes. Facts: RG §4; the choices no source settles (filter
+ * weights, LOD, lanes outside the mask): docs/v3d-units.md.
  *
- * A lookup is performed completely when S is written, and its 16 results
- * queue in request order. A request with only S written is a direct
- * memory read (no uniform); otherwise every parameter write pops one config
- * uniform, in write order, as parameters 0, 1, 2, 3. Lanes not in the S
- * write's lane mask are not looked up and return 0.
+ * How a unit delivers coordinates and config words and collects results
+ * (the QPU: parameter writes, config uniforms, a result FIFO and ldtmu) is
+ * the unit's business. Errors are returned as a negative code with the
+ * message in the caller's gs_diag, naming the TMU number the caller gives
+ * but not the unit: the caller prefixes that.
  */
 #ifndef GS_V3D_TMU_H
 #define GS_V3D_TMU_H
 
-#include <stdalign.h>
 #include <stdint.h>
+#include "gpusim/diag.h"
+#include "gpusim/mem.h"
+#include "v3d/tiling.h"
 
-#define TMU_FIFO_DEPTH 8
+#define TMU_MAX_LANES 32 /* lanes of one lookup at most */
+#define TMU_MAX_LEVELS 16
 
-enum { TMU_S = 0, TMU_T = 1, TMU_R = 2, TMU_B = 3 };
+struct tmu_format;
 
-typedef struct qpu_tmu_state {
-  alignas(64) uint32_t param[4][16]; /* T, R, B values of the open request (S unused) */
-  uint8_t written;                   /* bit p set: parameter p written in this request */
-  uint8_t nwritten;                  /* parameters written so far in this request */
-  uint32_t cfg[4];                   /* config uniforms popped for this request */
-  uint8_t head, count;               /* result FIFO */
-  alignas(64) uint32_t fifo[TMU_FIFO_DEPTH][16];
-} qpu_tmu_state;
+typedef struct tmu_level {
+  uint32_t addr, w, h;
+  uint32_t row_width; /* pixels per row for the address functions */
+  tiling_layout layout;
+} tmu_level;
 
-struct gs_gpu;
-struct gs_qpu;
-union gs_vec;
+/* A texture configuration (RG Tables 15-17), decoded. */
+typedef struct tmu_texture {
+  unsigned type, miplvls, flipy;
+  const struct tmu_format *fmt;
+  unsigned magfilt, minfilt, wrap_s, wrap_t;
+  tmu_level level[TMU_MAX_LEVELS];
+} tmu_texture;
 
-/* Write of TMU<unit> parameter p (TMU_S..TMU_B) for the lanes in `lanes`.
- * Writing S performs the lookup and queues the result. Errors: GS_EFAULT
- * (memory outside the allocations, naming the address), GS_EHANG (result
- * FIFO full), GS_EINVAL (a parameter written twice, an unmodelled texture
- * type or mode). */
-int tmu_write(struct gs_gpu *g, struct gs_qpu *q, int unit, int p, const union gs_vec *v, uint16_t lanes);
-/* ldtmu<unit>: pops the oldest result into *out; GS_EHANG if none queued. */
-int tmu_pop(struct gs_gpu *g, struct gs_qpu *q, int unit, union gs_vec *out);
+/* Decodes the ncfg (2..4) config words cfg (parameters 0, 1 and the
+ * optional 2, 3) into *tex. GS_EINVAL for a texture type, mode or filter
+ * that is not modelled, naming TMU `unit`. */
+int tmu_texture_decode(const uint32_t *cfg, unsigned ncfg, int unit, tmu_texture *tex, gs_diag *d);
+
+/* The lanes of one lookup. */
+typedef struct tmu_lanes {
+  unsigned n;                 /* lanes 0..n-1, n <= TMU_MAX_LANES */
+  uint32_t mask;              /* lanes looked up; the others return 0 and cannot fault */
+  const uint32_t *s, *t, *b;  /* float bits per lane: S, T, and the LOD B */
+  uint32_t border;            /* RGBA8888 return word of border texels */
+} tmu_lanes;
+
+/* Samples tex at each lane of l into out[0..n) (RGBA8888 return words).
+ * GS_EFAULT for a texel outside allocated memory, naming its address. */
+int tmu_sample(const gs_mem *m, const tmu_texture *tex, int unit, const tmu_lanes *l, uint32_t *out, gs_diag *d);
+
+/* Direct reads: out[i] is the 32-bit word at addr[i] & ~3 for each lane i
+ * in mask, 0 for the others (n lanes). GS_EFAULT for a word outside
+ * allocated memory, naming the address and the lane. */
+int tmu_direct_read(const gs_mem *m, int unit, unsigned n, uint32_t mask, const uint32_t *addr, uint32_t *out,
+                    gs_diag *d);
 
 #endif

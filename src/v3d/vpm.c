@@ -1,7 +1,7 @@
-/* vpm.c — the VPM as the QPUs see it: generic block reads and writes through
- * the VPM_READ / VPM_WRITE FIFOs, VCD DMA loads from memory and VDW DMA
- * stores to memory. Facts: RG §7, Tables 36-37; choices where the
- * sources are silent or disagree: docs/v3d-units.md.
+/* vpm.c — the VPM: generic block reads and writes, VCD DMA loads from
+ * memory and VDW DMA stores to memory, for any unit's setup state (vpm.h).
+ * Facts: RG §7, Tables 32-37; choices where the sources are silent or
+ * disagree: docs/v3d-units.md.
  *
  * Every access is a stream of 1-, 2- or 4-byte elements laid out along VPM
  * rows or down a VPM column (vpm_stream); the setup decoders only compute
@@ -9,10 +9,7 @@
  * function (stream_word) locates an element for every mode.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include "isa/qpu/qpu.h"
-#include "v3d/v3d.h"
 #include "v3d/vpm.h"
 
 /* ---- streams -------------------------------------------------------------- */
@@ -30,45 +27,55 @@ typedef struct vpm_stream {
   uint32_t width;  /* bytes per element: 1, 2 or 4 */
 } vpm_stream;
 
-static unsigned window_rows(const qpu_vpm_state *s) { return s->rows ? s->rows : VPM_USER_ROWS; }
+static unsigned window_rows(const gs_vpm_port *p) { return p->rows ? p->rows : VPM_USER_ROWS; }
 
-void vpm_set_window(gs_qpu *q, unsigned row_base, unsigned rows) {
-  q->vpm.row_base = (uint16_t)(row_base % VPM_ROWS);
-  q->vpm.rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
+void vpm_port_set_window(gs_vpm_port *p, unsigned row_base, unsigned rows) {
+  p->row_base = (uint16_t)(row_base % VPM_ROWS);
+  p->rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
 }
 
-void vpm_set_write_window(gs_qpu *q, unsigned row_base, unsigned rows) {
-  q->vpm.wr_row_base = (uint16_t)(row_base % VPM_ROWS);
-  q->vpm.wr_rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
+void vpm_port_set_write_window(gs_vpm_port *p, unsigned row_base, unsigned rows) {
+  p->wr_row_base = (uint16_t)(row_base % VPM_ROWS);
+  p->wr_rows = (uint16_t)(rows > VPM_ROWS ? VPM_ROWS : rows);
 }
 
-/* The VPM word holding element k of st and the bit shift of the element in
- * it. Row addresses wrap inside the QPU's window (RG Tables 32-33:
- * "the address wraps beyond Y = 63"). */
-static uint32_t *stream_word(gs_gpu *g, const qpu_vpm_state *s, const vpm_stream *st, uint32_t k,
-                             unsigned *shift) {
+/* A window of the VPM: the rows a stream's row addresses wrap in. */
+typedef struct vpm_window {
+  unsigned base, rows;
+} vpm_window;
+
+static vpm_window main_window(const gs_vpm_port *p) { return (vpm_window){p->row_base, window_rows(p)}; }
+
+/* The generic-write window: the output segment, when the pipeline set one. */
+static vpm_window write_window(const gs_vpm_port *p) {
+  return p->wr_rows ? (vpm_window){p->wr_row_base, p->wr_rows} : main_window(p);
+}
+
+/* The index in vpm->words of the word holding element k of st, and the bit
+ * shift of the element in it. Row addresses wrap inside the window (RG
+ * Tables 32-33: "the address wraps beyond Y = 63"). */
+static uint32_t stream_word(vpm_window win, const vpm_stream *st, uint32_t k, unsigned *shift) {
   uint32_t pos = st->start + k * st->step;
   uint32_t row = st->horiz ? pos / 64 : pos / 4;
   uint32_t word = st->horiz ? (pos / 4) % 16 : st->col;
-  row = (s->row_base + row % window_rows(s)) % VPM_ROWS;
+  row = (win.base + row % win.rows) % VPM_ROWS;
   *shift = (pos % 4) * 8;
-  gs_vpm *vpm = s->mem ? s->mem : &g->vpm;
-  return &vpm->words[row * 16 + word];
+  return row * 16 + word;
 }
 
 static uint32_t width_mask(uint32_t width) { return width == 4 ? 0xffffffffu : (1u << (8 * width)) - 1; }
 
 /* Element k of st, zero-extended to 32 bits. */
-static uint32_t stream_get(gs_gpu *g, const qpu_vpm_state *s, const vpm_stream *st, uint32_t k) {
+static uint32_t stream_get(const gs_vpm *vpm, vpm_window win, const vpm_stream *st, uint32_t k) {
   unsigned shift;
-  const uint32_t *w = stream_word(g, s, st, k, &shift);
-  return (*w >> shift) & width_mask(st->width);
+  uint32_t w = vpm->words[stream_word(win, st, k, &shift)];
+  return (w >> shift) & width_mask(st->width);
 }
 
 /* Replaces element k of st with the low bytes of v. */
-static void stream_put(gs_gpu *g, const qpu_vpm_state *s, const vpm_stream *st, uint32_t k, uint32_t v) {
+static void stream_put(gs_vpm *vpm, vpm_window win, const vpm_stream *st, uint32_t k, uint32_t v) {
   unsigned shift;
-  uint32_t *w = stream_word(g, s, st, k, &shift);
+  uint32_t *w = &vpm->words[stream_word(win, st, k, &shift)];
   uint32_t mask = width_mask(st->width) << shift;
   *w = (*w & ~mask) | ((v << shift) & mask);
 }
@@ -82,7 +89,7 @@ static uint32_t generic_stride(uint32_t setup) {
   uint32_t stride = (setup >> 12) & 63;
   return stride ? stride : 64;
 }
-static uint32_t generic_num(uint32_t setup) {
+uint32_t vpm_generic_num(uint32_t setup) {
   uint32_t num = (setup >> 20) & 15;
   return num ? num : 16;
 }
@@ -111,129 +118,38 @@ static vpm_stream generic_stream(uint32_t setup, uint32_t addr) {
   return st;
 }
 
-static int check_generic_size(gs_gpu *g, gs_qpu *q, const char *what, uint32_t word) {
+int vpm_generic_check(uint32_t word, const char *what, gs_diag *d) {
   if (generic_size(word) == 3)
-    return qpu_fault(g, q, GS_EINVAL, "VPM %s setup 0x%08x has SIZE 3, which is reserved", what, word);
+    return gs_diag_set(d, GS_EINVAL, "VPM %s setup 0x%08x has SIZE 3, which is reserved", what, word);
   return GS_OK;
 }
 
-/* A new generic read setup. Following the hardware test in vc4asm's
- * addendum to the Guide (RG Tables 32-33), it is accepted only when at most one value of earlier
- * setups is still outstanding; that value moves to the FIFO (rd_carry) and
- * is read first. Otherwise the setup is dropped, as the hardware does, and
- * remembered so that the read that then starves can say why. */
-static int generic_read_setup(gs_gpu *g, gs_qpu *q, uint32_t word) {
-  qpu_vpm_state *s = &q->vpm;
-  int rc = check_generic_size(g, q, "read", word);
-  if (rc < 0) return rc;
-  if (s->rd_left + s->rd_has_carry > 1) {
-    s->rd_dropped = 1;
-    s->rd_dropped_word = word;
-    s->rd_dropped_pc = q->pc;
-    return GS_OK;
-  }
-  if (s->rd_left == 1) {
-    vpm_stream st = generic_stream(s->rd_setup, s->rd_addr);
-    for (uint32_t e = 0; e < 16; e++) s->rd_carry[e] = stream_get(g, s, &st, e);
-    s->rd_has_carry = 1;
-  }
-  s->rd_valid = 1;
-  s->rd_setup = word;
-  s->rd_addr = word & 0xff;
-  s->rd_left = generic_num(word);
-  return GS_OK;
+void vpm_generic_read_start(gs_vpm_port *p, uint32_t word) {
+  p->rd_valid = 1;
+  p->rd_setup = word;
+  p->rd_addr = word & 0xff;
+  p->rd_left = vpm_generic_num(word);
 }
 
-static int read_hang(gs_gpu *g, gs_qpu *q) {
-  const qpu_vpm_state *s = &q->vpm;
-  char why[160], dropped[200] = "";
-  if (s->rd_valid)
-    snprintf(why, sizeof why, "the read setup 0x%08x asked for %u vectors and all were read", s->rd_setup,
-             generic_num(s->rd_setup));
-  else
-    snprintf(why, sizeof why, "no VPM read setup was written");
-  if (s->rd_dropped)
-    snprintf(dropped, sizeof dropped,
-             "; the read setup 0x%08x at pc 0x%08x was dropped because more than one value of the previous "
-             "setup was still outstanding",
-             s->rd_dropped_word, s->rd_dropped_pc);
-  return qpu_fault(g, q, GS_EHANG, "VPM read with no vector pending (the hardware would block forever): %s%s", why,
-                   dropped);
+void vpm_generic_write_start(gs_vpm_port *p, uint32_t word) {
+  p->wr_valid = 1;
+  p->wr_setup = word;
+  p->wr_addr = word & 0xff;
 }
 
-int vpm_read(gs_gpu *g, gs_qpu *q, gs_vec *out) {
-  qpu_vpm_state *s = &q->vpm;
-  if (s->rd_has_carry) {
-    memcpy(out->u, s->rd_carry, sizeof out->u);
-    s->rd_has_carry = 0;
-    return GS_OK;
-  }
-  if (s->rd_left == 0) return read_hang(g, q);
-  vpm_stream st = generic_stream(s->rd_setup, s->rd_addr);
-  for (uint32_t e = 0; e < QPU_LANES; e++) out->u[e] = stream_get(g, s, &st, e);
-  s->rd_addr = (s->rd_addr + generic_stride(s->rd_setup)) & 0xff;
-  s->rd_left--;
-  return GS_OK;
+void vpm_block_read(const gs_vpm *vpm, gs_vpm_port *p, uint32_t out[VPM_VECTOR]) {
+  vpm_stream st = generic_stream(p->rd_setup, p->rd_addr);
+  vpm_window win = main_window(p);
+  for (uint32_t e = 0; e < VPM_VECTOR; e++) out[e] = stream_get(vpm, win, &st, e);
+  p->rd_addr = (p->rd_addr + generic_stride(p->rd_setup)) & 0xff;
+  p->rd_left--;
 }
 
-int vpm_write(gs_gpu *g, gs_qpu *q, const gs_vec *v) {
-  qpu_vpm_state *s = &q->vpm;
-  if (!s->wr_valid)
-    return qpu_fault(g, q, GS_EINVAL, "VPM write before any VPM write setup (write one to VPMVCD_WR_SETUP first)");
-  vpm_stream st = generic_stream(s->wr_setup, s->wr_addr);
-  qpu_vpm_state out = *s; /* the output segment, when the pipeline set one */
-  if (s->wr_rows) {
-    out.row_base = s->wr_row_base;
-    out.rows = s->wr_rows;
-  }
-  for (uint32_t e = 0; e < QPU_LANES; e++) stream_put(g, &out, &st, e, v->u[e]);
-  s->wr_addr = (s->wr_addr + generic_stride(s->wr_setup)) & 0xff;
-  return GS_OK;
-}
-
-/* ---- setup registers -------------------------------------------------------- */
-
-int vpm_read_setup(gs_gpu *g, gs_qpu *q, uint32_t word) {
-  qpu_vpm_state *s = &q->vpm;
-  if ((word >> 28) == 9) { /* VDR extended memory pitch (RG Table 37) */
-    /* 14 bits, not the Guide's 13: programs that ran on hardware load with
-     * pitch 12288 (docs/v3d-units.md, "DMA registers") */
-    s->vcd_pitch = word & 0x3fff;
-    return GS_OK;
-  }
-  if (word >> 31) { /* VDR basic setup (RG Table 36) */
-    s->vcd_setup = word;
-    s->vcd_valid = 1;
-    return GS_OK;
-  }
-  if (word >> 30)
-    return qpu_fault(g, q, GS_EINVAL,
-                     "VPM read setup 0x%08x: bits 31:30 = 01 select no setup (00: generic read, 1: DMA load)", word);
-  return generic_read_setup(g, q, word);
-}
-
-int vpm_write_setup(gs_gpu *g, gs_qpu *q, uint32_t word) {
-  qpu_vpm_state *s = &q->vpm;
-  int rc;
-  switch (word >> 30) {
-  case 0: /* generic block write (RG Table 32) */
-    if ((rc = check_generic_size(g, q, "write", word)) < 0) return rc;
-    s->wr_valid = 1;
-    s->wr_setup = word;
-    s->wr_addr = word & 0xff;
-    return GS_OK;
-  case 2: /* VDW basic setup (RG Table 34) */
-    s->vdw_setup = word;
-    s->vdw_valid = 1;
-    return GS_OK;
-  case 3: /* VDW stride setup (RG Table 35, STRIDE 16 bits wide per vc4asm's addendum) */
-    s->vdw_stride = word;
-    return GS_OK;
-  default:
-    return qpu_fault(g, q, GS_EINVAL,
-                     "VPM write setup 0x%08x: ID 1 (bits 31:30 = 01) is an undocumented setup that is not modelled",
-                     word);
-  }
+void vpm_block_write(gs_vpm *vpm, gs_vpm_port *p, const uint32_t in[VPM_VECTOR]) {
+  vpm_stream st = generic_stream(p->wr_setup, p->wr_addr);
+  vpm_window win = write_window(p);
+  for (uint32_t e = 0; e < VPM_VECTOR; e++) stream_put(vpm, win, &st, e, in[e]);
+  p->wr_addr = (p->wr_addr + generic_stride(p->wr_setup)) & 0xff;
 }
 
 /* ---- DMA ------------------------------------------------------------------- */
@@ -266,12 +182,12 @@ static int64_t first_bad_byte(const gs_mem *m, uint32_t a, uint32_t len) {
 /* GS_OK if every memory byte of b is inside allocated GPU memory; else the
  * error, naming the first bad address in transfer order. Checked before
  * anything moves so that a failing DMA leaves memory and VPM untouched. */
-static int dma_check(gs_gpu *g, gs_qpu *q, const dma_block *b, const char *what) {
+static int dma_check(const gs_mem *m, const dma_block *b, const char *what, gs_diag *d) {
   for (uint32_t r = 0; r < b->rows; r++)
     for (uint32_t i = 0; i < b->len; i++) {
-      int64_t bad = first_bad_byte(g->mem, mem_element_addr(b, r, i), b->width);
+      int64_t bad = first_bad_byte(m, mem_element_addr(b, r, i), b->width);
       if (bad >= 0)
-        return qpu_fault(g, q, GS_EFAULT,
+        return gs_diag_set(d, GS_EFAULT,
                          "%s 0x%08x (memory row %u of %u, element %u) is outside allocated GPU memory", what,
                          (uint32_t)bad, r, b->rows, i);
     }
@@ -294,7 +210,7 @@ static void mem_store(gs_mem *m, uint32_t a, uint32_t width, uint32_t v) {
  * select: for horizontal blocks that names row Y, word X, byte offset sel
  * and the elements follow packed along the row; for vertical blocks the
  * elements follow packed down column X. */
-static void vcd_block(const qpu_vpm_state *s, uint32_t addr, dma_block *b) {
+static void vcd_block(const gs_vpm_port *s, uint32_t addr, dma_block *b) {
   uint32_t w = s->vcd_setup;
   unsigned modew = (w >> 28) & 7, mpitch = (w >> 24) & 15;
   uint32_t vpitch = (w >> 12) & 15, y = (w >> 4) & 127, x = w & 15;
@@ -316,18 +232,17 @@ static void vcd_block(const qpu_vpm_state *s, uint32_t addr, dma_block *b) {
   }
 }
 
-int vpm_dma_load(gs_gpu *g, gs_qpu *q, uint32_t addr) {
-  qpu_vpm_state *s = &q->vpm;
+int vpm_dma_load(const gs_mem *m, gs_vpm *vpm, const gs_vpm_port *p, uint32_t addr, gs_diag *d) {
   dma_block b;
   int rc;
-  if (!s->vcd_valid)
-    return qpu_fault(g, q, GS_EINVAL, "VCD DMA load from 0x%08x started before any DMA load setup", addr);
-  vcd_block(s, addr, &b);
-  if ((rc = dma_check(g, q, &b, "VCD load from")) < 0) return rc;
+  if (!p->vcd_valid)
+    return gs_diag_set(d, GS_EINVAL, "VCD DMA load from 0x%08x started before any DMA load setup", addr);
+  vcd_block(p, addr, &b);
+  if ((rc = dma_check(m, &b, "VCD load from", d)) < 0) return rc;
+  vpm_window win = main_window(p);
   for (uint32_t r = 0; r < b.rows; r++)
-    for (uint32_t i = 0; i < b.len; i++) {
-      stream_put(g, s, &b.vpm[r], i, mem_load(g->mem, mem_element_addr(&b, r, i), b.width));
-    }
+    for (uint32_t i = 0; i < b.len; i++)
+      stream_put(vpm, win, &b.vpm[r], i, mem_load(m, mem_element_addr(&b, r, i), b.width));
   return GS_OK;
 }
 
@@ -337,12 +252,11 @@ int vpm_dma_load(gs_gpu *g, gs_qpu *q, uint32_t addr) {
  * column X+u (vertical, carrying into the next 16-row block past column
  * 15); with BLOCKMODE 1 the rows follow one another in the VPM. Memory rows
  * are STRIDE bytes apart, end to start. */
-static int vdw_block(gs_gpu *g, gs_qpu *q, uint32_t addr, dma_block *b) {
-  const qpu_vpm_state *s = &q->vpm;
+static int vdw_block(const gs_vpm_port *s, uint32_t addr, dma_block *b, gs_diag *d) {
   uint32_t w = s->vdw_setup;
   unsigned modew = w & 7;
-  if (modew == 1) return qpu_fault(g, q, GS_EINVAL, "VDW setup 0x%08x: MODEW 1 is unused", w);
-  if (w & 0x8000) return qpu_fault(g, q, GS_EINVAL, "VDW setup 0x%08x sets LANED (bit 15), which must be 0", w);
+  if (modew == 1) return gs_diag_set(d, GS_EINVAL, "VDW setup 0x%08x: MODEW 1 is unused", w);
+  if (w & 0x8000) return gs_diag_set(d, GS_EINVAL, "VDW setup 0x%08x sets LANED (bit 15), which must be 0", w);
   int horiz = (w >> 14) & 1, blockmode = (s->vdw_stride >> 16) & 1;
   uint32_t y = (w >> 7) & 127, x = (w >> 3) & 15;
   b->addr = addr;
@@ -369,18 +283,16 @@ static int vdw_block(gs_gpu *g, gs_qpu *q, uint32_t addr, dma_block *b) {
   return GS_OK;
 }
 
-int vpm_dma_store(gs_gpu *g, gs_qpu *q, uint32_t addr) {
-  qpu_vpm_state *s = &q->vpm;
+int vpm_dma_store(gs_mem *m, const gs_vpm *vpm, const gs_vpm_port *p, uint32_t addr, gs_diag *d) {
   dma_block b;
   int rc;
-  if (!s->vdw_valid)
-    return qpu_fault(g, q, GS_EINVAL, "VDW DMA store to 0x%08x started before any DMA store setup", addr);
-  if ((rc = vdw_block(g, q, addr, &b)) < 0) return rc;
-  if ((rc = dma_check(g, q, &b, "VDW store to")) < 0) return rc;
+  if (!p->vdw_valid)
+    return gs_diag_set(d, GS_EINVAL, "VDW DMA store to 0x%08x started before any DMA store setup", addr);
+  if ((rc = vdw_block(p, addr, &b, d)) < 0) return rc;
+  if ((rc = dma_check(m, &b, "VDW store to", d)) < 0) return rc;
+  vpm_window win = main_window(p);
   for (uint32_t u = 0; u < b.rows; u++)
-    for (uint32_t i = 0; i < b.len; i++) {
-      mem_store(g->mem, mem_element_addr(&b, u, i), b.width, stream_get(g, s, &b.vpm[u], i));
-    }
-  q->hint_checked = 0; /* the store may have written code (qpu_trust_code) */
+    for (uint32_t i = 0; i < b.len; i++)
+      mem_store(m, mem_element_addr(&b, u, i), b.width, stream_get(vpm, win, &b.vpm[u], i));
   return GS_OK;
 }

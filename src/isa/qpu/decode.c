@@ -7,6 +7,7 @@
 #include <threads.h>
 #include "gpusim/driver.h"
 #include "isa/qpu/decode.h"
+#include "isa/qpu/pred.h"
 #include "v3d/v3d.h"
 
 #define MAX_PROGRAM_WORDS (1u << 16)
@@ -67,14 +68,13 @@ static uint32_t program_length(const gs_mem *m, uint32_t start) {
     if (!p) break;
     uint64_t w;
     memcpy(&w, p + 8 * n, 8);
-    unsigned sig = qpu_get(w, QPU_F_SIG);
-    if (sig == QPU_SIG_BRANCH && !qpu_get(w, QPU_F_REG)) {
+    if (qpu_is_branch(w) && !qpu_get(w, QPU_F_REG)) {
       uint64_t target = (uint64_t)qpu_get(w, QPU_F_IMM);
       if (qpu_get(w, QPU_F_REL)) target = (uint32_t)(start + 8 * n + 32 + qpu_get(w, QPU_F_IMM));
       if (target > furthest_target) furthest_target = target;
     }
     n++;
-    if (sig == QPU_SIG_THREND || sig == QPU_SIG_LDCEND) end_at = n + 2;
+    if (qpu_ends_thread(w)) end_at = n + 2;
     if (end_at && n >= end_at && furthest_target < (uint64_t)start + 8 * n) break;
   }
   return n;
@@ -134,23 +134,20 @@ static uint8_t mux_slot(uint64_t w, unsigned mux) {
   return (uint8_t)(rb < 32 ? QREG_RB0 + rb : rb == QPU_R_NOP ? QREG_SMALL_IMM0 : QREG_READ_B);
 }
 
-/* Destination description of one ALU's write. */
+/* Destination description of one half's write (pred.h). */
 typedef struct dest {
   unsigned side, addr, cond;
   int writes; /* the write does something */
 } dest;
 
 static dest alu_dest(uint64_t w, int is_mul) {
-  dest d;
-  unsigned ws = qpu_get(w, QPU_F_WS);
-  d.side = is_mul ? !ws : ws;
-  d.addr = qpu_get(w, is_mul ? QPU_F_WADDR_MUL : QPU_F_WADDR_ADD);
-  d.cond = qpu_get(w, is_mul ? QPU_F_COND_MUL : QPU_F_COND_ADD);
-  d.writes = d.cond != 0 && d.addr != QPU_W_NOP;
-  return d;
+  return (dest){qpu_half_side(w, is_mul), qpu_half_waddr(w, is_mul), qpu_half_cond(w, is_mul),
+                qpu_half_writes(w, is_mul)};
 }
 
-static int is_acc(unsigned addr) { return addr >= QPU_W_ACC0 && addr <= QPU_W_ACC3; }
+/* Whether half h names a destination under a condition other than never,
+ * whether or not its ALU does an operation. */
+static int names_dest(uint64_t w, int h) { return qpu_half_cond(w, h) != 0 && qpu_half_waddr(w, h) != QPU_W_NOP; }
 
 /* Emits the write-back of reg[src] to d. */
 static void emit_writeback(builder *b, const dest *d, uint8_t src) {
@@ -161,14 +158,13 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
   if (d->addr < 32) {
     u.kind = UOP_STAGE;
     u.d = (uint16_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
-  } else if (is_acc(d->addr)) {
+  } else if (qpu_waddr_is_acc(d->addr)) {
     if (d->cond == 1 && src == QREG_R0 + d->addr - QPU_W_ACC0) return; /* computed in place */
     u.kind = UOP_MOVE;
     u.d = (uint16_t)(QREG_R0 + d->addr - QPU_W_ACC0);
   } else {
     /* fragment shaders write the tile buffer once or twice a batch */
-    int tlb = d->addr >= QPU_W_TLB_STENCIL && d->addr <= QPU_W_TLB_ALPHA_MASK;
-    u.kind = tlb ? UOP_TLB_WRITE : UOP_IO_WRITE;
+    u.kind = qpu_waddr_is_tlb(d->addr) ? UOP_TLB_WRITE : UOP_IO_WRITE;
     u.side = (uint8_t)d->side;
     u.addr = (uint8_t)d->addr;
   }
@@ -185,7 +181,7 @@ static int alu_is_fast(uint64_t w) {
     return 0;
   dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
   /* A nop that still names a destination: leave its meaning to the reference. */
-  if ((op_add == QPU_A_NOP && da.writes) || (op_mul == QPU_M_NOP && dm.writes)) return 0;
+  if ((op_add == QPU_A_NOP && names_dest(w, 0)) || (op_mul == QPU_M_NOP && names_dest(w, 1))) return 0;
   if (da.writes && dm.writes && da.addr == dm.addr && (da.addr >= 32 || da.side == dm.side)) return 0;
   unsigned muxes[4] = {qpu_get(w, QPU_F_ADD_A), qpu_get(w, QPU_F_ADD_B), qpu_get(w, QPU_F_MUL_A),
                        qpu_get(w, QPU_F_MUL_B)};
@@ -213,17 +209,15 @@ static int is_identity(unsigned op, int is_mul) {
 static void emit_alu(builder *b, uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG), sf = qpu_get(w, QPU_F_SF);
   unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
-  unsigned ra = qpu_get(w, QPU_F_RADDR_A), rb = qpu_get(w, QPU_F_RADDR_B);
   dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
   qpu_uop u;
 
   /* Read stage: I/O reads happen whenever the field names an I/O register. */
-  if (ra >= 32 && ra != QPU_R_NOP) {
-    u = (qpu_uop){.kind = UOP_IO_READ, .d = QREG_READ_A, .side = 0, .addr = (uint8_t)ra};
-    emit(b, u);
-  }
-  if (sig != QPU_SIG_SMALL_IMM && rb >= 32 && rb != QPU_R_NOP) {
-    u = (qpu_uop){.kind = UOP_IO_READ, .d = QREG_READ_B, .side = 1, .addr = (uint8_t)rb};
+  for (int file = 0; file < 2; file++) {
+    unsigned a = qpu_raddr(w, file);
+    if (!qpu_raddr_is_io(a)) continue;
+    u = (qpu_uop){.kind = UOP_IO_READ, .d = file ? QREG_READ_B : QREG_READ_A, .side = (uint8_t)file,
+                  .addr = (uint8_t)a};
     emit(b, u);
   }
   uint8_t add_a = mux_slot(w, qpu_get(w, QPU_F_ADD_A)), add_b = mux_slot(w, qpu_get(w, QPU_F_ADD_B));
@@ -245,7 +239,7 @@ static void emit_alu(builder *b, uint64_t w) {
   } else if (op_add != QPU_A_NOP) {
     /* Compute straight into an accumulator when nothing else needs the old
      * value: unconditional, no flags, and the MUL does not read it. */
-    if (da.writes && da.cond == 1 && !flags_from_add && is_acc(da.addr)) {
+    if (da.writes && da.cond == 1 && !flags_from_add && qpu_waddr_is_acc(da.addr)) {
       uint8_t acc = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
       if (op_mul == QPU_M_NOP || (mul_a != acc && mul_b != acc)) add_out = acc;
     }
@@ -260,7 +254,7 @@ static void emit_alu(builder *b, uint64_t w) {
   if (mul_mov) {
     mul_out = mul_a;
   } else if (op_mul != QPU_M_NOP) {
-    if (dm.writes && dm.cond == 1 && !flags_from_mul && is_acc(dm.addr))
+    if (dm.writes && dm.cond == 1 && !flags_from_mul && qpu_waddr_is_acc(dm.addr))
       mul_out = (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0);
     u = (qpu_uop){.kind = (uint8_t)(UOP_MUL_0 + op_mul), .d = mul_out, .a = mul_a, .b = mul_b};
     emit(b, u);
@@ -308,7 +302,7 @@ static void emit_ldi(builder *b, uint64_t w) {
   /* `ldi r0, x` loads straight into the accumulator (its write-back is
    * then in place); the MUL's write, to another destination, copies it. */
   uint8_t out = QREG_ADD_OUT;
-  if (da.writes && da.cond == 1 && is_acc(da.addr)) out = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
+  if (da.writes && da.cond == 1 && qpu_waddr_is_acc(da.addr)) out = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
   qpu_uop u = {.kind = UOP_CONST, .d = out};
   u.imm = add_const(b, &v);
   emit(b, u);
@@ -320,9 +314,8 @@ static void emit_ldi(builder *b, uint64_t w) {
  * micro-ops, without the UOP_NEXT that ends them; returns 0 when the fast
  * interpreter leaves w to the reference interpreter. */
 static int predecode_fast(builder *b, uint64_t w, uint32_t index) {
-  unsigned sig = qpu_get(w, QPU_F_SIG);
   if (qpu_invalid_reason(w)) return 0; /* the reference reports it */
-  if (sig == QPU_SIG_BRANCH) {
+  if (qpu_is_branch(w)) {
     qpu_uop u = {.kind = UOP_BRANCH, .cond = (uint8_t)qpu_get(w, QPU_F_COND_BR),
                  .op = (uint8_t)(qpu_get(w, QPU_F_REL) | qpu_get(w, QPU_F_REG) << 1),
                  .a = (uint16_t)qpu_get(w, QPU_F_RADDR_A_BR), .side = (uint8_t)qpu_get(w, QPU_F_WS),
@@ -331,15 +324,13 @@ static int predecode_fast(builder *b, uint64_t w, uint32_t index) {
     emit(b, u);
     return 1;
   }
-  if (sig == QPU_SIG_LOAD_IMM) {
+  if (qpu_is_ldi(w)) {
     if (!ldi_is_fast(w)) return 0;
     emit_ldi(b, w);
     return 1;
   }
   if (!alu_is_fast(w)) return 0;
-  unsigned ra = qpu_get(w, QPU_F_RADDR_A), rb = qpu_get(w, QPU_F_RADDR_B);
-  if (ra == QPU_R_MUTEX || (sig != QPU_SIG_SMALL_IMM && rb == QPU_R_MUTEX))
-    emit(b, (qpu_uop){.kind = UOP_MAY_BLOCK, .imm = index});
+  if (qpu_reads_mutex(w)) emit(b, (qpu_uop){.kind = UOP_MAY_BLOCK, .imm = index});
   emit_alu(b, w);
   return 1;
 }
@@ -365,12 +356,11 @@ static void mark_slot(uint64_t mask[2], unsigned slot) { mask[slot / 64] |= 1ull
  * into (results, I/O reads). r4, r5 and ra15/rb15 are in QPU_ALWAYS_DIRTY0;
  * an instruction the reference interpreter runs marks every slot itself. */
 static void mark_writes(uint64_t mask[2], uint64_t w, const qpu_uop *u, const qpu_uop *end) {
-  unsigned ws = qpu_get(w, QPU_F_WS);
-  unsigned wa = qpu_get(w, QPU_F_WADDR_ADD), wm = qpu_get(w, QPU_F_WADDR_MUL);
-  if (wa < 32) mark_slot(mask, (ws ? QREG_RB0 : QREG_RA0) + wa);
-  if (wm < 32) mark_slot(mask, (ws ? QREG_RA0 : QREG_RB0) + wm);
-  if (is_acc(wa)) mark_slot(mask, QREG_R0 + wa - QPU_W_ACC0);
-  if (is_acc(wm)) mark_slot(mask, QREG_R0 + wm - QPU_W_ACC0);
+  for (int h = 0; h < 2; h++) {
+    unsigned a = qpu_half_waddr(w, h);
+    if (a < 32) mark_slot(mask, (qpu_half_side(w, h) ? QREG_RB0 : QREG_RA0) + a);
+    if (qpu_waddr_is_acc(a)) mark_slot(mask, QREG_R0 + a - QPU_W_ACC0);
+  }
   for (; u < end; u++)
     if (u->kind < UOP_IO_READ || u->kind == UOP_IO_READ || u->kind == UOP_MOVE || u->kind == UOP_CONST)
       mark_slot(mask, u->d);

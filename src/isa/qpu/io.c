@@ -11,11 +11,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "isa/qpu/pred.h"
 #include "isa/qpu/qpu.h"
 #include "v3d/sfu.h"
-#include "v3d/tmu.h"
 #include "v3d/v3d.h"
-#include "v3d/vpm.h"
 
 int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...) {
   char msg[GS_DIAG_MAX - 64];
@@ -111,21 +110,13 @@ int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out) {
   return GS_OK;
 }
 
-static int mutex_read_in(uint64_t w) {
-  unsigned sig = qpu_get(w, QPU_F_SIG);
-  if (sig == QPU_SIG_LOAD_IMM || sig == QPU_SIG_BRANCH) return 0;
-  return qpu_get(w, QPU_F_RADDR_A) == QPU_R_MUTEX ||
-         (sig != QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) == QPU_R_MUTEX);
-}
-
 int qpu_io_would_block(gs_gpu *g, gs_qpu *q, uint64_t w) {
   (void)q;
-  unsigned sig = qpu_get(w, QPU_F_SIG);
-  if (sig == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
+  if (qpu_is_semaphore(w)) {
     unsigned n = qpu_get(w, QPU_F_SEM_NUM);
     return qpu_get(w, QPU_F_SEM_SA) ? qpu_cluster_of(g)->sem[n] == 0 : qpu_cluster_of(g)->sem[n] == 15;
   }
-  if (mutex_read_in(w)) return qpu_cluster_of(g)->mutex_owner != -1;
+  if (qpu_reads_mutex(w)) return qpu_cluster_of(g)->mutex_owner != -1;
   return 0;
 }
 
@@ -159,7 +150,7 @@ int qpu_io_read(gs_gpu *g, gs_qpu *q, int file, unsigned addr, gs_vec *out) {
     for (int i = 0; i < QPU_LANES; i++) out->u[i] = file ? (uint32_t)q->num : (uint32_t)i;
     return GS_OK;
   case QPU_R_VPM:
-    return vpm_read(g, q, out);
+    return qpu_vpm_read(g, q, out);
   case QPU_R_MUTEX:
     qpu_cluster_of(g)->mutex_owner = q->num;
     broadcast(out, 0);
@@ -220,13 +211,13 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     return qpu_fault(g, q, GS_EINVAL, "write to %s: the tile buffer is only reachable from fragment shaders",
                      qpu_waddr_names[side][addr]);
   case QPU_W_VPM:
-    return vpm_write(g, q, v);
+    return qpu_vpm_write(g, q, v);
   case QPU_W_VPMVCD_SETUP:
     if (!elem0) return GS_OK;
-    return side ? vpm_write_setup(g, q, v->u[0]) : vpm_read_setup(g, q, v->u[0]);
+    return side ? qpu_vpm_write_setup(g, q, v->u[0]) : qpu_vpm_read_setup(g, q, v->u[0]);
   case QPU_W_VPM_ADDR:
     if (!elem0) return GS_OK;
-    return side ? vpm_dma_store(g, q, v->u[0]) : vpm_dma_load(g, q, v->u[0]);
+    return side ? qpu_vpm_dma_store(g, q, v->u[0]) : qpu_vpm_dma_load(g, q, v->u[0]);
   case QPU_W_MUTEX_RELEASE:
     if (qpu_cluster_of(g)->mutex_owner != q->num)
       return qpu_fault(g, q, GS_EINVAL, "mutex released by a QPU that does not hold it");
@@ -244,9 +235,9 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     return GS_OK;
   }
   default:
-    if (addr >= QPU_W_TMU0_S && addr <= QPU_W_TMU1_B) {
+    if (qpu_waddr_is_tmu(addr)) {
       unsigned k = addr - QPU_W_TMU0_S;
-      return tmu_write(g, q, (int)(k >> 2), (int)(k & 3), v, lanes);
+      return qpu_tmu_write(g, q, (int)(k >> 2), (int)(k & 3), v, lanes);
     }
     return qpu_fault(g, q, GS_EINVAL, "write to register %u (%s) is not an I/O write", addr,
                      qpu_waddr_names[side][addr & 63]);
@@ -257,7 +248,7 @@ int qpu_io_signal(gs_gpu *g, gs_qpu *q, unsigned sig) {
   switch (sig) {
   case QPU_SIG_LDTMU0:
   case QPU_SIG_LDTMU1:
-    return tmu_pop(g, q, sig == QPU_SIG_LDTMU1, &q->reg[QREG_R4]);
+    return qpu_tmu_pop(g, q, sig == QPU_SIG_LDTMU1, &q->reg[QREG_R4]);
   case QPU_SIG_BKPT:
     return qpu_fault(g, q, GS_EINVAL, "software breakpoint (bkpt)");
   case QPU_SIG_LOADCV:

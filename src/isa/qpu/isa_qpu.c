@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/bytes.h"
 #include "gpusim/qpu.h"
 #include "isa/qpu/decode.h"
+#include "isa/qpu/link.h"
 #include "v3d/v3d.h"
 
 /* ---- assembly ------------------------------------------------------------------ */
@@ -19,8 +21,7 @@
 static int words_to_bytes(const uint64_t *w, size_t n, uint8_t **out, gs_diag *d) {
   *out = malloc(n ? n * 8 : 1);
   if (!*out) return gs_diag_set(d, GS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) /* little-endian, low 32 bits first */
-    for (int k = 0; k < 8; k++) (*out)[8 * i + (size_t)k] = (uint8_t)(w[i] >> (8 * k));
+  gs_put_le64s(*out, w, n);
   return GS_OK;
 }
 
@@ -52,10 +53,7 @@ static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **
   size_t n = size / 8;
   uint64_t *w = malloc(n ? n * sizeof *w : 1);
   if (!w) return gs_diag_set(d, GS_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    w[i] = 0;
-    for (int k = 0; k < 8; k++) w[i] |= (uint64_t)bytes[8 * i + (size_t)k] << (8 * k);
-  }
+  gs_get_le64s(w, bytes, n);
   int rc = gs_qpu_disasm(w, n, base, text, d);
   free(w);
   return rc;
@@ -266,5 +264,5 @@ const gs_isa gs_isa_qpu = {
     .idle = qpu_cache_trim,
     .run_vertex = run_vertex,
     .run_fragment = run_fragment,
-    .link_fragment = NULL,
+    .link_fragment = qpu_link_fragment,
 };

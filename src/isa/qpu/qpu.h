@@ -13,8 +13,7 @@
 #include "core/fpmode.h"
 #include "gpusim/gpu.h"
 #include "isa/qpu/table.h"
-#include "v3d/vpm.h"
-#include "v3d/tmu.h"
+#include "isa/qpu/unit_io.h"
 
 #define QPU_LANES 16
 #define QPU_ALL_LANES 0xFFFFu
@@ -143,8 +142,8 @@ typedef struct gs_qpu {
   gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */
   alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
-  qpu_vpm_state vpm;     /* VPM / VCD / VDW setups of this QPU (v3d/vpm.h) */
-  qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (v3d/tmu.h); last (qpu_copy_state) */
+  qpu_vpm_state vpm;     /* VPM / VCD / VDW setups and read FIFO of this QPU (unit_io.h) */
+  qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (unit_io.h); last (qpu_copy_state) */
 } gs_qpu;
 
 /* What the QPUs of one context share (the QPU's gs_isa context, isa_qpu.c):
@@ -212,7 +211,7 @@ int qpu_run_to_end_in_env(gs_gpu *g, gs_qpu *q);
  * code of q's hint with memory once, and then takes the hint without
  * comparing (about 100 host instructions a call, most of a batch's lookup)
  * until qpu_trust_code is called again or q stores to memory itself
- * (vpm_dma_store). decode.c The caller vouches that no
+ * (qpu_vpm_dma_store). decode.c The caller vouches that no
  * one else writes the code meanwhile: the renderer, for the fragment
  * shading of one primitive, during which only the fragment shaders can
  * write memory (another tile's thread writing this one's code would make
