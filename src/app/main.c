@@ -37,6 +37,7 @@
 #include "app/sandbox.h"
 #include "app/window.h"
 #include "core/half.h"
+#include "isa/isa.h"
 
 #define EXIT_USAGE 2
 
@@ -132,20 +133,17 @@ static int usage_error(const char *tool, const char *fmt, ...) {
 /* ---- asm and disasm ------------------------------------------------------- */
 
 typedef struct tool_args {
-  const char *isa;   /* --isa */
+  const gs_isa *isa; /* --isa */
   const char *in;    /* the input file */
   const char *out;   /* -o, NULL if not given */
   uint32_t base;     /* --base */
 } tool_args;
 
-/* Instruction sets the tools know; the other ISAs join as they land. */
-static const char *const known_isas = "qpu";
-
 /* Parses the arguments of `gpusim asm|disasm` (argv[0] is the tool name).
  * Returns -1 when they are valid, else the exit status to return (0 after
  * --help, EXIT_USAGE after a message). */
 static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *a) {
-  const char *tool = argv[0], *base = NULL;
+  const char *tool = argv[0], *base = NULL, *isa = NULL;
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
     int missing = 0;
@@ -154,7 +152,7 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
       fputs(usage, stdout);
       return 0;
     } else if ((v = gs_cli_option(argc, argv, &i, "--isa", &missing))) {
-      a->isa = v;
+      isa = v;
     } else if ((v = gs_cli_option(argc, argv, &i, "--base", &missing))) {
       base = v;
     } else if ((v = gs_cli_option(argc, argv, &i, "-o", &missing))) {
@@ -169,9 +167,9 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
       a->in = argv[i];
     }
   }
-  if (!a->isa) return usage_error(tool, "--isa is required (known: %s)", known_isas);
-  if (strcmp(a->isa, "qpu") != 0) {
-    fprintf(stderr, "gpusim %s: unknown ISA '%s' (known: %s)\n", tool, a->isa, known_isas);
+  if (!isa) return usage_error(tool, "--isa is required (known: %s)", gs_isa_names());
+  if (!(a->isa = gs_isa_by_name(isa))) {
+    fprintf(stderr, "gpusim %s: unknown ISA '%s' (known: %s)\n", tool, isa, gs_isa_names());
     return EXIT_USAGE;
   }
   if (!a->in) return usage_error(tool, "no input file");
@@ -214,32 +212,21 @@ static int tool_asm(int argc, char **argv) {
     free(text);
     return 1;
   }
-  uint64_t *words = NULL;
-  size_t n = 0;
+  gs_isa_binary bin;
   gs_diag d;
   gs_diag_clear(&d);
-  rc = gs_qpu_asm(text, name, a.base, &words, &n, &d);
+  rc = a.isa->assemble(text, name, a.base, &bin, &d);
   free(text);
   if (rc < 0) {
     fprintf(stderr, "%s\n", d.msg[0] ? d.msg : "gpusim asm: assembly failed");
-    free(words);
     return 1;
   }
-  unsigned char *bin = malloc(n ? n * 8 : 1);
-  if (!bin) {
-    free(words);
-    fprintf(stderr, "gpusim asm: out of memory\n");
-    return 1;
-  }
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 8; k++) bin[8 * i + k] = (unsigned char)(words[i] >> (8 * k));
-  free(words);
   rc = 0;
-  if (gs_cli_write_file(a.out, bin, n * 8) < 0) {
+  if (gs_cli_write_file(a.out, bin.bytes, bin.size) < 0) {
     fprintf(stderr, "gpusim asm: cannot write %s: %s\n", a.out, strerror(errno));
     rc = 1;
   }
-  free(bin);
+  gs_isa_binary_free(&bin);
   return rc;
 }
 
@@ -255,30 +242,11 @@ static int tool_disasm(int argc, char **argv) {
     fprintf(stderr, "gpusim disasm: cannot read %s: %s\n", name, strerror(errno));
     return 1;
   }
-  if (len % 8 != 0) {
-    fprintf(stderr,
-            "gpusim disasm: %s: size %zu bytes is not a multiple of 8 (instructions are 64-bit words)\n",
-            name, len);
-    free(bin);
-    return 1;
-  }
-  size_t n = len / 8;
-  uint64_t *words = malloc(n ? n * sizeof *words : 1);
-  if (!words) {
-    free(bin);
-    fprintf(stderr, "gpusim disasm: out of memory\n");
-    return 1;
-  }
-  for (size_t i = 0; i < n; i++) {
-    words[i] = 0;
-    for (int k = 0; k < 8; k++) words[i] |= (uint64_t)(unsigned char)bin[8 * i + k] << (8 * k);
-  }
-  free(bin);
   char *text = NULL;
   gs_diag d;
   gs_diag_clear(&d);
-  rc = n ? gs_qpu_disasm(words, n, a.base, &text, &d) : GS_OK;
-  free(words);
+  rc = len ? a.isa->disassemble((const uint8_t *)bin, len, a.base, &text, &d) : GS_OK;
+  free(bin);
   if (rc < 0) {
     fprintf(stderr, "gpusim disasm: %s: %s\n", name, d.msg[0] ? d.msg : "disassembly failed");
     free(text);
