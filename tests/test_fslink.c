@@ -1,6 +1,7 @@
 /* test_fslink.c — linking fragment programs for blend, colour-mask and
- * stencil state (gs_drv_fs_link, src/driver/fslink.c): the stencil setup
- * words of reference/vc4.md §3.6, the exact code inserted for source-over
+ * stencil state (gs_drv_fs_link, src/driver/fslink.c, and the QPU's linker
+ * src/isa/qpu/link.c, which it reaches through the ISA contract): the
+ * stencil setup words of RG Tables 27-28, the exact code inserted for source-over
  * blending and for stencil, relative branches moved across insertions
  * (checked by decoding where each branch lands), every refusal with the
  * instruction it names, and the driver's variants (cached, same SPH, none
@@ -16,6 +17,7 @@
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
 #include "gpusim/qpu.h"
+#include "isa/isa.h"
 #include "isa/qpu/table.h"
 
 /* The program assembled from text (fails the test on an assembler error). */
@@ -151,6 +153,51 @@ static void test_no_variant(void **state) {
   gs_drv_state_init(&s);
   expect_link("bra -, ra0\nmov.zs tlb_colour_all, r0\nnop\nnop\nthrend\nnop\nnop\n", &s, false,
               "bra -, ra0\nmov.zs tlb_colour_all, r0\nnop\nnop\nthrend\nnop\nnop\n");
+  /* which part of the state changes the colour */
+  gs_drv_state_init(&s);
+  s.blend.enable = true; /* replace */
+  assert_false(gs_drv_fs_blend_on(&s) || gs_drv_fs_blends(&s));
+  s.color_mask = 0xE; /* red left out: the mask alone */
+  assert_false(gs_drv_fs_blend_on(&s));
+  assert_true(gs_drv_fs_blends(&s));
+  s = alpha_blend();
+  assert_true(gs_drv_fs_blend_on(&s) && gs_drv_fs_blends(&s));
+}
+
+/* The QPU's linker is the link_fragment of the ISA called "qpu" and of raw
+ * code (no header): bytes in, bytes out, each instruction 8 bytes with its
+ * low 32 bits first; gs_drv_fs_link gives the same words. */
+static void test_isa_hook(void **state) {
+  (void)state;
+  const gs_isa *qpu = gs_isa_by_name("qpu");
+  assert_non_null(qpu);
+  assert_ptr_equal(gs_isa_by_id(GS_ISA_NONE), qpu);
+  assert_non_null(qpu->link_fragment);
+  size_t n, nout, size;
+  uint64_t *in = assemble("mov tlb_colour_all, r1\nthrend\nnop\nnop\n", &n), *words;
+  uint8_t code[64], *out;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 8; k++) code[8 * i + (size_t)k] = (uint8_t)(in[i] >> (8 * k));
+  gs_drv_state s = alpha_blend();
+  gs_diag d;
+  if (qpu->link_fragment(code, 8 * n, &s, NULL, &out, &size, &d) != GS_OK) fail_msg("link: %s", d.msg);
+  if (gs_drv_fs_link(in, n, &s, NULL, &words, &nout, &d) != GS_OK) fail_msg("link: %s", d.msg);
+  assert_true(nout > n); /* blend code was added */
+  assert_int_equal(size, 8 * nout);
+  for (size_t i = 0; i < nout; i++) {
+    uint64_t w = 0;
+    for (int k = 7; k >= 0; k--) w = w << 8 | out[8 * i + (size_t)k];
+    assert_int_equal(w, words[i]);
+  }
+  free(out);
+  free(words);
+  /* code that is not whole instructions, and none */
+  assert_int_equal(qpu->link_fragment(code, 12, &s, NULL, &out, &size, &d), GS_EARG);
+  if (!strstr(d.msg, "12 bytes of code; QPU instructions are 8 bytes each")) fail_msg("%s", d.msg);
+  assert_null(out);
+  assert_int_equal(qpu->link_fragment(code, 0, &s, NULL, &out, &size, &d), GS_EARG);
+  if (!strstr(d.msg, "no instructions")) fail_msg("%s", d.msg);
+  free(in);
 }
 
 /* Source over: the colour write goes to r0 (nothing after it reads an
@@ -528,6 +575,15 @@ static void test_driver_variants(void **state) {
   char where[64];
   snprintf(where, sizeof where, "draw: fragment program 0x%08x: instruction 1", q.code);
   if (!strstr(d.msg, where) || !strstr(d.msg, "conditional")) fail_msg("%s", d.msg);
+  /* the linker is the one of the ISA the program's header names: an id
+   * gpusim does not know fails the draw, naming the program and the id */
+  uint8_t *id = gs_mem_ptr(m, q.code - GS_DRV_PROGRAM_HEADER + 12, 4);
+  assert_non_null(id);
+  id[0] = 9;
+  assert_int_equal(gs_driver_draw(drv, &dr, &d), GS_EARG);
+  snprintf(where, sizeof where, "0x%08x", q.code);
+  if (!strstr(d.msg, where) || !strstr(d.msg, "instruction set 9")) fail_msg("%s", d.msg);
+  id[0] = 0;
   free(bad);
   free(code);
   gs_driver_free(drv);
@@ -538,6 +594,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stencil_words),
       cmocka_unit_test(test_no_variant),
+      cmocka_unit_test(test_isa_hook),
       cmocka_unit_test(test_source_over_code),
       cmocka_unit_test(test_stencil_and_mask_code),
       cmocka_unit_test(test_branch_fixups),

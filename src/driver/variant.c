@@ -1,7 +1,6 @@
 /* variant.c — the cache of fragment-program variants (variant.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "core/bytes.h"
 #include "driver/variant.h"
 #include "isa/isa.h"
 
@@ -71,7 +70,7 @@ static void trim(drv_variants *c, uint32_t frame) {
 }
 
 /* Links v's code for s with its ISA's linker and loads the variant with
- * the original's SPH. */
+ * the original's SPH and ISA. */
 static int make_variant(drv_variants *c, const gs_drv_shader *sh, const gs_isa *isa, const gs_drv_state *s,
                         unsigned samples, drv_variant *v, gs_diag *d) {
   gs_addr fs_code = sh->fs_code;
@@ -84,13 +83,8 @@ static int make_variant(drv_variants *c, const gs_drv_shader *sh, const gs_isa *
   gs_drv_fs_link_info info = {sh->fs_threaded, samples, sh->fs_lines};
   if ((rc = isa->link_fragment(v->code, v->size, s, &info, &linked, &size, &ld)) < 0)
     return gs_diag_set(d, rc == GS_ENOMEM ? rc : GS_EARG, "draw: fragment program 0x%08x: %s", fs_code, ld.msg);
-  /* gs_drv_program_load takes 8-byte instruction words */
-  uint64_t *words = malloc(size);
-  if (words) gs_get_le64s(words, linked, size / 8);
+  rc = gs_drv_program_load_isa(c->mem, (unsigned)isa->id, linked, size, &sph, &v->prog, d);
   free(linked);
-  if (!words) return gs_diag_set(d, GS_ENOMEM, "driver: host out of memory");
-  rc = gs_drv_program_load(c->mem, words, size / 8, &sph, &v->prog, d);
-  free(words);
   return rc;
 }
 
