@@ -466,6 +466,52 @@ static void test_request_rules(void **state) {
   assert_non_null(strstr(gs_gpu_error(f->g), "TMU0 texture read of 0x7f000000"));
 }
 
+/* The sampler without a QPU, as another instruction set's texture
+ * instructions use it: 32 lanes and a mask, a decoded config, errors in the
+ * caller's diag without any unit's prefix. A 4x4 RGBA8888 texture is one LT
+ * micro-tile, texel (x, y) at byte 16y + 4x (test_tiling_offsets). */
+static void test_neutral_sampler(void **state) {
+  fixture *f = *state;
+  gs_addr tex = alloc_zero(f, 4096, 4096);
+  uint32_t *w = gs_mem_ptr(f->g->mem, tex, 64);
+  for (uint32_t i = 0; i < 16; i++) w[i] = 0x7e000000u + i;
+  gs_diag d = {0};
+  tmu_texture t;
+  uint32_t cfg[2] = {cfg0(tex, 8, 0, 0), cfg1(8, 4, 4, MAG_NEAREST, 1, 0, 0)};
+  assert_int_equal(tmu_texture_decode(cfg, 2, 1, &t, &d), GS_EINVAL);
+  assert_string_equal(d.msg, "TMU1: texture type 8 (ETC1) is not modelled");
+  cfg[0] = cfg0(tex, 0, 0, 0);
+  cfg[1] = cfg1(0, 4, 4, MAG_NEAREST, 1, 0, 0);
+  assert_int_equal(tmu_texture_decode(cfg, 2, 1, &t, &d), GS_OK);
+  /* lane i samples texel (i % 4, i / 8 % 4) at its centre; T only for
+   * lanes given; lanes outside the mask give 0 */
+  uint32_t s[TMU_MAX_LANES], tt[TMU_MAX_LANES], out[TMU_MAX_LANES];
+  for (unsigned i = 0; i < TMU_MAX_LANES; i++) {
+    s[i] = fbits(((float)(i % 4) + 0.5f) / 4);
+    tt[i] = fbits(((float)(i / 8 % 4) + 0.5f) / 4);
+  }
+  uint32_t mask = 0xf00f0f01u;
+  tmu_lanes l = {TMU_MAX_LANES, mask, s, tt, NULL, 0};
+  assert_int_equal(tmu_sample(f->g->mem, &t, 1, &l, out, &d), GS_OK);
+  for (unsigned i = 0; i < TMU_MAX_LANES; i++)
+    assert_int_equal(out[i], mask >> i & 1 ? 0x7e000000u + 4 * (i / 8 % 4) + i % 4 : 0);
+  /* without T every lane reads row 0 */
+  l.t = NULL;
+  assert_int_equal(tmu_sample(f->g->mem, &t, 1, &l, out, &d), GS_OK);
+  assert_int_equal(out[31], 0x7e000003u);
+  /* direct reads: lane i reads word 15 - i % 16; lane 30 is outside memory */
+  uint32_t addr[TMU_MAX_LANES];
+  for (unsigned i = 0; i < TMU_MAX_LANES; i++) addr[i] = tex + 4 * (15 - i % 16) + (i & 3);
+  assert_int_equal(tmu_direct_read(f->g->mem, 0, TMU_MAX_LANES, 0x80010002u, addr, out, &d), GS_OK);
+  for (unsigned i = 0; i < TMU_MAX_LANES; i++)
+    assert_int_equal(out[i], i == 1 || i == 16 || i == 31 ? 0x7e000000u + 15 - i % 16 : 0);
+  addr[30] = tex + 4096;
+  assert_int_equal(tmu_direct_read(f->g->mem, 0, TMU_MAX_LANES, 0x40000000u, addr, out, &d), GS_EFAULT);
+  char want[128];
+  snprintf(want, sizeof want, "TMU0 direct read of 0x%08x (element 30) is outside allocated GPU memory", tex + 4096);
+  assert_string_equal(d.msg, want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiling_offsets),
@@ -481,6 +527,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_direct_lookup, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fifo_order_and_overflow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_request_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_neutral_sampler, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

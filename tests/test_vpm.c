@@ -556,6 +556,52 @@ static void test_shader_segments(void **state) {
   for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, 100 + 2, x), 0xabc00000u + x);
 }
 
+/* The VPM without a QPU, as another instruction set's abi uses it: a port
+ * (the setup state) over a VPM of its own, generic writes and reads and a
+ * VDW store by setup word, and errors in the caller's diag without any
+ * unit's prefix. Positions worked out by hand from RG Tables 32 and 34. */
+static void test_neutral_port(void **state) {
+  fixture *f = *state;
+  gs_vpm *vpm = calloc(1, sizeof *vpm);
+  assert_non_null(vpm);
+  gs_vpm_port p = {0};
+  gs_diag d = {0};
+  gs_addr dst = alloc_bytes(f->g, 64, 0xee);
+  assert_int_equal(vpm_dma_store(f->g->mem, vpm, &p, dst, &d), GS_EINVAL);
+  char want[128];
+  snprintf(want, sizeof want, "VDW DMA store to 0x%08x started before any DMA store setup", dst);
+  assert_string_equal(d.msg, want);
+  /* window rows 100..107; horizontal 32-bit write at Y = 9 wraps to row 1 of
+   * the window: VPM row 101 */
+  vpm_port_set_window(&p, 100, 8);
+  assert_int_equal(vpm_generic_check(0x00001b00u, "write", &d), GS_EINVAL); /* SIZE 3 */
+  assert_string_equal(d.msg, "VPM write setup 0x00001b00 has SIZE 3, which is reserved");
+  assert_int_equal(vpm_generic_check(0x00001a09u, "write", &d), GS_OK);
+  vpm_generic_write_start(&p, 0x00001a09u);
+  uint32_t in[VPM_VECTOR], out[VPM_VECTOR];
+  for (unsigned x = 0; x < VPM_VECTOR; x++) in[x] = 0x5e000000u + x;
+  vpm_block_write(vpm, &p, in);
+  for (unsigned x = 0; x < 16; x++) assert_int_equal(vpm->words[101 * 16 + x], 0x5e000000u + x);
+  assert_int_equal(p.wr_addr, 10); /* STRIDE 1 */
+  /* read it back: NUM 1 from Y = 1 */
+  vpm_generic_read_start(&p, 0x00101a01u);
+  assert_int_equal(p.rd_left, 1);
+  vpm_block_read(vpm, &p, out);
+  assert_int_equal(p.rd_left, 0);
+  assert_memory_equal(out, in, sizeof in);
+  /* VDW store of 1 row of 16 words from Y = 1, horizontal, 32-bit */
+  p.vdw_setup = 0x80000000u | 1u << 23 | 16u << 16 | 1u << 14 | 1u << 7;
+  p.vdw_valid = 1;
+  assert_int_equal(vpm_dma_store(f->g->mem, vpm, &p, dst, &d), GS_OK);
+  assert_memory_equal(words_at(f->g, dst, 16), in, sizeof in);
+  /* outside memory: the first bad address, no unit named */
+  assert_int_equal(vpm_dma_store(f->g->mem, vpm, &p, dst + 32, &d), GS_EFAULT);
+  snprintf(want, sizeof want,
+           "VDW store to 0x%08x (memory row 0 of 1, element 8) is outside allocated GPU memory", dst + 64);
+  assert_string_equal(d.msg, want);
+  free(vpm);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_generic_modes, setup, teardown),
@@ -581,6 +627,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dma_store_fault_leaves_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dma_load_fault_leaves_vpm, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shader_segments, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_neutral_port, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

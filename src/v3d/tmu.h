@@ -5,9 +5,9 @@
  * of a set of lanes. Facts: RG §4; the choices no source settles (filter
  * weights, LOD, lanes outside the mask): docs/v3d-units.md.
  *
- * How a unit delivers coordinates and config words and collects results
- * (the QPU: parameter writes, config uniforms, a result FIFO and ldtmu) is
- * the unit's business. Errors are returned as a negative code with the
+ * How a shader unit delivers coordinates and config words and collects
+ * results (on the VideoCore IV: parameter registers, config uniforms and a
+ * result FIFO) is the unit's business. Errors are returned as a negative code with the
  * message in the caller's gs_diag, naming the TMU number the caller gives
  * but not the unit: the caller prefixes that.
  */

@@ -15,8 +15,8 @@
  * word and bit shift, so the modes share one path.
  *
  * The setups are held as the VPM's own setup words (RG Tables 32-37); how
- * a unit delivers them (a QPU writes them to its VPMVCD setup registers) is
- * the unit's business. Errors are returned as a negative code with the
+ * a shader unit delivers them (on the VideoCore IV: through its setup
+ * registers) is the unit's business. Errors are returned as a negative code with the
  * message in the caller's gs_diag, without naming the unit: the caller
  * prefixes that.
  */
