@@ -236,12 +236,14 @@ typedef struct gs_drv_program {
 /* Instruction sets, as the program header names them (word 3). */
 enum { GS_DRV_ISA_QPU = 1, GS_DRV_ISA_SASS = 2, GS_DRV_ISA_PICA = 3, GS_DRV_ISA_AGX = 4 };
 
-/* Loads size bytes of code of instruction set isa (GS_DRV_ISA_*; a whole
- * number of its instructions, at least one) after the header holding sph
- * (which must encode: gs_sph_encode) and the isa. */
+/* Loads size bytes of code of instruction set isa (GS_DRV_ISA_*, or 0: the
+ * VideoCore IV's own; a whole number of its instructions, at least one)
+ * after the header holding sph (which must encode: gs_sph_encode) and the
+ * isa. */
 int gs_drv_program_load_isa(gs_mem *m, unsigned isa, const uint8_t *code, size_t size, const gs_sph *sph,
                             gs_drv_program *out, gs_diag *d);
-/* The same for n QPU instruction words (n >= 1). */
+/* The same for n 64-bit instruction words (n >= 1) of the VideoCore IV's
+ * own instruction set. */
 int gs_drv_program_load(gs_mem *m, const uint64_t *words, size_t n, const gs_sph *sph,
                         gs_drv_program *out, gs_diag *d);
 /* Releases p's allocation (if any) and zeroes p. */

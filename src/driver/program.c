@@ -34,7 +34,7 @@ void gs_drv_target_release(gs_mem *m, gs_drv_target *t) {
 int gs_drv_program_load_isa(gs_mem *m, unsigned isa, const uint8_t *code, size_t size, const gs_sph *sph,
                             gs_drv_program *out, gs_diag *d) {
   memset(out, 0, sizeof *out);
-  const gs_isa *i = isa == GS_ISA_NONE ? NULL : gs_isa_by_id(isa);
+  const gs_isa *i = gs_isa_by_id(isa);
   if (!i) return gs_diag_set(d, GS_EARG, "program: instruction set %u is not one gpusim knows (%s)", isa, gs_isa_names());
   if (size == 0) return gs_diag_set(d, GS_EARG, "program: no instructions");
   if (size % i->code_align)
@@ -47,12 +47,12 @@ int gs_drv_program_load_isa(gs_mem *m, unsigned isa, const uint8_t *code, size_t
   gs_addr block;
   if ((rc = gs_mem_alloc(m, GS_PROGRAM_HEADER + (uint32_t)size, 16, &block, d)) < 0) return rc;
   uint8_t *p = gs_mem_ptr(m, block, GS_PROGRAM_HEADER + (uint32_t)size);
-  gs_program_header_write(p, (gs_isa_id)isa, (uint32_t)size, sph, sph_words);
+  gs_program_header_write(p, i->id, (uint32_t)size, sph, sph_words);
   memcpy(p + GS_PROGRAM_HEADER, code, size);
   out->block = block;
   out->code = block + GS_PROGRAM_HEADER;
   out->ninstr = (uint32_t)(size / 8);
-  out->isa = isa;
+  out->isa = i->id;
   out->size = (uint32_t)size;
   return GS_OK;
 }
@@ -66,7 +66,7 @@ int gs_drv_program_load(gs_mem *m, const uint64_t *words, size_t n, const gs_sph
   uint8_t *code = malloc(n ? 8 * n : 1);
   if (!code) return gs_diag_set(d, GS_ENOMEM, "program: host out of memory");
   gs_put_le64s(code, words, n);
-  int rc = gs_drv_program_load_isa(m, GS_ISA_QPU, code, 8 * n, sph, out, d);
+  int rc = gs_drv_program_load_isa(m, GS_ISA_NONE, code, 8 * n, sph, out, d);
   free(code);
   return rc;
 }

@@ -3,8 +3,8 @@
  * Branch-to-sub-list/Return, Halt, the semaphores between the threads and
  * a packet budget against loops (RG §9); the state records
  * both threads keep; shader-record decoding; running a vertex or
- * coordinate shader batch on a QPU (VCD fetch into the VPM input segment,
- * QPU run, output segment). Thread 0's packets go to binning.c, thread
+ * coordinate shader batch (VCD fetch into the VPM input segment, the
+ * program's run on its instruction set's unit, output segment). Thread 0's packets go to binning.c, thread
  * 1's to render.c. docs/pipeline.md describes the flow.
  */
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "gpusim/qpu.h"
+#include "isa/isa.h"
 #include "v3d/cle.h"
 
 #define BENCH_TILE_ALLOC (48u << 20)
@@ -46,14 +46,13 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   f->width = width, f->height = height;
   f->tx = (width + 63) / 64, f->ty = (height + 63) / 64;
   f->bin_size = 256 + 16 * ndraws;
-  uint64_t *code;
-  size_t n;
+  gs_isa_binary code; /* raw code of the hardware's own instruction set, as in a hand-written list */
   gs_addr fs, unif, va;
-  int rc = gs_qpu_asm(bench_fs, "bench_fs.s", 0, &code, &n, &f->d);
+  int rc = gs_isa_by_id(GS_ISA_NONE)->assemble(bench_fs, "bench_fs.s", 0, &code, &f->d);
   if (rc < 0) return rc;
-  rc = bench_alloc(f, (uint32_t)(8 * n), 8, &fs);
-  if (rc >= 0) rc = gs_mem_write(f->m, fs, code, (uint32_t)(8 * n), &f->d);
-  free(code);
+  rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
+  if (rc >= 0) rc = gs_mem_write(f->m, fs, code.bytes, (uint32_t)code.size, &f->d);
+  gs_isa_binary_free(&code);
   if (rc >= 0) rc = bench_alloc(f, width * height * 4, 16, &f->fb);
   if (rc >= 0) rc = bench_alloc(f, BENCH_TILE_ALLOC, 256, &f->tile_alloc);
   if (rc >= 0) rc = bench_alloc(f, 48 * f->tx * f->ty, 16, &f->tsda);

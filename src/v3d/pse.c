@@ -29,7 +29,7 @@ enum { PSE_KIND_POINT = 1, PSE_KIND_LINE = 2, PSE_KIND_TRIANGLE = 3 };
 /* ---- host rounding --------------------------------------------------- */
 
 /* Sets round-to-nearest and returns the caller's mode for pse_round_end:
- * the renderer may call in while a QPU rounding mode is set. */
+ * the renderer may call in while a shader unit's rounding mode is set. */
 static int pse_round_begin(void) {
   int mode = gs_fp_round_get();
   gs_fp_round_set(GS_FP_NEAREST);
@@ -456,7 +456,7 @@ GS_CLONES void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, ps
     double iw = iw0 + l1[e] * diw1 + l2[e] * diw2;
     float wf = (float)(1.0 / iw);
     out->w[e] = iw == 0.0 ? INFINITY : wf;
-    w[e] = out->w[e]; /* VP / W uses the W the QPU will multiply by */
+    w[e] = out->w[e]; /* VP / W uses the W the fragment program multiplies by */
   }
   for (int k = 0; k < p->nfifo; k++) {
     const pse_fifo_entry *f = &p->fifo[k];

@@ -18,7 +18,7 @@
  *     pse_coverage cov;                           // caller's scratch
  *     pse_rasterize_tile(&prim, tile_col, tile_row, &cov);
  *     for (int i = 0; i < cov.count; i++) {
- *       pse_batch batch;                          // one QPU invocation
+ *       pse_batch batch;                          // one fragment batch
  *       pse_batch_setup(&prim, &cov.block[i], &batch);
  *       ... run the fragment shader on batch (lane mask = batch.mask) ...
  *     }
@@ -41,20 +41,20 @@
  * x) or a "low" horizontal edge (the interior lies at larger y), so an edge
  * shared by two primitives draws each of its samples exactly once.
  *
- * Lane order. A 4×4 block is one batch of 16 lanes in the QPU's element
- * order: element e = 4·quad + i, where bit 0 of i is the x offset and bit 1
+ * Lane order. A 4×4 block is one batch of 16 lanes, in the VideoCore IV's
+ * fragment element order: element e = 4·quad + i, where bit 0 of i is the x offset and bit 1
  * the y offset inside a 2×2 quad, and quads 0..3 sit at (0,0), (2,0), (0,2),
  * (2,2) inside the block: x = PSE_LANE_DX(e), y = PSE_LANE_DY(e).
  *
  * The varying FIFO. Each fragment gets, per FIFO entry, VP (per lane) and C
- * (per primitive) such that the QPU's `fmul t, vary, ra15 ; fadd v, t, r5`
- * (v = VP × W + C) yields the value the entry's interpolation mode asks
- * for. Points put the two point-sprite coordinates (s, t) first, lines one
+ * (per primitive) such that v = VP × W + C yields the value the entry's
+ * interpolation mode asks for (the neutral fragment input of src/isa/isa.h;
+ * a VideoCore IV program computes it with its varying register). Points put the two point-sprite coordinates (s, t) first, lines one
  * line coordinate, then come the shader record's varyings in order.
  *
  * Rounding. Setup and interpolation use IEEE double arithmetic and set the
- * host's rounding mode to nearest for their duration (a QPU run sets its own
- * mode), so their results do not depend on the caller's mode.
+ * host's rounding mode to nearest for their duration (a shader run sets its
+ * own mode), so their results do not depend on the caller's mode.
  */
 #ifndef GS_V3D_PSE_H
 #define GS_V3D_PSE_H
@@ -73,7 +73,7 @@
 #define PSE_MAX_SIZE 2048.0f /* point sizes and line widths clamp here (pixels) */
 #define PSE_Z_MAX 0xFFFFFFu  /* 24-bit Z */
 
-/* Offset of lane e (QPU element number 0..15) inside its 4×4 block. */
+/* Offset of lane e (element number 0..15) inside its 4×4 block. */
 #define PSE_LANE_DX(e) (((e) & 1) | (((e) >> 1) & 2))
 #define PSE_LANE_DY(e) ((((e) >> 1) & 1) | (((e) >> 2) & 2))
 
@@ -229,7 +229,7 @@ pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
 pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p);
 
 /* A 4×4 block with coverage: (x, y) its lowest pixel (absolute, multiples of
- * 4), mask the covered lanes in QPU element order (a lane is covered when
+ * 4), mask the covered lanes in lane order (a lane is covered when
  * any of its samples is). With 4 samples, bit 4·e + s of `samples` says
  * whether sample s of lane e is covered (0 with one sample). */
 typedef struct pse_block {

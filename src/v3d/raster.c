@@ -1,8 +1,8 @@
 /* raster.c — coverage of one set-up primitive inside one tile (64×64
  * pixels or smaller): the tile, then its 16×16 blocks, then their 4×4
  * blocks, each level with
- * trivial reject and trivial accept per edge, and a 16-lane mask in QPU
- * element order for every 4×4 block left partial (the scheme of Mesa's
+ * trivial reject and trivial accept per edge, and a 16-lane mask in batch
+ * lane order (pse.h) for every 4×4 block left partial (the scheme of Mesa's
  * llvmpipe, lp_rast_tri_tmp.h, and Abrash's "Rasterization on Larrabee"; docs/rasterization.md the
  * conventions and the integer widths). With 4× multisampling the walk
  * runs once per sample point and the masks are merged.

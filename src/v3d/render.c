@@ -3,7 +3,7 @@
  * this file first *plans*: it keeps the state as the list leaves it and
  * cuts the packets into tile jobs, one per Tile Coordinates (115) record,
  * each with the state at its start. The jobs then run in parallel
- * (core/pool.h), each worker with its own QPU, VPM, tile buffer and error
+ * (core/pool.h), each worker with its own shader units, VPM, tile buffer and error
  * message: per job the tile buffer is cleared (or, when the list before
  * left it uncleared, inherited: such frames run in list order on one
  * worker), loads apply at 115, state and primitives replay — vertex
@@ -28,7 +28,7 @@
 #define RENDER_MAX_WORKERS 64  /* gs_parallel_for's thread limit */
 #define CLEAR_Z_DEFAULT 0xFFFFFFu
 /* Blocks of a primitive set up before their fragment shaders run. Setup
- * rounds to nearest, shaders in the QPU's mode with denormals flushed, and
+ * rounds to nearest, shaders in their unit's mode (gs_isa.fp_env), and
  * each switch of the host's floating-point environment costs: a group
  * switches twice, not each block (measured: 8 blocks a group fill 1080p
  * about 5% faster on one thread and 12% on two than a switch per block). */
@@ -55,7 +55,7 @@ typedef struct cle_job {
 
 /* A rendering worker: everything one host thread needs for a tile. */
 typedef struct cle_worker {
-  cle_unit unit;        /* QPU, VPM, diag */
+  cle_unit unit;        /* shader units, VPM, diag */
   gs_tlb tlb;
   pse_coverage cov;
   render_slot slot[RENDER_GROUP];
@@ -393,7 +393,7 @@ static int check_render_config(const gs_cl_packet *p, gs_diag *d) {
   if (c.vg_mask)
     return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: the VG mask buffer (flag bit 8) is not "
                      "modelled by gpusim: the reference does not document its contents, how its 8-bit values combine "
-                     "with colour writes, or what the QPU's alpha-mask register (47) and loadam (signal 12) do with it");
+                     "with colour writes, or what a fragment program's alpha-mask writes and loads do with it");
   if (c.coverage_mode)
     return cle_error(d, GS_EINVAL, p->addr, "TILE_RENDERING_MODE_CONFIGURATION: coverage mode (flag bit 9) is not "
                      "modelled by gpusim: the reference gives its 16x sampling, update and read codes (records 96, "
@@ -654,7 +654,7 @@ static GS_CLONE_INLINE int shade_block(tile_ctx *tc, const render_slot *s, const
 
 /* Sets up primitive v[0..n) and shades every block it covers in the tile:
  * RENDER_GROUP blocks prepared with the host rounding to nearest, then
- * their shaders run in the QPU's environment, and so on. Both environments
+ * their shaders run in their unit's environment, and so on. Both environments
  * are built once here and written at each switch; the calls inside trust
  * them rather than read the environment, which waits for the floating-point
  * work in flight (core/fpmode.h). Early Z reads only a block's own pixels,
@@ -1034,8 +1034,8 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
 }
 
 /* Makes sure there are at least n workers (each about 100 KB). Every
- * worker's QPU is QPU 0: a shader reading qpu_num, and an error message,
- * must not depend on which host thread rendered the tile. */
+ * worker's units are unit 0: a shader reading its unit number, and an error
+ * message, must not depend on which host thread rendered the tile. */
 static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
   if (n <= rd->nworkers) return GS_OK;
   cle_worker **w = realloc(rd->workers, n * sizeof *w);

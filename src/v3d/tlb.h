@@ -6,7 +6,7 @@
  * a tile to and from a frame buffer in memory. Facts: RG §5 and Table 38
  * (records 26–29, 113, 114); choices: docs/tile-buffer.md.
  *
- * The unit knows nothing of QPUs or control lists: it
+ * The unit knows nothing of shader units or control lists: it
  * takes up to 16 fragments at a time as arrays of absolute pixel
  * coordinates with a lane mask, and per-lane 4-bit sample coverage masks
  * (bit s = sample s; non-multisample tiles use bit 0) that the depth and
