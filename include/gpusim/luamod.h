@@ -35,7 +35,9 @@
  * Programs (isa: "qpu"; the other ISAs come later):
  *   bin  = gpusim.asm(isa, text [, {name = "prog.s", base = addr}])
  *          -- a binary string: 64-bit words, little-endian, low 32 bits first;
- *          -- errors raise the assembler's "name:line:col: ..." message
+ *          -- errors raise the assembler's "name:line:col: ..." message after the
+ *          -- script's file:line:col of the mistake (a literal text found once in
+ *          -- the script) or the call's file:line
  *   text = gpusim.disasm(isa, bin [, {base = addr}])
  *   code = gpusim.qpu.load(bin)            -- allocates and copies; free with mem.free
  *   st   = gpusim.qpu.run({{code = c, uniforms = u}, ...}

@@ -53,6 +53,22 @@ void lgs_read_config(lua_State *L, int arg, gs_gpu_config *cfg, const char *watc
  * already starts with. Never returns. */
 int lgs_error(lua_State *L, const char *fn, const char *msg);
 
+/* Where an assembly error lies (lscene.c). */
+typedef struct lgs_asm_place {
+  int line, col;            /* in the text, from 1 */
+  const char *rest;         /* the message after "<name>:line:col: " */
+  char script[LUA_IDSIZE];  /* the calling script's short name, "" if not found */
+  int script_line, script_col, call_line;  /* the mistake's place in it; the call's line */
+} lgs_asm_place;
+
+/* Reads the assembler's message "<name>:L:C: ..." about `text` into *p;
+ * returns 0 if msg is not of that form. When text is a literal found
+ * exactly once in the file of the Lua function that called the running C
+ * function (a [[long string]] holds its text verbatim), p->script names
+ * that file and p->script_line:script_col is line L, column C of the text
+ * there. */
+int lgs_asm_place_of(lua_State *L, const char *name, const char *text, const char *msg, lgs_asm_place *p);
+
 /* Pushes a box: a userdata holding one malloc'ed pointer (NULL at first)
  * that is freed when the box is collected or closed, so a C result survives
  * a Lua error raised while it is being converted. Returns the slot to pass

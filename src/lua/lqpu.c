@@ -58,7 +58,10 @@ static uint32_t opt_base(lua_State *L, int arg) {
 }
 
 /* gpusim.asm(isa, text [, {name=, base=}]) -> binary string. A syntax error
- * raises the assembler's "name:line:col: ..." message. */
+ * raises the assembler's "name:line:col: ..." message after the caller's
+ * file:line, or, when the text is a literal found once in the calling
+ * script, after the mistake's file:line:col there and followed by the
+ * call's line, as gpusim.shader does. */
 static int l_asm(lua_State *L) {
   check_isa(L, 1);
   size_t len;
@@ -81,6 +84,12 @@ static int l_asm(lua_State *L) {
   gs_diag_clear(&d);
   int rc = gs_qpu_asm(text, name, base, &words, &n, &d);
   *box = words; /* from here a Lua error cannot leak the words */
+  lgs_asm_place p;
+  if (rc < 0 && lgs_asm_place_of(L, name, text, d.msg, &p) && p.script[0]) {
+    lua_pushfstring(L, "%s:%d:%d: %s (gpusim.asm called at line %d)", p.script, p.script_line, p.script_col, d.msg,
+                    p.call_line);
+    return lua_error(L);
+  }
   if (rc < 0) return luaL_error(L, "%s", d.msg[0] ? d.msg : "assembly failed");
   luaL_argcheck(L, n <= 0xFFFFFFFFu / 8, 2, "program too large for 32-bit GPU memory");
   luaL_Buffer b;

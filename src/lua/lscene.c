@@ -853,30 +853,43 @@ static long literal_in_file(const char *path, const char *text, long *line, long
   return at;
 }
 
+int lgs_asm_place_of(lua_State *L, const char *name, const char *text, const char *msg, lgs_asm_place *p) {
+  size_t nl = strlen(name);
+  int used = 0;
+  memset(p, 0, sizeof *p);
+  if (strncmp(msg, name, nl) != 0 || sscanf(msg + nl, ":%d:%d: %n", &p->line, &p->col, &used) < 2 || !used ||
+      p->line < 1 || p->col < 1)
+    return 0;
+  p->rest = msg + nl + used;
+  lua_Debug ar;
+  long line, col;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0 &&
+      literal_in_file(ar.source + 1, text, &line, &col) >= 0) {
+    snprintf(p->script, sizeof p->script, "%s", ar.short_src);
+    p->script_line = (int)line + p->line - 1;
+    p->script_col = p->line == 1 ? (int)col + p->col - 1 : p->col;
+    p->call_line = ar.currentline;
+  }
+  return 1;
+}
+
 /* Raises the assembler's error "<name>:L:C: error: ..." for the program
  * text of the caller's gpusim.shader call: "file:line: gpusim.shader:
  * <name> line L:C: error: ...", where file:line is the call; when the text
  * is a literal found once in the calling script (a [[long string]]), the
  * place of L:C in the script leads instead and the call follows. */
 static void asm_error(lua_State *L, const char *name, const char *text, const char *msg) {
-  size_t nl = strlen(name);
-  int sl = 0, sc = 0, used = 0;
-  if (strncmp(msg, name, nl) != 0 || sscanf(msg + nl, ":%d:%d: %n", &sl, &sc, &used) < 2 || !used || sl < 1 ||
-      sc < 1) {
+  lgs_asm_place p;
+  if (!lgs_asm_place_of(L, name, text, msg, &p)) {
     luaL_error(L, "gpusim.shader: %s", msg);
     return;
   }
-  const char *rest = msg + nl + used; /* "error: ..." */
-  lua_Debug ar;
-  long line, col;
-  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0 &&
-      literal_in_file(ar.source + 1, text, &line, &col) >= 0) {
-    lua_pushfstring(L, "%s:%d:%d: gpusim.shader: %s line %d:%d: %s (gpusim.shader called at line %d)",
-                    ar.short_src, (int)line + sl - 1, sl == 1 ? (int)col + sc - 1 : sc, name, sl, sc, rest,
-                    ar.currentline);
+  if (p.script[0]) {
+    lua_pushfstring(L, "%s:%d:%d: gpusim.shader: %s line %d:%d: %s (gpusim.shader called at line %d)", p.script,
+                    p.script_line, p.script_col, name, p.line, p.col, p.rest, p.call_line);
     lua_error(L);
   }
-  luaL_error(L, "gpusim.shader: %s line %d:%d: %s", name, sl, sc, rest);
+  luaL_error(L, "gpusim.shader: %s line %d:%d: %s", name, p.line, p.col, p.rest);
 }
 
 /* Assembles (or takes the {binary=} of) program field p of table arg and

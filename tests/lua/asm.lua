@@ -59,8 +59,12 @@ msg = fails({":2:"}, gpusim.asm, "qpu", "nop\nadd r0, r1\n")
 assert(msg:match("asm:2:%d+:"), "default name is 'asm': " .. msg)
 fails({":1:"}, gpusim.asm, "qpu", "ldi r0, 0x123456789")
 fails({":1:"}, gpusim.asm, "qpu", "brr nowhere")
--- raised from Lua code: the script's file:line first
+-- raised from Lua code: the script's file:line first (file:line:col of the
+-- mistake when the text is a literal found once in the script, then the
+-- call's line: tests/lua/asm_error_place.lua)
 msg = fails({}, function() gpusim.asm("qpu", "bogus", {name = "x.s"}) end)
+assert(msg:match("^[^:]*asm%.lua:%d+:%d+: x%.s:1:%d+: .*%(gpusim%.asm called at line %d+%)$"), msg)
+msg = fails({}, function() gpusim.asm("qpu", ("bo"):rep(2), {name = "x.s"}) end)
 assert(msg:match("^[^:]*asm%.lua:%d+: x%.s:1:%d+:"), msg)
 
 -- disasm of something that is not whole instructions
