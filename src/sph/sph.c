@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gpusim/sph.h"
+#include "core/bytes.h"
 #include "sph/table.h"
 
 #define SPH_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -236,18 +237,15 @@ int gs_sph_encode(const gs_sph *s, uint32_t words[GS_SPH_WORDS], gs_diag *d) {
 int gs_sph_decode_bytes(const unsigned char bytes[GS_SPH_BYTES], gs_sph *out, gs_diag *d) {
   uint32_t words[GS_SPH_WORDS];
   unsigned w;
-  for (w = 0; w < GS_SPH_WORDS; w++, bytes += 4)
-    words[w] = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-               (uint32_t)bytes[3] << 24;
+  for (w = 0; w < GS_SPH_WORDS; w++) words[w] = gs_get_le32(bytes + 4 * w);
   return gs_sph_decode(words, out, d);
 }
 
 int gs_sph_encode_bytes(const gs_sph *s, unsigned char bytes[GS_SPH_BYTES], gs_diag *d) {
   uint32_t words[GS_SPH_WORDS];
-  unsigned w, i;
+  unsigned w;
   int rc = gs_sph_encode(s, words, d);
-  for (w = 0; w < GS_SPH_WORDS; w++)
-    for (i = 0; i < 4; i++) bytes[4 * w + i] = (unsigned char)(words[w] >> 8 * i);
+  for (w = 0; w < GS_SPH_WORDS; w++) gs_put_le32(bytes + 4 * w, words[w]);
   return rc;
 }
 

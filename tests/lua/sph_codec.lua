@@ -210,7 +210,7 @@ assert(sph.encode{SphType = 1} == header{[0] = 1})
 
 -- ---- random round trips ----------------------------------------------------
 math.randomseed(8)
-for i = 1, 2000 do
+for i = 1, 1000 do
   local type = 1 + i % 2
   local words = {}
   for w = 0, 19 do words[w] = math.random(0, 0xFFFFFFFF) end
@@ -224,7 +224,7 @@ for type = 1, 2 do
   for k in pairs(widths[type]) do keys[type][#keys[type] + 1] = k end
   table.sort(keys[type])
 end
-for i = 1, 300 do
+for i = 1, 200 do
   local type = 1 + i % 2
   local want = {SphType = type}
   for _ = 1, math.random(1, 40) do
