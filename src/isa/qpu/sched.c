@@ -13,6 +13,7 @@
 #include <string.h>
 #include "gpusim/qpu.h"
 #include "isa/qpu/decode.h"
+#include "isa/qpu/pred.h"
 #include "v3d/v3d.h"
 
 #define QPU_QUANTUM 256
@@ -22,7 +23,7 @@ static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
   uint64_t w = 0;
   const void *p = gs_mem_ptr(g->mem, q->pc, 8);
   if (p) memcpy(&w, p, 8);
-  if (qpu_get(w, QPU_F_SIG) == QPU_SIG_LOAD_IMM && qpu_get(w, QPU_F_LDI_TYPE) == QPU_LDI_SEMA) {
+  if (qpu_is_semaphore(w)) {
     unsigned n = qpu_get(w, QPU_F_SEM_NUM);
     snprintf(buf, len, "QPU %d at pc 0x%08x waits to %s semaphore %u (count %u)", q->num, q->pc,
              qpu_get(w, QPU_F_SEM_SA) ? "acquire" : "release", n, qpu_cluster_of(g)->sem[n]);
