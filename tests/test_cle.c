@@ -666,7 +666,7 @@ static void test_shader_rewritten_by_itself(void **s) {
 static void test_bad_binning_lists(void **s) {
   (void)s;
   frame f;
-  char a[16], want[128];
+  char a[16], want[192];
   /* an unknown packet */
   frame_init(&f, 100, 70);
   simple_frame(&f, fs_constant);
@@ -736,7 +736,9 @@ static void test_bad_binning_lists(void **s) {
   bin_arrays(&f, 4, 3, 0);
   bin_finish(&f);
   render_list(&f, 0, 0xFFFFFF);
-  expect_error(&f, 1, GS_EFAULT, "binning list|NV vertex 0 at 0x00000080");
+  snprintf(want, sizeof want, "binning list|NV shader record %s: vertex 0: 12 bytes at 0x00000080 (vertex data "
+           "0x00000080, stride 12) are outside allocated GPU memory", hex(a, rec));
+  expect_error(&f, 1, GS_EFAULT, want);
   frame_free(&f);
 }
 

@@ -24,7 +24,7 @@ static void test_fetch(void **s) {
   uint8_t *p0 = gs_mem_ptr(g->mem, a0, 12 * 20), *p1 = gs_mem_ptr(g->mem, a1, 8 * 20);
   for (int i = 0; i < 12 * 20; i++) p0[i] = (uint8_t)i;
   for (int i = 0; i < 8 * 20; i++) p1[i] = (uint8_t)(0x80 + i);
-  vcd_attr at[2] = {{a0, 12, 12, 0}, {a1, 6, 8, 12}};
+  vcd_attr at[2] = {{a0, 12, 12, 0, 0}, {a1, 6, 8, 12, 1}};
   uint32_t idx[3] = {5, 0, 19};
   assert_int_equal(vcd_fetch(g, &g->vpm, 40, at, 2, idx, 3, NULL), GS_OK);
   /* vertex 0 (index 5): bytes 60..71 of stream 0 in rows 40..42, column 0 */

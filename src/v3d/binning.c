@@ -277,14 +277,24 @@ static void take_batch_output(cle_bin *b, const cle_draw *di, const uint32_t *id
   }
 }
 
-/* Reads pre-shaded vertex i of the NV shader record (RG Table 46). */
-static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
-  unsigned head = b->sh.clip_header ? 4 : 0, words = head + 3 + (b->sh.point_size ? 1 : 0);
+/* The words of pre-shaded vertex i of the NV shader record that binning
+ * reads, or NULL after an error naming the record and the address. */
+static const uint8_t *nv_vertex_ptr(cle_run *r, const cle_bin *b, const gs_cl_packet *p, uint32_t i, unsigned words,
+                                    gs_diag *d) {
   uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)i * b->sh.vertex_stride;
   const uint8_t *src = a <= UINT32_MAX ? gs_mem_ptr(r->g->mem, (gs_addr)a, words * 4) : NULL;
   if (!src)
-    return cle_error(d, GS_EFAULT, p->addr, "%s: NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory",
-                     p->info->name, i, (unsigned long long)a, words * 4);
+    cle_error(d, GS_EFAULT, p->addr, "%s: NV shader record 0x%08x: vertex %u: %u bytes at 0x%08llx (vertex data "
+              "0x%08x, stride %u) are outside allocated GPU memory", p->info->name, b->sh.record, i, words * 4,
+              (unsigned long long)a, b->sh.vertex_data, b->sh.vertex_stride);
+  return src;
+}
+
+/* Reads pre-shaded vertex i of the NV shader record (RG Table 46). */
+static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
+  unsigned head = b->sh.clip_header ? 4 : 0, words = head + 3 + (b->sh.point_size ? 1 : 0);
+  const uint8_t *src = nv_vertex_ptr(r, b, p, i, words, d);
+  if (!src) return GS_EFAULT;
   uint32_t w[8], rows[8] = {0, 0, 0, 0x3f800000u, 0, 0, 0, 0}; /* no header: Xc..Wc = 0, 0, 0, 1 */
   memcpy(w, src, words * 4);
   if (head) memcpy(rows, w, 16);
@@ -296,21 +306,17 @@ static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32
 /* Checks that vertex i's coordinate-shader attributes (GL) or its
  * pre-shaded record (NV) lie in allocated memory. */
 static int check_vertex(cle_run *r, const cle_bin *b, const gs_cl_packet *p, uint32_t i, gs_diag *d) {
-  if (b->sh.id == GS_CL_NV_SHADER_STATE) {
-    unsigned words = (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0);
-    uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)i * b->sh.vertex_stride;
-    if (a > UINT32_MAX || !gs_mem_ptr(r->g->mem, (gs_addr)a, words * 4))
-      return cle_error(d, GS_EFAULT, p->addr, "%s: NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory",
-                       p->info->name, i, (unsigned long long)a, words * 4);
-    return GS_OK;
-  }
+  if (b->sh.id == GS_CL_NV_SHADER_STATE)
+    return nv_vertex_ptr(r, b, p, i, (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0), d) ? GS_OK
+                                                                                                      : GS_EFAULT;
   for (unsigned k = 0; k < b->sh.cs.nattrs; k++) {
     const vcd_attr *at = &b->sh.cs.attrs[k];
     uint64_t a = (uint64_t)at->address + (uint64_t)i * at->stride;
     if (a > UINT32_MAX || !gs_mem_ptr(r->g->mem, (gs_addr)a, at->size))
       return cle_error(d, GS_EFAULT, p->addr, "%s: GL shader record 0x%08x: coordinate shader attribute %u of vertex "
                        "%u: %u bytes at 0x%08llx (array 0x%08x, stride %u) are outside allocated GPU memory",
-                       p->info->name, b->sh.record, k, i, at->size, (unsigned long long)a, at->address, at->stride);
+                       p->info->name, b->sh.record, at->index, i, at->size, (unsigned long long)a, at->address,
+                       at->stride);
   }
   return GS_OK;
 }

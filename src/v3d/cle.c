@@ -201,9 +201,9 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
       stride = (x.stride_word & ~0xffu) | a.stride; /* Linux vc4_validate.c's reading (RG Table 45) */
     }
     if (rec.vs_attr_select >> i & 1)
-      sh->vs.attrs[sh->vs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.vs_vpm_offset};
+      sh->vs.attrs[sh->vs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.vs_vpm_offset, i};
     if (rec.cs_attr_select >> i & 1)
-      sh->cs.attrs[sh->cs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.cs_vpm_offset};
+      sh->cs.attrs[sh->cs.nattrs++] = (vcd_attr){a.base, a.bytes_minus_1 + 1, stride, a.cs_vpm_offset, i};
   }
   sh->vs.in_rows = input_rows(&sh->vs, rec.vs_attr_size);
   sh->cs.in_rows = input_rows(&sh->cs, rec.cs_attr_size);

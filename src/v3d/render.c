@@ -710,8 +710,9 @@ static int fetch_nv(tile_ctx *tc, uint32_t i, pse_vertex *v, gs_addr at) {
   uint64_t a = (uint64_t)sh->vertex_data + (uint64_t)i * sh->vertex_stride + 4 * head;
   const uint8_t *src = a <= UINT32_MAX ? gs_mem_ptr(tc->r->g->mem, (gs_addr)a, words * 4) : NULL;
   if (!src)
-    return cle_error(tc->d, GS_EFAULT, at, "NV vertex %u at 0x%08llx (%u bytes) is outside allocated GPU memory", i,
-                     (unsigned long long)a, words * 4);
+    return cle_error(tc->d, GS_EFAULT, at, "NV shader record 0x%08x: vertex %u: %u bytes at 0x%08llx (vertex data "
+                     "0x%08x, stride %u) are outside allocated GPU memory", sh->record, i, words * 4,
+                     (unsigned long long)a, sh->vertex_data, sh->vertex_stride);
   uint32_t buf[4 + PSE_MAX_VARYINGS];
   memcpy(buf, src, words * 4);
   pse_vertex_unpack(buf, 1, sh->point_size, (int)sh->nvary, v);

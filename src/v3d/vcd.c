@@ -9,14 +9,15 @@ int vcd_fetch(gs_gpu *g, gs_vpm *vpm, unsigned row_base, const vcd_attr *attrs, 
   /* Check every read first, so that a fault leaves the VPM untouched. */
   for (unsigned a = 0; a < nattrs; a++) {
     if (attrs[a].vpm_offset % 4)
-      return gs_diag_set(d, GS_EINVAL, "attribute %u: VPM offset %u is not a multiple of 4", a, attrs[a].vpm_offset);
+      return gs_diag_set(d, GS_EINVAL, "attribute %u: VPM offset %u is not a multiple of 4", attrs[a].index,
+                         attrs[a].vpm_offset);
     for (unsigned v = 0; v < nverts; v++) {
       uint64_t at = (uint64_t)attrs[a].address + (uint64_t)indices[v] * attrs[a].stride;
       if (at > 0xffffffffu || !gs_mem_ptr(g->mem, (gs_addr)at, attrs[a].size))
         return gs_diag_set(d, GS_EFAULT,
                            "attribute %u of vertex %u: read of %u bytes at 0x%08llx (array 0x%08x, stride %u) "
                            "is outside allocated GPU memory",
-                           a, indices[v], attrs[a].size, (unsigned long long)at, attrs[a].address, attrs[a].stride);
+                           attrs[a].index, indices[v], attrs[a].size, (unsigned long long)at, attrs[a].address, attrs[a].stride);
     }
   }
   for (unsigned a = 0; a < nattrs; a++) {

@@ -18,6 +18,7 @@ typedef struct vcd_attr {
   uint32_t size;       /* bytes of the attribute (record field + 1) */
   uint32_t stride;     /* bytes between vertices */
   uint32_t vpm_offset; /* byte offset in the VPM segment (a multiple of 4) */
+  uint32_t index;      /* the attribute's number in its shader record, for messages */
 } vcd_attr;
 
 /* Loads attributes attrs[0..nattrs) of the vertices indices[0..nverts)
@@ -25,8 +26,8 @@ typedef struct vcd_attr {
  * vertex i, attribute
  * bytes b at row row_base + (vpm_offset + b) / 4, column i, byte b % 4; the
  * unused bytes of an attribute's last word are 0. A read outside allocated
- * memory is GS_EFAULT naming the array, the vertex index and the address,
- * and nothing is written. */
+ * memory is GS_EFAULT naming the attribute (its index field), the array,
+ * the vertex index and the address, and nothing is written. */
 int vcd_fetch(struct gs_gpu *g, struct gs_vpm *vpm, unsigned row_base, const vcd_attr *attrs, unsigned nattrs,
               const uint32_t *indices, unsigned nverts, gs_diag *d);
 
