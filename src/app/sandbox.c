@@ -67,6 +67,8 @@ struct gs_limits {
   size_t memory;         /* the cap in bytes; SIZE_MAX: none */
   size_t used;           /* bytes the state holds */
   int refused;           /* an allocation was refused */
+  lua_State *L;          /* the main thread, whose stack the allocator reads */
+  char where[1024];      /* "file:line" of the Lua code at the last refusal; "" if none */
   /* time */
   long seconds;          /* 0: none */
   struct timespec deadline, hard_deadline;  /* CLOCK_MONOTONIC */
@@ -91,6 +93,31 @@ static const char time_message[] = "time limit of %d s exceeded (--time-limit)";
  * finalizer). Read by the signal handler. */
 static _Atomic(lua_State *) signal_L;
 
+/* Lua raises a memory error without calling a message handler, from a
+ * stack already unwound when it surfaces, so the place is taken when the
+ * allocator refuses: the innermost Lua function on the main thread's stack
+ * (in a coroutine: where the main thread resumed it), its file and line,
+ * into lim->where. Up to Lua 5.4.4 a stack moves by allocating the new one
+ * while the old stays whole, so the stack can be read at any allocation;
+ * later releases resize it in place, its frames' pointers turned into
+ * offsets meanwhile, so only the allocation of a new block (ptr NULL)
+ * finds it readable there. */
+static void note_where(gs_limits *lim, const void *ptr) {
+  lim->where[0] = '\0';
+#if LUA_VERSION_RELEASE_NUM > 50404
+  if (ptr) return;
+#else
+  (void)ptr;
+#endif
+  lua_Debug ar;
+  for (int level = 0; lim->L && lua_getstack(lim->L, level, &ar); level++)
+    if (lua_getinfo(lim->L, "Sl", &ar) && ar.currentline > 0) {
+      snprintf(lim->where, sizeof lim->where, "%s:%d", ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
+               ar.currentline);
+      return;
+    }
+}
+
 /* The allocator of a state with limits: the base allocator, refusing to
  * grow the state's total past lim->memory. Frees and shrinks always
  * succeed, as Lua requires. */
@@ -99,6 +126,7 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   size_t old = ptr ? osize : 0; /* osize is a type tag for new blocks */
   if (nsize > old && (lim->used > lim->memory || nsize - old > lim->memory - lim->used)) {
     lim->refused = 1;
+    note_where(lim, ptr);
     return NULL; /* Lua collects garbage, tries once more, then raises */
   }
   void *p = lim->base(lim->base_ud, ptr, osize, nsize);
@@ -235,6 +263,7 @@ lua_State *gs_limits_newstate(size_t memory, long seconds, gs_limits **limp) {
     return NULL;
   }
   lim->base = lua_getallocf(L, &lim->base_ud);
+  lim->L = L;
   lim->memory = memory ? memory : SIZE_MAX;
   /* What the new state holds already, as Lua counts it: exactly the sizes
    * it passed to the allocator. */
@@ -384,7 +413,8 @@ int gs_limits_report(const gs_limits *lim, const char *script, const char *msg) 
   if (lim->refused && msg && strcmp(msg, "not enough memory") == 0) {
     char size[64];
     format_size(size, sizeof size, lim->memory);
-    fprintf(stderr, "gpusim: %s: memory limit of %s exceeded (--memory-limit)\n", name, size);
+    fprintf(stderr, "gpusim: %s: memory limit of %s exceeded (--memory-limit)\n", lim->where[0] ? lim->where : name,
+            size);
     return 1;
   }
   if (lim->timed_out && (!msg || !strstr(msg, "(--time-limit)"))) {

@@ -136,8 +136,25 @@ print("grew to " .. math.floor(collectgarbage("count") / 1024) .. " MiB")
 LUA
 run grow --memory-limit 16M
 [ "$rc" -eq 1 ] || fail "grow.lua: status $rc with --memory-limit 16M"
-grep -q "^gpusim: .*grow\.lua: memory limit of 16 MiB exceeded (--memory-limit)$" "$tmp/err" ||
+# the message names the line where the allocator refused: string.rep on line 2
+grep -q "^gpusim: .*grow\.lua:2: memory limit of 16 MiB exceeded (--memory-limit)$" "$tmp/err" ||
   fail "grow.lua message: $(cat "$tmp/err")"
+# a table's array part growing on line 3 (a reallocation, not a new block)
+printf 'local t = {}\nfor i = 1, 1e9 do\n  t[i] = i\nend\n' > "$tmp/tgrow.lua"
+run tgrow --memory-limit 16M
+[ "$rc" -eq 1 ] && grep -q "^gpusim: .*tgrow\.lua:3: memory limit of 16 MiB exceeded (--memory-limit)$" "$tmp/err" ||
+  fail "tgrow.lua: status $rc: $(cat "$tmp/err")"
+# in a coroutine: the line where the main thread resumed it (5)
+printf 'local co = coroutine.wrap(function()\n  local s = {}\n  for i = 1, 1e9 do s[#s + 1] = {i} end\nend)\nco()\n' \
+  > "$tmp/cogrow.lua"
+run cogrow --sandbox --memory-limit 16M
+[ "$rc" -eq 1 ] && grep -q "^gpusim: .*cogrow\.lua:5: memory limit of 16 MiB exceeded (--memory-limit)$" "$tmp/err" ||
+  fail "cogrow.lua: status $rc: $(cat "$tmp/err")"
+# while the script is read, before any of it runs: the script without a line
+{ printf 'local s = "'; head -c 20000000 /dev/zero | tr '\0' x; printf '"\n'; } > "$tmp/big.lua"
+run big --memory-limit 16M
+[ "$rc" -eq 1 ] && grep -q "^gpusim: .*big\.lua: memory limit of 16 MiB exceeded (--memory-limit)$" "$tmp/err" ||
+  fail "big.lua: status $rc: $(cat "$tmp/err")"
 run grow --sandbox --memory-limit 16M
 [ "$rc" -eq 1 ] && grep -q "memory limit of 16 MiB exceeded" "$tmp/err" || fail "grow.lua under --sandbox"
 run grow --sandbox
