@@ -409,6 +409,32 @@ static void test_nv_triangles_fill_rule(void **s) {
   frame_free(&f);
 }
 
+/* Loads src as a driver program with the SPH built from decl in front of
+ * its code. */
+static gs_addr put_code_decl(frame *f, const char *src, const gs_sph_decl *decl) {
+  uint64_t *w;
+  size_t n;
+  if (gs_qpu_asm(src, "shader.s", 0, &w, &n, &f->d) < 0) fail_msg("%s", f->d.msg);
+  gs_sph sph;
+  gs_drv_program p;
+  check(f, gs_sph_build(decl, &sph, &f->d));
+  check(f, gs_drv_program_load(f->m, w, n, &sph, &p, &f->d));
+  free(w);
+  return p.code;
+}
+
+/* A fragment program whose SPH maps the one input component at attr with
+ * PixelImap mode. */
+static gs_addr put_code_sph_at(frame *f, const char *src, unsigned attr, gs_pixel_imap mode) {
+  gs_sph_io in = {attr & ~15u, 1u << (attr >> 2 & 3), mode};
+  gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .inputs = &in, .n_inputs = 1, .render_targets = 0xF};
+  return put_code_decl(f, src, &decl);
+}
+
+static gs_addr put_code_sph(frame *f, const char *src, gs_pixel_imap mode) {
+  return put_code_sph_at(f, src, GS_SPH_ATTR_GENERIC(0), mode);
+}
+
 /* ---- (b) GL mode ---------------------------------------------------------------- */
 
 /* A GL shader record with one attribute array of 4 floats per vertex,
@@ -463,6 +489,86 @@ static void test_gl_varying_barycentric(void **s) {
     if (fabs(got - want) > 1e-6) fail_msg("pixel (%d, %d): %.9g, want %.9g", chosen[i][0], chosen[i][1], got, want);
   }
   frame_free(&f);
+}
+
+/* The vertex shader of the linkage tests: two varying rows, 0.5 and the
+ * attribute's v. */
+static const char vs_two_varyings[] =
+    "    ldi vr_setup, 0x00401a00\n"
+    "    ldi vw_setup, 0x00001a00\n"
+    "    mov r0, vpm              # x\n"
+    "    mov r1, vpm              # y\n"
+    "    mov r2, vpm              # z\n"
+    "    mov r3, vpm              # v\n"
+    "    fmul r0, r0, 16.0\n"
+    "    ftoi ra0.16a, r0         # Xs\n"
+    "    fmul r1, r1, 16.0\n"
+    "    ftoi ra0.16b, r1         # Ys\n"
+    "    nop\n"
+    "    mov vpm, ra0             # row 0 Ys | Xs\n"
+    "    mov vpm, r2              # row 1 Zs\n"
+    "    mov vpm, 1.0             # row 2 1/Wc\n"
+    "    mov vpm, 0.5             # row 3: varying row 0\n"
+    "    mov vpm, r3              # row 4: varying row 1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* One GL-mode triangle whose vertex program writes varying rows 0.5 and v
+ * (v = 0, 1, 0.25 at the corners), with the fragment program reading its one
+ * input component at fs_attr. vs_header: the vertex program's SPH maps
+ * outputs generic 0.x and 1.x (rows 0 and 1); without it the rows are
+ * positional. Returns the value at pixel (50, 20) and checks it is want
+ * (want < 0: the barycentric v there). */
+static void linkage_case(int vs_header, unsigned fs_attr, double want) {
+  frame f;
+  frame_init(&f, 100, 70);
+  static const float attr[3][4] = {{8.25f, 4.5f, 0.5f, 0.0f}, {92.0f, 10.0625f, 0.5f, 1.0f},
+                                   {30.5f, 66.0f, 0.5f, 0.25f}};
+  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  gs_addr vs;
+  if (vs_header) {
+    gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0xF, GS_PIXEL_IMAP_UNUSED};
+    gs_sph_io out[3] = {{GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED},
+                        {GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_UNUSED},
+                        {GS_SPH_ATTR_GENERIC(1), 0x1, GS_PIXEL_IMAP_UNUSED}};
+    gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = &in, .n_inputs = 1, .outputs = out, .n_outputs = 3};
+    vs = put_code_decl(&f, vs_two_varyings, &decl);
+  } else {
+    vs = put_code(&f, vs_two_varyings);
+  }
+  gs_addr rec = gl_record(&f, put_code_sph_at(&f, fs_varying, fs_attr, GS_PIXEL_IMAP_PERSPECTIVE), f.unif,
+                          put_code(&f, cs_pixels), f.unif, vs, attrs, 2);
+  bin_begin(&f, 7, 0, 0);
+  bin_gl_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  run_ok(&f, 2);
+  double x0 = attr[0][0], y0 = attr[0][1], x1 = attr[1][0], y1 = attr[1][1], x2 = attr[2][0], y2 = attr[2][1];
+  double den = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0), px = 50.5, py = 20.5;
+  double l1 = ((px - x0) * (y2 - y0) - (x2 - x0) * (py - y0)) / den;
+  double l2 = ((x1 - x0) * (py - y0) - (px - x0) * (y1 - y0)) / den;
+  if (want < 0) want = (1 - l1 - l2) * attr[0][3] + l1 * attr[1][3] + l2 * attr[2][3];
+  uint32_t bits = pixel(&f, 50, 20);
+  float got;
+  memcpy(&got, &bits, 4);
+  if (fabs(got - want) > 1e-6)
+    fail_msg("vs header %d, fs input 0x%03x: %.9g, want %.9g", vs_header, fs_attr, got, want);
+  frame_free(&f);
+}
+
+/* The SPH is the linkage: the fragment program's input component is the
+ * vertex program's row for it (the rank among the components its OMAP
+ * maps), or its default when the vertex program does not write it (0; 1.0
+ * for a fourth component); programs without headers link by position. */
+static void test_sph_linkage(void **s) {
+  (void)s;
+  linkage_case(1, GS_SPH_ATTR_GENERIC(1), -1.0);      /* generic 1.x: row 1, v */
+  linkage_case(1, GS_SPH_ATTR_GENERIC(0), 0.5);       /* generic 0.x: row 0 */
+  linkage_case(1, GS_SPH_ATTR_GENERIC(2), 0.0);       /* not written: 0 */
+  linkage_case(1, GS_SPH_ATTR_GENERIC(1) + 12, 1.0);  /* 1.w not written: 1.0 */
+  linkage_case(0, GS_SPH_ATTR_GENERIC(1), 0.5);       /* no vertex header: the first row */
 }
 
 /* ---- (c) depth ----------------------------------------------------------------- */
@@ -1235,21 +1341,6 @@ static void test_strip_and_flush_all_state(void **s) {
 /* With 1/W = 1 and 1/4 at the ends of a triangle's edges, the varying is
  * perspective-correct by default and screen-linear when the options' SPH
  * modes say so (varying 0: mode 3). */
-/* Loads src as a driver program whose SPH maps generic input 0.x with
- * PixelImap mode (a pixel shader's header in front of the code). */
-static gs_addr put_code_sph(frame *f, const char *src, gs_pixel_imap mode) {
-  uint64_t *w;
-  size_t n;
-  if (gs_qpu_asm(src, "shader.s", 0, &w, &n, &f->d) < 0) fail_msg("%s", f->d.msg);
-  gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0x1, mode};
-  gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .inputs = &in, .n_inputs = 1, .render_targets = 0xF};
-  gs_sph sph;
-  gs_drv_program p;
-  check(f, gs_sph_build(&decl, &sph, &f->d));
-  check(f, gs_drv_program_load(f->m, w, n, &sph, &p, &f->d));
-  free(w);
-  return p.code;
-}
 
 /* One triangle, varying 0 = 0.25, 1, 0.75 at its corners and 1/W = 1, 0.25,
  * 1, drawn from a hand-written list (no Flat Shade Flags record) with a
@@ -2458,6 +2549,7 @@ int main(void) {
       cmocka_unit_test(test_nv_rectangle_exact_area),
       cmocka_unit_test(test_nv_triangles_fill_rule),
       cmocka_unit_test(test_gl_varying_barycentric),
+      cmocka_unit_test(test_sph_linkage),
       cmocka_unit_test(test_depth_nearer_wins),
       cmocka_unit_test(test_threads_identical),
       cmocka_unit_test(test_gl_near_plane_clipping),

@@ -659,7 +659,7 @@ static void test_program_header(void **state) {
   unsigned nmodes;
   gs_sph fs_sph;
   assert_int_equal(gs_drv_program_sph(m, f.fs_programs[0], &fs_sph, &d), GS_OK);
-  assert_int_equal(gs_sph_varying_modes(&fs_sph, mode, &nmodes, &d), GS_OK);
+  assert_int_equal(gs_sph_varying_modes(&fs_sph, mode, NULL, &nmodes, &d), GS_OK);
   assert_int_equal(nmodes, 3);
   assert_memory_equal(mode, want, 32);
   gs_driver_free(drv);

@@ -310,10 +310,11 @@ gs_pixel_imap gs_sph_pixel_imap(const gs_sph *s, unsigned addr);
  * from its varying FIFO, from its SPH: varyings come in the order of the
  * SPH's mapped generic input components — vectors 0..31, then x y z w
  * within each — and varying i gets the PixelImap of the i-th such component
- * (1 constant, 2 perspective, 3 screen linear). *n receives the count (at
- * most 32; the rest of mode is 0). GS_EARG if s is not a pixel shader's SPH
- * or maps more than 32 components. */
-int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d);
+ * (1 constant, 2 perspective, 3 screen linear), and (addr, unless NULL)
+ * its attribute byte address. *n receives the count (at most 32; the rest
+ * of mode is 0). GS_EARG if s is not a pixel shader's SPH or maps more than
+ * 32 components. */
+int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], uint16_t addr[32], unsigned *n, gs_diag *d);
 
 /* ---- building a header from a declaration ----------------------------------- */
 

@@ -573,7 +573,7 @@ static int note_fs_program(gs_driver *drv, gs_addr fs_code, gs_diag *d) {
     uint8_t mode[32];
     unsigned n;
     gs_diag sd;
-    if (gs_sph_varying_modes(&sph, mode, &n, &sd) < 0)
+    if (gs_sph_varying_modes(&sph, mode, NULL, &n, &sd) < 0)
       return gs_diag_set(d, GS_EARG, "draw: fragment shader 0x%08x: %s", fs_code, sd.msg);
   }
   int rc = reserve_entry((void **)&drv->fs, &drv->cap_fs, drv->e.n_fs, sizeof *drv->fs, d);

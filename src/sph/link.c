@@ -80,7 +80,7 @@ gs_pixel_imap gs_sph_pixel_imap(const gs_sph *s, unsigned addr) {
   return (gs_pixel_imap)(sph_field_get(s, f, elem) & 3);
 }
 
-int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag *d) {
+int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], uint16_t addr[32], unsigned *n, gs_diag *d) {
   memset(mode, 0, 32);
   *n = 0;
   if (s->sph_type != GS_SPH_TYPE_PS)
@@ -91,6 +91,7 @@ int gs_sph_varying_modes(const gs_sph *s, uint8_t mode[32], unsigned *n, gs_diag
       if (m == GS_PIXEL_IMAP_UNUSED) continue;
       if (*n == 32)
         return gs_diag_set(d, GS_EARG, "SPH maps more than 32 fragment input components");
+      if (addr) addr[*n] = (uint16_t)(GS_SPH_ATTR_GENERIC(g) + 4 * c);
       mode[(*n)++] = (uint8_t)m;
     }
   }

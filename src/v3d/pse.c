@@ -72,7 +72,11 @@ void pse_state_init(pse_state *st, uint16_t width, uint16_t height) {
   st->line_width = 1.0f;
   st->samples = 1;
   st->tile_w = st->tile_h = PSE_TILE_SIZE;
-  for (int i = 0; i < PSE_MAX_VARYINGS; i++) st->interp[i] = PSE_INTERP_PERSPECTIVE;
+  for (int i = 0; i < PSE_MAX_VARYINGS; i++) {
+    st->interp[i] = PSE_INTERP_PERSPECTIVE;
+    st->src[i] = (int8_t)i;
+    st->dflt[i] = 0;
+  }
 }
 
 void pse_state_set_flat_flags(pse_state *st, uint32_t flags) {
@@ -220,11 +224,17 @@ static void pse_setup_values(const pse_state *st, pse_prim *p, const pse_vertex 
   for (int k = 0; k < st->nvary; k++) {
     p->imap[p->nfifo] = st->interp[k];
     pse_fifo_entry *e = &p->fifo[p->nfifo++];
-    double a0 = v[0]->vary[k];
-    double d1 = nv > 1 ? (double)v[1]->vary[k] - a0 : 0.0;
-    double d2 = nv > 2 ? (double)v[2]->vary[k] - a0 : 0.0;
+    int r = st->src[k];
     e->q1 = e->q2 = 0.0;
-    e->c = v[0]->vary[k];
+    if (r < 0 || r >= st->nvary) { /* not written by the previous stage: its default, whatever the mode */
+      e->kind = PSE_VP_ZERO;
+      e->c = pse_bits_to_float(st->dflt[k]);
+      continue;
+    }
+    double a0 = v[0]->vary[r];
+    double d1 = nv > 1 ? (double)v[1]->vary[r] - a0 : 0.0;
+    double d2 = nv > 2 ? (double)v[2]->vary[r] - a0 : 0.0;
+    e->c = v[0]->vary[r];
     switch (st->interp[k]) {
     case PSE_INTERP_PERSPECTIVE: /* VP = Σ λi (ai − a0)/wi, the hardware plane */
       e->kind = PSE_VP_PLANE;
@@ -238,7 +248,7 @@ static void pse_setup_values(const pse_state *st, pse_prim *p, const pse_vertex 
       break;
     case PSE_INTERP_CONSTANT:
       e->kind = PSE_VP_ZERO;
-      e->c = v[provoking]->vary[k];
+      e->c = v[provoking]->vary[r];
       break;
     default: /* unused: 0.0 */
       e->kind = PSE_VP_ZERO;

@@ -136,6 +136,11 @@ typedef struct pse_state {
   bool provoking_first;         /* flat shading takes the first vertex, else the last */
   uint8_t nvary;                /* varyings per vertex, 0..PSE_MAX_VARYINGS */
   uint8_t interp[PSE_MAX_VARYINGS]; /* pse_interp per varying */
+  /* Linkage: varying i is shaded-vertex row src[i], or, when src[i] < 0
+   * (the previous stage does not write it), the constant dflt[i] (raw float
+   * bits). pse_state_init makes src[i] = i. */
+  int8_t src[PSE_MAX_VARYINGS];
+  uint32_t dflt[PSE_MAX_VARYINGS];
   uint8_t samples;              /* coverage samples per pixel: 1 (centre) or 4 */
   uint8_t tile_w, tile_h;       /* tile size in pixels: 64×64, 32×32, 64×32, 32×16 */
 } pse_state;

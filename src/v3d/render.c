@@ -468,6 +468,8 @@ typedef struct tile_ctx {
   gs_isa_unit *fs_unit;
   int fs_nmodes;               /* varyings its SPH maps, or -1: no program header */
   uint8_t fs_modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
+  int8_t vary_src[PSE_MAX_VARYINGS];  /* pse_state.src and dflt: the linkage */
+  uint32_t vary_dflt[PSE_MAX_VARYINGS];
   unsigned x, y;               /* tile coordinates */
   gs_cl_packet pending[RENDER_MAX_LOADS];
   unsigned npending;
@@ -479,21 +481,50 @@ static float f32_of(uint32_t bits) {
   return f;
 }
 
-/* How the fragment program's varyings are interpolated: its SPH (in the
- * program header) gives each one's PixelImap (gs_sph_varying_modes); code
- * without a header, as hand-written lists may carry, has only the Flat
- * Shade Flags. Errors in the worker's unit diag. */
-static int fragment_modes(tile_ctx *tc) {
-  gs_diag *d = &tc->w->unit.diag;
+/* The SPH of the program at code: 1 and *s, 0 if it has no header, or an
+ * error in d. */
+static int program_sph(const tile_ctx *tc, gs_addr code, gs_sph *s, gs_diag *d) {
   gs_program_header h;
-  gs_sph sph;
+  int rc = gs_program_header_read(tc->r->g->mem, code, &h, d);
+  if (rc <= 0) return rc;
+  return (rc = gs_sph_decode(h.sph_words, s, d)) < 0 ? rc : 1;
+}
+
+/* The linkage of the fragment program's varyings, from the SPHs in the
+ * program headers. Interpolation: the fragment program's SPH gives each
+ * varying's PixelImap (gs_sph_varying_modes); code without a header, as
+ * hand-written lists may carry, has only the Flat Shade Flags. Source: in
+ * a GL record whose vertex and fragment programs both have headers, the
+ * input BMAP decides (IMAP of the fragment program & OMAP of the vertex
+ * program): varying i, the fragment program's i-th mapped input component,
+ * is the vertex program's row for that component — the rank of the
+ * component among the generic components its OMAP maps — or, when the
+ * OMAP lacks it, the component's default (0, or 1.0 for a fourth
+ * component: gs_sph_attr_default); otherwise varying i is row i. Errors
+ * in the worker's unit diag. */
+static int fragment_linkage(tile_ctx *tc) {
+  gs_diag *d = &tc->w->unit.diag;
+  gs_sph fs, vs;
+  uint16_t addr[PSE_MAX_VARYINGS];
   unsigned n;
   tc->fs_nmodes = -1;
-  int rc = gs_program_header_read(tc->r->g->mem, tc->sh.fs_code, &h, d);
+  for (int i = 0; i < PSE_MAX_VARYINGS; i++) tc->vary_src[i] = (int8_t)i, tc->vary_dflt[i] = 0;
+  int rc = program_sph(tc, tc->sh.fs_code, &fs, d);
   if (rc <= 0) return rc;
-  if ((rc = gs_sph_decode(h.sph_words, &sph, d)) < 0 || (rc = gs_sph_varying_modes(&sph, tc->fs_modes, &n, d)) < 0)
-    return rc;
+  if ((rc = gs_sph_varying_modes(&fs, tc->fs_modes, addr, &n, d)) < 0) return rc;
   tc->fs_nmodes = (int)n;
+  if (tc->sh.id != GS_CL_GL_SHADER_STATE) return GS_OK;
+  if ((rc = program_sph(tc, tc->sh.vs.code, &vs, d)) <= 0) return rc;
+  for (unsigned i = 0; i < n; i++) {
+    if (!gs_sph_omap(&vs, addr[i])) {
+      tc->vary_src[i] = -1;
+      tc->vary_dflt[i] = gs_sph_attr_default(addr[i]);
+      continue;
+    }
+    int row = 0;
+    for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < addr[i]; a += 4) row += gs_sph_omap(&vs, a) != 0;
+    tc->vary_src[i] = (int8_t)row;
+  }
   return GS_OK;
 }
 
@@ -507,7 +538,7 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
     int rc = cle_shader_decode(&tc->r->view, &tc->r->opt, &it[CLE_SHADER], at, &tc->sh, tc->d);
     if (rc < 0) return rc;
     if ((rc = cle_unit_for(tc->r->g, &tc->w->unit, tc->sh.fs_code, &tc->fs_isa, &tc->fs_unit)) < 0 ||
-        (rc = fragment_modes(tc)) < 0)
+        (rc = fragment_linkage(tc)) < 0)
       return gs_diag_set(tc->d, rc, "0x%08x: fragment shader at 0x%08x: %s", at, tc->sh.fs_code, tc->w->unit.diag.msg);
     tc->sh_version = it[CLE_SHADER].version;
   }
@@ -548,6 +579,8 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   pse_state_set_flat_flags(ps, it[CLE_FLAT].version ? it[CLE_FLAT].values[0] : 0);
   /* The SPH decides; varyings past those it maps keep the flags' mode. */
   for (int i = 0; i < tc->fs_nmodes && i < (int)tc->sh.nvary; i++) ps->interp[i] = tc->fs_modes[i];
+  memcpy(ps->src, tc->vary_src, sizeof ps->src);
+  memcpy(ps->dflt, tc->vary_dflt, sizeof ps->dflt);
   tc->dirty = false;
   return GS_OK;
 }

@@ -85,7 +85,7 @@ static void check_one(const gs_sph *s) {
   }
   uint8_t mode[32];
   unsigned n;
-  if (gs_sph_varying_modes(s, mode, &n, &d) == GS_OK) {
+  if (gs_sph_varying_modes(s, mode, NULL, &n, &d) == GS_OK) {
     if (n > 32) fuzz_fail("%u varyings", n);
     for (unsigned i = 0; i < 32; i++)
       if (i < n ? mode[i] < 1 || mode[i] > 3 : mode[i] != 0) fuzz_fail("varying %u has mode %u of %u", i, mode[i], n);
