@@ -262,11 +262,15 @@ static int sample(const lookup *lk, uint32_t s, uint32_t t, uint32_t b, uint32_t
 /* ---- lanes ----------------------------------------------------------------------- */
 
 int tmu_sample(const gs_mem *m, const tmu_texture *tex, int unit, const tmu_lanes *l, uint32_t *out, gs_diag *d) {
+  static const uint32_t zero[TMU_MAX_LANES];
   lookup lk = {m, unit, tex, l->border, d};
-  for (unsigned i = 0; i < l->n; i++) {
+  /* in locals, which the stores to out cannot change */
+  const uint32_t *s = l->s, *t = l->t ? l->t : zero, *b = l->b ? l->b : zero;
+  uint32_t mask = l->mask;
+  for (unsigned i = 0, n = l->n; i < n; i++) {
     out[i] = 0;
-    if (!(l->mask >> i & 1)) continue;
-    int rc = sample(&lk, l->s[i], l->t ? l->t[i] : 0, l->b ? l->b[i] : 0, &out[i]);
+    if (!(mask >> i & 1)) continue;
+    int rc = sample(&lk, s[i], t[i], b[i], &out[i]);
     if (rc < 0) return rc;
   }
   return GS_OK;
