@@ -619,6 +619,88 @@ static void test_depth_nearer_wins(void **s) {
     for (int early_z = 0; early_z < 2; early_z++) depth_case(near_first, early_z);
 }
 
+/* ---- (c2) the SPH's gates ------------------------------------------------------ */
+
+/* A fragment program that writes a far Z (0xFFFFFF), then the draw's
+ * colour, and optionally clears its sample mask first. */
+static const char fs_far_z[] =
+    "    ldi r0, 0xffffff\n"
+    "    mov tlb_z, r0            # a depth output: Z 1.0\n"
+    "    mov r1, unif\n"
+    "    mov tlb_colour_all, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+static const char fs_no_samples[] =
+    "    mov ms_flags, 0          # the sample mask: no sample\n"
+    "    mov r1, unif\n"
+    "    mov tlb_colour_all, r1\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* One red triangle at Z 0.25 over a Z buffer cleared to 0.5, depth test
+ * "less", with fragment program src carrying an SPH with the given flags
+ * and render targets (header = 0: raw code). Returns the pixel at (20, 20)
+ * (inside) and the run's stats. */
+static uint32_t gate_case(const char *src, int header, unsigned flags, uint32_t targets, gs_v3d_stats *st) {
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double a[3][2] = {{5, 5}, {95, 5}, {5, 65}};
+  gs_addr fs;
+  if (header) {
+    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .flags = flags, .render_targets = targets};
+    fs = put_code_decl(&f, src, &decl);
+  } else {
+    fs = put_code(&f, src);
+  }
+  static const uint32_t red = 0xff0000ffu;
+  gs_addr rec = nv_record(&f, fs, put_bytes(&f, &red, 4, 4), nv_vertices(&f, a, 3, 0.25f), 0);
+  bin_begin(&f, 1 /* lt */, 1, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0x800000);
+  gs_v3d_options o = {0};
+  o.threads = 2;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, st) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  uint32_t px = pixel(&f, 20, 20);
+  frame_free(&f);
+  return px;
+}
+
+/* The flags of a fragment program's SPH gate what it may do (NVIDIA's SPH
+ * description): a depth output without OmapDepth is replaced by the
+ * rasterised Z, a sample mask without OmapSampleMask is ignored, colour to
+ * a target OmapTarget does not map is dropped; each such case is counted as
+ * an exception with a message naming the shader and the pc. Raw code (no
+ * header) may do everything, as on the hardware. */
+static void test_sph_gates(void **s) {
+  (void)s;
+  gs_v3d_stats st;
+  /* Z 1.0 written: fails "less" against 0.5 — unless OmapDepth is 0 */
+  assert_int_equal(gate_case(fs_far_z, 0, 0, 0, &st), 0);
+  assert_int_equal(st.exceptions, 0);
+  assert_int_equal(gate_case(fs_far_z, 1, GS_SPH_OMAP_DEPTH, 0xF, &st), 0);
+  assert_int_equal(st.exceptions, 0);
+  assert_int_equal(gate_case(fs_far_z, 1, 0, 0xF, &st), 0xff0000ffu); /* the rasterised Z 0.25 passes */
+  assert_true(st.exceptions > 0);
+  if (!strstr(st.exception, "fragment shader at 0x") || !strstr(st.exception, "OmapDepth 0"))
+    fail_msg("exception message: %s", st.exception);
+  /* no component of target 0: the colour write is dropped */
+  assert_int_equal(gate_case(fs_far_z, 1, GS_SPH_OMAP_DEPTH, 0, &st), 0);
+  assert_int_equal(gate_case(fs_depth, 1, 0, 0, &st), 0);
+  assert_true(st.exceptions > 0 && strstr(st.exception, "OmapTarget[0]"));
+  assert_int_equal(gate_case(fs_depth, 1, 0, 0xF, &st), 0xff0000ffu);
+  assert_int_equal(st.exceptions, 0); /* fs_depth's Z is the rasterised one */
+  /* a sample mask of no sample: nothing written — unless OmapSampleMask is 0 */
+  assert_int_equal(gate_case(fs_no_samples, 0, 0, 0, &st), 0);
+  assert_int_equal(gate_case(fs_no_samples, 1, GS_SPH_OMAP_SAMPLE_MASK, 0xF, &st), 0);
+  assert_int_equal(st.exceptions, 0);
+  assert_int_equal(gate_case(fs_no_samples, 1, 0, 0xF, &st), 0xff0000ffu);
+  assert_true(st.exceptions > 0 && strstr(st.exception, "OmapSampleMask 0"));
+}
+
 /* ---- (d) threads ------------------------------------------------------------------ */
 
 /* 60 random triangles with random varyings over 5 x 4 tiles (GL mode):
@@ -2550,6 +2632,7 @@ int main(void) {
       cmocka_unit_test(test_nv_triangles_fill_rule),
       cmocka_unit_test(test_gl_varying_barycentric),
       cmocka_unit_test(test_sph_linkage),
+      cmocka_unit_test(test_sph_gates),
       cmocka_unit_test(test_depth_nearer_wins),
       cmocka_unit_test(test_threads_identical),
       cmocka_unit_test(test_gl_near_plane_clipping),

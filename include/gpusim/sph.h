@@ -337,6 +337,10 @@ enum {
   GS_SPH_DOES_FP64 = 1u << 6
 };
 
+/* Sets the flags (GS_SPH_KILLS_PIXELS | ...) in s; those of pixel shaders
+ * only if s is a PS header. Flags already set stay set. */
+void gs_sph_set_flags(gs_sph *s, unsigned flags);
+
 /* What a program declares. Zero-initialise, then fill what applies. */
 typedef struct gs_sph_decl {
   gs_sph_stage stage;

@@ -94,6 +94,12 @@ typedef struct gs_v3d_stats {
   uint64_t prims_drawn;     /* primitives the PSE set up in the tiles */
   uint64_t fs_batches;      /* fragment-shader invocations (4x4 blocks) */
   uint64_t fragments;       /* covered pixels shaded */
+  /* Shader exceptions: a program did what its SPH's flags do not allow
+   * (docs/pipeline.md, "Shader units and the SPH"); the run goes on with
+   * the behaviour NVIDIA's SPH description gives. One message, naming the
+   * shader and its pc, the same whatever the thread count. */
+  uint64_t exceptions;
+  char exception[256];
 } gs_v3d_stats;
 
 /* Runs the binning list [bin_start, bin_end) and the rendering list

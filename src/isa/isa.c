@@ -1,5 +1,7 @@
 /* isa.c — the registry of instruction sets and the program header
  * (src/isa/isa.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/bytes.h"
@@ -85,4 +87,32 @@ const gs_isa *gs_isa_of_code(const gs_mem *m, gs_addr code, gs_diag *d) {
   int rc = gs_program_header_read(m, code, &h, d);
   if (rc < 0) return NULL;
   return gs_isa_by_id(rc ? h.isa : GS_ISA_NONE);
+}
+
+/* ---- gates and exceptions ------------------------------------------------------ */
+
+uint32_t gs_sph_gates(const gs_sph *s) {
+  uint32_t g = (s->does_global_store ? GS_GATE_GLOBAL_STORE : 0) | (s->does_load_or_store ? GS_GATE_LOAD_STORE : 0);
+  if (s->sph_type != GS_SPH_TYPE_PS) return g | GS_GATE_KILL | GS_GATE_DEPTH | GS_GATE_SAMPLE_MASK | GS_GATE_COLOUR;
+  uint32_t target0 = 0;
+  for (int c = 0; c < 4; c++) target0 |= s->omap_target[0][c];
+  return g | (s->kills_pixels ? GS_GATE_KILL : 0) | (s->omap_depth ? GS_GATE_DEPTH : 0) |
+         (s->omap_sample_mask ? GS_GATE_SAMPLE_MASK : 0) | (target0 ? GS_GATE_COLOUR : 0);
+}
+
+void gs_isa_report_exception(gs_isa_report *r, const char *fmt, ...) {
+  if (!r) return;
+  char msg[sizeof r->first];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (r->exceptions++ == 0 || strcmp(msg, r->first) < 0) memcpy(r->first, msg, sizeof msg);
+}
+
+void gs_isa_report_merge(gs_isa_report *into, gs_isa_report *from) {
+  if (!from->exceptions) return;
+  if (!into->exceptions || strcmp(from->first, into->first) < 0) memcpy(into->first, from->first, sizeof into->first);
+  into->exceptions += from->exceptions;
+  memset(from, 0, sizeof *from);
 }

@@ -87,10 +87,56 @@ typedef struct gs_stage_program {
   gs_addr code, uniforms, unif_end;
 } gs_stage_program;
 
+/* What a program may do, from the flags of its SPH (gs_sph_gates); a
+ * program without a header may do everything (GS_GATE_ALL). A unit
+ * enforces them with the behaviour NVIDIA's SPH description gives when a
+ * program breaks them, and reports each broken gate as an exception
+ * (gs_isa_report): a kill without KillsPixels is a no-op; a global store
+ * without DoesGlobalStore, and any load or store without DoesLoadOrStore,
+ * is dropped (a load reads 0); a depth output without OmapDepth is
+ * replaced by the rasterised Z; a sample-mask output without
+ * OmapSampleMask is ignored; a colour output to a target whose OmapTarget
+ * maps no component is dropped. docs/pipeline.md, "Shader units and the
+ * SPH". */
+enum {
+  GS_GATE_KILL = 1u << 0,         /* KillsPixels */
+  GS_GATE_GLOBAL_STORE = 1u << 1, /* DoesGlobalStore */
+  GS_GATE_LOAD_STORE = 1u << 2,   /* DoesLoadOrStore */
+  GS_GATE_DEPTH = 1u << 3,        /* OmapDepth */
+  GS_GATE_SAMPLE_MASK = 1u << 4,  /* OmapSampleMask */
+  GS_GATE_COLOUR = 1u << 5,       /* OmapTarget[0] maps a component */
+  GS_GATE_ALL = (1u << 6) - 1
+};
+
+/* The gates of a program with SPH s: its flags for a pixel shader; a VTG
+ * stage's outputs are not gated (only its loads and stores are). */
+uint32_t gs_sph_gates(const gs_sph *s);
+
+/* Exceptions the units of one worker raised: how many, and one message
+ * (naming the stage, the program and the pc) for the run's warning: the
+ * least in byte order, so that the one a run reports does not depend on
+ * which worker met which exception first. */
+typedef struct gs_isa_report {
+  uint64_t exceptions;
+  char first[256];
+} gs_isa_report;
+
+/* Adds from's exceptions to into's and clears from. */
+void gs_isa_report_merge(gs_isa_report *into, gs_isa_report *from);
+
+/* Counts an exception and keeps its message if it is the least so far. */
+void gs_isa_report_exception(gs_isa_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* A vertex or coordinate batch. */
 typedef struct gs_vertex_io {
   gs_stage stage;
   gs_stage_program prog;
+  uint32_t gates;            /* GS_GATE_* */
+  gs_isa_report *report;     /* where exceptions go */
   struct gs_vpm *vpm;        /* the VPM of the worker (the VCD filled it) */
   unsigned in_row, in_rows;  /* input segment */
   unsigned out_row, out_rows;/* output segment */
@@ -117,6 +163,8 @@ typedef struct gs_tile_port {
 /* A fragment batch (see the top of this file). */
 typedef struct gs_frag_io {
   gs_stage_program prog;
+  uint32_t gates;            /* GS_GATE_* */
+  gs_isa_report *report;     /* where exceptions go */
   unsigned lanes;            /* lanes in the batch (16) */
   uint16_t mask;             /* lanes covered */
   uint32_t reverse;          /* 1: a reverse-facing primitive */
@@ -176,6 +224,11 @@ typedef struct gs_isa {
   /* Runs one batch. Errors name the unit, the program and the pc. */
   int (*run_vertex)(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io);
   int (*run_fragment)(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io);
+
+  /* The SPH flags (GS_SPH_DOES_LOAD_OR_STORE | ...) that the code needs
+   * for what it does: a header the driver builds from a program's
+   * declarations gets them, so that its gates allow what the code does. */
+  unsigned (*sph_flags)(const uint8_t *code, size_t size);
 
   /* The driver's fragment-program linker for blend, colour-mask and stencil
    * state (the VideoCore IV has no blend unit: its fragment programs blend),

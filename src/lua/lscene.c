@@ -31,6 +31,7 @@
 #include "gpusim/sph.h"
 #include "gpusim/v3d.h"
 #include "core/half.h"
+#include "core/bytes.h"
 #include "isa/isa.h"
 #include "lua/lgpusim.h"
 
@@ -939,7 +940,16 @@ static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shad
               luaL_typename(L, box_index - 1));
   }
   if (n == 0) arg_error(L, arg, "field '%s': the program has no instructions", prog_fields[p]);
-  if (gs_drv_program_load(m, words, n, sph, &s->prog[p], &d) < 0)
+  /* The header built from the declarations also says what the code does
+   * (gs_isa.sph_flags), so that the SPH's gates allow it. */
+  gs_sph code_sph = *sph;
+  const gs_isa *isa = gs_isa_by_id(GS_ISA_NONE);
+  uint8_t *bytes = malloc(8 * n);
+  if (!bytes) luaL_error(L, "gpusim.shader: out of memory");
+  gs_put_le64s(bytes, words, n);
+  gs_sph_set_flags(&code_sph, isa->sph_flags(bytes, 8 * n));
+  free(bytes);
+  if (gs_drv_program_load(m, words, n, &code_sph, &s->prog[p], &d) < 0)
     luaL_error(L, "gpusim.shader: %s program: %s", prog_fields[p], d.msg);
   lua_settop(L, box_index);
   lgs_closebox(L, box_index);
@@ -1807,7 +1817,11 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
     if (gs_driver_grow_tile_memory(drv, f, &d) < 0) lgs_error(L, "render", d.msg);
   }
   if (rc < 0) run_error(L, drv, frame);
-  lua_createtable(L, 0, 10);
+  if (st.exceptions) /* a program broke its SPH's gates: the picture is not what its code asks for */
+    fprintf(stderr, "gpusim: warning: frame %d: %llu shader exception%s (an operation the program's SPH does not "
+            "allow was dropped), e.g. %s\n", (int)((const l_frame *)lua_touserdata(L, frame))->number,
+            (unsigned long long)st.exceptions, st.exceptions == 1 ? "" : "s", st.exception);
+  lua_createtable(L, 0, 11);
   set_int(L, "tiles", (lua_Integer)st.tiles);
   set_int(L, "cs_vertices", (lua_Integer)st.cs_vertices);
   set_int(L, "prims_binned", (lua_Integer)st.prims_binned);
@@ -1816,6 +1830,7 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
   set_int(L, "prims_drawn", (lua_Integer)st.prims_drawn);
   set_int(L, "fs_batches", (lua_Integer)st.fs_batches);
   set_int(L, "fragments", (lua_Integer)st.fragments);
+  set_int(L, "exceptions", (lua_Integer)st.exceptions);
   lua_pushnumber(L, st.bin_seconds);
   lua_setfield(L, -2, "bin_seconds");
   lua_pushnumber(L, st.render_seconds);

@@ -6,7 +6,9 @@
  *     -- both lists are optional (missing = empty); returns a table of what
  *     -- the run did: tiles, cs_vertices, prims_binned, tile_refs,
  *     -- vs_vertices, prims_drawn, fs_batches, fragments, bin_seconds,
- *     -- render_seconds. A bad list or a faulting shader raises the
+ *     -- render_seconds, exceptions (operations of programs their SPH
+ *     -- does not allow, dropped) and, if any, exception (one message
+ *     -- naming the shader and pc). A bad list or a faulting shader raises the
  *     -- executor's message, which names the address, tile and QPU pc.
  */
 #include <lua.h>
@@ -63,7 +65,7 @@ static int l_run(lua_State *L) {
   if (lgs_optfield_int(L, 1, 1, "threads", 1, 64, &v)) o.threads = (unsigned)v;
   gs_v3d_stats st;
   if (gs_v3d_run_stats(g, bs, be, rs, re, &o, &st) < 0) return lgs_error(L, "v3d.run", gs_gpu_error(g));
-  lua_createtable(L, 0, 10);
+  lua_createtable(L, 0, 12);
   set_integer(L, "tiles", st.tiles);
   set_integer(L, "cs_vertices", st.cs_vertices);
   set_integer(L, "prims_binned", st.prims_binned);
@@ -74,6 +76,11 @@ static int l_run(lua_State *L) {
   set_integer(L, "fragments", st.fragments);
   set_number(L, "bin_seconds", st.bin_seconds);
   set_number(L, "render_seconds", st.render_seconds);
+  set_integer(L, "exceptions", st.exceptions);
+  if (st.exceptions) {
+    lua_pushstring(L, st.exception);
+    lua_setfield(L, -2, "exception");
+  }
   return 1;
 }
 

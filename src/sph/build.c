@@ -95,19 +95,26 @@ static int check_stage_parts(const gs_sph_decl *decl, gs_diag *d) {
   return GS_OK;
 }
 
+void gs_sph_set_flags(gs_sph *s, unsigned flags) {
+  if (flags & GS_SPH_DOES_GLOBAL_STORE) s->does_global_store = 1;
+  if (flags & GS_SPH_DOES_LOAD_OR_STORE) s->does_load_or_store = 1;
+  if (flags & GS_SPH_DOES_FP64) s->does_fp64 = 1;
+  if (s->sph_type != GS_SPH_TYPE_PS) return;
+  if (flags & GS_SPH_MRT_ENABLE) s->mrt_enable = 1;
+  if (flags & GS_SPH_KILLS_PIXELS) s->kills_pixels = 1;
+  if (flags & GS_SPH_OMAP_DEPTH) s->omap_depth = 1;
+  if (flags & GS_SPH_OMAP_SAMPLE_MASK) s->omap_sample_mask = 1;
+}
+
 /* Words 0-4 from the stage, the flags and the numbers of the declaration. */
 static void build_common(const gs_sph_decl *decl, gs_sph *s) {
   gs_sph_stage st = decl->stage;
   s->sph_type = st == GS_SPH_PIXEL ? GS_SPH_TYPE_PS : GS_SPH_TYPE_VTG;
   s->version = GS_SPH_VERSION;
   s->shader_type = (uint32_t)st;
-  s->mrt_enable = !!(decl->flags & GS_SPH_MRT_ENABLE);
-  s->kills_pixels = !!(decl->flags & GS_SPH_KILLS_PIXELS);
-  s->does_global_store = !!(decl->flags & GS_SPH_DOES_GLOBAL_STORE);
   /* local memory without loads and stores would be dropped (NVIDIA's SPH
    * description) */
-  s->does_load_or_store = (decl->flags & GS_SPH_DOES_LOAD_OR_STORE) || decl->local_memory_size;
-  s->does_fp64 = !!(decl->flags & GS_SPH_DOES_FP64);
+  gs_sph_set_flags(s, decl->flags | (decl->local_memory_size ? GS_SPH_DOES_LOAD_OR_STORE : 0));
   s->stream_out_mask = decl->stream_out_mask;
   s->shader_local_memory_low_size = decl->local_memory_size;
   s->per_patch_attribute_count = decl->per_patch_attribute_count;
@@ -126,8 +133,6 @@ static void build_ps_outputs(const gs_sph_decl *decl, gs_sph *s) {
   unsigned b;
   for (b = 0; b < 32; b++)
     if (decl->render_targets >> b & 1) s->omap_target[b / 4][b % 4] = 1;
-  s->omap_depth = !!(decl->flags & GS_SPH_OMAP_DEPTH);
-  s->omap_sample_mask = !!(decl->flags & GS_SPH_OMAP_SAMPLE_MASK);
   s->imap_position[3] = 1; /* required: the hardware traps without it */
 }
 

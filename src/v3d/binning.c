@@ -71,6 +71,7 @@ void cle_bin_free(cle_run *r) {
   free(b->verts);
   free(b->used);
   free(b->vg.xy);
+  cle_take_report(r, &b->unit);
   cle_unit_free(&b->unit);
   free(b);
   r->bin = NULL;

@@ -266,6 +266,19 @@ static gs_addr unif_end_of(const gs_v3d_options *o, gs_addr a) {
   return end > 0xFFFFFFFFu ? 0 : (gs_addr)end;
 }
 
+/* *gates: what the SPH of the program at code lets it do (everything
+ * without a header). Errors name the draw, the program and its SPH. */
+static int program_gates(const gs_mem *m, gs_addr at, const char *what, gs_addr code, uint32_t *gates, gs_diag *d) {
+  gs_program_header h;
+  gs_sph sph;
+  gs_diag sd;
+  *gates = GS_GATE_ALL;
+  int rc = gs_program_header_read(m, code, &h, &sd);
+  if (rc > 0 && (rc = gs_sph_decode(h.sph_words, &sph, &sd)) >= 0) *gates = gs_sph_gates(&sph);
+  if (rc < 0) return cle_error(d, rc, at, "%s at 0x%08x: %s", what, code, sd.msg);
+  return GS_OK;
+}
+
 int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_item_value *it, gs_addr at,
                       cle_shader *sh, gs_diag *d) {
   memset(sh, 0, sizeof *sh);
@@ -287,6 +300,11 @@ int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_it
     return cle_error(d, GS_EINVAL, at, "VG_SHADER_RECORD at 0x%08x declares %u fragment-shader varyings: VG vertices "
                      "are bare XY words (RG Table 47) and the Guide does not document where varying values "
                      "would come from", sh->record, sh->nvary);
+  if ((rc = program_gates(v->mem, at, "fragment shader", sh->fs_code, &sh->fs_gates, d)) < 0) return rc;
+  if (sh->id == GS_CL_GL_SHADER_STATE &&
+      ((rc = program_gates(v->mem, at, "vertex shader", sh->vs.code, &sh->vs.gates, d)) < 0 ||
+       (rc = program_gates(v->mem, at, "coordinate shader", sh->cs.code, &sh->cs.gates, d)) < 0))
+    return rc;
   if (o->n_unif_streams) {
     sh->fs_unif_end = unif_end_of(o, sh->fs_uniforms);
     if (sh->id == GS_CL_GL_SHADER_STATE) {
@@ -423,6 +441,14 @@ int cle_read_vg(const gs_cl_view *v, const gs_cl_packet *p, cle_vg_draw *vd, gs_
 
 uint64_t cle_watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
 
+void cle_take_report(cle_run *r, cle_unit *u) {
+  gs_isa_report into = {r->stats.exceptions, {0}};
+  memcpy(into.first, r->stats.exception, sizeof into.first);
+  gs_isa_report_merge(&into, &u->report);
+  r->stats.exceptions = into.exceptions;
+  memcpy(r->stats.exception, into.first, sizeof r->stats.exception);
+}
+
 int cle_unit_init(cle_unit *u, int num) {
   memset(u, 0, sizeof *u);
   u->num = num;
@@ -458,7 +484,8 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
   const gs_isa *isa;
   gs_isa_unit *iu;
-  gs_vertex_io io = {stage, {p->code, p->uniforms, p->unif_end}, u->vpm, CLE_VPM_IN, p->in_rows, CLE_VPM_OUT, p->out_rows, n};
+  gs_vertex_io io = {stage,       {p->code, p->uniforms, p->unif_end}, p->gates, &u->report, u->vpm, CLE_VPM_IN,
+                     p->in_rows, CLE_VPM_OUT, p->out_rows, n};
   if ((rc = cle_unit_for(g, u, p->code, &isa, &iu)) >= 0) rc = isa->run_vertex(g, iu, &io);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);
   return GS_OK;

@@ -94,6 +94,7 @@ typedef struct cle_program {
   unsigned nattrs;
   unsigned in_rows;   /* rows of the input segment */
   unsigned out_rows;  /* rows it writes: 7 or 8 (CS), 3 [+1] + varyings (VS) */
+  uint32_t gates;     /* what its SPH lets it do (GS_GATE_*; all without a header) */
 } cle_program;
 
 /* A decoded shader state (64 GL, 65 NV, 66 VG or 67 VG inline). VG
@@ -108,6 +109,7 @@ typedef struct cle_shader {
   unsigned nvary;                /* fragment shader varyings */
   gs_addr fs_code, fs_uniforms;
   gs_addr fs_unif_end;           /* end of its driver-written uniform stream, or 0 */
+  uint32_t fs_gates;             /* GS_GATE_* of the fragment program */
   cle_program vs, cs;            /* GL */
   gs_addr vertex_data;           /* NV */
   unsigned vertex_stride;        /* NV */
@@ -129,6 +131,7 @@ int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_it
 typedef struct cle_unit {
   gs_vpm *vpm;         /* its own VPM */
   gs_diag diag;        /* its errors */
+  gs_isa_report report;/* its exceptions (cle_take_report) */
   int num;             /* unit number in messages */
   gs_isa_unit *unit[GS_ISA_IDS];
 } cle_unit;
@@ -201,6 +204,9 @@ typedef struct cle_run {
   struct cle_bin *bin;        /* thread 0's work (binning.c) */
   struct cle_render *render;  /* thread 1's work (render.c) */
 } cle_run;
+
+/* Moves u's exceptions into r's stats. */
+void cle_take_report(cle_run *r, cle_unit *u);
 
 /* Thread 0: a packet that is neither control flow nor a semaphore. */
 int cle_bin_packet(cle_run *r, const gs_cl_packet *p);

@@ -672,7 +672,7 @@ static GS_CLONE_INLINE int shade_block(tile_ctx *tc, const render_slot *s, const
   static const gs_tile_port port_fns = {NULL, port_stencil_setup, port_z_write, port_colour_write, port_colour_load};
   gs_tile_port port = port_fns;
   port.ctx = &pc;
-  gs_frag_io io = {{tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end},
+  gs_frag_io io = {{tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end}, tc->sh.fs_gates, &w->unit.report,
                    16, s->mask, rev, s->x, s->y, s->cov, b->z, b->w, b->nfifo, (const float (*)[16])b->vp, b->c,
                    w->prim.imap, &port};
   tlb_begin_batch(&w->tlb);
@@ -1141,6 +1141,7 @@ int cle_render_flush(cle_run *r, bool ended) {
     r->stats.vs_vertices += s->vs_vertices, r->stats.prims_drawn += s->prims_drawn;
     r->stats.fs_batches += s->fs_batches, r->stats.fragments += s->fragments;
     memset(s, 0, sizeof *s);
+    cle_take_report(r, &rd->workers[i]->unit);
   }
   if (rc < 0) return rc;
   if (n) rd->last_worker = rd->jobs[n - 1].worker;

@@ -25,6 +25,17 @@ int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...) {
   return gs_diag_set(qpu_diag(g, q), code, "QPU %d at pc 0x%08x: %s", q->num, q->pc, msg);
 }
 
+void qpu_exception(const gs_qpu *q, const char *fmt, ...) {
+  if (!q->report) return;
+  char msg[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  gs_isa_report_exception(q->report, "%s at 0x%08x, QPU %d pc 0x%08x: %s", q->stage ? q->stage : "program", q->entry,
+                          q->num, q->pc, msg);
+}
+
 void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t budget) {
   memset(q, 0, sizeof *q);
   q->num = num;
@@ -32,6 +43,8 @@ void qpu_reset(gs_qpu *q, int num, uint32_t code, uint32_t uniforms, uint64_t bu
   q->unif_addr = q->unif_base = uniforms;
   q->budget = budget;
   q->state = QPU_RUNNING;
+  q->gates = GS_GATE_ALL;
+  q->entry = code;
   for (unsigned c = 0; c < 48; c++)
     for (int i = 0; i < QPU_LANES; i++) q->reg[QREG_SMALL_IMM0 + c].u[i] = qpu_small_imm_value(c);
 }
@@ -195,6 +208,10 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     return GS_OK;
   case QPU_W_QUAD_XY:
   case QPU_W_MS_REV: {
+    if (addr == QPU_W_MS_REV && !side && !(q->gates & GS_GATE_SAMPLE_MASK)) {
+      qpu_exception(q, "a write to MS_FLAGS (the sample mask), but the program's SPH has OmapSampleMask 0: ignored");
+      return GS_OK;
+    }
     gs_vec *r = &q->payload[addr == QPU_W_QUAD_XY ? (side ? QPU_PAYLOAD_Y : QPU_PAYLOAD_X)
                                                   : (side ? QPU_PAYLOAD_REV : QPU_PAYLOAD_MS)];
     for (int i = 0; i < QPU_LANES; i++)
@@ -217,6 +234,12 @@ int qpu_io_write(gs_gpu *g, gs_qpu *q, int side, unsigned addr, const gs_vec *v,
     return side ? qpu_vpm_write_setup(g, q, v->u[0]) : qpu_vpm_read_setup(g, q, v->u[0]);
   case QPU_W_VPM_ADDR:
     if (!elem0) return GS_OK;
+    if (!(q->gates & GS_GATE_LOAD_STORE) || (side && !(q->gates & GS_GATE_GLOBAL_STORE))) {
+      qpu_exception(q, "a %s 0x%08x, but the program's SPH has %s 0: dropped",
+                    side ? "VDW DMA store to" : "VCD DMA load from", v->u[0],
+                    !(q->gates & GS_GATE_LOAD_STORE) ? "DoesLoadOrStore" : "DoesGlobalStore");
+      return GS_OK;
+    }
     return side ? qpu_vpm_dma_store(g, q, v->u[0]) : qpu_vpm_dma_load(g, q, v->u[0]);
   case QPU_W_MUTEX_RELEASE:
     if (qpu_cluster_of(g)->mutex_owner != q->num)

@@ -13,6 +13,7 @@
 #include "core/bytes.h"
 #include "gpusim/qpu.h"
 #include "isa/qpu/decode.h"
+#include "isa/qpu/pred.h"
 #include "isa/qpu/link.h"
 #include "v3d/v3d.h"
 
@@ -57,6 +58,27 @@ static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **
   int rc = gs_qpu_disasm(w, n, base, text, d);
   free(w);
   return rc;
+}
+
+/* What the code does that an SPH gates (isa.h, GS_GATE_*): a VPM DMA start
+ * (vr_addr: a load; vw_addr: a global store) or a TMU request (a direct
+ * read is a load) needs DoesLoadOrStore; a VDW store DoesGlobalStore; a
+ * write to MS_FLAGS OmapSampleMask; a TLB_Z write OmapDepth. */
+static unsigned sph_flags(const uint8_t *code, size_t size) {
+  unsigned f = 0;
+  for (size_t i = 0; i + 8 <= size; i += 8) {
+    uint64_t w;
+    gs_get_le64s(&w, code + i, 1);
+    for (int h = 0; h < 2; h++) {
+      if (qpu_is_branch(w) || !qpu_half_writes(w, h)) continue;
+      unsigned a = qpu_half_waddr(w, h), side = qpu_half_side(w, h);
+      if (a == QPU_W_VPM_ADDR || qpu_waddr_is_tmu(a)) f |= GS_SPH_DOES_LOAD_OR_STORE;
+      if (a == QPU_W_VPM_ADDR && side) f |= GS_SPH_DOES_GLOBAL_STORE;
+      if (a == QPU_W_MS_REV && !side) f |= GS_SPH_OMAP_SAMPLE_MASK;
+      if (a == QPU_W_TLB_Z) f |= GS_SPH_OMAP_DEPTH;
+    }
+  }
+  return f;
 }
 
 /* ---- the cluster --------------------------------------------------------------- */
@@ -154,6 +176,10 @@ static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) 
   }
   u->q->diag = u->diag;
   u->q->vpm.mem = u->vpm;
+  u->q->gates = GS_GATE_ALL;
+  u->q->entry = p->code;
+  u->q->stage = NULL;
+  u->q->report = NULL;
   return u->q;
 }
 
@@ -170,6 +196,8 @@ static void trust_code(gs_isa_unit *u, int on) { qpu_trust_code(u->q, on); }
 static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
   gs_qpu *q = unit_reset(g, u, &io->prog);
   q->vpm.mem = io->vpm;
+  q->gates = io->gates, q->report = io->report;
+  q->stage = io->stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
   vpm_set_window(q, io->in_row, io->in_rows);
   vpm_set_write_window(q, io->out_row, io->out_rows);
   return qpu_run_to_end(g, q);
@@ -205,9 +233,27 @@ static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, ui
   uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
   switch (addr) {
   case QPU_W_TLB_STENCIL: t->stencil_setup(t->ctx, v->u[0]); return GS_OK;
-  case QPU_W_TLB_Z: t->z_write(t->ctx, v->u, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_MS: t->colour_write(t->ctx, 0, v->u, coverage, lanes); return GS_OK;
-  case QPU_W_TLB_COLOUR_ALL: t->colour_write(t->ctx, 1, v->u, coverage, lanes); return GS_OK;
+  case QPU_W_TLB_Z:
+    if (!(q->gates & GS_GATE_DEPTH)) { /* the rasterised Z, whatever the program wrote */
+      for (int i = 0; i < QPU_LANES; i++)
+        if ((lanes >> i & 1) && v->u[i] != f->io->z[i]) {
+          qpu_exception(q, "a TLB_Z write of 0x%06x in lane %d, not the rasterised Z 0x%06x, but the program's SPH has "
+                        "OmapDepth 0: the rasterised Z is tested", v->u[i], i, f->io->z[i]);
+          break;
+        }
+      t->z_write(t->ctx, f->io->z, coverage, lanes);
+      return GS_OK;
+    }
+    t->z_write(t->ctx, v->u, coverage, lanes);
+    return GS_OK;
+  case QPU_W_TLB_COLOUR_MS:
+  case QPU_W_TLB_COLOUR_ALL:
+    if (!(q->gates & GS_GATE_COLOUR)) {
+      qpu_exception(q, "a colour write, but the program's SPH maps no component of OmapTarget[0]: dropped");
+      return GS_OK;
+    }
+    t->colour_write(t->ctx, addr == QPU_W_TLB_COLOUR_ALL, v->u, coverage, lanes);
+    return GS_OK;
   default:
     return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
                      "113's VG mask buffer is not (docs/pipeline.md)");
@@ -229,6 +275,7 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
  * in the payload registers (RG Table 29). */
 static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
   gs_qpu *q = unit_reset(g, u, &io->prog);
+  q->gates = io->gates, q->report = io->report, q->stage = "fragment shader";
   frag_ctx f = {g, io, 0};
   qpu_shader_io sio = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
   q->shader_io = &sio;
@@ -264,5 +311,6 @@ const gs_isa gs_isa_qpu = {
     .idle = qpu_cache_trim,
     .run_vertex = run_vertex,
     .run_fragment = run_fragment,
+    .sph_flags = sph_flags,
     .link_fragment = qpu_link_fragment,
 };

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "core/fpmode.h"
 #include "gpusim/gpu.h"
+#include "isa/isa.h"
 #include "isa/qpu/table.h"
 #include "isa/qpu/unit_io.h"
 
@@ -140,6 +141,12 @@ typedef struct gs_qpu {
 
   const qpu_shader_io *shader_io; /* NULL for user programs */
   gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */
+  /* What the program's SPH lets it do (GS_GATE_*, isa/isa.h; qpu_reset:
+   * everything), and where its exceptions go (qpu_exception). */
+  uint32_t gates;
+  uint32_t entry;                 /* the program's first instruction, for messages */
+  const char *stage;              /* "vertex shader", ...; NULL for user programs */
+  struct gs_isa_report *report;   /* NULL: exceptions are only dropped */
   alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups and read FIFO of this QPU (unit_io.h) */
@@ -188,6 +195,14 @@ static inline gs_diag *qpu_diag(gs_gpu *g, const gs_qpu *q) { return q->diag ? q
 int qpu_fault(gs_gpu *g, const gs_qpu *q, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Records an exception (a broken SPH gate: the operation is dropped) in
+ * q->report: "<stage> at 0x<entry>, QPU <n> pc 0x<pc>: <message>". */
+void qpu_exception(const gs_qpu *q, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 

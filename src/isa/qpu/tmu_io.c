@@ -22,6 +22,11 @@ static int texture_lookup(gs_gpu *g, gs_qpu *q, int unit, const gs_vec *s, uint1
 
 static int direct_lookup(gs_gpu *g, gs_qpu *q, int unit, const gs_vec *v, uint16_t lanes, uint32_t *out) {
   gs_diag d;
+  if (!(q->gates & GS_GATE_LOAD_STORE)) { /* a load from memory: reads 0 */
+    qpu_exception(q, "a TMU%d direct memory read, but the program's SPH has DoesLoadOrStore 0: it reads 0", unit);
+    for (int i = 0; i < QPU_LANES; i++) out[i] = 0;
+    return GS_OK;
+  }
   if (tmu_direct_read(g->mem, unit, QPU_LANES, lanes, v->u, out, &d) < 0) return qpu_fault_diag(g, q, &d);
   return GS_OK;
 }
