@@ -1,9 +1,9 @@
 /* sfu.c — the SFU's four functions as integer arithmetic on float bit
- * patterns: table lookup and linear interpolation, fitted to VC4C's
- * measurements on a Raspberry Pi. recip and recipsqrt give a 16-bit
- * fixed-point fraction in (1/2, 1]; exp2 and log2 have their own
- * fixed-point forms (the models, the fit and its residuals: docs/v3d-units.md,
- * "SFU"). Integer
+ * patterns: table lookup and linear interpolation, fitted to outputs
+ * measured on Raspberry Pis (VC4C's doc/sfu_accuracy.txt; single recip calls
+ * published by Terminus-IMRC). recip and recipsqrt give a 16-bit fixed-point
+ * fraction in (1/2, 1]; exp2 and log2 have their own fixed-point forms (the
+ * models, the fit and its residuals: docs/v3d-units.md, "SFU"). Integer
  * arithmetic keeps results independent of the host's rounding mode (the
  * interpreters run toward zero) and of its libm.
  */
@@ -13,7 +13,6 @@
 
 #define F32_SIGN 0x80000000u
 #define F32_INF 0x7f800000u
-#define F32_ONE 0x3f800000u
 
 enum { OPERAND_ZERO, OPERAND_NORMAL, OPERAND_INF };
 
@@ -47,36 +46,47 @@ static uint64_t isqrt64(uint64_t v) {
 }
 
 /* recip and recipsqrt produce their result as a 16-bit fixed-point fraction
- * r / 2^16: the mantissa of 1/m (m in [1, 2)), or of 1/sqrt(v) for v = m or
- * 2m (whichever makes the exponent even), lies in (1/2, 1], and results
- * below 1 keep 15 fraction bits in the float. At 1 they differ, as the
- * measurements do (docs/v3d-units.md, "SFU"): recip clamps at exactly 1, so
- * powers of two are exact (recip(recip(1)) = 1 was measured), while
- * recipsqrt saturates at 0xffff, 1 - 2^-16 (recip(rsqrt(1)) = recip(1 -
- * 2^-16) = 1 + 3 * 2^-15 was measured). Both interpolate a table of 128
- * segments on the top 7 mantissa bits with the low 16; the entries are
- * computed, not stored. */
-#define RCP_SEGS 128u
+ * r / 2^16 in [1/2, 1): the mantissa of 1/m (m in [1, 2)), or of 1/sqrt(v)
+ * for v = m or 2m (whichever makes the exponent even); results below 1 keep
+ * 15 fraction bits in the float. Both interpolate a table of 256 segments,
+ * picked by the top 8 mantissa bits, with the low 15 bits; the entries hold
+ * 17 fraction bits, rounded to nearest, plus one unit (2^-17), and are
+ * computed, not stored. recip rounds the interpolated value to nearest at 16
+ * bits, recipsqrt rounds it up; both clamp the result at 1 - 2^-14 (RCP_MAX),
+ * which the first segment's start exceeds: recipsqrt(4^n) = 2^-n (1 - 2^-14),
+ * and recip(x) for a mantissa just above 1 is 1 - 2^-14 times its octave.
+ * Powers of two are the exception: recip(2^n) = 2^-n exactly.
+ * The fit to the published Raspberry Pi measurements and its residuals:
+ * docs/v3d-units.md, "SFU". */
+#define RCP_SEGS 256u
+#define RCP_SEG_SHIFT 15 /* mantissa bits below the segment index */
+#define RCP_MAX 0xfffc   /* the largest result, (1 - 2^-14) * 2^16 */
 
-/* round(2^25 / (128 + i)) + 6: 1/(1 + i/128) with 18 fraction bits, plus
- * 6 units of 2^-18 (= 1.5 units of the result) */
-static int64_t recip_entry(uint32_t i) {
-  return (int64_t)((((UINT64_C(1) << 26) / (RCP_SEGS + i)) + 1) / 2) + 6;
+/* round(2^17 / (1 + i/256)) + 1: floor((2 * 2^25 + (256 + i)) / (2 (256 + i))) + 1
+ * (one table: odd is there for the shared interpolation) */
+static int64_t recip_entry(uint32_t i, uint32_t odd) {
+  (void)odd;
+  uint64_t den = RCP_SEGS + i;
+  return (int64_t)(((UINT64_C(1) << 26) + den) / (2 * den)) + 1;
 }
 
-/* round(2^16 / sqrt((1 + i/128) * 2^odd)) + 2, with 16 fraction bits:
- * floor(sqrt(4y)) halved and rounded is round(sqrt(y)) */
+/* round(2^17 / sqrt((1 + i/256) * 2^odd)) + 1: floor(sqrt(16 v^2)) = floor(4v),
+ * and (floor(4v) + 2) / 4 is round(v) */
 static int64_t recipsqrt_entry(uint32_t i, uint32_t odd) {
-  return (int64_t)((isqrt64((UINT64_C(1) << (41 - odd)) / (RCP_SEGS + i)) + 1) / 2) + 2;
+  uint64_t q = isqrt64((UINT64_C(1) << 46) / ((uint64_t)(RCP_SEGS + i) << odd));
+  return (int64_t)((q + 2) / 4) + 1;
 }
 
-/* The float sign * (r / 2^16) * 2^scale, r in [2^15, 2^16]: exact; results
+/* The table's value at the 23-bit mantissa fraction f, with 32 fraction bits */
+static int64_t rcp_interpolate(int64_t (*entry)(uint32_t, uint32_t), uint32_t odd, uint32_t f) {
+  uint32_t i = f >> RCP_SEG_SHIFT, d = f & ((1u << RCP_SEG_SHIFT) - 1);
+  int64_t t0 = entry(i, odd), t1 = entry(i + 1, odd);
+  return t0 * (1 << RCP_SEG_SHIFT) + (t1 - t0) * (int64_t)d;
+}
+
+/* The float sign * (r / 2^16) * 2^scale, r in [2^15, 2^16): exact; results
  * below the smallest normal flush to zero. */
 static uint32_t pack_q16(uint32_t sign, int64_t r, int scale) {
-  if (r == 0x10000) { /* exactly 1 */
-    r = 0x8000;
-    scale += 1;
-  }
   int biased = scale - 1 + 127;
   if (biased <= 0) return sign;
   if (biased >= 255) return sign | F32_INF;
@@ -91,12 +101,13 @@ uint32_t sfu_recip(uint32_t x) {
   case OPERAND_INF: return sign;
   default: break;
   }
+  /* a power of two gives the exact power of two (measured: recip(recip(1))
+   * = 1); the table would give 2^-n (1 - 2^-14) */
+  if (mant == 0x800000u) return pack_q16(sign, 0x8000, -(exp + 23) + 1);
   /* |x| = m * 2^e with m = mant / 2^23; 1/|x| = (1/m) * 2^-e */
-  uint32_t f = mant & 0x7fffffu, i = f >> 16, d = f & 0xffffu;
-  int64_t t0 = recip_entry(i), t1 = recip_entry(i + 1);
-  int64_t q = t0 * 65536 + (t1 - t0) * (int64_t)d; /* 34 fraction bits, > 0 */
-  int64_t r = (q + (1 << 18) - 1) >> 18; /* rounded up to 16 bits */
-  if (r > 0x10000) r = 0x10000;          /* clamped at 1 */
+  int64_t q = rcp_interpolate(recip_entry, 0, mant & 0x7fffffu); /* > 0 */
+  int64_t r = (q + (1 << 15)) >> 16; /* rounded to nearest at 16 bits */
+  if (r > RCP_MAX) r = RCP_MAX;
   return pack_q16(sign, r, -(exp + 23));
 }
 
@@ -111,11 +122,9 @@ uint32_t sfu_recipsqrt(uint32_t x) {
   /* |x| = m * 2^e = (m * 2^odd) * 2^(e - odd) with e - odd even */
   int e = exp + 23;
   uint32_t odd = (uint32_t)e & 1u;
-  uint32_t f = mant & 0x7fffffu, i = f >> 16, d = f & 0xffffu;
-  int64_t t0 = recipsqrt_entry(i, odd), t1 = recipsqrt_entry(i + 1, odd);
-  int64_t q = t0 * 65536 + (t1 - t0) * (int64_t)d; /* 32 fraction bits */
-  int64_t r = (q + (1 << 15)) >> 16; /* rounded to 16 bits */
-  if (r > 0xffff) r = 0xffff;         /* saturated below 1 */
+  int64_t q = rcp_interpolate(recipsqrt_entry, odd, mant & 0x7fffffu);
+  int64_t r = (q + (1 << 16) - 1) >> 16; /* rounded up at 16 bits */
+  if (r > RCP_MAX) r = RCP_MAX;
   return pack_q16(0, r, -(e - (int)odd) / 2);
 }
 
