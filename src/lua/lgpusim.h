@@ -16,6 +16,7 @@
 #include <lauxlib.h>
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
+#include "gpusim/sph.h"
 
 /* The functions of the subtables, registered with the context as upvalue. */
 extern const luaL_Reg lgs_mem_funcs[];   /* gpusim.mem.*  (lmem.c) */
@@ -52,6 +53,11 @@ void lgs_read_config(lua_State *L, int arg, gs_gpu_config *cfg, const char *watc
 /* Raises "gpusim.<fn>: <msg>", leaving out a copy of "<fn>: " that msg
  * already starts with. Never returns. */
 int lgs_error(lua_State *L, const char *fn, const char *msg);
+
+/* The SPH at idx — an 80-byte string or a table of fields as
+ * gpusim.sph.encode takes it — into *out; raises "<what>: <why>"
+ * otherwise (lsph.c). */
+int lgs_sph_arg(lua_State *L, int idx, const char *what, gs_sph *out);
 
 /* Where an assembly error lies (lscene.c). */
 typedef struct lgs_asm_place {

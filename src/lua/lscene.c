@@ -815,18 +815,6 @@ static uint8_t parse_cs_inputs(lua_State *L, int arg, int inputs) {
   return mask;
 }
 
-/* Keeps the fragment program's source lines (n entries; freed here) in
- * the user value of the shader at ud, for the driver's messages. */
-static void keep_lines(lua_State *L, int ud, l_shader *s, void **lines_box, size_t n) {
-  uint32_t *keep = lua_newuserdatauv(L, n ? n * 4 : 4, 0);
-  memcpy(keep, *lines_box, n * 4);
-  lua_getiuservalue(L, ud, 1);
-  lua_rotate(L, -2, 1);
-  lua_setfield(L, -2, "fs_lines");
-  lua_pop(L, 1);
-  s->sh.fs_lines = keep;
-}
-
 /* Where `text` sits in the script file `path`: the offset of its only
  * occurrence (a long-string literal holds the text verbatim), or -1 when
  * the file cannot be read or holds it never or more than once. *line and
@@ -893,67 +881,113 @@ static void asm_error(lua_State *L, const char *name, const char *text, const ch
   luaL_error(L, "gpusim.shader: %s line %d:%d: %s", name, p.line, p.col, p.rest);
 }
 
-/* Assembles (or takes the {binary=} of) program field p of table arg and
- * loads it with sph; the fragment program's source lines go to the user
- * value of the shader at ud. */
-static void load_program(lua_State *L, int arg, int p, const gs_sph *sph, l_shader *s, int ud) {
+/* Program field p of table arg, assembled with isa or taken as bytes, and
+ * loaded:
+ *   vertex = "assembly text"
+ *   vertex = {source = "assembly text" | binary = bytes [, sph = header]}
+ * header: an 80-byte SPH string or a table of SPH fields (gpusim.sph).
+ * Without it the program gets sph, the header built from the shader's
+ * declarations, with the flags its code needs (gs_isa.sph_flags); with it
+ * the pipeline honours exactly that header (its stage must be the
+ * program's). The fragment program's source lines go to the user value of
+ * the shader at ud. */
+static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const gs_sph *sph, l_shader *s, int ud) {
+  static const char *const keys[] = {"source", "binary", "sph", NULL};
   gs_mem *m = mem_of(L);
   int t = lua_getfield(L, arg, prog_fields[p]);
-  void **box = lgs_newbox(L);
-  int box_index = lua_gettop(L);
-  uint64_t *words = NULL;
-  size_t n = 0;
+  int field = lua_gettop(L);
+  gs_isa_binary *bin = lua_newuserdatauv(L, sizeof *bin, 0); /* freed below or by the box */
+  memset(bin, 0, sizeof *bin);
+  void **box = lgs_newbox(L), **lines_box = lgs_newbox(L);
+  int box_index = lua_gettop(L) - 1;
   gs_diag d;
   gs_diag_clear(&d);
+  gs_sph code_sph = *sph;
+  int explicit_sph = 0;
+  const char *text = NULL;
+  size_t text_len = 0;
+  char what[48];
   if (t == LUA_TSTRING) {
-    size_t len;
-    const char *text = lua_tolstring(L, -2, &len);
-    if (strlen(text) != len) arg_error(L, arg, "field '%s': the assembly text contains a NUL byte", prog_fields[p]);
-    char name[32];
-    snprintf(name, sizeof name, "%s shader", prog_fields[p]);
-    void **lines = lgs_newbox(L);
-    uint32_t *line_table = NULL;
-    int rc = gs_qpu_asm_lines(text, name, 0, &words, &n, &line_table, &d);
-    *box = words;
-    *lines = line_table;
-    if (rc < 0) asm_error(L, name, text, d.msg);
-    if (p == PROG_FRAGMENT) keep_lines(L, ud, s, lines, n);
-    lgs_closebox(L, -1);
-    lua_pop(L, 1);
-  } else if (t == LUA_TTABLE && lua_getfield(L, -2, "binary") == LUA_TSTRING) {
-    size_t len;
-    const char *bin = lua_tolstring(L, -1, &len);
-    if (len % 8) arg_error(L, arg, "field '%s': binary of %I bytes is not whole 8-byte instructions", prog_fields[p], (LUAI_UACINT)len);
-    n = len / 8;
-    words = lua_newuserdatauv(L, n ? n * 8 : 8, 0);
-    for (size_t i = 0; i < n; i++) {
-      words[i] = 0;
-      for (int k = 0; k < 8; k++) words[i] |= (uint64_t)(uint8_t)bin[8 * i + (size_t)k] << (8 * k);
+    text = lua_tolstring(L, field, &text_len);
+  } else if (t == LUA_TTABLE) {
+    snprintf(what, sizeof what, "field '%s'", prog_fields[p]);
+    lua_pushnil(L);
+    while (lua_next(L, field)) {
+      int k = 0;
+      while (keys[k] && !(lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), keys[k]) == 0)) k++;
+      if (!keys[k])
+        arg_error(L, arg, "field '%s': unknown key %s (source, binary, sph)", prog_fields[p],
+                  lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : luaL_typename(L, -2));
+      lua_pop(L, 1);
+    }
+    int ts = lua_getfield(L, field, "source"), tb = lua_getfield(L, field, "binary");
+    if ((ts == LUA_TNIL) == (tb == LUA_TNIL))
+      arg_error(L, arg, "field '%s': give exactly one of source (assembly text) and binary (bytes)", prog_fields[p]);
+    if (ts != LUA_TNIL && ts != LUA_TSTRING) arg_error(L, arg, "field '%s.source' must be assembly text", prog_fields[p]);
+    if (tb != LUA_TNIL && tb != LUA_TSTRING) arg_error(L, arg, "field '%s.binary' must be a string of bytes", prog_fields[p]);
+    if (ts == LUA_TSTRING) {
+      text = lua_tolstring(L, -2, &text_len);
+    } else {
+      size_t len;
+      const char *b = lua_tolstring(L, -1, &len);
+      if (len % isa->code_align)
+        arg_error(L, arg, "field '%s': binary of %I bytes is not whole %d-byte instructions", prog_fields[p],
+                  (LUAI_UACINT)len, (int)isa->code_align);
+      if (!(bin->bytes = malloc(len ? len : 1))) luaL_error(L, "gpusim.shader: out of memory");
+      *box = bin->bytes;
+      memcpy(bin->bytes, b, len);
+      bin->size = len;
+    }
+    if (lua_getfield(L, field, "sph") != LUA_TNIL) {
+      snprintf(what, sizeof what, "gpusim.shader: field '%s.sph'", prog_fields[p]);
+      lgs_sph_arg(L, -1, what, &code_sph);
+      unsigned want = p == PROG_FRAGMENT ? GS_SPH_TYPE_PS : GS_SPH_TYPE_VTG;
+      if (code_sph.sph_type != want)
+        arg_error(L, arg, "field '%s.sph': SphType %d, but a %s program needs SphType %d (%s)", prog_fields[p],
+                  (int)code_sph.sph_type, prog_fields[p], (int)want, want == GS_SPH_TYPE_PS ? "PS" : "VTG");
+      if (gs_sph_validate(&code_sph, &d) < 0) arg_error(L, arg, "field '%s.sph': %s", prog_fields[p], d.msg);
+      explicit_sph = 1;
     }
   } else if (t == LUA_TNIL) {
     if (p == PROG_COORDINATE)
       arg_error(L, arg, "field 'coordinate' is required: gpusim does not derive a coordinate shader from the vertex "
                 "shader (it writes the 7 PTB rows, the vertex shader the PSE rows)");
-    arg_error(L, arg, "field '%s' is required (QPU assembly text, or {binary = string})", prog_fields[p]);
+    arg_error(L, arg, "field '%s' is required (%s assembly text, or {source = text | binary = string [, sph = ...]})",
+              prog_fields[p], isa->title);
   } else {
-    arg_error(L, arg, "field '%s' must be QPU assembly text or {binary = string}, got %s", prog_fields[p],
-              luaL_typename(L, box_index - 1));
+    arg_error(L, arg, "field '%s' must be %s assembly text or {source = text | binary = string [, sph = ...]}, got %s",
+              prog_fields[p], isa->title, luaL_typename(L, field));
   }
-  if (n == 0) arg_error(L, arg, "field '%s': the program has no instructions", prog_fields[p]);
+  if (text) {
+    if (strlen(text) != text_len) arg_error(L, arg, "field '%s': the assembly text contains a NUL byte", prog_fields[p]);
+    char name[32];
+    snprintf(name, sizeof name, "%s shader", prog_fields[p]);
+    int rc = isa->assemble(text, name, 0, bin, &d);
+    *box = bin->bytes;
+    *lines_box = bin->lines;
+    if (rc < 0) asm_error(L, name, text, d.msg);
+  }
+  if (bin->size == 0) arg_error(L, arg, "field '%s': the program has no instructions", prog_fields[p]);
+  if (p == PROG_FRAGMENT && bin->nlines) { /* the source line of each instruction, for the linker's messages */
+    size_t n = bin->size / isa->code_align;
+    uint32_t *keep = lua_newuserdatauv(L, n * 4, 0);
+    for (size_t i = 0; i < n; i++) keep[i] = gs_isa_binary_line(bin, (uint32_t)(i * isa->code_align));
+    lua_getiuservalue(L, ud, 1);
+    lua_rotate(L, -2, 1);
+    lua_setfield(L, -2, "fs_lines");
+    lua_pop(L, 1);
+    s->sh.fs_lines = keep;
+  }
   /* The header built from the declarations also says what the code does
-   * (gs_isa.sph_flags), so that the SPH's gates allow it. */
-  gs_sph code_sph = *sph;
-  const gs_isa *isa = gs_isa_by_id(GS_ISA_NONE);
-  uint8_t *bytes = malloc(8 * n);
-  if (!bytes) luaL_error(L, "gpusim.shader: out of memory");
-  gs_put_le64s(bytes, words, n);
-  gs_sph_set_flags(&code_sph, isa->sph_flags(bytes, 8 * n));
-  free(bytes);
-  if (gs_drv_program_load(m, words, n, &code_sph, &s->prog[p], &d) < 0)
+   * (gs_isa.sph_flags), so that the SPH's gates allow it; a header given
+   * explicitly is taken as it is. */
+  if (!explicit_sph && isa->sph_flags) gs_sph_set_flags(&code_sph, isa->sph_flags(bin->bytes, bin->size));
+  if (gs_drv_program_load_isa(m, isa->id, bin->bytes, bin->size, &code_sph, &s->prog[p], &d) < 0)
     luaL_error(L, "gpusim.shader: %s program: %s", prog_fields[p], d.msg);
-  lua_settop(L, box_index);
+  lua_settop(L, box_index + 1);
+  lgs_closebox(L, box_index + 1);
   lgs_closebox(L, box_index);
-  lua_settop(L, box_index - 2);
+  lua_settop(L, field - 1);
 }
 
 /* Builds an SPH or raises naming the stage. */
@@ -967,12 +1001,29 @@ static void build_sph(lua_State *L, const gs_sph_decl *decl, const char *stage, 
 static int l_shader_new(lua_State *L) {
   static const char *const known[] = {"isa", "vertex", "coordinate", "fragment", "inputs", "varyings",
                                       "coordinate_inputs", NULL};
-  static const char *const isas[] = {"qpu", NULL};
   lgs_gpu(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   check_fields(L, 1, known);
-  lgs_optfield_option(L, 1, 1, "isa", 0, isas);
+  const gs_isa *isa = gs_isa_by_id(GS_ISA_NONE);
+  if (lua_getfield(L, 1, "isa") != LUA_TNIL) {
+    const char *name = lua_tostring(L, -1);
+    if (lua_type(L, -1) != LUA_TSTRING || !(isa = gs_isa_by_name(name))) {
+      luaL_Buffer known; /* 'qpu', ... */
+      luaL_buffinit(L, &known);
+      for (unsigned i = 0; gs_isa_at(i); i++) {
+        if (i) luaL_addstring(&known, ", ");
+        lua_pushfstring(L, "'%s'", gs_isa_at(i)->name);
+        luaL_addvalue(&known);
+      }
+      luaL_pushresult(&known);
+      if (lua_type(L, -2) == LUA_TSTRING)
+        arg_error(L, 1, "field 'isa': '%s' is not an instruction set gpusim knows (%s)", name, lua_tostring(L, -1));
+      arg_error(L, 1, "field 'isa' must be the name of an instruction set (%s), got %s", lua_tostring(L, -1),
+                luaL_typename(L, -2));
+    }
+  }
+  lua_pop(L, 1);
   gs_sph_io in[GS_DRV_MAX_ATTRS], vary[GS_DRV_MAX_VARYINGS], vs_out[GS_DRV_MAX_VARYINGS + 1];
   uint8_t in_comps[GS_DRV_MAX_ATTRS], vary_comps[GS_DRV_MAX_VARYINGS];
   int nin = parse_io_list(L, 1, "inputs", GS_DRV_MAX_ATTRS, 0, in, in_comps);   /* stack 2 */
@@ -1023,7 +1074,7 @@ static int l_shader_new(lua_State *L) {
   lua_pushvalue(L, 3);
   lua_setfield(L, -2, "varyings");
   lua_setiuservalue(L, 4, 1);
-  for (int p = 0; p < 3; p++) load_program(L, 1, p, &sph[p], s, 4);
+  for (int p = 0; p < 3; p++) load_program(L, 1, p, isa, &sph[p], s, 4);
   s->ninputs = (uint8_t)nin;
   memcpy(s->input_comps, in_comps, (size_t)nin);
   s->nvaryings = (uint8_t)nvary;

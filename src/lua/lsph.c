@@ -13,6 +13,7 @@
  * key. The names come from the C field table (gs_sph_element_get), never
  * from a list of this file's own.
  */
+#include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include "gpusim/sph.h"
@@ -117,6 +118,31 @@ static int l_encode(lua_State *L) {
   if (gs_sph_encode_bytes(&s, b, &d) < 0) return lgs_error(L, "sph.encode", d.msg);
   lua_pushlstring(L, (const char *)b, sizeof b);
   return 1;
+}
+
+int lgs_sph_arg(lua_State *L, int idx, const char *what, gs_sph *out) {
+  gs_diag d;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) == LUA_TTABLE) { /* through encode: its checks and messages */
+    lua_pushcfunction(L, l_encode);
+    lua_pushvalue(L, idx);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      const char *msg = lua_tostring(L, -1), *p = "gpusim.sph.encode: ";
+      if (msg && strncmp(msg, p, strlen(p)) == 0) msg += strlen(p);
+      return luaL_error(L, "%s: %s", what, msg ? msg : "not an SPH");
+    }
+  } else if (lua_type(L, idx) == LUA_TSTRING) {
+    lua_pushvalue(L, idx);
+  } else {
+    return luaL_error(L, "%s must be an 80-byte SPH string or a table of SPH fields, got %s", what,
+                      luaL_typename(L, idx));
+  }
+  size_t len;
+  const char *b = lua_tolstring(L, -1, &len);
+  if (len != GS_SPH_BYTES) return luaL_error(L, "%s: an SPH is %d bytes, got %d", what, GS_SPH_BYTES, (int)len);
+  if (gs_sph_decode_bytes((const unsigned char *)b, out, &d) < 0) return luaL_error(L, "%s: %s", what, d.msg);
+  lua_pop(L, 1);
+  return 0;
 }
 
 const luaL_Reg lgs_sph_funcs[] = {

@@ -198,8 +198,8 @@ static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
   q->vpm.mem = io->vpm;
   q->gates = io->gates, q->report = io->report;
   q->stage = io->stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
-  vpm_set_window(q, io->in_row, io->in_rows);
-  vpm_set_write_window(q, io->out_row, io->out_rows);
+  qpu_vpm_set_window(q, io->in_row, io->in_rows);
+  qpu_vpm_set_write_window(q, io->out_row, io->out_rows);
   return qpu_run_to_end(g, q);
 }
 

@@ -57,13 +57,6 @@ int qpu_vpm_dma_store(gs_gpu *g, struct gs_qpu *q, uint32_t addr);
  * generic writes (vpm_port_set_window, vpm_port_set_write_window). */
 void qpu_vpm_set_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
 void qpu_vpm_set_write_window(struct gs_qpu *q, unsigned row_base, unsigned rows);
-/* The old names of these two, until their last caller (isa_qpu.c) moves. */
-static inline void vpm_set_window(struct gs_qpu *q, unsigned row_base, unsigned rows) {
-  qpu_vpm_set_window(q, row_base, rows);
-}
-static inline void vpm_set_write_window(struct gs_qpu *q, unsigned row_base, unsigned rows) {
-  qpu_vpm_set_write_window(q, row_base, rows);
-}
 
 /* Records d's error with q's "QPU <n> at pc 0x<pc>: " in front (qpu_fault);
  * returns its code. */
