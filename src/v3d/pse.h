@@ -193,7 +193,7 @@ enum {
 /* One varying FIFO entry: how VP and C are made. */
 typedef struct pse_fifo_entry {
   uint8_t kind;  /* PSE_VP_* */
-  float c;       /* C, delivered in r5 */
+  float c;       /* C: the offset, per primitive */
   double q1, q2; /* VP numerator = λ1·q1 + λ2·q2 */
 } pse_fifo_entry;
 
@@ -259,12 +259,12 @@ int pse_rasterize_tile(const pse_prim *p, int tile_col, int tile_row, pse_covera
 /* The fragment shader's inputs for one block: a batch of 16 lanes. */
 typedef struct pse_batch {
   uint16_t mask;           /* covered lanes (the lane mask / MS_FLAGS) */
-  uint8_t reverse;         /* REV_FLAG (rb42) */
+  uint8_t reverse;         /* REV_FLAG: a reverse-facing primitive */
   uint8_t nfifo;           /* varying FIFO entries */
-  uint16_t x[16], y[16];   /* pixel coordinates (ra41 / rb41 reads) */
-  uint32_t z[16];          /* 24-bit Z (rb15) */
-  float w[16];             /* W (ra15) */
-  float c[PSE_MAX_FIFO];   /* C per FIFO entry (r5 after the varying read) */
+  uint16_t x[16], y[16];   /* pixel coordinates */
+  uint32_t z[16];          /* 24-bit Z */
+  float w[16];             /* W = 1 / (interpolated 1/w) */
+  float c[PSE_MAX_FIFO];   /* C per FIFO entry: the offset */
   float vp[PSE_MAX_FIFO][16]; /* VP per FIFO entry and lane */
 } pse_batch;
 
