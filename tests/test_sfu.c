@@ -260,10 +260,10 @@ static void test_published_measurements(void **state) {
 
 /* The rows "recip/recip" (recip(recip(x))) and "recip/rsqrt" of the same
  * file. The second is VC4C's sqrt, recip(rsqrt(x)), squared by an fmul: its
- * "Host" row is sqrtf(x) * sqrtf(x) (999.9998 for 1000, 0.5 for 0.5, which
- * 1 / (rsqrt(x) * rsqrt(x)) does not give), and on the QPU the fmul rounds
- * toward zero. Every value in both rows is a float with 15 fraction bits, as
- * the model's results are. */
+ * "Host" row is the same composition in host floats, t = 1 / (1 / sqrtf(x)),
+ * t * t, to every printed digit (test_recip_rsqrt_host_row), and on the QPU
+ * the fmul rounds toward zero. Every value in both rows is a float with 15
+ * fraction bits, as the model's results are. */
 static const char *const measured_recip_recip[16] = {
     "0.000000e+00",  "1.000000e+00",  "2.000183e+00",  "3.141602e+00",  "2.718323e+00",  "1.000039e+02",
     "9.999844e+02",  "1.000000e+05",  "5.000458e-01",  "2.500229e-01",  "1.250114e-01",  "-1.000000e+00",
@@ -338,6 +338,33 @@ static void test_published_recip_rows(void **state) {
   assert_int_equal(sfu_recipsqrt(bits(1.0f)), bits(1.0f - 1.0f / 16384));
   assert_true(value(sfu_recip(sfu_recipsqrt(bits(1.0f)))) == 1.0f + 3.0f / 32768);
   assert_int_equal(sfu_recip(sfu_recip(bits(1.0f))), bits(1.0f));
+}
+
+/* The "Host" row under "recip/rsqrt", as printed: t = 1 / (1 / sqrtf(x)),
+ * t * t in round-to-nearest floats gives all of it (NaN for x < 0), which
+ * names the row's composition; sqrtf(x) * sqrtf(x) gives 999.9999 for 1000
+ * and 1 / ((1 / sqrtf(x)) * (1 / sqrtf(x))) gives 99.99999 for 100. */
+static void test_recip_rsqrt_host_row(void **state) {
+  (void)state;
+  static const char *const host[11] = {"0.000000e+00", "1.000000e+00", "2.000000e+00", "3.141593e+00",
+                                       "2.718282e+00", "1.000000e+02", "9.999998e+02", "9.999999e+04",
+                                       "5.000000e-01", "2.500000e-01", "1.250000e-01"};
+  int saved = fegetround();
+  fesetround(FE_TONEAREST);
+  for (int i = 0; i < 16; i++) {
+    volatile float x = measured_in[i], s = sqrtf(x), r = 1.0f / s, t = 1.0f / r, v = t * t;
+    char got[32];
+    snprintf(got, sizeof got, "%e", (double)v);
+    if (i < 11 ? strcmp(got, host[i]) != 0 : !isnan(v)) {
+      fesetround(saved);
+      fail_msg("host (1/(1/sqrtf(%.9g)))^2 = %s", measured_in[i], got);
+    }
+  }
+  volatile float x = 1000.0f, s = sqrtf(x), v = s * s;
+  char got[32];
+  snprintf(got, sizeof got, "%e", (double)v);
+  fesetround(saved);
+  assert_string_equal(got, "9.999999e+02");
 }
 
 /* Single recip calls measured on a Raspberry Pi 2 Model B with py-videocore
@@ -562,6 +589,7 @@ int main(void) {
       cmocka_unit_test(test_published_measurements),
       cmocka_unit_test(test_published_recip_rows),
       cmocka_unit_test(test_published_single_recip),
+      cmocka_unit_test(test_recip_rsqrt_host_row),
       cmocka_unit_test(test_published_measurements_on_qpu),
       cmocka_unit_test(test_accuracy_sweep),
       cmocka_unit_test(test_monotonic),
