@@ -669,10 +669,51 @@ static uint32_t gate_case(const char *src, int header, unsigned flags, uint32_t 
   return px;
 }
 
+/* A fragment program that reads its colour from memory with a TMU direct
+ * read (only S written: no texture config), the address in its uniform. */
+static const char fs_tmu_direct[] =
+    "    mov r0, unif             # the colour's address\n"
+    "    mov tmu0_s, r0           # a direct read of general memory\n"
+    "    nop ; nop ; ldtmu0\n"
+    "    mov tlb_colour_all, r4\n"
+    "    thrend\n"
+    "    nop\n"
+    "    nop\n";
+
+/* fs_tmu_direct over one triangle with an SPH of the given flags (or raw
+ * code): the pixel at (20, 20) and the stats. */
+static uint32_t gate_load_case(int header, unsigned flags, gs_v3d_stats *st) {
+  frame f;
+  frame_init(&f, 100, 70);
+  static const double a[3][2] = {{5, 5}, {95, 5}, {5, 65}};
+  gs_addr fs;
+  if (header) {
+    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .flags = flags, .render_targets = 0xF};
+    fs = put_code_decl(&f, fs_tmu_direct, &decl);
+  } else {
+    fs = put_code(&f, fs_tmu_direct);
+  }
+  static const uint32_t green = 0xff00ff00u;
+  gs_addr colour = put_bytes(&f, &green, 4, 16);
+  gs_addr rec = nv_record(&f, fs, put_bytes(&f, &colour, 4, 4), nv_vertices(&f, a, 3, 0.25f), 0);
+  bin_begin(&f, 7, 0, 0);
+  bin_nv_shader(&f, rec);
+  bin_arrays(&f, 4, 3, 0);
+  bin_finish(&f);
+  render_list(&f, 0, 0xFFFFFF);
+  gs_v3d_options o = {0};
+  o.threads = 2;
+  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, st) < 0) fail_msg("%s", gs_gpu_error(f.g));
+  uint32_t px = pixel(&f, 20, 20);
+  frame_free(&f);
+  return px;
+}
+
 /* The flags of a fragment program's SPH gate what it may do (NVIDIA's SPH
  * description): a depth output without OmapDepth is replaced by the
  * rasterised Z, a sample mask without OmapSampleMask is ignored, colour to
- * a target OmapTarget does not map is dropped; each such case is counted as
+ * a target OmapTarget does not map is dropped, a load without
+ * DoesLoadOrStore reads 0; each such case is counted as
  * an exception with a message naming the shader and the pc. Raw code (no
  * header) may do everything, as on the hardware. */
 static void test_sph_gates(void **s) {
@@ -699,6 +740,12 @@ static void test_sph_gates(void **s) {
   assert_int_equal(st.exceptions, 0);
   assert_int_equal(gate_case(fs_no_samples, 1, 0, 0xF, &st), 0xff0000ffu);
   assert_true(st.exceptions > 0 && strstr(st.exception, "OmapSampleMask 0"));
+  /* a load from memory (TMU direct read): reads 0 without DoesLoadOrStore */
+  assert_int_equal(gate_load_case(0, 0, &st), 0xff00ff00u);
+  assert_int_equal(gate_load_case(1, GS_SPH_DOES_LOAD_OR_STORE, &st), 0xff00ff00u);
+  assert_int_equal(st.exceptions, 0);
+  assert_int_equal(gate_load_case(1, 0, &st), 0);
+  assert_true(st.exceptions > 0 && strstr(st.exception, "DoesLoadOrStore 0"));
 }
 
 /* ---- (d) threads ------------------------------------------------------------------ */
