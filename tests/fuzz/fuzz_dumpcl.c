@@ -8,9 +8,9 @@
  * the bus address the list is loaded at (little-endian), then the list.
  *
  * Binary mode: the list is dumped as `gpusim dump-cl` does (to /dev/null);
- * a failure must name the address ("0x..."), and a loop of relative
- * branches in a compressed list must be found within as many items as the
- * list has bytes. Then packets are decoded one
+ * a failure must name the address ("0x..."), a list that loops the jump
+ * that sends it back, and a loop of relative branches in a compressed list
+ * must be found within as many items as the list has bytes. Then packets are decoded one
  * after another from the start, and every record is decoded at the start:
  * each one's dump text (gs_cl_format) must parse back (gs_cl_parse) to the
  * same field values.
@@ -110,6 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gs_diag_clear(&d);
   if (gs_cl_dump(&v, base, base + len, &o, devnull, &d) < 0 && strncmp(d.msg, "0x", 2) != 0)
     fuzz_fail("dump error without an address: \"%s\"", d.msg);
+  /* A list that loops has a packet that sends the walk back (a Branch, a
+   * sub-list call to an earlier address, a compressed list ending before
+   * it starts), and the error names it. */
+  if (strstr(d.msg, "the list loops") && strstr(d.msg, "through 0 ? at"))
+    fuzz_fail("a loop without a jump back: \"%s\"", d.msg);
   /* A loop of relative branches in a compressed list is found within as
    * many items as there are readable bytes (each item takes one at least). */
   const char *loop = strstr(d.msg, "compressed list longer than ");
