@@ -46,41 +46,39 @@ static uint64_t isqrt64(uint64_t v) {
 }
 
 /* recip and recipsqrt produce their result as a 16-bit fixed-point fraction
- * r / 2^16 in [1/2, 1): the mantissa of 1/m (m in [1, 2)), or of 1/sqrt(v)
- * for v = m or 2m (whichever makes the exponent even); results below 1 keep
- * 15 fraction bits in the float. Both interpolate a table of 256 segments,
- * picked by the top 8 mantissa bits, with the low 15 bits; the entries hold
- * 17 fraction bits, rounded to nearest, plus one unit (2^-17), and are
- * computed, not stored. recip rounds the interpolated value to nearest at 16
- * bits, recipsqrt rounds it up; both clamp the result at 1 - 2^-14 (RCP_MAX),
- * which the first segment's start exceeds: recipsqrt(4^n) = 2^-n (1 - 2^-14),
- * and recip(x) for a mantissa just above 1 is 1 - 2^-14 times its octave.
- * Powers of two are the exception: recip(2^n) = 2^-n exactly.
- * The fit to the published Raspberry Pi measurements and its residuals:
- * docs/v3d-units.md, "SFU". */
+ * r / 2^16 in [1/2, 1): the mantissa of 1/m or of 1/sqrt(m) (m in [1, 2));
+ * results below 1 keep 15 fraction bits in the float. Both interpolate a
+ * table of 256 segments, picked by the top 8 mantissa bits, with the low 15
+ * bits; the entries hold 17 fraction bits, rounded to nearest, plus one unit
+ * (2^-17), and are computed, not stored. recip rounds the interpolated value
+ * to nearest at 16 bits, recipsqrt rounds it up; both clamp the result at
+ * 1 - 2^-14 (RCP_MAX), which the first segment's start exceeds:
+ * recipsqrt(4^n) = 2^-n (1 - 2^-14), and recip(x) for a mantissa just above
+ * 1 is 1 - 2^-14 times its octave. Powers of two are the exception:
+ * recip(2^n) = 2^-n exactly. For an odd exponent recipsqrt multiplies that
+ * 16-bit result by 1/sqrt(2) and rounds up. The fit to the published
+ * Raspberry Pi measurements and its residuals: docs/v3d-units.md, "SFU". */
 #define RCP_SEGS 256u
 #define RCP_SEG_SHIFT 15 /* mantissa bits below the segment index */
 #define RCP_MAX 0xfffc   /* the largest result, (1 - 2^-14) * 2^16 */
 
-/* round(2^17 / (1 + i/256)) + 1: floor((2 * 2^25 + (256 + i)) / (2 (256 + i))) + 1
- * (one table: odd is there for the shared interpolation) */
-static int64_t recip_entry(uint32_t i, uint32_t odd) {
-  (void)odd;
+/* round(2^17 / (1 + i/256)) + 1: floor((2 * 2^25 + (256 + i)) / (2 (256 + i))) + 1 */
+static int64_t recip_entry(uint32_t i) {
   uint64_t den = RCP_SEGS + i;
   return (int64_t)(((UINT64_C(1) << 26) + den) / (2 * den)) + 1;
 }
 
-/* round(2^17 / sqrt((1 + i/256) * 2^odd)) + 1: floor(sqrt(16 v^2)) = floor(4v),
- * and (floor(4v) + 2) / 4 is round(v) */
-static int64_t recipsqrt_entry(uint32_t i, uint32_t odd) {
-  uint64_t q = isqrt64((UINT64_C(1) << 46) / ((uint64_t)(RCP_SEGS + i) << odd));
+/* round(2^17 / sqrt(1 + i/256)) + 1: floor(sqrt(16 v^2)) = floor(4v), and
+ * (floor(4v) + 2) / 4 is round(v) */
+static int64_t recipsqrt_entry(uint32_t i) {
+  uint64_t q = isqrt64((UINT64_C(1) << 46) / (RCP_SEGS + i));
   return (int64_t)((q + 2) / 4) + 1;
 }
 
 /* The table's value at the 23-bit mantissa fraction f, with 32 fraction bits */
-static int64_t rcp_interpolate(int64_t (*entry)(uint32_t, uint32_t), uint32_t odd, uint32_t f) {
+static int64_t rcp_interpolate(int64_t (*entry)(uint32_t), uint32_t f) {
   uint32_t i = f >> RCP_SEG_SHIFT, d = f & ((1u << RCP_SEG_SHIFT) - 1);
-  int64_t t0 = entry(i, odd), t1 = entry(i + 1, odd);
+  int64_t t0 = entry(i), t1 = entry(i + 1);
   return t0 * (1 << RCP_SEG_SHIFT) + (t1 - t0) * (int64_t)d;
 }
 
@@ -105,7 +103,7 @@ uint32_t sfu_recip(uint32_t x) {
    * = 1); the table would give 2^-n (1 - 2^-14) */
   if (mant == 0x800000u) return pack_q16(sign, 0x8000, -(exp + 23) + 1);
   /* |x| = m * 2^e with m = mant / 2^23; 1/|x| = (1/m) * 2^-e */
-  int64_t q = rcp_interpolate(recip_entry, 0, mant & 0x7fffffu); /* > 0 */
+  int64_t q = rcp_interpolate(recip_entry, mant & 0x7fffffu); /* > 0 */
   int64_t r = (q + (1 << 15)) >> 16; /* rounded to nearest at 16 bits */
   if (r > RCP_MAX) r = RCP_MAX;
   return pack_q16(sign, r, -(exp + 23));
@@ -119,13 +117,18 @@ uint32_t sfu_recipsqrt(uint32_t x) {
   case OPERAND_INF: return 0;
   default: break;
   }
-  /* |x| = m * 2^e = (m * 2^odd) * 2^(e - odd) with e - odd even */
+  /* |x| = m * 2^e = m * 2^odd * 2^(e - odd) with e - odd even */
   int e = exp + 23;
-  uint32_t odd = (uint32_t)e & 1u;
-  int64_t q = rcp_interpolate(recipsqrt_entry, odd, mant & 0x7fffffu);
-  int64_t r = (q + (1 << 16) - 1) >> 16; /* rounded up at 16 bits */
+  int odd = e & 1;
+  int64_t q = rcp_interpolate(recipsqrt_entry, mant & 0x7fffffu);
+  int64_t r = (q + (1 << 16) - 1) >> 16; /* 1/sqrt(m), rounded up at 16 bits */
   if (r > RCP_MAX) r = RCP_MAX;
-  return pack_q16(0, r, -(e - (int)odd) / 2);
+  if (odd) { /* times 1/sqrt(2), rounded up: the least s with 2 s^2 >= r^2 */
+    uint64_t r2 = (uint64_t)r * (uint64_t)r, s = isqrt64(r2 / 2);
+    while (2 * s * s < r2) s++;
+    r = (int64_t)s;
+  }
+  return pack_q16(0, r, -(e - odd) / 2);
 }
 
 /* exp2 and log2 are table-driven, as hardware function units are, and fitted

@@ -7,9 +7,10 @@
  * of 2^(i/64) on a 16-bit fixed-point argument and keeps 15 fraction bits;
  * log2 interpolates a 33-entry table of log2(1 + i/32) and gives a 16-bit
  * fixed-point result. recip and recipsqrt interpolate 256-segment tables of
- * 1/m and 1/sqrt(m), 1/sqrt(2m) into a 16-bit fraction, 15 fraction bits in
- * the float, clamped at 1 - 2^-14; recip(2^n) is exact; relative error
- * within 6.2e-5. All is
+ * 1/m and 1/sqrt(m) into a 16-bit fraction, 15 fraction bits in the float,
+ * clamped at 1 - 2^-14 (an odd exponent: recipsqrt's result times
+ * 1/sqrt(2), rounded up); recip(2^n) is exact; relative error within
+ * 6.7e-5. All is
  * integer arithmetic, so results do not depend on the host's rounding mode or
  * libm. Denormal inputs count as zero, an exponent of 255 as infinity (the
  * QPU has no NaN), denormal results flush to zero, and no result is a NaN.
