@@ -19,70 +19,37 @@
 #include <stdint.h>
 #include <string.h>
 #include "isa/qpu/table.h"
+#include "isa/uop/uop.h"
 
-static inline float qf_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline uint32_t qf_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-
+/* The ALU operations the lane micro-op layer shares with other ISAs are
+ * its lane functions (src/isa/uop/uop.h: the no-NaN float model is the
+ * QPU's); the names below are the QPU's. */
+static inline float qf_f(uint32_t u) { return gs_lane_f(u); }
+static inline uint32_t qf_u(float f) { return gs_lane_u(f); }
 /* Input canonicalisation: denormal -> signed zero, NaN -> signed infinity. */
-static inline uint32_t qf_in(uint32_t x) {
-  uint32_t e = x & 0x7f800000u;
-  uint32_t z = x & 0x80000000u;
-  uint32_t inf = x & 0xff800000u;
-  return e == 0 ? z : (e == 0x7f800000u ? inf : x);
-}
+static inline uint32_t qf_in(uint32_t x) { return gs_lane_nn_in(x); }
 /* Output canonicalisation: denormal -> signed zero, NaN -> +Inf. */
-static inline uint32_t qf_out(uint32_t r) {
-  uint32_t e = r & 0x7f800000u;
-  uint32_t z = r & 0x80000000u;
-  uint32_t nan = (e == 0x7f800000u) && (r & 0x007fffffu);
-  return e == 0 ? z : (nan ? 0x7f800000u : r);
-}
+static inline uint32_t qf_out(uint32_t r) { return gs_lane_nn_out(r); }
 
 /* ---- ADD ALU ------------------------------------------------------------ */
-static inline uint32_t qpu_fadd(uint32_t a, uint32_t b) {
-  return qf_out(qf_u(qf_f(qf_in(a)) + qf_f(qf_in(b))));
-}
-static inline uint32_t qpu_fsub(uint32_t a, uint32_t b) {
-  return qf_out(qf_u(qf_f(qf_in(a)) - qf_f(qf_in(b))));
-}
+static inline uint32_t qpu_fadd(uint32_t a, uint32_t b) { return gs_lane_fadd_nn(a, b); }
+static inline uint32_t qpu_fsub(uint32_t a, uint32_t b) { return gs_lane_fsub_nn(a, b); }
 /* Ties (including -0 vs +0) return operand B (vc4asm's addendum, VC4C). */
-static inline uint32_t qpu_fmin(uint32_t a, uint32_t b) {
-  a = qf_in(a); b = qf_in(b);
-  return qf_f(a) < qf_f(b) ? a : b;
-}
-static inline uint32_t qpu_fmax(uint32_t a, uint32_t b) {
-  a = qf_in(a); b = qf_in(b);
-  return qf_f(a) > qf_f(b) ? a : b;
-}
-static inline uint32_t qpu_fminabs(uint32_t a, uint32_t b) {
-  a = qf_in(a) & 0x7fffffffu; b = qf_in(b) & 0x7fffffffu;
-  return a < b ? a : b; /* non-negative floats order as integers */
-}
-static inline uint32_t qpu_fmaxabs(uint32_t a, uint32_t b) {
-  a = qf_in(a) & 0x7fffffffu; b = qf_in(b) & 0x7fffffffu;
-  return a > b ? a : b;
-}
+static inline uint32_t qpu_fmin(uint32_t a, uint32_t b) { return gs_lane_fmin_nn(a, b); }
+static inline uint32_t qpu_fmax(uint32_t a, uint32_t b) { return gs_lane_fmax_nn(a, b); }
+static inline uint32_t qpu_fminabs(uint32_t a, uint32_t b) { return gs_lane_fminabs_nn(a, b); }
+static inline uint32_t qpu_fmaxabs(uint32_t a, uint32_t b) { return gs_lane_fmaxabs_nn(a, b); }
 /* Truncation toward zero; |x| >= 2^31 (and infinities) give 0. */
-static inline uint32_t qpu_ftoi(uint32_t a) {
-  float x = qf_f(qf_in(a));
-  float c = (x >= -2147483648.0f && x < 2147483648.0f) ? x : 0.0f;
-  return (uint32_t)(int32_t)c;
-}
-static inline uint32_t qpu_itof(uint32_t a) { return qf_u((float)(int32_t)a); }
-static inline uint32_t qpu_shr(uint32_t a, uint32_t b) { return a >> (b & 31); }
-static inline uint32_t qpu_asr(uint32_t a, uint32_t b) {
-  /* arithmetic shift without relying on implementation-defined >> of negatives */
-  uint32_t s = b & 31, sign = 0u - (a >> 31);
-  return (a >> s) | (s ? sign << (32 - s) : 0);
-}
-static inline uint32_t qpu_ror(uint32_t a, uint32_t b) {
-  uint32_t s = b & 31;
-  return s ? (a >> s) | (a << (32 - s)) : a;
-}
-static inline uint32_t qpu_shl(uint32_t a, uint32_t b) { return a << (b & 31); }
-static inline uint32_t qpu_min(uint32_t a, uint32_t b) { return (int32_t)a < (int32_t)b ? a : b; }
-static inline uint32_t qpu_max(uint32_t a, uint32_t b) { return (int32_t)a > (int32_t)b ? a : b; }
-static inline uint32_t qpu_clz(uint32_t a) { return a ? (uint32_t)__builtin_clz(a) : 32u; }
+static inline uint32_t qpu_ftoi(uint32_t a) { return gs_lane_ftoi_nn(a); }
+static inline uint32_t qpu_itof(uint32_t a) { return gs_lane_itof(a); }
+/* Shift and rotate counts are taken modulo 32. */
+static inline uint32_t qpu_shr(uint32_t a, uint32_t b) { return gs_lane_shr(a, b); }
+static inline uint32_t qpu_asr(uint32_t a, uint32_t b) { return gs_lane_asr(a, b); }
+static inline uint32_t qpu_ror(uint32_t a, uint32_t b) { return gs_lane_ror(a, b); }
+static inline uint32_t qpu_shl(uint32_t a, uint32_t b) { return gs_lane_shl(a, b); }
+static inline uint32_t qpu_min(uint32_t a, uint32_t b) { return gs_lane_imin(a, b); }
+static inline uint32_t qpu_max(uint32_t a, uint32_t b) { return gs_lane_imax(a, b); }
+static inline uint32_t qpu_clz(uint32_t a) { return gs_lane_clz(a); }
 
 /* Per-byte unsigned saturating add / subtract, min, max, multiply. */
 static inline uint32_t qpu_v8adds(uint32_t a, uint32_t b) {
@@ -128,19 +95,9 @@ static inline uint32_t qpu_v8muld(uint32_t a, uint32_t b) {
 }
 
 /* ---- MUL ALU -------------------------------------------------------------- */
-static inline uint32_t qpu_fmul(uint32_t a, uint32_t b) {
-  a = qf_in(a); b = qf_in(b);
-  uint32_t r = qf_out(qf_u(qf_f(a) * qf_f(b)));
-  /* 0 * anything is a signed 0 (Inf included). Two separate selects: GCC 12
-   * does not vectorise the loop when both tests are or-ed into one. */
-  uint32_t za = (a & 0x7fffffffu) == 0, zb = (b & 0x7fffffffu) == 0;
-  uint32_t s = (a ^ b) & 0x80000000u;
-  r = za ? s : r;
-  return zb ? s : r;
-}
-static inline uint32_t qpu_mul24(uint32_t a, uint32_t b) {
-  return (a & 0xffffffu) * (b & 0xffffffu);
-}
+/* 0 × anything is a signed 0 (Inf included). */
+static inline uint32_t qpu_fmul(uint32_t a, uint32_t b) { return gs_lane_fmul_nn(a, b); }
+static inline uint32_t qpu_mul24(uint32_t a, uint32_t b) { return gs_lane_mul24(a, b); }
 
 /* Result of ADD opcode op (any code; reserved codes and nop give 0). */
 static inline uint32_t qpu_add_op(unsigned op, uint32_t a, uint32_t b) {

@@ -160,7 +160,7 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
     u.d = (uint16_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
   } else if (qpu_waddr_is_acc(d->addr)) {
     if (d->cond == 1 && src == QREG_R0 + d->addr - QPU_W_ACC0) return; /* computed in place */
-    u.kind = UOP_MOVE;
+    u.kind = GS_UOP_MOVE;
     u.d = (uint16_t)(QREG_R0 + d->addr - QPU_W_ACC0);
   } else {
     /* fragment shaders write the tile buffer once or twice a batch */
@@ -171,11 +171,31 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
   emit(b, u);
 }
 
+/* The micro-op of each ADD and MUL opcode; NO_KIND for nop and the
+ * reserved codes. */
+#define NO_KIND 0xff
+static const uint8_t add_kind[32] = {
+    [QPU_A_NOP] = NO_KIND, [QPU_A_FADD] = GS_UOP_FADD_NN, [QPU_A_FSUB] = GS_UOP_FSUB_NN,
+    [QPU_A_FMIN] = GS_UOP_FMIN_NN, [QPU_A_FMAX] = GS_UOP_FMAX_NN, [QPU_A_FMINABS] = GS_UOP_FMINABS_NN,
+    [QPU_A_FMAXABS] = GS_UOP_FMAXABS_NN, [QPU_A_FTOI] = GS_UOP_FTOI_NN, [QPU_A_ITOF] = GS_UOP_ITOF,
+    [9] = NO_KIND, [10] = NO_KIND, [11] = NO_KIND, [QPU_A_ADD] = GS_UOP_IADD, [QPU_A_SUB] = GS_UOP_ISUB,
+    [QPU_A_SHR] = GS_UOP_SHR, [QPU_A_ASR] = GS_UOP_ASR, [QPU_A_ROR] = GS_UOP_ROR, [QPU_A_SHL] = GS_UOP_SHL,
+    [QPU_A_MIN] = GS_UOP_IMIN, [QPU_A_MAX] = GS_UOP_IMAX, [QPU_A_AND] = GS_UOP_AND, [QPU_A_OR] = GS_UOP_OR,
+    [QPU_A_XOR] = GS_UOP_XOR, [QPU_A_NOT] = GS_UOP_NOT, [QPU_A_CLZ] = GS_UOP_CLZ, [25] = NO_KIND,
+    [26] = NO_KIND, [27] = NO_KIND, [28] = NO_KIND, [29] = NO_KIND, [QPU_A_V8ADDS] = UOP_V8ADDS,
+    [QPU_A_V8SUBS] = UOP_V8SUBS};
+static const uint8_t mul_kind[8] = {
+    [QPU_M_NOP] = NO_KIND, [QPU_M_FMUL] = GS_UOP_FMUL_NN, [QPU_M_MUL24] = GS_UOP_MUL24,
+    [QPU_M_V8MULD] = UOP_V8MULD, [QPU_M_V8MIN] = UOP_V8MIN, [QPU_M_V8MAX] = UOP_V8MAX,
+    [QPU_M_V8ADDS] = UOP_V8ADDS, [QPU_M_V8SUBS] = UOP_V8SUBS};
+
 /* Can the fast interpreter run this ALU-form instruction itself? */
 static int alu_is_fast(uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG);
   unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
   unsigned pm = qpu_get(w, QPU_F_PM), pack = qpu_get(w, QPU_F_PACK), unpack = qpu_get(w, QPU_F_UNPACK);
+  if ((op_add != QPU_A_NOP && add_kind[op_add] == NO_KIND) || (op_mul != QPU_M_NOP && mul_kind[op_mul] == NO_KIND))
+    return 0;
   if (!(sig == QPU_SIG_NONE || sig == QPU_SIG_THREND || sig == QPU_SIG_LDTMU0 ||
         sig == QPU_SIG_LDTMU1 || (sig == QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) < 48)))
     return 0;
@@ -243,7 +263,7 @@ static void emit_alu(builder *b, uint64_t w) {
       uint8_t acc = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
       if (op_mul == QPU_M_NOP || (mul_a != acc && mul_b != acc)) add_out = acc;
     }
-    u = (qpu_uop){.kind = (uint8_t)(UOP_ADD_0 + op_add), .d = add_out, .a = add_a, .b = add_b};
+    u = (qpu_uop){.kind = add_kind[op_add], .d = add_out, .a = add_a, .b = add_b};
     emit(b, u);
   }
   if (flags_from_add) {
@@ -256,7 +276,7 @@ static void emit_alu(builder *b, uint64_t w) {
   } else if (op_mul != QPU_M_NOP) {
     if (dm.writes && dm.cond == 1 && !flags_from_mul && qpu_waddr_is_acc(dm.addr))
       mul_out = (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0);
-    u = (qpu_uop){.kind = (uint8_t)(UOP_MUL_0 + op_mul), .d = mul_out, .a = mul_a, .b = mul_b};
+    u = (qpu_uop){.kind = mul_kind[op_mul], .d = mul_out, .a = mul_a, .b = mul_b};
     emit(b, u);
   }
   if (flags_from_mul) {
@@ -303,7 +323,7 @@ static void emit_ldi(builder *b, uint64_t w) {
    * then in place); the MUL's write, to another destination, copies it. */
   uint8_t out = QREG_ADD_OUT;
   if (da.writes && da.cond == 1 && qpu_waddr_is_acc(da.addr)) out = (uint8_t)(QREG_R0 + da.addr - QPU_W_ACC0);
-  qpu_uop u = {.kind = UOP_CONST, .d = out};
+  qpu_uop u = {.kind = GS_UOP_CONST, .d = out};
   u.imm = add_const(b, &v);
   emit(b, u);
   emit_writeback(b, &da, out);
@@ -362,8 +382,7 @@ static void mark_writes(uint64_t mask[2], uint64_t w, const qpu_uop *u, const qp
     if (qpu_waddr_is_acc(a)) mark_slot(mask, QREG_R0 + a - QPU_W_ACC0);
   }
   for (; u < end; u++)
-    if (u->kind < UOP_IO_READ || u->kind == UOP_IO_READ || u->kind == UOP_MOVE || u->kind == UOP_CONST)
-      mark_slot(mask, u->d);
+    if (gs_uop_writes_reg(u->kind) || (u->kind >= UOP_V8ADDS && u->kind <= UOP_IO_READ)) mark_slot(mask, u->d);
 }
 
 static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {

@@ -13,11 +13,16 @@
 
 #include <stdint.h>
 #include "isa/qpu/qpu.h"
+#include "isa/uop/uop.h"
 
 typedef struct qpu_cache qpu_cache;
 
-/* Micro-op kinds. ALU operations come first, one kind per opcode, so the
- * interpreter's switch has one 16-lane loop per operation.
+/* Micro-ops: the lane micro-op layer's (src/isa/uop/uop.h) over the 16
+ * lanes of gs_qpu.reg[], whose conditions are the QPU's write conditions
+ * (never, always, zs, zc, ns, nc, cs, cc: masks Z, N, C), plus the QPU's
+ * own kinds below. The ADD and MUL ALUs' operations are the layer's
+ * integer and no-NaN float kinds; the byte-vector operations, flags, I/O,
+ * signals and control flow are the QPU's.
  *
  * A program is one stream of micro-ops: each instruction's, then UOP_NEXT,
  * which does the end-of-instruction bookkeeping and falls through to the
@@ -25,21 +30,18 @@ typedef struct qpu_cache qpu_cache;
  * an instruction up by its pc only after a jump (UOP_LEAVE ends the stream:
  * the pc has left the program). */
 enum {
-#define X(code, name, n, fi, fo) UOP_ADD_##code,
-  QPU_ADD_OPS(X)
-#undef X
-#define X(code, name, fi, fo) UOP_MUL_##code,
-  QPU_MUL_OPS(X)
-#undef X
+  UOP_V8ADDS = GS_UOP_ISA, /* reg[d] = per-byte operation on reg[a], reg[b] (alu.h) */
+  UOP_V8SUBS,
+  UOP_V8MULD,
+  UOP_V8MIN,
+  UOP_V8MAX,
   UOP_IO_READ,     /* reg[d] = I/O read of address `addr` in file `side` */
   UOP_FLAGS_ADD,   /* new flags from ADD op `op`: result reg[d], operands reg[a], reg[b], lanes cond */
   UOP_FLAGS_MUL,   /* new flags from MUL op `op` */
   UOP_SETF,        /* the new flags take effect (after the instruction's writes) */
-  UOP_MOVE,        /* reg[d] = reg[a] in the lanes of cond (whole vector) */
   UOP_STAGE,       /* stage reg[a] for regfile slot d under cond (read-after-write latency) */
   UOP_IO_WRITE,    /* I/O write of reg[a] to address `addr` on side `side` under cond */
   UOP_TLB_WRITE,   /* the same to a tile-buffer address, straight to the shader's tlb_write */
-  UOP_CONST,       /* reg[d] = program constant number `imm` */
   UOP_LDTMU,       /* signal ldtmu<side> */
   UOP_THREND,      /* thread end after two delay slots */
   UOP_BRANCH,      /* branch: condition `cond` (branch codes), see exec.c */
@@ -51,17 +53,9 @@ enum {
 };
 
 /* Operands name slots of gs_qpu.reg[] by their byte offset, slot *
- * sizeof(gs_vec), so that a handler adds it to the array's address as it
- * is (the predecoder works with slot numbers and converts them last). */
-typedef struct qpu_uop {
-  uint8_t kind;
-  uint8_t cond;        /* write condition (QPU_CONDS) or branch condition */
-  uint8_t op;          /* opcode for flag uops */
-  uint8_t side;        /* register-file side / TMU number */
-  uint8_t addr;        /* I/O address */
-  uint16_t d, a, b;    /* operands: offsets of reg[] slots (a branch: see exec.c) */
-  uint32_t imm;        /* constant index, branch immediate, word index */
-} qpu_uop;
+ * sizeof(gs_vec), as the layer wants (the predecoder works with slot
+ * numbers and converts them last; a branch's operands are its fields). */
+typedef gs_uop qpu_uop;
 
 typedef struct qpu_pinsn {
   uint32_t first_uop; /* index into program uops */

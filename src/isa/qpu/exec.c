@@ -31,49 +31,7 @@ static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
 }
 
 /* The reg[] slot at byte offset off (decode.h) of the register array R. */
-#define REG(off) (*(gs_vec *)((char *)R + (off)))
-
-/* One 16-lane loop per operation: operands are copied to locals first so
- * the compiler knows they do not alias the destination and vectorises. */
-#define LANES2(fn)                                                \
-  do {                                                            \
-    uint32_t x_[QPU_LANES], y_[QPU_LANES], r_[QPU_LANES];         \
-    memcpy(x_, REG(u->a).u, sizeof x_);                           \
-    memcpy(y_, REG(u->b).u, sizeof y_);                           \
-    for (int i = 0; i < QPU_LANES; i++) r_[i] = fn(x_[i], y_[i]); \
-    memcpy(REG(u->d).u, r_, sizeof r_);                           \
-  } while (0)
-#define LANES1(fn)                                         \
-  do {                                                     \
-    uint32_t x_[QPU_LANES], r_[QPU_LANES];                 \
-    memcpy(x_, REG(u->a).u, sizeof x_);                    \
-    for (int i = 0; i < QPU_LANES; i++) r_[i] = fn(x_[i]); \
-    memcpy(REG(u->d).u, r_, sizeof r_);                    \
-  } while (0)
-
-/* With the host's denormals-are-zero and flush-to-zero modes on (set by
- * qpu_run_fast), a host float add or multiply gives exactly alu.h's result
- * unless an operand is an infinity or NaN (exponent 255): then the lane loop
- * of the full model runs instead. The test is off the data's critical path. */
-#if defined(__GNUC__)
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE
-#endif
-/* The full model's lane loops for the fallback, out of line: they are rare,
- * and inlined GCC loads their operands ahead of the test, every time. */
-#define FULL_LANES(fn) \
-  static NOINLINE void fn##_lanes(gs_vec *R, const qpu_uop *u) { LANES2(fn); }
-FULL_LANES(qpu_fadd)
-FULL_LANES(qpu_fsub)
-FULL_LANES(qpu_fmul)
-
-static inline uint32_t op_add(uint32_t a, uint32_t b) { return a + b; }
-static inline uint32_t op_sub(uint32_t a, uint32_t b) { return a - b; }
-static inline uint32_t op_and(uint32_t a, uint32_t b) { return a & b; }
-static inline uint32_t op_or(uint32_t a, uint32_t b) { return a | b; }
-static inline uint32_t op_xor(uint32_t a, uint32_t b) { return a ^ b; }
-static inline uint32_t op_not(uint32_t a) { return ~a; }
+#define REG(off) (*(gs_vec *)(R + (off)))
 
 /* New flags computed by an instruction; they take effect (UOP_SETF) after
  * its writes, whose conditions see the flags from before the instruction. */
@@ -93,14 +51,6 @@ static inline void compute_flags(const gs_qpu *q, new_flags *f, const uint32_t *
   f->z = (uint16_t)((q->zf & ~lanes) | (z & lanes));
   f->n = (uint16_t)((q->nf & ~lanes) | (n & lanes));
   f->c = (uint16_t)((q->cf & ~lanes) | (c & lanes));
-}
-
-static inline void masked_move(gs_vec *d, const gs_vec *s, uint16_t lanes) {
-  if (lanes == QPU_ALL_LANES) {
-    *d = *s;
-    return;
-  }
-  for (int i = 0; i < QPU_LANES; i++) d->u[i] = (lanes >> i & 1) ? s->u[i] : d->u[i];
 }
 
 /* Branch condition `cond` (QPU_BRANCH_CONDS) over the 16 lanes' flags. */
@@ -185,24 +135,40 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
   return jumped;
 }
 
-/* run: the loop of exec_run.h for the instruction set the build targets
- * (plain x86-64 by default, GS_NATIVE's -march=native), with its own float
- * operations. A build without AVX2 also compiles a copy with AVX2 (and its
- * float operations), taken at run time on a CPU that has it, as
- * core/clones.h's GS_CLONES does for a single function; both copies compute
- * the same bits (-ffp-contract=off holds in both, and the float operations
- * are the same IEEE operations on 16 lanes). */
-#define QPU_RUN run_built
-#include "isa/qpu/exec_run.h"
-#undef QPU_RUN
+/* run: the lane micro-op layer's loop (src/isa/uop/run.h) over 16 lanes,
+ * with the QPU's own micro-ops (exec_run.h) as cases of its switch, for the
+ * instruction set the build targets (plain x86-64 by default, GS_NATIVE's
+ * -march=native). A build without AVX2 also compiles a copy with AVX2,
+ * taken at run time on a CPU that has it, as core/clones.h's GS_CLONES
+ * does for a single function; both copies compute the same bits
+ * (-ffp-contract=off holds in both, and the float operations are the same
+ * IEEE operations on 16 lanes). */
+#define GS_UOP_N QPU_LANES
+#define GS_UOP_PARAMS (gs_gpu * g, gs_qpu *q, uint32_t max)
+/* each instruction counts itself: the run stops at `stop` */
+#define GS_UOP_ENTER                              \
+  char *R = (char *)q->reg;                       \
+  new_flags nf = {0, 0, 0};                       \
+  const uint64_t stop = q->instructions + max;    \
+  int rc;                                         \
+  if (max == 0) return QPU_STEP_OK;               \
+  const qpu_uop *u = locate(g, q);                \
+  if (!u) return qpu_diag(g, q)->code;
+#define GS_UOP_COND(c) cond_lanes(q, c)
+#define GS_UOP_CONSTS (q->prog->consts)
+#define GS_UOP_ISA_CASES "isa/qpu/exec_run.h"
+
+#define GS_UOP_RUN run_built
+#include "isa/uop/run.h"
+#undef GS_UOP_RUN
 
 #if HAVE_MXCSR && !defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define QPU_RUN_AVX2 1
 #pragma GCC push_options
 #pragma GCC target("avx2")
-#define QPU_RUN run_avx2
-#include "isa/qpu/exec_run.h"
-#undef QPU_RUN
+#define GS_UOP_RUN run_avx2
+#include "isa/uop/run.h"
+#undef GS_UOP_RUN
 #pragma GCC pop_options
 #endif
 
