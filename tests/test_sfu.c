@@ -375,7 +375,8 @@ static void test_recip_rsqrt_host_row(void **state) {
  * Raspberry Pi QPU and correcting their accuracy; the program is main.py of
  * github.com/Terminus-IMRC/qpu-sfu-accuracy-correction, code_sfu_recip_0: mov sfu_recip, r0; nop; nop; mov vpm, r4):
  * sixteen random normal floats and their outputs, printed there in hex;
- * these are the first twelve pairs.
+ * these are the first twelve pairs (the copy read breaks off inside the
+ * twelfth output after 1d05ff; its low byte is 00 as in every other).
  * Ten are reproduced to the bit; the two others come out one unit of 2^-16
  * (of the result's fraction r / 2^16) low, which this test pins. */
 static void test_published_single_recip(void **state) {
