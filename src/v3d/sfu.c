@@ -17,8 +17,8 @@
 enum { OPERAND_ZERO, OPERAND_NORMAL, OPERAND_INF };
 
 /* Splits x into sign and |x| = mant * 2^exp with mant in [2^23, 2^24).
- * Denormals count as zero and exponent 255 as infinity (the QPU float
- * model, src/isa/qpu/alu.h). */
+ * Denormals count as zero and exponent 255 as infinity (the VideoCore IV's
+ * float model, RG §3). */
 static int unpack(uint32_t x, uint32_t *sign, uint32_t *mant, int *exp) {
   uint32_t e = (x >> 23) & 255;
   *sign = x & F32_SIGN;

@@ -13,7 +13,8 @@
  * 6.7e-5. All is
  * integer arithmetic, so results do not depend on the host's rounding mode or
  * libm. Denormal inputs count as zero, an exponent of 255 as infinity (the
- * QPU has no NaN), denormal results flush to zero, and no result is a NaN.
+ * VideoCore IV's floats have no NaN), denormal results flush to zero, and no
+ * result is a NaN.
  */
 #ifndef GS_V3D_SFU_H
 #define GS_V3D_SFU_H
