@@ -326,12 +326,157 @@ static void test_escapes(void **state) {
   each_width(escapes);
 }
 
+/* ---- random programs: the loop against a plain lane-by-lane reference ---- */
+
+/* The reference: each micro-op lane by lane through the lane functions of
+ * uop.h (whose values test_qpu_alu checks by hand for the QPU's model),
+ * written with no vectors, byte offsets or host fast paths. The loop must
+ * agree bit for bit: its float fast paths (the host's operation with
+ * denormals flushed, the model's loop for exponent 255), operand offsets,
+ * masks and both lane widths. */
+static uint32_t ref_lane(unsigned kind, uint32_t a, uint32_t b) {
+  switch (kind) {
+  case GS_UOP_FADD_NN: return gs_lane_fadd_nn(a, b);
+  case GS_UOP_FSUB_NN: return gs_lane_fsub_nn(a, b);
+  case GS_UOP_FMUL_NN: return gs_lane_fmul_nn(a, b);
+  case GS_UOP_FMIN_NN: return gs_lane_fmin_nn(a, b);
+  case GS_UOP_FMAX_NN: return gs_lane_fmax_nn(a, b);
+  case GS_UOP_FMINABS_NN: return gs_lane_fminabs_nn(a, b);
+  case GS_UOP_FMAXABS_NN: return gs_lane_fmaxabs_nn(a, b);
+  case GS_UOP_FTOI_NN: return gs_lane_ftoi_nn(a);
+  case GS_UOP_FADD: return gs_lane_fadd(a, b);
+  case GS_UOP_FSUB: return gs_lane_fsub(a, b);
+  case GS_UOP_FMUL: return gs_lane_fmul(a, b);
+  case GS_UOP_ITOF: return gs_lane_itof(a);
+  case GS_UOP_IADD: return a + b;
+  case GS_UOP_ISUB: return a - b;
+  case GS_UOP_SHR: return gs_lane_shr(a, b);
+  case GS_UOP_ASR: return gs_lane_asr(a, b);
+  case GS_UOP_ROR: return gs_lane_ror(a, b);
+  case GS_UOP_SHL: return gs_lane_shl(a, b);
+  case GS_UOP_SHR_SAT: return gs_lane_shr_sat(a, b);
+  case GS_UOP_ASR_SAT: return gs_lane_asr_sat(a, b);
+  case GS_UOP_SHL_SAT: return gs_lane_shl_sat(a, b);
+  case GS_UOP_IMIN: return gs_lane_imin(a, b);
+  case GS_UOP_IMAX: return gs_lane_imax(a, b);
+  case GS_UOP_UMIN: return gs_lane_umin(a, b);
+  case GS_UOP_UMAX: return gs_lane_umax(a, b);
+  case GS_UOP_AND: return a & b;
+  case GS_UOP_OR: return a | b;
+  case GS_UOP_XOR: return a ^ b;
+  case GS_UOP_NOT: return ~a;
+  case GS_UOP_CLZ: return gs_lane_clz(a);
+  case GS_UOP_MUL24: return gs_lane_mul24(a, b);
+  case GS_UOP_MUL32: return a * b;
+  case GS_UOP_CMP_IEQ: return gs_lane_ieq(a, b);
+  case GS_UOP_CMP_INE: return gs_lane_ine(a, b);
+  case GS_UOP_CMP_ILT: return gs_lane_ilt(a, b);
+  case GS_UOP_CMP_ULT: return gs_lane_ult(a, b);
+  case GS_UOP_CMP_FEQ: return gs_lane_feq(a, b);
+  default: return gs_lane_flt(a, b);
+  }
+}
+
+/* Runs prog lane by lane over regs (NREGS × n words) and masks. */
+static void ref_run(int n, uint32_t *regs, uint32_t *masks, const uint32_t *consts, const gs_uop *prog) {
+  for (const gs_uop *u = prog; u->kind != GS_UOP_END; u++) {
+    unsigned vec = 4u * (unsigned)n, d = u->d / vec, a = u->a / vec, b = u->b / vec;
+    uint32_t r[32], m = 0;
+    for (int i = 0; i < n; i++) {
+      int in = (int)((masks[u->cond >> 1] >> i) & 1) ^ (u->cond & 1);
+      uint32_t x = regs[a * n + i], y = regs[b * n + i];
+      if (u->kind == GS_UOP_SELECT) r[i] = in ? x : y;
+      else if (u->kind == GS_UOP_MOVE) r[i] = in ? x : regs[u->d / vec * n + i];
+      else if (u->kind == GS_UOP_CONST) r[i] = consts[u->imm * n + i];
+      else if (gs_uop_writes_mask(u->kind)) {
+        uint32_t old = masks[u->d] >> i & 1;
+        m |= (uint32_t)(in ? ref_lane(u->kind, x, y) : old) << i;
+      } else r[i] = ref_lane(u->kind, x, y);
+    }
+    if (gs_uop_writes_mask(u->kind)) masks[u->d] = m;
+    else
+      for (int i = 0; i < n; i++) regs[d * n + i] = r[i];
+  }
+}
+
+typedef struct rng {
+  uint64_t s;
+} rng;
+static uint32_t next(rng *r) {
+  r->s = r->s * 6364136223846793005u + 1442695040888963407u;
+  return (uint32_t)(r->s >> 32);
+}
+static const uint32_t specials[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x80800000,
+                                    ONE,        MONE,       PINF,       0xff800000, QNAN,       0xffc00001,
+                                    0x7f7fffff, 0xff7fffff, 0x4b000000, 0x4f000000, 0xcf000000, 0x3f800001,
+                                    0x7fffffff, 31,         32,         33,         0xffffffff, THREEQ_ULP};
+static uint32_t random_value(rng *r) {
+  uint32_t k = next(r) % 4;
+  if (k == 0) return specials[next(r) % (sizeof specials / sizeof specials[0])];
+  if (k == 1) return next(r) % 64; /* shift counts */
+  if (k == 2) return 0x3f000000u + (next(r) & 0x01ffffffu); /* floats near 1 */
+  return next(r);
+}
+
+static void random_programs(fixture *f) {
+  enum { LEN = 24, PROGS = 400 };
+  rng r = {(uint64_t)f->n * 977u};
+  uint32_t *ref = malloc((size_t)NREGS * f->n * 4), refm[GS_UOP_MASKS];
+  uint32_t *k = aligned_alloc(64, (size_t)2 * f->n * 4);
+  assert_non_null(ref);
+  assert_non_null(k);
+  uint32_t all = f->n == 32 ? 0xffffffffu : 0xffffu;
+  f->m.consts = k;
+  for (int mode = 0; mode < 2; mode++) {
+    for (int p = 0; p < PROGS; p++) {
+      gs_uop prog[LEN + 1];
+      for (int i = 0; i < NREGS * f->n; i++) f->regs[i] = random_value(&r);
+      for (int i = 0; i < 2 * f->n; i++) k[i] = random_value(&r);
+      f->m.masks[0] = 0;
+      for (int i = 1; i < GS_UOP_MASKS; i++) f->m.masks[i] = next(&r) & all;
+      for (int i = 0; i < LEN; i++) {
+        unsigned kind = next(&r) % GS_UOP_END;
+        prog[i] = op3(f, kind, next(&r) % (2 * GS_UOP_MASKS), (int)(next(&r) % NREGS), (int)(next(&r) % NREGS),
+                      (int)(next(&r) % NREGS));
+        if (gs_uop_writes_mask(kind)) prog[i].d = (uint16_t)(1 + next(&r) % (GS_UOP_MASKS - 1));
+        if (kind == GS_UOP_CONST) prog[i].imm = next(&r) % 2;
+      }
+      prog[LEN] = end_op();
+      memcpy(ref, f->regs, (size_t)NREGS * f->n * 4);
+      memcpy(refm, f->m.masks, sizeof refm);
+      gs_fp_env saved = gs_fp_env_get();
+      gs_fp_env_set(gs_fp_env_with(saved, mode ? GS_FP_NEAREST : GS_FP_TOWARD_ZERO, 1));
+      ref_run(f->n, ref, refm, k, prog);
+      gs_fp_env_set(saved);
+      assert_int_equal(run_in(f, prog, mode ? GS_FP_NEAREST : GS_FP_TOWARD_ZERO, 1), 0);
+      for (int i = 0; i < NREGS * f->n; i++) {
+        if (f->regs[i] == ref[i]) continue;
+        print_error("%d lanes, program %d (%s), register %d lane %d: 0x%08x, reference 0x%08x\n", f->n, p,
+                    mode ? "nearest" : "toward zero", i / f->n, i % f->n, f->regs[i], ref[i]);
+        fail();
+      }
+      for (int i = 0; i < GS_UOP_MASKS; i++) assert_int_equal(f->m.masks[i], refm[i]);
+    }
+  }
+  free(ref);
+  free(k);
+}
+/* Both copies of the loop: AVX2 (where the CPU has it) and the build's. */
+static void test_random_programs(void **state) {
+  (void)state;
+  each_width(random_programs);
+  gs_uop_portable(1);
+  assert_int_equal(gs_uop_portable(-1), 0);
+  each_width(random_programs);
+  gs_uop_portable(0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fadd_rounding), cmocka_unit_test(test_float_nn),
       cmocka_unit_test(test_float_misc),    cmocka_unit_test(test_integer),
       cmocka_unit_test(test_masks),         cmocka_unit_test(test_compares_consts),
-      cmocka_unit_test(test_escapes),
+      cmocka_unit_test(test_escapes),       cmocka_unit_test(test_random_programs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

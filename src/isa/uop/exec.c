@@ -49,10 +49,22 @@
 #pragma GCC pop_options
 #endif
 
+static _Atomic int portable;
+
+int gs_uop_portable(int on) {
+#if UOP_RUN_AVX2
+  if (on >= 0) portable = on != 0;
+  return !portable && __builtin_cpu_supports("avx2");
+#else
+  (void)on;
+  return 0;
+#endif
+}
+
 int gs_uop_run16(gs_uop_machine *m, const gs_uop *prog) {
   m->masks[0] = 0;
 #if UOP_RUN_AVX2
-  if (__builtin_cpu_supports("avx2")) return run16_avx2(m, prog);
+  if (!portable && __builtin_cpu_supports("avx2")) return run16_avx2(m, prog);
 #endif
   return run16_built(m, prog);
 }
@@ -60,7 +72,7 @@ int gs_uop_run16(gs_uop_machine *m, const gs_uop *prog) {
 int gs_uop_run32(gs_uop_machine *m, const gs_uop *prog) {
   m->masks[0] = 0;
 #if UOP_RUN_AVX2
-  if (__builtin_cpu_supports("avx2")) return run32_avx2(m, prog);
+  if (!portable && __builtin_cpu_supports("avx2")) return run32_avx2(m, prog);
 #endif
   return run32_built(m, prog);
 }

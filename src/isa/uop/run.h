@@ -167,9 +167,14 @@ static inline int GS_UOP_ID(special)(const char *a, const char *b) {
     if (GS_UOP_ID(special)(R + u->a, R + u->b)) GS_UOP_ID(full)(R, u);      \
     else GS_UOP_L2(host);                                                   \
   } while (0)
-#define GS_UOP_HOST_FADD gs_lane_fadd
-#define GS_UOP_HOST_FSUB gs_lane_fsub
-#define GS_UOP_HOST_FMUL gs_lane_fmul
+/* the host's operations as they are: without exponent-255 operands no
+ * result is a NaN */
+static inline uint32_t GS_UOP_ID(hadd)(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) + gs_lane_f(b)); }
+static inline uint32_t GS_UOP_ID(hsub)(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) - gs_lane_f(b)); }
+static inline uint32_t GS_UOP_ID(hmul)(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) * gs_lane_f(b)); }
+#define GS_UOP_HOST_FADD GS_UOP_ID(hadd)
+#define GS_UOP_HOST_FSUB GS_UOP_ID(hsub)
+#define GS_UOP_HOST_FMUL GS_UOP_ID(hmul)
 #else
 /* No denormal flushing to lean on: the model's loops always. */
 #define GS_UOP_FLOAT_NN(host, full) GS_UOP_ID(full)(R, u)

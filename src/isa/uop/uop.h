@@ -24,7 +24,9 @@
  * Float kinds use the host's arithmetic in the environment the ISA sets for
  * the run (core/fpmode.h: the rounding mode and whether denormals are
  * flushed): GS_UOP_FADD, FSUB, FMUL and ITOF are the IEEE operations in
- * that environment. The kinds ending in _NN follow the no-NaN model of the
+ * that environment, a NaN result always the default quiet NaN 0x7fc00000
+ * (the payload the host would pass on depends on how the compiler orders
+ * the operands, so every copy of the loop could differ). The kinds ending in _NN follow the no-NaN model of the
  * VideoCore IV (docs/determinism.md, "QPU float model"): inputs and
  * results with a zero exponent are signed zeros, an input with exponent 255
  * is an infinity whatever its mantissa, an invalid operation gives +Inf,
@@ -188,10 +190,22 @@ static inline uint32_t gs_lane_ftoi_nn(uint32_t a) {
   return (uint32_t)(int32_t)c;
 }
 
-/* IEEE in the host environment. */
-static inline uint32_t gs_lane_fadd(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) + gs_lane_f(b)); }
-static inline uint32_t gs_lane_fsub(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) - gs_lane_f(b)); }
-static inline uint32_t gs_lane_fmul(uint32_t a, uint32_t b) { return gs_lane_u(gs_lane_f(a) * gs_lane_f(b)); }
+/* IEEE in the host environment, every NaN result the default quiet NaN:
+ * which operand's payload the host passes on depends on the order the
+ * compiler gives a commutative operation's operands, so it is not kept. */
+#define GS_LANE_DEFAULT_NAN 0x7fc00000u
+static inline uint32_t gs_lane_nan_default(uint32_t r) {
+  return (r & 0x7fffffffu) > 0x7f800000u ? GS_LANE_DEFAULT_NAN : r;
+}
+static inline uint32_t gs_lane_fadd(uint32_t a, uint32_t b) {
+  return gs_lane_nan_default(gs_lane_u(gs_lane_f(a) + gs_lane_f(b)));
+}
+static inline uint32_t gs_lane_fsub(uint32_t a, uint32_t b) {
+  return gs_lane_nan_default(gs_lane_u(gs_lane_f(a) - gs_lane_f(b)));
+}
+static inline uint32_t gs_lane_fmul(uint32_t a, uint32_t b) {
+  return gs_lane_nan_default(gs_lane_u(gs_lane_f(a) * gs_lane_f(b)));
+}
 static inline uint32_t gs_lane_itof(uint32_t a) { return gs_lane_u((float)(int32_t)a); }
 
 /* Integer. */
@@ -254,5 +268,9 @@ typedef struct gs_uop_machine {
  * inlined includes run.h instead (src/isa/qpu/exec.c). */
 int gs_uop_run16(gs_uop_machine *m, const gs_uop *prog);
 int gs_uop_run32(gs_uop_machine *m, const gs_uop *prog);
+/* Whether the generic runner takes its AVX2 copy (1) or the build's own
+ * (0); on = 1 makes it take the build's own from now on, 0 lets it choose
+ * again, -1 only asks. For tests, which check both copies. */
+int gs_uop_portable(int on);
 
 #endif
