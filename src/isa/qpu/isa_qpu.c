@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/bytes.h"
+#include "core/clones.h"
 #include "gpusim/qpu.h"
 #include "isa/qpu/decode.h"
 #include "isa/qpu/pred.h"
@@ -273,21 +274,21 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 
 /* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
  * in the payload registers (RG Table 29). */
-static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
+GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
   gs_qpu *q = unit_reset(g, u, &io->prog);
   q->gates = io->gates, q->report = io->report, q->stage = "fragment shader";
   frag_ctx f = {g, io, 0};
   qpu_shader_io sio = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
   q->shader_io = &sio;
   uint32_t rev = io->reverse;
-  for (int l = 0; l < QPU_LANES; l++) {
-    q->reg[QREG_RA0 + 15].f[l] = io->w[l];
-    q->reg[QREG_RB0 + 15].u[l] = io->z[l];
-    q->payload[QPU_PAYLOAD_X].u[l] = io->x[l];
-    q->payload[QPU_PAYLOAD_Y].u[l] = io->y[l];
-    q->payload[QPU_PAYLOAD_MS].u[l] = io->cov[l];
-    q->payload[QPU_PAYLOAD_REV].u[l] = rev;
-  }
+  /* whole 64-byte vectors: memcpy of a constant size compiles to a few
+   * vector moves, where a lane loop over six arrays does not vectorise */
+  memcpy(q->reg[QREG_RA0 + 15].f, io->w, sizeof(gs_vec));
+  memcpy(q->reg[QREG_RB0 + 15].u, io->z, sizeof(gs_vec));
+  memcpy(q->payload[QPU_PAYLOAD_X].u, io->x, sizeof(gs_vec));
+  memcpy(q->payload[QPU_PAYLOAD_Y].u, io->y, sizeof(gs_vec));
+  memcpy(q->payload[QPU_PAYLOAD_MS].u, io->cov, sizeof(gs_vec));
+  for (int l = 0; l < QPU_LANES; l++) q->payload[QPU_PAYLOAD_REV].u[l] = rev;
   int rc = qpu_run_to_end_in_env(g, q);
   q->shader_io = NULL;
   return rc;
