@@ -1,10 +1,10 @@
-/* test_sph.c — the SPH codec, validation, linkage, builder and plane maths.
+/* test_sph.c — the SPH codec, validation, linkage and builder.
  *
  * Expected values come from the references, not from the code under test:
  * the NVIDIA-compiled headers of reference/nv-sph-sass.md Appendix A and
  * the nouveau constants of §1.8 (decoded by hand, field by field), bit
  * positions from §1.2-§1.4, attribute addresses from §2.1, defaults from
- * §2.3, and the plane values worked out by hand below. The round-trip
+ * §2.3. The round-trip
  * tests walk the private field table (sph/table.h) to reach every field.
  */
 #include <setjmp.h>
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include <cmocka.h>
 #include "gpusim/sph.h"
 #include "sph/table.h"
@@ -839,90 +838,6 @@ static void test_build_errors(void **state) {
   expect_build_error(&decl, GS_EARG, "stage 0", NULL);
 }
 
-/* ---- plane maths -------------------------------------------------------------
- * The triangle (10, 10), (50, 20), (20, 60) with w = 1, 2, 4 and a = 1, 3, 8.
- * Edges e1 = (40, 10), e2 = (10, 50), det = 40·50 − 10·10 = 1900.
- * The centre of pixel (25, 30) is (25.5, 30.5): d = (15.5, 20.5), so
- *   λ1 = (15.5·50 − 20.5·10) / 1900 = 570 / 1900 = 0.3
- *   λ2 = (40·20.5 − 10·15.5) / 1900 = 665 / 1900 = 0.35,  λ0 = 0.35.
- * ScreenLinear: 0.35·1 + 0.3·3 + 0.35·8 = 4.05;
- *   plane dx = (2·50 − 7·10) / 1900 = 3/190, dy = (40·7 − 10·2) / 1900 = 13/95.
- * Perspective: Σλa/w = 0.35 + 0.45 + 0.7 = 1.5; Σλ/w = 0.35 + 0.15 + 0.0875 = 0.5875;
- *   value 1.5 / 0.5875 = 120/47.
- * 1/w plane: dv = (−0.5, −0.75): dx = (−0.5·50 + 0.75·10) / 1900 = −17.5/1900,
- *   dy = (40·−0.75 + 10·0.5) / 1900 = −25/1900.
- * Constant: a of the provoking vertex (1 for vertex 0, 8 for vertex 2). */
-
-static const gs_sph_triangle tri = {{10, 50, 20}, {10, 20, 60}, {1, 0.5, 0.25}, 0};
-static const double tri_a[3] = {1, 3, 8};
-
-static void assert_close(double got, double want) {
-  if (!(fabs(got - want) <= 1e-12 * (fabs(want) > 1 ? fabs(want) : 1)))
-    fail_msg("%.17g, want %.17g", got, want);
-}
-
-static void test_plane_screen_linear(void **state) {
-  gs_sph_plane p, w;
-  int i;
-  (void)state;
-  assert_int_equal(gs_sph_plane_setup(&tri, GS_PIXEL_IMAP_SCREEN_LINEAR, tri_a, &p), GS_OK);
-  gs_sph_plane_inv_w(&tri, &w);
-  assert_close(p.c, 1);
-  assert_close(p.dx, 3.0 / 190);
-  assert_close(p.dy, 13.0 / 95);
-  for (i = 0; i < 3; i++) assert_close(gs_sph_plane_at(&p, tri.x[i], tri.y[i]), tri_a[i]);
-  assert_close(gs_sph_plane_at(&p, 25.5, 30.5), 4.05);
-  assert_close(gs_sph_interpolate(GS_PIXEL_IMAP_SCREEN_LINEAR, &p, &w, 25, 30), 4.05);
-}
-
-static void test_plane_perspective(void **state) {
-  gs_sph_plane p, w;
-  int i;
-  (void)state;
-  assert_int_equal(gs_sph_plane_setup(&tri, GS_PIXEL_IMAP_PERSPECTIVE, tri_a, &p), GS_OK);
-  gs_sph_plane_inv_w(&tri, &w);
-  assert_close(w.c, 1);
-  assert_close(w.dx, -17.5 / 1900);
-  assert_close(w.dy, -25.0 / 1900);
-  for (i = 0; i < 3; i++) {
-    /* the raw plane holds a/w; divided by 1/w it gives a back */
-    assert_close(gs_sph_plane_at(&p, tri.x[i], tri.y[i]), tri_a[i] * tri.inv_w[i]);
-    assert_close(gs_sph_plane_at(&p, tri.x[i], tri.y[i]) / gs_sph_plane_at(&w, tri.x[i], tri.y[i]),
-                 tri_a[i]);
-  }
-  assert_close(gs_sph_plane_at(&p, 25.5, 30.5), 1.5);    /* what IPA.PASS returns */
-  assert_close(gs_sph_plane_at(&w, 25.5, 30.5), 0.5875); /* a[0x7C] */
-  assert_close(gs_sph_interpolate(GS_PIXEL_IMAP_PERSPECTIVE, &p, &w, 25, 30), 120.0 / 47);
-}
-
-static void test_plane_constant(void **state) {
-  gs_sph_triangle t = tri;
-  gs_sph_plane p, w;
-  int i;
-  (void)state;
-  gs_sph_plane_inv_w(&t, &w);
-  assert_int_equal(gs_sph_plane_setup(&t, GS_PIXEL_IMAP_CONSTANT, tri_a, &p), GS_OK);
-  for (i = 0; i < 3; i++) assert_close(gs_sph_plane_at(&p, t.x[i], t.y[i]), 1);
-  assert_close(gs_sph_interpolate(GS_PIXEL_IMAP_CONSTANT, &p, &w, 25, 30), 1);
-  t.provoking = 2;
-  assert_int_equal(gs_sph_plane_setup(&t, GS_PIXEL_IMAP_CONSTANT, tri_a, &p), GS_OK);
-  for (i = 0; i < 3; i++) assert_close(gs_sph_plane_at(&p, t.x[i], t.y[i]), 8);
-  assert_close(gs_sph_interpolate(GS_PIXEL_IMAP_CONSTANT, &p, &w, 25, 30), 8);
-  t.provoking = 3;
-  assert_int_equal(gs_sph_plane_setup(&t, GS_PIXEL_IMAP_CONSTANT, tri_a, &p), GS_EARG);
-  t.provoking = 0;
-  assert_int_equal(gs_sph_plane_setup(&t, GS_PIXEL_IMAP_UNUSED, tri_a, &p), GS_EARG);
-}
-
-static void test_plane_degenerate(void **state) {
-  static const gs_sph_triangle line = {{0, 10, 20}, {0, 10, 20}, {1, 1, 1}, 0};
-  gs_sph_plane p;
-  (void)state;
-  assert_int_equal(gs_sph_plane_setup(&line, GS_PIXEL_IMAP_SCREEN_LINEAR, tri_a, &p), GS_OK);
-  assert_close(p.c, 1);
-  assert_close(p.dx, 0);
-  assert_close(p.dy, 0);
-}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -946,10 +861,6 @@ int main(void) {
       cmocka_unit_test(test_build_ps),
       cmocka_unit_test(test_build_gs),
       cmocka_unit_test(test_build_errors),
-      cmocka_unit_test(test_plane_screen_linear),
-      cmocka_unit_test(test_plane_perspective),
-      cmocka_unit_test(test_plane_constant),
-      cmocka_unit_test(test_plane_degenerate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* gpusim/sph.h — the Shader Program Header (SPH): codec, validation, stage
- * linkage and the plane maths of the three interpolation modes.
+ * linkage (the plane maths of the three interpolation modes are the PSE's:
+ * docs/sph.md, "Interpolation").
  *
  * Every shader program gpusim runs has an SPH, the one description of a
  * program's inputs and outputs the pipeline reads: a Maxwell SASS program starts with its own 80-byte
@@ -46,7 +47,6 @@
  *              (Version, ShaderType, GS topology and vertex count, CRS size,
  *              PositionW input of a PS);
  *   GS_EARG    gs_sph_build: a declaration that no header can express;
- *              gs_sph_plane_setup: mode Unused or provoking vertex > 2.
  *
  * ATTRIBUTES
  *
@@ -370,45 +370,5 @@ typedef struct gs_sph_decl {
  * or render targets or PS flags on the wrong stage; and with GS_EINVAL if
  * the result does not validate (gs_sph_validate). */
 int gs_sph_build(const gs_sph_decl *decl, gs_sph *out, gs_diag *d);
-
-/* ---- interpolation (what the PSE sets up and IPA evaluates) ------------------ */
-
-/* A triangle as the PSE sees it. Positions are window coordinates in
- * pixels (pixel (px, py) has its centre at px + 0.5, py + 0.5). */
-typedef struct gs_sph_triangle {
-  double x[3], y[3];
-  double inv_w[3];      /* 1 / w_clip of each vertex */
-  unsigned provoking;   /* vertex a Constant input takes its value from; gpusim uses 0 */
-} gs_sph_triangle;
-
-/* A plane: value(x, y) = c + dx (x - x0) + dy (y - y0), with (x0, y0) the
- * position of vertex 0. Set up and evaluated in double (docs/sph.md). */
-typedef struct gs_sph_plane {
-  double x0, y0, c, dx, dy;
-} gs_sph_plane;
-
-/* The screen-linear plane through (x_i, y_i, v_i). A triangle of zero area
- * gets the constant plane v_0 (it covers no sample). */
-void gs_sph_plane_linear(const gs_sph_triangle *t, const double v[3], gs_sph_plane *p);
-
-/* The plane of 1/w: what IPA reads at 0x07C (gl_FragCoord.w). */
-void gs_sph_plane_inv_w(const gs_sph_triangle *t, gs_sph_plane *p);
-
-/* The plane of attribute values a_i for a mode: Constant, the provoking
- * vertex's value; Perspective, the plane of a_i / w_i (the raw value IPA.PASS
- * returns); ScreenLinear, the plane of a_i. GS_EARG for Unused or a
- * provoking vertex above 2. */
-int gs_sph_plane_setup(const gs_sph_triangle *t, gs_pixel_imap mode, const double a[3],
-                       gs_sph_plane *p);
-
-/* The plane's value at (x, y). */
-double gs_sph_plane_at(const gs_sph_plane *p, double x, double y);
-
-/* The interpolated attribute at the centre of pixel (px, py): the plane's
- * value for Constant and ScreenLinear; for Perspective the value of the
- * a/w plane divided by the value of the 1/w plane (inv_w, unused by the
- * other modes), i.e. the perspective-correct value. */
-double gs_sph_interpolate(gs_pixel_imap mode, const gs_sph_plane *attr,
-                          const gs_sph_plane *inv_w, int px, int py);
 
 #endif

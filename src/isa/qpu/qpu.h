@@ -86,6 +86,13 @@ typedef struct gs_qpu {
   /* Regfile writes of the previous instruction, committed at the end of
    * the current one; writes of the current one are staged in `next`. */
   qpu_pending_write pend[2], next[2];
+  /* What the program's SPH lets it do (GS_GATE_*, isa/isa.h; qpu_reset:
+   * everything), and where its exceptions go (qpu_exception). Set after
+   * each reset or copy; qpu_copy_state copies them only with pend[]. */
+  uint32_t gates;
+  uint32_t entry;                 /* the program's first instruction, for messages */
+  const char *stage;              /* "vertex shader", ...; NULL for user programs */
+  struct gs_isa_report *report;   /* NULL: exceptions are only dropped */
   /* What the end of an instruction has to do besides moving the pc, in
    * one word so that the fast interpreter tests all of it with one load
    * (`busy` is zero when there is nothing): staged regfile writes, the
@@ -141,12 +148,6 @@ typedef struct gs_qpu {
 
   const qpu_shader_io *shader_io; /* NULL for user programs */
   gs_diag *diag;                  /* where errors go; NULL: the context's (gs_gpu_diag) */
-  /* What the program's SPH lets it do (GS_GATE_*, isa/isa.h; qpu_reset:
-   * everything), and where its exceptions go (qpu_exception). */
-  uint32_t gates;
-  uint32_t entry;                 /* the program's first instruction, for messages */
-  const char *stage;              /* "vertex shader", ...; NULL for user programs */
-  struct gs_isa_report *report;   /* NULL: exceptions are only dropped */
   alignas(64) gs_vec payload[4];  /* QPU_PAYLOAD_*: x, y, MS flags, reverse flag */
 
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups and read FIFO of this QPU (unit_io.h) */
