@@ -11,28 +11,17 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include "gpusim/qpu.h"
+#include "isa/isa.h"
 #include "lua/lgpusim.h"
 
-/* Instruction sets the module can assemble; the others join as they land. */
-static const char *const isa_names[] = {"qpu", NULL};
-enum { ISA_QPU = 0 };
 
-/* Checks that argument arg names a known ISA; the error lists them. */
-static int check_isa(lua_State *L, int arg) {
+/* The instruction set argument arg names (src/isa/isa.h); the error lists
+ * the known ones. */
+static const gs_isa *check_isa(lua_State *L, int arg) {
   const char *name = luaL_checkstring(L, arg);
-  for (int i = 0; isa_names[i]; i++)
-    if (strcmp(name, isa_names[i]) == 0) return i;
-  return luaL_argerror(L, arg, lua_pushfstring(L, "unknown ISA '%s'; known: qpu", name));
-}
-
-static void put_word(char *p, uint64_t w) {
-  for (int k = 0; k < 8; k++) p[k] = (char)(uint8_t)(w >> (8 * k));
-}
-
-static uint64_t get_word(const char *p) {
-  uint64_t w = 0;
-  for (int k = 0; k < 8; k++) w |= (uint64_t)(uint8_t)p[k] << (8 * k);
-  return w;
+  const gs_isa *isa = gs_isa_by_name(name);
+  if (!isa) luaL_argerror(L, arg, lua_pushfstring(L, "unknown ISA '%s'; known: %s", name, gs_isa_names()));
+  return isa;
 }
 
 /* Checks that argument arg is a binary string of whole instructions and
@@ -63,7 +52,7 @@ static uint32_t opt_base(lua_State *L, int arg) {
  * script, after the mistake's file:line:col there and followed by the
  * call's line, as gpusim.shader does. */
 static int l_asm(lua_State *L) {
-  check_isa(L, 1);
+  const gs_isa *isa = check_isa(L, 1);
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
   luaL_argcheck(L, strlen(text) == len, 2, "assembly text contains a NUL byte");
@@ -76,14 +65,14 @@ static int l_asm(lua_State *L) {
       name = lua_tostring(L, -1);
     }
   }
-  void **box = lgs_newbox(L);
-  int box_index = lua_gettop(L);
-  uint64_t *words = NULL;
-  size_t n = 0;
+  void **box = lgs_newbox(L), **lines = lgs_newbox(L);
+  int box_index = lua_gettop(L) - 1;
+  gs_isa_binary bin;
   gs_diag d;
   gs_diag_clear(&d);
-  int rc = gs_qpu_asm(text, name, base, &words, &n, &d);
-  *box = words; /* from here a Lua error cannot leak the words */
+  int rc = isa->assemble(text, name, base, &bin, &d);
+  *box = bin.bytes; /* from here a Lua error cannot leak the binary */
+  *lines = bin.lines;
   lgs_asm_place p;
   if (rc < 0 && lgs_asm_place_of(L, name, text, d.msg, &p) && p.script[0]) {
     lua_pushfstring(L, "%s:%d:%d: %s (gpusim.asm called at line %d)", p.script, p.script_line, p.script_col, d.msg,
@@ -91,33 +80,29 @@ static int l_asm(lua_State *L) {
     return lua_error(L);
   }
   if (rc < 0) return luaL_error(L, "%s", d.msg[0] ? d.msg : "assembly failed");
-  luaL_argcheck(L, n <= 0xFFFFFFFFu / 8, 2, "program too large for 32-bit GPU memory");
-  luaL_Buffer b;
-  char *out = luaL_buffinitsize(L, &b, n * 8);
-  for (size_t i = 0; i < n; i++) put_word(out + 8 * i, words[i]);
-  luaL_pushresultsize(&b, n * 8);
+  luaL_argcheck(L, bin.size <= 0xFFFFFFFFu, 2, "program too large for 32-bit GPU memory");
+  lua_pushlstring(L, (const char *)bin.bytes, bin.size);
+  lgs_closebox(L, box_index + 1);
   lgs_closebox(L, box_index);
   return 1;
 }
 
 /* gpusim.disasm(isa, bin [, {base=}]) -> text, one instruction per line. */
 static int l_disasm(lua_State *L) {
-  check_isa(L, 1);
+  const gs_isa *isa = check_isa(L, 1);
   const char *bin;
-  size_t n = check_binary(L, 2, &bin) / 8;
+  size_t len = check_binary(L, 2, &bin);
   uint32_t base = opt_base(L, 3);
-  if (n == 0) {
+  if (len == 0) {
     lua_pushliteral(L, "");
     return 1;
   }
-  uint64_t *words = lua_newuserdatauv(L, n * sizeof *words, 0);
-  for (size_t i = 0; i < n; i++) words[i] = get_word(bin + 8 * i);
   void **box = lgs_newbox(L);
   int box_index = lua_gettop(L);
   char *text = NULL;
   gs_diag d;
   gs_diag_clear(&d);
-  int rc = gs_qpu_disasm(words, n, base, &text, &d);
+  int rc = isa->disassemble((const uint8_t *)bin, len, base, &text, &d);
   *box = text;
   if (rc < 0) return lgs_error(L, "disasm", d.msg[0] ? d.msg : "disassembly failed");
   lua_pushstring(L, text ? text : "");
