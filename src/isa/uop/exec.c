@@ -49,7 +49,9 @@
 #pragma GCC pop_options
 #endif
 
+#if UOP_RUN_AVX2
 static _Atomic int portable;
+#endif
 
 int gs_uop_portable(int on) {
 #if UOP_RUN_AVX2
