@@ -162,6 +162,36 @@ static void float_misc(fixture *f) {
   assert_int_equal(reg(f, 3)[0], 0x40000000u); /* |-2| */
   assert_int_equal(reg(f, 4)[f->n - 1], ONE);
 }
+/* The IEEE kinds' min, max and saturating ftoi: a NaN operand loses to a
+ * number, two NaNs give the default NaN, -0 is below +0; ftoi truncates,
+ * saturates at 2^31 - 1 and -2^31, NaN gives 0. */
+static void float_ieee(fixture *f) {
+  static const uint32_t a[8] = {ONE, QNAN, QNAN, 0x80000000u, 0, 0xc0000000u, 0x4f000000u, 0xcf800000u};
+  static const uint32_t b[8] = {0x40000000u, MONE, 0xffc00001u, 0, 0x80000000u, PINF, ONE, ONE};
+  /* min: 1; -1 (NaN loses); default NaN; -0; -0; -2 */
+  static const uint32_t want_min[6] = {ONE, MONE, 0x7fc00000u, 0x80000000u, 0x80000000u, 0xc0000000u};
+  /* max: 2; -1; default NaN; +0; +0; +Inf */
+  static const uint32_t want_max[6] = {0x40000000u, MONE, 0x7fc00000u, 0, 0, PINF};
+  /* ftoi of a: 1; NaN 0; NaN 0; -0 0; 0; -2; 2^31 saturates to 0x7fffffff;
+   * -2^32 to 0x80000000 */
+  static const uint32_t want_ftoi[8] = {1, 0, 0, 0, 0, (uint32_t)-2, 0x7fffffffu, 0x80000000u};
+  for (int i = 0; i < f->n; i++) reg(f, 1)[i] = a[i % 8], reg(f, 2)[i] = b[i % 8];
+  gs_uop prog[] = {op3(f, GS_UOP_FMIN, 1, 3, 1, 2), op3(f, GS_UOP_FMAX, 1, 4, 1, 2),
+                   op3(f, GS_UOP_FTOI_SAT, 1, 5, 1, 0), end_op()};
+  assert_int_equal(run_in(f, prog, GS_FP_NEAREST, 0), 0);
+  for (int i = 0; i < f->n; i++) {
+    if (i % 8 < 6) {
+      assert_int_equal(reg(f, 3)[i], want_min[i % 8]);
+      assert_int_equal(reg(f, 4)[i], want_max[i % 8]);
+    }
+    assert_int_equal(reg(f, 5)[i], want_ftoi[i % 8]);
+  }
+}
+static void test_float_ieee(void **state) {
+  (void)state;
+  each_width(float_ieee);
+}
+
 static void test_float_misc(void **state) {
   (void)state;
   each_width(float_misc);
@@ -347,6 +377,9 @@ static uint32_t ref_lane(unsigned kind, uint32_t a, uint32_t b) {
   case GS_UOP_FADD: return gs_lane_fadd(a, b);
   case GS_UOP_FSUB: return gs_lane_fsub(a, b);
   case GS_UOP_FMUL: return gs_lane_fmul(a, b);
+  case GS_UOP_FMIN: return gs_lane_fmin(a, b);
+  case GS_UOP_FMAX: return gs_lane_fmax(a, b);
+  case GS_UOP_FTOI_SAT: return gs_lane_ftoi_sat(a);
   case GS_UOP_ITOF: return gs_lane_itof(a);
   case GS_UOP_IADD: return a + b;
   case GS_UOP_ISUB: return a - b;
@@ -474,7 +507,7 @@ static void test_random_programs(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fadd_rounding), cmocka_unit_test(test_float_nn),
-      cmocka_unit_test(test_float_misc),    cmocka_unit_test(test_integer),
+      cmocka_unit_test(test_float_misc),    cmocka_unit_test(test_float_ieee),    cmocka_unit_test(test_integer),
       cmocka_unit_test(test_masks),         cmocka_unit_test(test_compares_consts),
       cmocka_unit_test(test_escapes),       cmocka_unit_test(test_random_programs),
   };

@@ -212,6 +212,9 @@ static int GS_UOP_RUN GS_UOP_PARAMS {
     case GS_UOP_FADD: GS_UOP_L2(gs_lane_fadd); break;
     case GS_UOP_FSUB: GS_UOP_L2(gs_lane_fsub); break;
     case GS_UOP_FMUL: GS_UOP_L2(gs_lane_fmul); break;
+    case GS_UOP_FMIN: GS_UOP_L2(gs_lane_fmin); break;
+    case GS_UOP_FMAX: GS_UOP_L2(gs_lane_fmax); break;
+    case GS_UOP_FTOI_SAT: GS_UOP_L1(gs_lane_ftoi_sat); break;
     case GS_UOP_ITOF: GS_UOP_L1(gs_lane_itof); break;
     case GS_UOP_IADD: GS_UOP_L2(gs_lane_iadd); break;
     case GS_UOP_ISUB: GS_UOP_L2(gs_lane_isub); break;

@@ -62,6 +62,9 @@ enum {
   GS_UOP_FADD,
   GS_UOP_FSUB,
   GS_UOP_FMUL,
+  GS_UOP_FMIN, /* IEEE minNum: a NaN operand gives the other; -0 below +0 */
+  GS_UOP_FMAX, /* IEEE maxNum: a NaN operand gives the other; +0 above -0 */
+  GS_UOP_FTOI_SAT, /* d = (int32) trunc(a), saturated to the int32 range; NaN gives 0 */
   GS_UOP_ITOF, /* d = (float)(int32)a */
   /* integer */
   GS_UOP_IADD,
@@ -205,6 +208,28 @@ static inline uint32_t gs_lane_fsub(uint32_t a, uint32_t b) {
 }
 static inline uint32_t gs_lane_fmul(uint32_t a, uint32_t b) {
   return gs_lane_nan_default(gs_lane_u(gs_lane_f(a) * gs_lane_f(b)));
+}
+static inline uint32_t gs_lane_is_nan(uint32_t a) { return (a & 0x7fffffffu) > 0x7f800000u; }
+static inline uint32_t gs_lane_fmin(uint32_t a, uint32_t b) {
+  float x = gs_lane_f(a), y = gs_lane_f(b);
+  uint32_t r = x < y ? a : y < x ? b : (a >> 31) ? a : b; /* equal: the negative one */
+  r = gs_lane_is_nan(b) ? a : r;
+  r = gs_lane_is_nan(a) ? b : r;
+  return gs_lane_nan_default(r);
+}
+static inline uint32_t gs_lane_fmax(uint32_t a, uint32_t b) {
+  float x = gs_lane_f(a), y = gs_lane_f(b);
+  uint32_t r = x > y ? a : y > x ? b : (a >> 31) ? b : a; /* equal: the positive one */
+  r = gs_lane_is_nan(b) ? a : r;
+  r = gs_lane_is_nan(a) ? b : r;
+  return gs_lane_nan_default(r);
+}
+static inline uint32_t gs_lane_ftoi_sat(uint32_t a) {
+  float x = gs_lane_f(a);
+  float c = (x >= -2147483648.0f && x < 2147483648.0f) ? x : 0.0f;
+  uint32_t r = (uint32_t)(int32_t)c;
+  r = x >= 2147483648.0f ? 0x7fffffffu : r;
+  return x < -2147483648.0f ? 0x80000000u : r; /* NaN fails every compare: 0 */
 }
 static inline uint32_t gs_lane_itof(uint32_t a) { return gs_lane_u((float)(int32_t)a); }
 
