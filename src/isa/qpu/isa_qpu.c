@@ -120,6 +120,17 @@ static void *context_new(gs_gpu *g) {
 
 /* ---- units ------------------------------------------------------------------------ */
 
+typedef struct frag_ctx {
+  gs_gpu *g;
+  const gs_frag_io *io;
+  unsigned next_vary;
+} frag_ctx;
+
+/* The abi's callbacks (below). */
+static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c);
+static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes);
+static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4);
+
 struct gs_isa_unit {
   gs_qpu *q;       /* the QPU that runs the batches */
   gs_vpm *vpm;     /* the worker's VPM */
@@ -132,6 +143,8 @@ struct gs_isa_unit {
   uint64_t fresh_budget;
   bool fresh_valid;
   bool q_ready;    /* q's small-immediate slots are set */
+  frag_ctx frag;   /* a fragment batch's varyings and tile port (run_fragment) */
+  qpu_shader_io sio;
 };
 
 static void unit_free(gs_isa_unit *u) {
@@ -148,6 +161,7 @@ static gs_isa_unit *unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *di
   u->num = num, u->vpm = vpm, u->diag = diag;
   u->q = qpu_new();
   u->fresh = qpu_new();
+  u->sio = (qpu_shader_io){&u->frag, fs_varying, fs_tlb_write, fs_tlb_load};
   if (!u->q || !u->fresh) {
     unit_free(u);
     return NULL;
@@ -177,10 +191,7 @@ static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) 
   }
   u->q->diag = u->diag;
   u->q->vpm.mem = u->vpm;
-  u->q->gates = GS_GATE_ALL;
-  u->q->entry = p->code;
-  u->q->stage = NULL;
-  u->q->report = NULL;
+  u->q->entry = p->code; /* the callers set gates, stage and report */
   return u->q;
 }
 
@@ -206,11 +217,6 @@ static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
 
 /* ---- the abi: the fragment stage ------------------------------------------------------ */
 
-typedef struct frag_ctx {
-  gs_gpu *g;
-  const gs_frag_io *io;
-  unsigned next_vary;
-} frag_ctx;
 
 static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
   frag_ctx *f = ctx;
@@ -277,9 +283,8 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
   gs_qpu *q = unit_reset(g, u, &io->prog);
   q->gates = io->gates, q->report = io->report, q->stage = "fragment shader";
-  frag_ctx f = {g, io, 0};
-  qpu_shader_io sio = {&f, fs_varying, fs_tlb_write, fs_tlb_load};
-  q->shader_io = &sio;
+  u->frag.g = g, u->frag.io = io, u->frag.next_vary = 0;
+  q->shader_io = &u->sio;
   uint32_t rev = io->reverse;
   /* whole 64-byte vectors: memcpy of a constant size compiles to a few
    * vector moves, where a lane loop over six arrays does not vectorise */
