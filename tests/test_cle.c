@@ -95,21 +95,26 @@ static const char cs_pixels[] =
     "    nop\n"
     "    nop\n";
 
-static const char vs_pixels[] =
-    "    ldi vr_setup, 0x00401a00\n"
-    "    ldi vw_setup, 0x00001a00\n"
-    "    mov r0, vpm              # x\n"
-    "    mov r1, vpm              # y\n"
-    "    mov r2, vpm              # z\n"
-    "    mov r3, vpm              # v\n"
-    "    fmul r0, r0, 16.0\n"
-    "    ftoi ra0.16a, r0         # Xs\n"
-    "    fmul r1, r1, 16.0\n"
-    "    ftoi ra0.16b, r1         # Ys\n"
-    "    nop                      # ra0 is readable 2 instructions after its write\n"
-    "    mov vpm, ra0             # row 0 Ys | Xs\n"
-    "    mov vpm, r2              # row 1 Zs\n"
+/* Reads x, y, z, v and writes the three PSE rows (Xs, Ys in pixels, Zs,
+ * 1/Wc = 1); what follows writes the varying rows. */
+#define VS_PIXELS_POSITION \
+    "    ldi vr_setup, 0x00401a00\n" \
+    "    ldi vw_setup, 0x00001a00\n" \
+    "    mov r0, vpm              # x\n" \
+    "    mov r1, vpm              # y\n" \
+    "    mov r2, vpm              # z\n" \
+    "    mov r3, vpm              # v\n" \
+    "    fmul r0, r0, 16.0\n" \
+    "    ftoi ra0.16a, r0         # Xs\n" \
+    "    fmul r1, r1, 16.0\n" \
+    "    ftoi ra0.16b, r1         # Ys\n" \
+    "    nop                      # ra0 is readable 2 instructions after its write\n" \
+    "    mov vpm, ra0             # row 0 Ys | Xs\n" \
+    "    mov vpm, r2              # row 1 Zs\n" \
     "    mov vpm, 1.0             # row 2 1/Wc\n"
+
+static const char vs_pixels[] =
+    VS_PIXELS_POSITION
     "    mov vpm, r3              # row 3 the varying\n"
     "    thrend\n"
     "    nop\n"
@@ -459,30 +464,46 @@ static void bin_gl_shader(frame *f, gs_addr rec) {
 /* One triangle, its varying v = 0, 1, 0.25 at the corners: chosen pixels
  * hold the barycentric combination at their centres (W = 1, so
  * perspective-correct is linear). */
+/* The triangle of the GL-mode varying tests: x, y, z and the varying v of
+ * each corner. */
+static const float gl_tri[3][4] = {{8.25f, 4.5f, 0.5f, 0.0f}, {92.0f, 10.0625f, 0.5f, 1.0f},
+                                   {30.5f, 66.0f, 0.5f, 0.25f}};
+
+/* The screen-linear interpolation of v at (px, py) in gl_tri; *inside
+ * says whether the point lies inside it. */
+static double gl_tri_v(double px, double py, int *inside) {
+  const float(*a)[4] = gl_tri;
+  double x0 = a[0][0], y0 = a[0][1], x1 = a[1][0], y1 = a[1][1], x2 = a[2][0], y2 = a[2][1];
+  double den = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+  double l1 = ((px - x0) * (y2 - y0) - (x2 - x0) * (py - y0)) / den;
+  double l2 = ((x1 - x0) * (py - y0) - (px - x0) * (y1 - y0)) / den;
+  *inside = l1 > 0 && l2 > 0 && l1 + l2 < 1;
+  return (1 - l1 - l2) * a[0][3] + l1 * a[1][3] + l2 * a[2][3];
+}
+
+/* Bins and renders one triangle of GL record rec and runs the frame. */
+static void gl_draw_triangle(frame *f, gs_addr rec, unsigned threads) {
+  bin_begin(f, 7, 0, 0);
+  bin_gl_shader(f, rec);
+  bin_arrays(f, 4, 3, 0);
+  bin_finish(f);
+  render_list(f, 0, 0xFFFFFF);
+  run_ok(f, threads);
+}
+
 static void test_gl_varying_barycentric(void **s) {
   (void)s;
   frame f;
   frame_init(&f, 100, 70);
-  static const float attr[3][4] = {{8.25f, 4.5f, 0.5f, 0.0f}, {92.0f, 10.0625f, 0.5f, 1.0f},
-                                   {30.5f, 66.0f, 0.5f, 0.25f}};
-  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  gs_addr attrs = put_bytes(&f, gl_tri, sizeof gl_tri, 16);
   gs_addr rec = gl_record(&f, put_code(&f, fs_varying), f.unif, put_code(&f, cs_pixels), f.unif,
                           put_code(&f, vs_pixels), attrs, 1);
-  bin_begin(&f, 7, 0, 0);
-  bin_gl_shader(&f, rec);
-  bin_arrays(&f, 4, 3, 0);
-  bin_finish(&f);
-  render_list(&f, 0, 0xFFFFFF);
-  run_ok(&f, 4);
+  gl_draw_triangle(&f, rec, 4);
   static const int chosen[][2] = {{20, 10}, {50, 20}, {31, 50}, {70, 15}, {40, 40}, {64, 12}, {25, 30}, {60, 30}};
-  double x0 = attr[0][0], y0 = attr[0][1], x1 = attr[1][0], y1 = attr[1][1], x2 = attr[2][0], y2 = attr[2][1];
-  double den = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
   for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
-    double px = chosen[i][0] + 0.5, py = chosen[i][1] + 0.5;
-    double l1 = ((px - x0) * (y2 - y0) - (x2 - x0) * (py - y0)) / den;
-    double l2 = ((x1 - x0) * (py - y0) - (px - x0) * (y1 - y0)) / den;
-    assert_true(l1 > 0 && l2 > 0 && l1 + l2 < 1); /* inside */
-    double want = (1 - l1 - l2) * attr[0][3] + l1 * attr[1][3] + l2 * attr[2][3];
+    int inside;
+    double want = gl_tri_v(chosen[i][0] + 0.5, chosen[i][1] + 0.5, &inside);
+    assert_true(inside);
     uint32_t bits = pixel(&f, (uint32_t)chosen[i][0], (uint32_t)chosen[i][1]);
     float got;
     memcpy(&got, &bits, 4);
@@ -494,20 +515,7 @@ static void test_gl_varying_barycentric(void **s) {
 /* The vertex shader of the linkage tests: two varying rows, 0.5 and the
  * attribute's v. */
 static const char vs_two_varyings[] =
-    "    ldi vr_setup, 0x00401a00\n"
-    "    ldi vw_setup, 0x00001a00\n"
-    "    mov r0, vpm              # x\n"
-    "    mov r1, vpm              # y\n"
-    "    mov r2, vpm              # z\n"
-    "    mov r3, vpm              # v\n"
-    "    fmul r0, r0, 16.0\n"
-    "    ftoi ra0.16a, r0         # Xs\n"
-    "    fmul r1, r1, 16.0\n"
-    "    ftoi ra0.16b, r1         # Ys\n"
-    "    nop\n"
-    "    mov vpm, ra0             # row 0 Ys | Xs\n"
-    "    mov vpm, r2              # row 1 Zs\n"
-    "    mov vpm, 1.0             # row 2 1/Wc\n"
+    VS_PIXELS_POSITION
     "    mov vpm, 0.5             # row 3: varying row 0\n"
     "    mov vpm, r3              # row 4: varying row 1\n"
     "    thrend\n"
@@ -523,9 +531,7 @@ static const char vs_two_varyings[] =
 static void linkage_case(int vs_header, unsigned fs_attr, double want) {
   frame f;
   frame_init(&f, 100, 70);
-  static const float attr[3][4] = {{8.25f, 4.5f, 0.5f, 0.0f}, {92.0f, 10.0625f, 0.5f, 1.0f},
-                                   {30.5f, 66.0f, 0.5f, 0.25f}};
-  gs_addr attrs = put_bytes(&f, attr, sizeof attr, 16);
+  gs_addr attrs = put_bytes(&f, gl_tri, sizeof gl_tri, 16);
   gs_addr vs;
   if (vs_header) {
     gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0xF, GS_PIXEL_IMAP_UNUSED};
@@ -539,17 +545,9 @@ static void linkage_case(int vs_header, unsigned fs_attr, double want) {
   }
   gs_addr rec = gl_record(&f, put_code_sph_at(&f, fs_varying, fs_attr, GS_PIXEL_IMAP_PERSPECTIVE), f.unif,
                           put_code(&f, cs_pixels), f.unif, vs, attrs, 2);
-  bin_begin(&f, 7, 0, 0);
-  bin_gl_shader(&f, rec);
-  bin_arrays(&f, 4, 3, 0);
-  bin_finish(&f);
-  render_list(&f, 0, 0xFFFFFF);
-  run_ok(&f, 2);
-  double x0 = attr[0][0], y0 = attr[0][1], x1 = attr[1][0], y1 = attr[1][1], x2 = attr[2][0], y2 = attr[2][1];
-  double den = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0), px = 50.5, py = 20.5;
-  double l1 = ((px - x0) * (y2 - y0) - (x2 - x0) * (py - y0)) / den;
-  double l2 = ((x1 - x0) * (py - y0) - (px - x0) * (y1 - y0)) / den;
-  if (want < 0) want = (1 - l1 - l2) * attr[0][3] + l1 * attr[1][3] + l2 * attr[2][3];
+  gl_draw_triangle(&f, rec, 2);
+  int inside;
+  if (want < 0) want = gl_tri_v(50.5, 20.5, &inside);
   uint32_t bits = pixel(&f, 50, 20);
   float got;
   memcpy(&got, &bits, 4);
@@ -639,36 +637,6 @@ static const char fs_no_samples[] =
     "    nop\n"
     "    nop\n";
 
-/* One red triangle at Z 0.25 over a Z buffer cleared to 0.5, depth test
- * "less", with fragment program src carrying an SPH with the given flags
- * and render targets (header = 0: raw code). Returns the pixel at (20, 20)
- * (inside) and the run's stats. */
-static uint32_t gate_case(const char *src, int header, unsigned flags, uint32_t targets, gs_v3d_stats *st) {
-  frame f;
-  frame_init(&f, 100, 70);
-  static const double a[3][2] = {{5, 5}, {95, 5}, {5, 65}};
-  gs_addr fs;
-  if (header) {
-    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .flags = flags, .render_targets = targets};
-    fs = put_code_decl(&f, src, &decl);
-  } else {
-    fs = put_code(&f, src);
-  }
-  static const uint32_t red = 0xff0000ffu;
-  gs_addr rec = nv_record(&f, fs, put_bytes(&f, &red, 4, 4), nv_vertices(&f, a, 3, 0.25f), 0);
-  bin_begin(&f, 1 /* lt */, 1, 0);
-  bin_nv_shader(&f, rec);
-  bin_arrays(&f, 4, 3, 0);
-  bin_finish(&f);
-  render_list(&f, 0, 0x800000);
-  gs_v3d_options o = {0};
-  o.threads = 2;
-  if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, st) < 0) fail_msg("%s", gs_gpu_error(f.g));
-  uint32_t px = pixel(&f, 20, 20);
-  frame_free(&f);
-  return px;
-}
-
 /* A fragment program that reads its colour from memory with a TMU direct
  * read (only S written: no texture config), the address in its uniform. */
 static const char fs_tmu_direct[] =
@@ -680,33 +648,47 @@ static const char fs_tmu_direct[] =
     "    nop\n"
     "    nop\n";
 
-/* fs_tmu_direct over one triangle with an SPH of the given flags (or raw
- * code): the pixel at (20, 20) and the stats. */
-static uint32_t gate_load_case(int header, unsigned flags, gs_v3d_stats *st) {
+/* One triangle at Z 0.25, drawn by fragment program src carrying an SPH
+ * with the given flags and render targets (header = 0: raw code). Its
+ * uniform is red (0xff0000ff), or with `load` the address of a word holding
+ * green (0xff00ff00) for fs_tmu_direct. With `depth` the Z buffer is cleared
+ * to 0.5 and the test is "less" with Z writes; otherwise it always passes.
+ * Returns the pixel at (20, 20) (inside) and the run's stats. */
+static uint32_t gate_run(const char *src, int header, unsigned flags, uint32_t targets, int load, int depth,
+                         gs_v3d_stats *st) {
   frame f;
   frame_init(&f, 100, 70);
   static const double a[3][2] = {{5, 5}, {95, 5}, {5, 65}};
   gs_addr fs;
   if (header) {
-    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .flags = flags, .render_targets = 0xF};
-    fs = put_code_decl(&f, fs_tmu_direct, &decl);
+    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .flags = flags, .render_targets = targets};
+    fs = put_code_decl(&f, src, &decl);
   } else {
-    fs = put_code(&f, fs_tmu_direct);
+    fs = put_code(&f, src);
   }
-  static const uint32_t green = 0xff00ff00u;
+  static const uint32_t red = 0xff0000ffu, green = 0xff00ff00u;
   gs_addr colour = put_bytes(&f, &green, 4, 16);
-  gs_addr rec = nv_record(&f, fs, put_bytes(&f, &colour, 4, 4), nv_vertices(&f, a, 3, 0.25f), 0);
-  bin_begin(&f, 7, 0, 0);
+  gs_addr unif = load ? put_bytes(&f, &colour, 4, 4) : put_bytes(&f, &red, 4, 4);
+  gs_addr rec = nv_record(&f, fs, unif, nv_vertices(&f, a, 3, 0.25f), 0);
+  bin_begin(&f, depth ? 1 /* lt */ : 7, depth, 0);
   bin_nv_shader(&f, rec);
   bin_arrays(&f, 4, 3, 0);
   bin_finish(&f);
-  render_list(&f, 0, 0xFFFFFF);
+  render_list(&f, 0, depth ? 0x800000 : 0xFFFFFF);
   gs_v3d_options o = {0};
   o.threads = 2;
   if (gs_v3d_run_stats(f.g, f.bin, f.bin_end, f.render, f.render_end, &o, st) < 0) fail_msg("%s", gs_gpu_error(f.g));
   uint32_t px = pixel(&f, 20, 20);
   frame_free(&f);
   return px;
+}
+
+static uint32_t gate_case(const char *src, int header, unsigned flags, uint32_t targets, gs_v3d_stats *st) {
+  return gate_run(src, header, flags, targets, 0, 1, st);
+}
+
+static uint32_t gate_load_case(int header, unsigned flags, gs_v3d_stats *st) {
+  return gate_run(fs_tmu_direct, header, flags, 0xF, 1, 0, st);
 }
 
 /* The flags of a fragment program's SPH gate what it may do (NVIDIA's SPH

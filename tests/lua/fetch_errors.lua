@@ -12,11 +12,7 @@ local fails = require("check").fails
 local function hex(a) return string.format("0x%08x", a) end
 
 local W, H = 64, 64
-local function alloc_bytes(s, align)
-  local a = mem.alloc(#s, align or 16)
-  mem.write_bytes(a, s)
-  return a
-end
+local alloc_bytes = require("check").alloc_bytes
 
 -- NV mode: three pre-shaded vertices (Xs, Ys in 12.4, Zs, 1/Wc, then the
 -- varyings), a constant-colour fragment shader, one 64x64 tile.

@@ -11,6 +11,8 @@
 -- asks for (tests/lua/lib/interp_check.lua). Then the errors, and a header
 -- whose flags forbid what the program does (an exception and a warning).
 local gpusim = require "gpusim"
+package.path = "tests/lua/lib/?.lua;" .. package.path
+local fails = require("check").fails
 local check = dofile("tests/lua/lib/interp_check.lua")
 local here = "scene_explicit_sph.lua:"
 
@@ -48,11 +50,6 @@ local fs = "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n"
 local function shader(fragment)
   return gpusim.shader {isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(0), fragment = fragment,
                         inputs = {{name = "position", components = 4}}, varyings = {}}
-end
-local function fails(pieces, fn)
-  local ok, msg = pcall(fn)
-  assert(not ok, "expected an error")
-  for _, p in ipairs(pieces) do assert(msg:find(p, 1, true), string.format("error %q lacks %q", msg, p)) end
 end
 local vtg = {SphType = 1, Version = 3, ShaderType = 1}
 fails({here, "'fragment.sph'", "SphType 1", "needs SphType 2"}, function() shader {source = fs, sph = vtg} end)

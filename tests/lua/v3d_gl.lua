@@ -9,11 +9,7 @@ package.path = "tests/lua/lib/?.lua;" .. package.path
 local fails = require("check").fails
 
 local W, H = 128, 64             -- two tiles
-local function alloc_bytes(s, align)
-  local a = mem.alloc(#s, align or 16)
-  mem.write_bytes(a, s)
-  return a
-end
+local alloc_bytes = require("check").alloc_bytes
 local function load(src) return gpusim.qpu.load(gpusim.asm("qpu", src)) end
 
 -- Each vertex: x, y in pixels, z, v. Clip space is pixel space with W = 1.

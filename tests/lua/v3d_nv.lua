@@ -11,11 +11,7 @@ local fails = require("check").fails
 local W, H = 80, 40             -- two tiles side by side
 local TX, TY = 2, 1
 
-local function alloc_bytes(s, align)
-  local a = mem.alloc(#s, align or 16)
-  mem.write_bytes(a, s)
-  return a
-end
+local alloc_bytes = require("check").alloc_bytes
 
 -- The fragment shader: one colour for every covered pixel.
 local fs = gpusim.qpu.load(gpusim.asm("qpu", [[

@@ -14,4 +14,13 @@ function check.fails(patterns, f, ...)
   return msg
 end
 
+-- Allocates GPU memory for the byte string s (alignment align, default 16)
+-- through gpusim.mem, writes s there and returns the address.
+function check.alloc_bytes(s, align)
+  local mem = require("gpusim").mem
+  local a = mem.alloc(#s, align or 16)
+  mem.write_bytes(a, s)
+  return a
+end
+
 return check
