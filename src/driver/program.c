@@ -77,11 +77,9 @@ void gs_drv_program_release(gs_mem *m, gs_drv_program *p) {
 }
 
 int gs_drv_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d) {
-  gs_program_header h;
-  int rc = gs_program_header_read(m, code, &h, d);
-  if (rc < 0) return rc;
+  int rc = gs_program_sph(m, code, out, d);
   if (rc == 0) return gs_diag_set(d, GS_EINVAL, "0x%08x: the program has no driver header with an SPH", code);
-  return gs_sph_decode(h.sph_words, out, d);
+  return rc < 0 ? rc : GS_OK;
 }
 
 _Static_assert(GS_DRV_PROGRAM_MAGIC == GS_PROGRAM_MAGIC && GS_DRV_PROGRAM_HEADER == GS_PROGRAM_HEADER,

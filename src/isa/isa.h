@@ -269,6 +269,10 @@ void gs_program_header_write(uint8_t *p, gs_isa_id isa, uint32_t code_bytes, con
 /* Reads the header in front of code: 1 and *h if there is one, 0 if the code
  * has none (raw code), or a negative error (an unknown ISA id) in d. */
 int gs_program_header_read(const gs_mem *m, gs_addr code, gs_program_header *h, gs_diag *d);
+/* The SPH in the header in front of code: 1 and *out, 0 if the code has no
+ * header, or a negative error (an unknown ISA id, an SPH that does not
+ * decode) in d. */
+int gs_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d);
 /* The ISA of the program at code (the QPU for raw code); NULL and an error
  * naming the address for an unknown id. */
 const gs_isa *gs_isa_of_code(const gs_mem *m, gs_addr code, gs_diag *d);

@@ -266,15 +266,18 @@ static gs_addr unif_end_of(const gs_v3d_options *o, gs_addr a) {
   return end > 0xFFFFFFFFu ? 0 : (gs_addr)end;
 }
 
-/* *gates: what the SPH of the program at code lets it do (everything
- * without a header). Errors name the draw, the program and its SPH. */
-static int program_gates(const gs_mem *m, gs_addr at, const char *what, gs_addr code, uint32_t *gates, gs_diag *d) {
+/* The instruction set of the program at code and what its SPH lets it do
+ * (everything without a header), from its header. Errors name the draw,
+ * the program and the header. */
+static int program_info(const gs_mem *m, gs_addr at, const char *what, gs_addr code, const gs_isa **isa,
+                        uint32_t *gates, gs_diag *d) {
   gs_program_header h;
   gs_sph sph;
   gs_diag sd;
+  int rc = gs_program_header_read(m, code, &h, &sd), has_header = rc > 0;
   *gates = GS_GATE_ALL;
-  int rc = gs_program_header_read(m, code, &h, &sd);
-  if (rc > 0 && (rc = gs_sph_decode(h.sph_words, &sph, &sd)) >= 0) *gates = gs_sph_gates(&sph);
+  *isa = gs_isa_by_id(has_header ? h.isa : GS_ISA_NONE); /* the read checked the id */
+  if (has_header && (rc = gs_sph_decode(h.sph_words, &sph, &sd)) >= 0) *gates = gs_sph_gates(&sph);
   if (rc < 0) return cle_error(d, rc, at, "%s at 0x%08x: %s", what, code, sd.msg);
   return GS_OK;
 }
@@ -300,10 +303,10 @@ int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_it
     return cle_error(d, GS_EINVAL, at, "VG_SHADER_RECORD at 0x%08x declares %u fragment-shader varyings: VG vertices "
                      "are bare XY words (RG Table 47) and the Guide does not document where varying values "
                      "would come from", sh->record, sh->nvary);
-  if ((rc = program_gates(v->mem, at, "fragment shader", sh->fs_code, &sh->fs_gates, d)) < 0) return rc;
+  if ((rc = program_info(v->mem, at, "fragment shader", sh->fs_code, &sh->fs_isa, &sh->fs_gates, d)) < 0) return rc;
   if (sh->id == GS_CL_GL_SHADER_STATE &&
-      ((rc = program_gates(v->mem, at, "vertex shader", sh->vs.code, &sh->vs.gates, d)) < 0 ||
-       (rc = program_gates(v->mem, at, "coordinate shader", sh->cs.code, &sh->cs.gates, d)) < 0))
+      ((rc = program_info(v->mem, at, "vertex shader", sh->vs.code, &sh->vs.isa, &sh->vs.gates, d)) < 0 ||
+       (rc = program_info(v->mem, at, "coordinate shader", sh->cs.code, &sh->cs.isa, &sh->cs.gates, d)) < 0))
     return rc;
   if (o->n_unif_streams) {
     sh->fs_unif_end = unif_end_of(o, sh->fs_uniforms);
@@ -463,14 +466,10 @@ void cle_unit_free(cle_unit *u) {
   memset(u, 0, sizeof *u);
 }
 
-int cle_unit_for(gs_gpu *g, cle_unit *u, gs_addr code, const gs_isa **isa, gs_isa_unit **iu) {
-  const gs_isa *i = gs_isa_of_code(g->mem, code, &u->diag);
-  if (!i) return u->diag.code ? u->diag.code : GS_EINVAL;
-  if (!u->unit[i->id] && !(u->unit[i->id] = i->unit_new(g, u->num, u->vpm, &u->diag)))
-    return gs_diag_set(&u->diag, GS_ENOMEM, "out of memory for a %s unit", i->title);
-  *isa = i;
-  *iu = u->unit[i->id];
-  return GS_OK;
+gs_isa_unit *cle_unit_of(gs_gpu *g, cle_unit *u, const gs_isa *isa) {
+  if (!u->unit[isa->id] && !(u->unit[isa->id] = isa->unit_new(g, u->num, u->vpm, &u->diag)))
+    gs_diag_set(&u->diag, GS_ENOMEM, "out of memory for a %s unit", isa->title);
+  return u->unit[isa->id];
 }
 
 int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
@@ -482,11 +481,10 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
   int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
-  const gs_isa *isa;
-  gs_isa_unit *iu;
+  gs_isa_unit *iu = cle_unit_of(g, u, p->isa);
   gs_vertex_io io = {stage,       {p->code, p->uniforms, p->unif_end}, p->gates, &u->report, u->vpm, CLE_VPM_IN,
                      p->in_rows, CLE_VPM_OUT, p->out_rows, n};
-  if ((rc = cle_unit_for(g, u, p->code, &isa, &iu)) >= 0) rc = isa->run_vertex(g, iu, &io);
+  rc = iu ? p->isa->run_vertex(g, iu, &io) : GS_ENOMEM;
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);
   return GS_OK;
 }

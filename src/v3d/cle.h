@@ -95,6 +95,7 @@ typedef struct cle_program {
   unsigned in_rows;   /* rows of the input segment */
   unsigned out_rows;  /* rows it writes: 7 or 8 (CS), 3 [+1] + varyings (VS) */
   uint32_t gates;     /* what its SPH lets it do (GS_GATE_*; all without a header) */
+  const gs_isa *isa;  /* its instruction set, from its header */
 } cle_program;
 
 /* A decoded shader state (64 GL, 65 NV, 66 VG or 67 VG inline). VG
@@ -110,6 +111,7 @@ typedef struct cle_shader {
   gs_addr fs_code, fs_uniforms;
   gs_addr fs_unif_end;           /* end of its driver-written uniform stream, or 0 */
   uint32_t fs_gates;             /* GS_GATE_* of the fragment program */
+  const gs_isa *fs_isa;          /* its instruction set */
   cle_program vs, cs;            /* GL */
   gs_addr vertex_data;           /* NV */
   unsigned vertex_stride;        /* NV */
@@ -139,9 +141,9 @@ typedef struct cle_unit {
 /* Allocates / frees a unit's VPM and ISA units. */
 int cle_unit_init(cle_unit *u, int num);
 void cle_unit_free(cle_unit *u);
-/* The ISA of the program at code (from its header) and u's unit for it,
- * made on first use; an error (in u->diag) for an unknown ISA. */
-int cle_unit_for(gs_gpu *g, cle_unit *u, gs_addr code, const gs_isa **isa, gs_isa_unit **iu);
+/* u's unit for isa, made on first use; NULL (an error in u->diag) when
+ * out of memory. */
+gs_isa_unit *cle_unit_of(gs_gpu *g, cle_unit *u, const gs_isa *isa);
 
 /* Shades the vertices idx[0..n) (n <= 16) with program p: the VCD loads
  * their attributes into the input segment, the program's ISA unit runs it.

@@ -464,7 +464,7 @@ typedef struct tile_ctx {
   uint32_t full_cover;         /* MS_FLAGS of a covered pixel rasterised at its centre: 1, or 0xF on 4x tiles */
   cle_shader sh;
   uint32_t sh_version;
-  const gs_isa *fs_isa;        /* the fragment program's ISA and the worker's unit for it */
+  const gs_isa *fs_isa;        /* the fragment program's ISA (tc->sh.fs_isa) and the worker's unit for it */
   gs_isa_unit *fs_unit;
   int fs_nmodes;               /* varyings its SPH maps, or -1: no program header */
   uint8_t fs_modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
@@ -479,15 +479,6 @@ static float f32_of(uint32_t bits) {
   float f;
   memcpy(&f, &bits, sizeof f);
   return f;
-}
-
-/* The SPH of the program at code: 1 and *s, 0 if it has no header, or an
- * error in d. */
-static int program_sph(const tile_ctx *tc, gs_addr code, gs_sph *s, gs_diag *d) {
-  gs_program_header h;
-  int rc = gs_program_header_read(tc->r->g->mem, code, &h, d);
-  if (rc <= 0) return rc;
-  return (rc = gs_sph_decode(h.sph_words, s, d)) < 0 ? rc : 1;
 }
 
 /* The linkage of the fragment program's varyings, from the SPHs in the
@@ -509,12 +500,12 @@ static int fragment_linkage(tile_ctx *tc) {
   unsigned n;
   tc->fs_nmodes = -1;
   for (int i = 0; i < PSE_MAX_VARYINGS; i++) tc->vary_src[i] = (int8_t)i, tc->vary_dflt[i] = 0;
-  int rc = program_sph(tc, tc->sh.fs_code, &fs, d);
+  int rc = gs_program_sph(tc->r->g->mem, tc->sh.fs_code, &fs, d);
   if (rc <= 0) return rc;
   if ((rc = gs_sph_varying_modes(&fs, tc->fs_modes, addr, &n, d)) < 0) return rc;
   tc->fs_nmodes = (int)n;
   if (tc->sh.id != GS_CL_GL_SHADER_STATE) return GS_OK;
-  if ((rc = program_sph(tc, tc->sh.vs.code, &vs, d)) <= 0) return rc;
+  if ((rc = gs_program_sph(tc->r->g->mem, tc->sh.vs.code, &vs, d)) <= 0) return rc;
   for (unsigned i = 0; i < n; i++) {
     if (!gs_sph_omap(&vs, addr[i])) {
       tc->vary_src[i] = -1;
@@ -537,8 +528,9 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   if (!it[CLE_SHADER].version || tc->sh_version != it[CLE_SHADER].version) {
     int rc = cle_shader_decode(&tc->r->view, &tc->r->opt, &it[CLE_SHADER], at, &tc->sh, tc->d);
     if (rc < 0) return rc;
-    if ((rc = cle_unit_for(tc->r->g, &tc->w->unit, tc->sh.fs_code, &tc->fs_isa, &tc->fs_unit)) < 0 ||
-        (rc = fragment_linkage(tc)) < 0)
+    tc->fs_isa = tc->sh.fs_isa;
+    tc->fs_unit = cle_unit_of(tc->r->g, &tc->w->unit, tc->fs_isa);
+    if ((rc = tc->fs_unit ? fragment_linkage(tc) : GS_ENOMEM) < 0)
       return gs_diag_set(tc->d, rc, "0x%08x: fragment shader at 0x%08x: %s", at, tc->sh.fs_code, tc->w->unit.diag.msg);
     tc->sh_version = it[CLE_SHADER].version;
   }
