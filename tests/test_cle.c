@@ -22,7 +22,9 @@
 #include "gpusim/driver.h"
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
+#include "isa/isa.h"
 #include "v3d/cl.h"
+#include "v3d/vpm.h"
 #include "v3d/tlb.h"
 #include "fill_rule.h"
 
@@ -728,6 +730,53 @@ static void test_sph_gates(void **s) {
   assert_int_equal(st.exceptions, 0);
   assert_int_equal(gate_load_case(1, 0, &st), 0);
   assert_true(st.exceptions > 0 && strstr(st.exception, "DoesLoadOrStore 0"));
+}
+
+/* ---- (c3) the contract's registry and the QPU's unit ------------------------------ */
+
+/* The registry finds the QPU by name and by header id (0, raw code, is the
+ * hardware's own set); its assembler gives the little-endian bytes of
+ * gs_qpu_asm's words with a line per instruction, and its disassembler
+ * reads them back; a unit prepares code in memory and refuses an address
+ * outside it with the fetch error. */
+static void test_isa_registry_and_unit(void **s) {
+  (void)s;
+  const gs_isa *qpu = gs_isa_by_name("qpu");
+  assert_non_null(qpu);
+  assert_ptr_equal(gs_isa_by_id(GS_ISA_QPU), qpu);
+  assert_ptr_equal(gs_isa_by_id(GS_ISA_NONE), qpu);
+  assert_null(gs_isa_by_id(9));
+  assert_null(gs_isa_by_name("sass9"));
+  gs_isa_binary bin;
+  gs_diag d;
+  assert_int_equal(qpu->assemble("  nop\n\n  thrend\n  nop\n  nop\n", "t.s", 0, &bin, &d), GS_OK);
+  uint64_t *w;
+  size_t n;
+  assert_int_equal(gs_qpu_asm("  nop\n\n  thrend\n  nop\n  nop\n", "t.s", 0, &w, &n, &d), GS_OK);
+  assert_int_equal(bin.size, 8 * n);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 8; k++) assert_int_equal(bin.bytes[8 * i + (size_t)k], (uint8_t)(w[i] >> (8 * k)));
+  assert_int_equal(gs_isa_binary_line(&bin, 0), 1);
+  assert_int_equal(gs_isa_binary_line(&bin, 8), 3); /* line 2 is empty */
+  char *text;
+  assert_int_equal(qpu->disassemble(bin.bytes, bin.size, 0, &text, &d), GS_OK);
+  assert_non_null(strstr(text, "thrend"));
+  free(text);
+  assert_int_equal(qpu->disassemble(bin.bytes, 12, 0, &text, &d), GS_EINVAL);
+  frame f;
+  frame_init(&f, 64, 64);
+  gs_addr code = put_bytes(&f, bin.bytes, (uint32_t)bin.size, 8);
+  gs_vpm vpm;
+  gs_diag ud;
+  gs_isa_unit *u = qpu->unit_new(f.g, 0, &vpm, &ud);
+  assert_non_null(u);
+  assert_int_equal(qpu->prepare(f.g, u, code), GS_OK);
+  assert_int_equal(qpu->prepare(f.g, u, 0x40), GS_EFAULT);
+  if (!strstr(ud.msg, "0x00000040")) fail_msg("%s", ud.msg);
+  qpu->unit_free(u);
+  frame_free(&f);
+  gs_isa_binary_free(&bin);
+  free(w);
 }
 
 /* ---- (d) threads ------------------------------------------------------------------ */
@@ -2662,6 +2711,7 @@ int main(void) {
       cmocka_unit_test(test_gl_varying_barycentric),
       cmocka_unit_test(test_sph_linkage),
       cmocka_unit_test(test_sph_gates),
+      cmocka_unit_test(test_isa_registry_and_unit),
       cmocka_unit_test(test_depth_nearer_wins),
       cmocka_unit_test(test_threads_identical),
       cmocka_unit_test(test_gl_near_plane_clipping),

@@ -442,8 +442,6 @@ int cle_read_vg(const gs_cl_view *v, const gs_cl_packet *p, cle_vg_draw *vd, gs_
 
 /* ---- shading a batch ---------------------------------------------------------- */
 
-uint64_t cle_watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
-
 void cle_take_report(cle_run *r, cle_unit *u) {
   gs_isa_report into = {r->stats.exceptions, {0}};
   memcpy(into.first, r->stats.exception, sizeof into.first);

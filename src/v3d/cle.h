@@ -152,9 +152,6 @@ gs_isa_unit *cle_unit_of(gs_gpu *g, cle_unit *u, const gs_isa *isa);
 int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
                     unsigned n);
 
-/* The instruction budget of one shader run. */
-uint64_t cle_watchdog(const gs_gpu *g);
-
 /* ---- draw records ----------------------------------------------------------- */
 
 #define CLE_MAX_DRAW_VERTICES (1u << 22) /* vertices or indices one draw may hold */

@@ -198,7 +198,7 @@ static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) 
 static int prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
   gs_stage_program p = {code, 0, 0};
   gs_qpu *q = unit_reset(g, u, &p);
-  return qpu_find(g, q, code) ? GS_OK : -1;
+  return qpu_find(g, q, code) ? GS_OK : qpu_diag(g, q)->code;
 }
 
 static void trust_code(gs_isa_unit *u, int on) { qpu_trust_code(u->q, on); }
