@@ -89,13 +89,6 @@ int gs_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d) {
   return (rc = gs_sph_decode(h.sph_words, out, d)) < 0 ? rc : 1;
 }
 
-const gs_isa *gs_isa_of_code(const gs_mem *m, gs_addr code, gs_diag *d) {
-  gs_program_header h;
-  int rc = gs_program_header_read(m, code, &h, d);
-  if (rc < 0) return NULL;
-  return gs_isa_by_id(rc ? h.isa : GS_ISA_NONE);
-}
-
 /* ---- gates and exceptions ------------------------------------------------------ */
 
 uint32_t gs_sph_gates(const gs_sph *s) {

@@ -273,8 +273,5 @@ int gs_program_header_read(const gs_mem *m, gs_addr code, gs_program_header *h, 
  * header, or a negative error (an unknown ISA id, an SPH that does not
  * decode) in d. */
 int gs_program_sph(const gs_mem *m, gs_addr code, gs_sph *out, gs_diag *d);
-/* The ISA of the program at code (the QPU for raw code); NULL and an error
- * naming the address for an unknown id. */
-const gs_isa *gs_isa_of_code(const gs_mem *m, gs_addr code, gs_diag *d);
 
 #endif

@@ -910,7 +910,6 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
   if (t == LUA_TSTRING) {
     text = lua_tolstring(L, field, &text_len);
   } else if (t == LUA_TTABLE) {
-    snprintf(what, sizeof what, "field '%s'", prog_fields[p]);
     lua_pushnil(L);
     while (lua_next(L, field)) {
       int k = 0;
@@ -1503,20 +1502,19 @@ static int shader_variant(lua_State *L) {
   if (samples != 1 && samples != 4) arg_error(L, 2, "field 'samples' must be 1 or 4");
   const gs_drv_program *p = &s->prog[PROG_FRAGMENT];
   if (!p->code) return luaL_error(L, "shader:variant: the shader has been released");
-  void **words = lgs_newbox(L), **linked = lgs_newbox(L), **text = lgs_newbox(L);
+  void **code = lgs_newbox(L), **linked = lgs_newbox(L), **text = lgs_newbox(L);
   gs_diag d;
-  if (!(*words = malloc((size_t)p->ninstr * 8))) return luaL_error(L, "shader:variant: out of memory");
-  if (gs_mem_read(mem_of(L), p->code, *words, p->ninstr * 8, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
-  const gs_isa *isa = gs_isa_of_code(mem_of(L), p->code, &d); /* its linker and disassembler */
-  if (!isa) return lgs_error(L, "shader:variant", d.msg);
+  if (!(*code = malloc(p->size))) return luaL_error(L, "shader:variant: out of memory");
+  if (gs_mem_read(mem_of(L), p->code, *code, p->size, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
+  const gs_isa *isa = gs_isa_by_id(p->isa); /* its linker and disassembler */
   uint8_t *out = NULL;
-  size_t size = (size_t)p->ninstr * 8, nout = size;
+  size_t nout = p->size;
   gs_drv_fs_link_info info = {s->sh.fs_threaded, (unsigned)samples, s->sh.fs_lines};
-  if (isa->link_fragment && isa->link_fragment(*words, size, &st, &info, &out, &nout, &d) < 0)
+  if (isa->link_fragment && isa->link_fragment(*code, p->size, &st, &info, &out, &nout, &d) < 0)
     return lgs_error(L, "shader:variant", d.msg);
   *linked = out;
   char *txt;
-  if (isa->disassemble(out ? out : *words, nout, 0, &txt, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
+  if (isa->disassemble(out ? out : *code, nout, 0, &txt, &d) < 0) return lgs_error(L, "shader:variant", d.msg);
   *text = txt;
   lua_pushstring(L, txt);
   return 1;
