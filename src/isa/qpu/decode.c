@@ -473,15 +473,16 @@ static int program_current(const gs_gpu *g, const qpu_program *p) {
 
 const qpu_program *qpu_find(gs_gpu *g, gs_qpu *q, uint32_t pc) {
   const qpu_program *h = q->hint;
+  const qpu_cache *c = qpu_cluster_of(g)->cache;
   /* gen only changes in qpu_cache_trim, when no QPU runs. */
-  if (h && q->hint_gen == qpu_cluster_of(g)->cache->gen && pc >= h->start && pc < h->end &&
+  if (h && q->hint_gen == c->gen && pc >= h->start && pc < h->end &&
       (q->hint_checked || program_current(g, h))) {
     q->hint_checked = q->hint_trust;
     return h;
   }
   /* qpu_prepare's program is current: just built, or compared */
   const qpu_program *p = qpu_prepare(g, q, pc);
-  if (p) q->hint = p, q->hint_gen = qpu_cluster_of(g)->cache->gen, q->hint_checked = q->hint_trust;
+  if (p) q->hint = p, q->hint_gen = c->gen, q->hint_checked = q->hint_trust;
   return p;
 }
 

@@ -126,18 +126,18 @@ int qpu_uniform_pop(gs_gpu *g, gs_qpu *q, uint32_t *out) {
 int qpu_io_would_block(gs_gpu *g, gs_qpu *q, uint64_t w) {
   (void)q;
   if (qpu_is_semaphore(w)) {
-    unsigned n = qpu_get(w, QPU_F_SEM_NUM);
-    return qpu_get(w, QPU_F_SEM_SA) ? qpu_cluster_of(g)->sem[n] == 0 : qpu_cluster_of(g)->sem[n] == 15;
+    uint8_t count = qpu_cluster_of(g)->sem[qpu_get(w, QPU_F_SEM_NUM)];
+    return qpu_get(w, QPU_F_SEM_SA) ? count == 0 : count == 15;
   }
   if (qpu_reads_mutex(w)) return qpu_cluster_of(g)->mutex_owner != -1;
   return 0;
 }
 
 int qpu_io_semaphore(gs_gpu *g, gs_qpu *q, uint64_t w) {
-  unsigned n = qpu_get(w, QPU_F_SEM_NUM);
+  uint8_t *count = &qpu_cluster_of(g)->sem[qpu_get(w, QPU_F_SEM_NUM)];
   (void)q;
-  if (qpu_get(w, QPU_F_SEM_SA)) qpu_cluster_of(g)->sem[n]--;
-  else qpu_cluster_of(g)->sem[n]++;
+  if (qpu_get(w, QPU_F_SEM_SA)) (*count)--;
+  else (*count)++;
   return GS_OK;
 }
 

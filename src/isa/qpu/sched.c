@@ -167,8 +167,9 @@ int gs_qpu_run_user(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_sta
                          "qpu.run: program %zu: uniforms address 0x%08x is not 4-byte aligned", i + 1,
                          progs[i].uniforms);
   }
-  memset(qpu_cluster_of(g)->sem, 0, sizeof qpu_cluster_of(g)->sem);
-  qpu_cluster_of(g)->mutex_owner = -1;
+  qpu_cluster *cl = qpu_cluster_of(g);
+  memset(cl->sem, 0, sizeof cl->sem);
+  cl->mutex_owner = -1;
   /* fadd/fsub/fmul/itof round in the host's rounding mode (alu.h). */
   user_run r = {progs, n, st};
   int rc = with_rounding(g, run_user, &r);
