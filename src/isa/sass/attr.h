@@ -29,7 +29,7 @@
  *   BMAP 1, written    the stored value;
  *   address < 0 or > 0x3FF: 0.
  *
- * Sizes .32/.64/.96/.128 move 1-4 consecutive words. As the seed document
+ * Sizes .32/.64/.96/.128 move 1-4 consecutive words. As NVIDIA's ALD description
  * says, alignment drops low bits rather than faulting: .32 clears address
  * bits 1:0; .64 clears register bit 0 and address bits 2:0; .96 and .128
  * clear register bits 1:0 and address bits 3:0. A register index reaching
@@ -39,12 +39,13 @@
  * (address = Ra + imm, imm a signed 11-bit value: -1024..1023); physical
  * (Ra != RZ, imm 0, no .P: address = Ra, the result of AL2P, which gpusim
  * makes the identity). Ra != RZ with imm != 0 without .P is an encoding the
- * seed forbids ("the immediate has to be zero"): SASS_ATTR_E_PHYS.
+ * description forbids ("the immediate has to be zero"): SASS_ATTR_E_PHYS;
+ * vector sizes are allowed with .PHYS (its own AL2P example uses .64).
  *
  * Vertices: Rb's value picks the vertex (in a TCS, TES or GS: an input
  * vertex for ALD, an output vertex for ALD.O and AST; RZ reads 0). A vertex
  * shader must have Rb = RZ (ILLEGAL_INSTR_ENCODING otherwise). A vertex
- * outside 0..n-1 reads 0 and drops stores (SASS_ATTR_BAD_VERTEX, the seed's
+ * outside 0..n-1 reads 0 and drops stores (SASS_ATTR_BAD_VERTEX, the ALD description's
  * "return 0 and optional Trap": the interpreter may report it). PrimitiveId
  * (0x060) ignores Rb and reads the primitive's value.
  *
@@ -94,12 +95,12 @@ typedef enum sass_attr_outcome {
 
 /* Errors (negative): the instruction is illegal in this stage or form.
  * sass_attr_error_text names each (with the hardware's error where the
- * seed gives one). */
+ * ALD description gives one). */
 enum {
   SASS_ATTR_E_VERTEX_RB = -1, /* a VS with Rb != RZ: ILLEGAL_INSTR_ENCODING */
   SASS_ATTR_E_PATCH = -2,     /* .P outside TCS/TES, or AST.P outside a TCS */
   SASS_ATTR_E_OUTPUT = -3,    /* ALD.O outside VS/TCS/TES (a GS may not read its outputs back) */
-  SASS_ATTR_E_PHYS = -4,      /* indexed without .P: imm != 0, or a vector size */
+  SASS_ATTR_E_PHYS = -4,      /* indexed without .P (Ra != RZ) and imm != 0 */
   SASS_ATTR_E_STAGE = -5      /* ALD/AST in a pixel shader (its inputs are IPA's) */
 };
 const char *sass_attr_error_text(int rc);
@@ -170,9 +171,10 @@ int sass_ast(const sass_attr_ctx *c, const sass_attr_io *io, sass_regs regs, con
 
 /* One word as ALD reads it: from the input (out_buffer 0) or output (1)
  * buffer of vertex `vertex`, or the patch (patch 1), at byte address addr
- * (already aligned; any int). Returns the outcome; *value the word. */
+ * (aligned to 4; a 32-bit sum, so that a negative address is one above
+ * 0x3FF). Returns the outcome; *value the word. */
 sass_attr_outcome sass_attr_read(const sass_attr_ctx *c, const sass_attr_io *io, int out_buffer, int patch,
-                                 uint32_t vertex, int32_t addr, uint32_t *value);
+                                 uint32_t vertex, uint32_t addr, uint32_t *value);
 
 /* AL2P Rd, Ra, imm: the physical address of logical address Ra + imm;
  * gpusim's physical addresses are the logical ones (as yuzu and Ryujinx). */
