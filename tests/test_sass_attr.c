@@ -84,7 +84,7 @@ static const in_row in_rows[] = {
     {".I row 1 (IMAP 0, OMAP 0, unwritten)", 0, 0, 0, 0x90, SASS_ATTR_DEFAULT, 0},
     {".I row 1 (IMAP 1, OMAP 0, unwritten, .w)", 1, 0, 0, 0x9C, SASS_ATTR_DEFAULT, ONE},
     {".I row 1 (IMAP 0, OMAP 1, written, .w)", 0, 1, 1, 0x9C, SASS_ATTR_DEFAULT, ONE},
-    /* Table ".I" row 2: BMAP 1, not written -> garbage (the ISBE leftover) */
+    /* Table ".I" row 2: BMAP 1, not written -> the ISBE leftover */
     {".I row 2 (leftover)", 1, 1, 0, 0x90, SASS_ATTR_LEFTOVER, FILL},
     {".I row 2 (leftover, .w: no default)", 1, 1, 0, 0x9C, SASS_ATTR_LEFTOVER, FILL},
     /* Table ".I" row 3: BMAP 1, written -> the previous stage's output */
@@ -222,8 +222,8 @@ static void test_output_table(void **state) {
   }
 }
 
-/* NVIDIA's SPH description: "StoreReqStart and StoreReqEnd are ignored for
- * geometry and pixel shaders", and a TCS and TES read back like a VS. */
+/* NVIDIA's SPH description: geometry and pixel shaders ignore the StoreReq
+ * range; a TCS and a TES read back like a VS. */
 static void test_store_req_stages(void **state) {
   gs_sph s;
   gs_sph_attr_set set;
@@ -245,7 +245,7 @@ static void test_store_req_stages(void **state) {
 
 /* ---- defaults, vectors, range, alignment --------------------------------------------- */
 
-/* "Defaulted ALD will return 0x0 or 0x3f80_0000, depending on the address":
+/* ALD description: a defaulted load gives 0 or 0x3F800000 by address:
  * 1.0 for the fourth component of a vec4 slot (position, generic, colour,
  * texture coordinate), 0 elsewhere. A VS whose IMAP maps nothing. */
 static void test_defaults_by_address(void **state) {
@@ -282,9 +282,8 @@ static void test_defaults_by_address(void **state) {
   }
 }
 
-/* "When doing a vector load, ALD will access up to 4 consecutive logical
- * attribute addresses. If a particular logical attribute address is not
- * enabled, then the default value is returned for that logical attribute."
+/* ALD description: a vector load reads up to four consecutive addresses,
+ * and each one that is not enabled gives its own default.
  * ALD.128 of generic 3 with x and z present: (x, 0, z, 1.0). */
 static void test_vector_partial(void **state) {
   gs_sph vs;
@@ -315,7 +314,8 @@ static void test_vector_partial(void **state) {
   assert_int_equal(oc[3], SASS_ATTR_DEFAULT);
 }
 
-/* The alignment rule, one row per line of it: "LSB bits are dropped".
+/* The alignment rule (low bits are dropped, not faulted), one row per
+ * size line of it.
  * Input words hold 0x1000 + address so that the address read shows. */
 typedef struct align_row {
   const char *cite;
@@ -364,8 +364,8 @@ static void test_alignment(void **state) {
   }
 }
 
-/* "Reading attribute addresses above 1024 (256*4) or below 0 will return
- * 0x0": with the indexed forms, which can leave the space. A TES reading
+/* ALD description: addresses past the 1024-byte space or below 0 read 0.
+ * With the indexed forms, which can leave the space. A TES reading
  * its input with .PHYS (Ra != RZ, imm 0) and its patch with .P (Ra + imm). */
 static void test_out_of_range(void **state) {
   gs_sph tcs, tes;
@@ -413,8 +413,8 @@ static void test_out_of_range(void **state) {
 
 /* ---- Rb, .P, .O, .PHYS -------------------------------------------------------------- */
 
-/* "Vertex shaders ... will raise an ILLEGAL_INSTR_ENCODING error when
- * Rb != RZ": ALD and AST, whatever Rb holds (even 0). */
+/* ALD description: a vertex shader's Rb must be RZ, else the hardware
+ * raises ILLEGAL_INSTR_ENCODING: ALD and AST, whatever Rb holds (even 0). */
 static void test_vs_rb_rule(void **state) {
   gs_sph vs;
   sass_attr_ctx c;
@@ -436,7 +436,7 @@ static void test_vs_rb_rule(void **state) {
   assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_VERTEX_RB);
   assert_false(gs_sph_attr_has(&out.written, 0x80));
   assert_non_null(strstr(sass_attr_error_text(SASS_ATTR_E_VERTEX_RB), "ILLEGAL_INSTR_ENCODING"));
-  /* the seed's example "ALD R0,a[16]; // no vertex handle for VS": legal,
+  /* the description's VS example, ALD R0, a[16] without a vertex: legal,
    * and a[16] is no attribute a VS has, so it defaults to 0 */
   op = op_imm(0, 0, 16);
   regs[0] = FILL;
@@ -444,8 +444,8 @@ static void test_vs_rb_rule(void **state) {
   assert_int_equal(regs[0], 0);
 }
 
-/* A GS picks the vertex with Rb (the seed's "ALD R0,a[R1],R5; // use vertex
- * handle for GS"); the corrupted-Rb rules: in range, valid (2a); out of
+/* A GS picks the vertex with Rb (the description's GS example, ALD R0,
+ * a[R1], R5); the corrupted-Rb rules: in range, valid (2a); out of
  * range, 0 (3); PRIMITIVE_ID ignores Rb. */
 static void test_gs_vertex_handle(void **state) {
   gs_sph vs, gs;
@@ -494,7 +494,7 @@ static void test_gs_vertex_handle(void **state) {
 }
 
 /* .P: per-patch space, no IMAP/OMAP so no defaulting, Rb ignored; only in
- * tessellation stages ("ALD.P R0,a[R1+4],R5; // patch attrib load"). */
+ * tessellation stages (the description's example ALD.P R0, a[R1+4], R5). */
 static void test_patch(void **state) {
   gs_sph vs, gs, tcs, tes;
   sass_attr_ctx c;
@@ -547,8 +547,8 @@ static void test_patch(void **state) {
   assert_int_equal(patch.v[0x30 / 4], 0x77);
 }
 
-/* ".io: ... Only VSa, VSb, TI, and TS can use .O option"; SPH description:
- * "ALD.O is disallowed" in a GS. */
+/* ALD description: .O only in the vertex (VSa, VSb) and tessellation (TI,
+ * TS) stages; the SPH description: no ALD.O in a GS. */
 static void test_output_read_stages(void **state) {
   gs_sph s;
   sass_attr_ctx c;
@@ -580,8 +580,8 @@ static void test_output_read_stages(void **state) {
   assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_STAGE);
 }
 
-/* .PHYS "is encoded as .P=0 and Ra!=RZ and imm=0"; "If Ra is specified and
- * is not RZ, the immediate has to be zero". The seed's AL2P example:
+/* .PHYS is the encoding without .P, Ra != RZ and a zero immediate; with
+ * Ra != RZ the immediate must be zero. The description's AL2P example:
  *   AL2P.I.64 R0, R1, 12 ; ALD.I.PHYS.64 R2, a[R0]
  * with R1 = 0x84: AL2P gives 0x90 (identity), ALD loads generic 1 .x .y. */
 static void test_al2p_phys(void **state) {
