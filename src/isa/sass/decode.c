@@ -1,0 +1,138 @@
+/* decode.c — SASS words to sass_insn, walking the instruction table
+ * (table.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/bytes.h"
+#include "isa/sass/table.h"
+
+static int32_t sext(uint32_t v, unsigned bits) {
+  uint32_t m = 1u << (bits - 1);
+  return (int32_t)((v ^ m) - m);
+}
+
+/* The value of field reference ref (1 + index) of row r in w. */
+static uint32_t ref_get(const sass_row *r, unsigned ref, uint64_t w) {
+  return ref ? sass_field_get(&r->fld[ref - 1], w) : 0;
+}
+
+static int refuse(gs_diag *d, uint32_t pc, uint64_t w, const char *what) {
+  return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s", pc, (unsigned long long)w, what);
+}
+
+int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d) {
+  memset(o, 0, sizeof *o);
+  o->raw = w;
+  o->ctrl = ctrl & 0x1FFFFF;
+  o->rd = o->ra = o->rb = o->rc = SASS_RZ;
+  o->guard = SASS_PT;
+  int ri = sass_row_of(w);
+  if (ri < 0) {
+    const char *name = sass_unsupported_name(w);
+    if (name)
+      return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s is not supported by gpusim", pc,
+                         (unsigned long long)w, name);
+    return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: unknown opcode (bits 48-63 0x%04x)", pc,
+                       (unsigned long long)w, (unsigned)(w >> 48));
+  }
+  const sass_row *r = &sass_table[ri];
+  o->entry = (uint16_t)ri;
+  o->op = r->op;
+  o->form = r->form;
+  if (!(r->flags & SASS_R_NOGUARD)) {
+    o->guard = (uint8_t)((w >> 16) & 7);
+    o->guard_neg = (uint8_t)((w >> 19) & 1);
+  }
+  for (unsigned k = 0; k < SASS_MOD_MAX; k++) {
+    const sass_field *f = &r->fld[k];
+    if (f->print != SASS_P_MUST) continue;
+    uint32_t v = sass_field_get(f, w);
+    if (v != f->def)
+      return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s with bits %u-%u = %u is not supported by gpusim "
+                         "(only %u)", pc, (unsigned long long)w, r->name, f->pos, f->pos + f->width - 1, v, f->def);
+  }
+  int cbuf = 0;
+  for (unsigned k = 0; k < SASS_OPND_MAX && r->opnd[k].kind; k++) {
+    const sass_opnd *p = &r->opnd[k];
+    uint8_t reg = (uint8_t)(w >> p->pos);
+    uint8_t *slot = p->slot == SASS_SLOT_RD ? &o->rd : p->slot == SASS_SLOT_RA ? &o->ra
+                  : p->slot == SASS_SLOT_RB ? &o->rb : p->slot == SASS_SLOT_RC ? &o->rc : NULL;
+    switch (p->kind) {
+    case SASS_O_R: case SASS_O_ATTR: case SASS_O_LMEM:
+      if (slot) *slot = reg;
+      break;
+    case SASS_O_RI:
+      if (!ref_get(r, p->f2, w) && slot) *slot = reg;
+      break;
+    case SASS_O_CX:
+      if (slot) *slot = reg;
+      o->cbank = (uint8_t)ref_get(r, p->f, w);
+      o->cbyte = (uint16_t)ref_get(r, p->f2, w);
+      cbuf = 1;
+      break;
+    case SASS_O_TARGET:
+      o->imm = pc + 8 + (uint32_t)sext(ref_get(r, p->f, w), r->fld[p->f - 1].width);
+      break;
+    case SASS_O_B:
+      switch (r->form) {
+      case SASS_FORM_REG: o->rb = (uint8_t)(w >> 20); break;
+      case SASS_FORM_RC: o->rb = (uint8_t)(w >> 39); break;
+      case SASS_FORM_CBUF: case SASS_FORM_CR:
+        o->cbank = (uint8_t)((w >> 34) & 0x1F);
+        o->cbyte = (uint16_t)(((w >> 20) & 0x3FFF) << 2);
+        cbuf = 1;
+        break;
+      case SASS_FORM_IMM: {
+        uint32_t v = (uint32_t)((w >> 20) & 0x7FFFF) | (uint32_t)((w >> 56) & 1) << 19;
+        if (r->flags & SASS_R_U16) o->imm = (uint32_t)(w >> 20) & 0xFFFF;
+        else if (r->flags & SASS_R_FIMM) o->imm = v << 12;
+        else o->imm = (uint32_t)sext(v, 20);
+        break;
+      }
+      case SASS_FORM_IMM32: o->imm = (uint32_t)(w >> 20); break;
+      }
+      break;
+    case SASS_O_C:
+      if (r->form == SASS_FORM_RC) {
+        o->cbank = (uint8_t)((w >> 34) & 0x1F);
+        o->cbyte = (uint16_t)(((w >> 20) & 0x3FFF) << 2);
+        cbuf = 1;
+      } else {
+        o->rc = (uint8_t)(w >> 39);
+      }
+      break;
+    }
+  }
+  if (cbuf && o->cbank > 17) {
+    char what[96];
+    snprintf(what, sizeof what, "%s reads constant bank %u (Maxwell has banks 0-17)", r->name, o->cbank);
+    return refuse(d, pc, w, what);
+  }
+  return GS_OK;
+}
+
+int sass_decode_program(const uint8_t *code, size_t size, sass_insn **out, size_t *n, gs_diag *d) {
+  *out = NULL;
+  *n = 0;
+  if (size % 32)
+    return gs_diag_set(d, GS_EINVAL, "%zu bytes of SASS code is not a whole number of 32-byte groups "
+                       "(a control word and three instructions)", size);
+  size_t count = size / 32 * 3;
+  sass_insn *v = malloc(count ? count * sizeof *v : 1);
+  if (!v) return gs_diag_set(d, GS_ENOMEM, "out of memory");
+  for (size_t g = 0; g < size / 32; g++) {
+    uint64_t words[4];
+    gs_get_le64s(words, code + 32 * g, 4);
+    for (unsigned j = 0; j < 3; j++) {
+      uint32_t pc = (uint32_t)(32 * g + 8 + 8 * j);
+      int rc = sass_decode(words[1 + j], (uint32_t)(words[0] >> (21 * j)), pc, &v[3 * g + j], d);
+      if (rc < 0) {
+        free(v);
+        return rc;
+      }
+    }
+  }
+  *out = v;
+  *n = count;
+  return GS_OK;
+}
