@@ -28,8 +28,13 @@
  * Perspective: plane is the screen-linear interpolation of a/w, W = 1 /
  * (interpolated 1/w); ScreenLinear: plane already divided by W; Constant:
  * plane 0 and offset the provoking vertex's value. And a tile-buffer port.
+ * The pipeline hands a unit the batches of one primitive a group at a time
+ * (run_fragment), so that what they share is set up once a group.
  *
- * Lane width is the ISA's own; the pipeline hands out batches and masks.
+ * Lane width is the ISA's own; the pipeline hands out batches and masks. A
+ * unit whose lanes are wider than a batch (32-lane warps) may run two
+ * batches of a group as one: they cover different pixels of one primitive,
+ * so no tile-buffer access of one depends on the other's.
  */
 #ifndef GS_ISA_ISA_H
 #define GS_ISA_ISA_H
@@ -143,12 +148,16 @@ typedef struct gs_vertex_io {
   unsigned count;            /* vertices in the batch: lanes 0..count-1 */
 } gs_vertex_io;
 
-/* The tile buffer as a fragment program reaches it (one batch at a time).
+/* The tile buffer as a fragment program reaches it, one port per batch.
  * cov is the batch's per-lane sample coverage (bit s: sample s), which a Z
- * write narrows for the colour writes after it (RG §5). Errors are returned
- * with a message in the unit's diag. */
+ * write narrows for the colour writes after it (RG §5). A unit calls begin
+ * before each batch's program starts, then the others as its program asks,
+ * all with ctx. */
 typedef struct gs_tile_port {
   void *ctx;
+  /* a batch starts: the tile buffer forgets the stencil setup and the next
+   * sample of the batch before */
+  void (*begin)(void *ctx);
   /* a stencil setup word (TLB_STENCIL_SETUP) */
   void (*stencil_setup)(void *ctx, uint32_t config);
   /* the Z of each lane in `lanes`: depth/stencil test, updates cov */
@@ -160,7 +169,10 @@ typedef struct gs_tile_port {
   void (*colour_load)(void *ctx, uint32_t *rgba);
 } gs_tile_port;
 
-/* A fragment batch (see the top of this file). */
+/* A fragment batch (see the top of this file). The batches of one
+ * run_fragment call belong to one primitive: prog, gates, report, reverse,
+ * nin, plane's and offset's meaning, and imap are the same in all of them;
+ * a unit may read those from the first. */
 typedef struct gs_frag_io {
   gs_stage_program prog;
   uint32_t gates;            /* GS_GATE_* */
@@ -177,7 +189,7 @@ typedef struct gs_frag_io {
   const float (*plane)[16];  /* [k][lane] */
   const float *offset;       /* [k] */
   const uint8_t *imap;       /* [k]: gs_pixel_imap */
-  const gs_tile_port *tile;
+  const gs_tile_port *tile;  /* this batch's pixels of the tile buffer */
 } gs_frag_io;
 
 /* ---- the contract ------------------------------------------------------------ */
@@ -223,7 +235,10 @@ typedef struct gs_isa {
   void (*idle)(gs_gpu *g);
   /* Runs one batch. Errors name the unit, the program and the pc. */
   int (*run_vertex)(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io);
-  int (*run_fragment)(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io);
+  /* Runs the n batches io[0..n) of one primitive (n >= 1), each as if alone
+   * and in order as far as the tile buffer can tell. Returns GS_OK with
+   * *ran = n, or the error of batch *ran (the batches before it ran). */
+  int (*run_fragment)(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran);
 
   /* The SPH flags (GS_SPH_DOES_LOAD_OR_STORE | ...) that the code needs
    * for what it does: a header the driver builds from a program's

@@ -34,14 +34,23 @@
  * about 5% faster on one thread and 12% on two than a switch per block). */
 #define RENDER_GROUP 8
 
+/* The tile buffer as the fragment program of a block reaches it
+ * (gs_tile_port). */
+typedef struct port_ctx {
+  gs_tlb *t;
+  const tlb_batch *lanes;
+  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
+} port_ctx;
+
 /* A block of the group: what its fragment shader starts with, besides
  * the PSE's values (cle_worker.batch). */
 typedef struct render_slot {
   pse_block blk;
-  uint16_t mask;       /* lanes left after early Z */
   uint32_t cov[16];    /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
   uint32_t x[16], y[16]; /* the lanes' pixels */
   tlb_batch lanes;     /* x, y for the tile buffer, worked out once for early Z and the shader's accesses */
+  port_ctx pc;
+  gs_tile_port port;
 } render_slot;
 
 /* One tile job: its packets and the state it starts from. */
@@ -60,6 +69,10 @@ typedef struct cle_worker {
   pse_coverage cov;
   render_slot slot[RENDER_GROUP];
   pse_batch batch[RENDER_GROUP];
+  /* The fragment batches of the group: each points at its slot and batch
+   * for good (worker_init); prepare_block sets the mask, draw_prim what a
+   * primitive's batches share. */
+  gs_frag_io io[RENDER_GROUP];
   pse_prim prim;
   uint32_t vidx[RENDER_CHUNK * 3];  /* sorted distinct vertex indices of a chunk */
   pse_vertex vert[RENDER_CHUNK * 3];/* their shaded vertices */
@@ -579,13 +592,8 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
 
 /* ---- a tile: fragment shading ------------------------------------------------------ */
 
-/* The tile buffer as the fragment programs of a batch reach it
- * (gs_tile_port). */
-typedef struct port_ctx {
-  gs_tlb *t;
-  const tlb_batch *lanes;
-  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
-} port_ctx;
+/* The tile port's functions, on a slot's port_ctx. */
+static void port_begin(void *ctx) { tlb_begin_batch(((port_ctx *)ctx)->t); }
 
 static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup(((port_ctx *)ctx)->t, config); }
 
@@ -618,7 +626,8 @@ static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
  * floating-point environment (round to nearest, set by draw_prim): its
  * MS_FLAGS, early Z, the PSE's values. Returns whether any lane is left to
  * shade. */
-static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b) {
+static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b,
+                                          gs_frag_io *io) {
   cle_worker *w = tc->w;
   uint16_t mask = blk->mask;
   if (w->prim.samples == PSE_MS_SAMPLES)
@@ -649,31 +658,38 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
   }
   pse_batch_setup_nearest(&w->prim, blk, b);
   s->blk = *blk;
-  s->mask = mask;
+  io->mask = mask;
   return 1;
 }
 
-/* Runs the fragment shader on a prepared block, in its unit's floating-point
- * environment (gs_isa.fp_env, set by draw_prim). */
-static GS_CLONE_INLINE int shade_block(tile_ctx *tc, const render_slot *s, const pse_batch *b, gs_addr at) {
+/* Sets what the fragment batches io[first..n) share, for the primitive in
+ * w->prim. */
+static void share_batches(tile_ctx *tc, int first, int n) {
   cle_worker *w = tc->w;
-  const pse_block *blk = &s->blk;
   static const uint32_t rev_lanes[2][16] = {{0}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
-  uint32_t rev = b->reverse; /* read once: a uint8_t may alias the stores below */
-  port_ctx pc = {&w->tlb, &s->lanes, rev_lanes[rev & 1u]};
-  static const gs_tile_port port_fns = {NULL, port_stencil_setup, port_z_write, port_colour_write, port_colour_load};
-  gs_tile_port port = port_fns;
-  port.ctx = &pc;
-  gs_frag_io io = {{tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end}, tc->sh.fs_gates, &w->unit.report,
-                   16, s->mask, rev, s->x, s->y, s->cov, b->z, b->w, b->nfifo, (const float (*)[16])b->vp, b->c,
-                   w->prim.imap, &port};
-  tlb_begin_batch(&w->tlb);
-  int rc = tc->fs_isa->run_fragment(tc->r->g, tc->fs_unit, &io);
-  if (rc < 0)
+  uint32_t rev = w->prim.reverse;
+  for (int k = first; k < n; k++) {
+    gs_frag_io *io = &w->io[k];
+    io->prog = (gs_stage_program){tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end};
+    io->gates = tc->sh.fs_gates, io->report = &w->unit.report;
+    io->reverse = rev, io->nin = w->prim.nfifo, io->imap = w->prim.imap;
+    w->slot[k].pc.rev = rev_lanes[rev & 1u];
+  }
+}
+
+/* Runs the fragment shaders of the n prepared blocks, in their unit's
+ * floating-point environment (gs_isa.fp_env, set by draw_prim). */
+static GS_CLONE_INLINE int shade_blocks(tile_ctx *tc, int n, gs_addr at) {
+  cle_worker *w = tc->w;
+  unsigned ran = 0;
+  int rc = tc->fs_isa->run_fragment(tc->r->g, tc->fs_unit, w->io, (unsigned)n, &ran);
+  w->stats.fs_batches += ran;
+  for (unsigned k = 0; k < ran; k++) w->stats.fragments += (uint64_t)__builtin_popcount(w->io[k].mask);
+  if (rc < 0) {
+    const pse_block *blk = &w->slot[ran].blk;
     return cle_prefix(tc->d, rc, "0x%08x: fragment shader at 0x%08x (uniforms 0x%08x), block (%u, %u): ", at,
                       tc->sh.fs_code, tc->sh.fs_uniforms, blk->x, blk->y);
-  w->stats.fs_batches++;
-  w->stats.fragments += (uint64_t)__builtin_popcount(s->mask);
+  }
   return GS_OK;
 }
 
@@ -702,13 +718,16 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
    * memory (tile stores and the host come between primitives), so the
    * shader's code is compared with memory once, not once per batch. */
   tc->fs_isa->trust_code(tc->fs_unit, 1);
+  int shared = 0; /* batches that have the primitive's shared fields */
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
     int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
     gs_fp_env_set(setup_env);
-    for (int i = first; i < end; i++) ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready]);
+    for (int i = first; i < end; i++)
+      ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
     if (!ready) continue;
+    if (ready > shared) share_batches(tc, shared, ready), shared = ready;
     gs_fp_env_set(unit_env);
-    for (int k = 0; k < ready && rc >= 0; k++) rc = shade_block(tc, &w->slot[k], &w->batch[k], at);
+    rc = shade_blocks(tc, ready, at);
   }
   gs_fp_env_set(caller);
   tc->fs_isa->trust_code(tc->fs_unit, 0);
@@ -1059,6 +1078,26 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   return GS_OK;
 }
 
+static void port_begin(void *ctx);
+static void port_stencil_setup(void *ctx, uint32_t config);
+static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes);
+static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes);
+static void port_colour_load(void *ctx, uint32_t *rgba);
+
+/* Points each fragment batch of w at its slot's and batch's arrays and
+ * tile port, once: the worker does not move. */
+static void worker_init(cle_worker *w) {
+  for (int k = 0; k < RENDER_GROUP; k++) {
+    render_slot *s = &w->slot[k];
+    pse_batch *b = &w->batch[k];
+    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL};
+    s->port = (gs_tile_port){&s->pc, port_begin, port_stencil_setup, port_z_write, port_colour_write,
+                             port_colour_load};
+    w->io[k] = (gs_frag_io){.lanes = 16, .x = s->x, .y = s->y, .cov = s->cov, .z = b->z, .w = b->w,
+                            .plane = (const float (*)[16])b->vp, .offset = b->c, .tile = &s->port};
+  }
+}
+
 /* Makes sure there are at least n workers (each about 100 KB). Every
  * worker's units are unit 0: a shader reading its unit number, and an error
  * message, must not depend on which host thread rendered the tile. */
@@ -1074,6 +1113,7 @@ static int make_workers(cle_render *rd, unsigned n, gs_diag *d) {
       free(w[i]);
       return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
     }
+    worker_init(w[i]);
   }
   return GS_OK;
 }

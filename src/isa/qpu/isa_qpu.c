@@ -122,7 +122,7 @@ static void *context_new(gs_gpu *g) {
 
 typedef struct frag_ctx {
   gs_gpu *g;
-  const gs_frag_io *io;
+  const gs_frag_io *io; /* the batch running */
   unsigned next_vary;
 } frag_ctx;
 
@@ -136,12 +136,14 @@ struct gs_isa_unit {
   gs_vpm *vpm;     /* the worker's VPM */
   gs_diag *diag;   /* the worker's errors */
   int num;         /* QPU number in messages */
-  /* A QPU as qpu_reset leaves it for (code, uniforms): copying it is much
-   * cheaper than resetting for every batch of 16 fragments. */
+  /* A QPU as qpu_reset leaves it for (code, uniforms), with the unit's
+   * diag and VPM: copying it is much cheaper than resetting for every batch
+   * of 16 fragments. A fragment run also gives it the fields its batches
+   * share (fresh_frag), which a vertex batch must not inherit. */
   gs_qpu *fresh;
   gs_stage_program fresh_prog;
   uint64_t fresh_budget;
-  bool fresh_valid;
+  bool fresh_valid, fresh_frag;
   bool q_ready;    /* q's small-immediate slots are set */
   frag_ctx frag;   /* a fragment batch's varyings and tile port (run_fragment) */
   qpu_shader_io sio;
@@ -171,16 +173,27 @@ static gs_isa_unit *unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *di
 
 static uint64_t watchdog(const gs_gpu *g) { return g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG; }
 
-/* Leaves u->q exactly as qpu_reset would for p, with the uniform stream
- * ending at p->unif_end, its errors in u->diag and its VPM u->vpm. */
-static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) {
+/* Makes u->fresh the state programs of p start from: as qpu_reset leaves
+ * it, with the uniform stream ending at p->unif_end, its errors in u->diag
+ * and its VPM u->vpm. frag: for a fragment run, which then sets its own
+ * fields in it. */
+static void fresh_for(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p, bool frag) {
   uint64_t budget = watchdog(g);
-  if (!u->fresh_valid || memcmp(&u->fresh_prog, p, sizeof *p) != 0 || u->fresh_budget != budget) {
-    qpu_reset(u->fresh, u->num, p->code, p->uniforms, budget);
-    u->fresh->unif_end = p->unif_end;
-    u->fresh_prog = *p, u->fresh_budget = budget;
-    u->fresh_valid = true;
-  }
+  if (u->fresh_valid && u->fresh_frag == frag && memcmp(&u->fresh_prog, p, sizeof *p) == 0 &&
+      u->fresh_budget == budget)
+    return;
+  gs_qpu *f = u->fresh;
+  qpu_reset(f, u->num, p->code, p->uniforms, budget);
+  f->unif_end = p->unif_end;
+  f->diag = u->diag;
+  f->vpm.mem = u->vpm;
+  f->entry = p->code;
+  u->fresh_prog = *p, u->fresh_budget = budget;
+  u->fresh_valid = true, u->fresh_frag = frag;
+}
+
+/* Leaves u->q as u->fresh. */
+static gs_qpu *restart(gs_isa_unit *u) {
   if (u->q_ready) {
     qpu_copy_state(u->q, u->fresh);
   } else {
@@ -189,10 +202,17 @@ static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) 
     qpu_trust_code(u->q, trust);
     u->q_ready = true;
   }
-  u->q->diag = u->diag;
-  u->q->vpm.mem = u->vpm;
-  u->q->entry = p->code; /* the callers set gates, stage and report */
   return u->q;
+}
+
+/* Leaves u->q exactly as qpu_reset would for p, with the uniform stream
+ * ending at p->unif_end, its errors in u->diag and its VPM u->vpm; the
+ * callers set gates, stage and report. */
+static gs_qpu *unit_reset(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p) {
+  fresh_for(g, u, p, false);
+  gs_qpu *q = restart(u);
+  q->entry = p->code; /* before `busy`: qpu_copy_state may leave the last run's */
+  return q;
 }
 
 static int prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
@@ -279,23 +299,41 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
 }
 
 /* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
- * in the payload registers (RG Table 29). */
-GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io) {
-  gs_qpu *q = unit_reset(g, u, &io->prog);
-  q->gates = io->gates, q->report = io->report, q->stage = "fragment shader";
-  u->frag.g = g, u->frag.io = io, u->frag.next_vary = 0;
-  q->shader_io = &u->sio;
+ * in the payload registers (RG Table 29). What the batches share (the
+ * program, its gates, the facing, the callbacks) goes into u->fresh once,
+ * so that each batch's copy of it brings them; each batch then gets its
+ * own payload. */
+GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran) {
+  fresh_for(g, u, &io->prog, true);
+  gs_qpu *f = u->fresh;
+  const char *stage = "fragment shader";
+  f->gates = io->gates, f->report = io->report, f->stage = stage;
+  f->shader_io = &u->sio;
   uint32_t rev = io->reverse;
-  /* whole 64-byte vectors: memcpy of a constant size compiles to a few
-   * vector moves, where a lane loop over six arrays does not vectorise */
-  memcpy(q->reg[QREG_RA0 + 15].f, io->w, sizeof(gs_vec));
-  memcpy(q->reg[QREG_RB0 + 15].u, io->z, sizeof(gs_vec));
-  memcpy(q->payload[QPU_PAYLOAD_X].u, io->x, sizeof(gs_vec));
-  memcpy(q->payload[QPU_PAYLOAD_Y].u, io->y, sizeof(gs_vec));
-  memcpy(q->payload[QPU_PAYLOAD_MS].u, io->cov, sizeof(gs_vec));
-  for (int l = 0; l < QPU_LANES; l++) q->payload[QPU_PAYLOAD_REV].u[l] = rev;
-  int rc = qpu_run_to_end_in_env(g, q);
-  q->shader_io = NULL;
+  for (int l = 0; l < QPU_LANES; l++) f->payload[QPU_PAYLOAD_REV].u[l] = rev;
+  u->frag.g = g;
+  gs_qpu *q = u->q;
+  /* before `busy`: qpu_copy_state brings these from u->fresh only after a
+   * regfile write, and leaves q's otherwise */
+  q->gates = io->gates, q->report = io->report, q->stage = stage, q->entry = io->prog.code;
+  int rc = GS_OK;
+  unsigned i = 0;
+  for (; i < n && rc >= 0; i++) {
+    const gs_frag_io *b = &io[i];
+    q = restart(u);
+    u->frag.io = b, u->frag.next_vary = 0;
+    b->tile->begin(b->tile->ctx);
+    /* whole 64-byte vectors: memcpy of a constant size compiles to a few
+     * vector moves, where a lane loop over five arrays does not vectorise */
+    memcpy(q->reg[QREG_RA0 + 15].f, b->w, sizeof(gs_vec));
+    memcpy(q->reg[QREG_RB0 + 15].u, b->z, sizeof(gs_vec));
+    memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
+    memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
+    memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
+    rc = qpu_run_to_end_in_env(g, q);
+  }
+  q->shader_io = NULL; /* (u->fresh keeps them: fresh_frag) */
+  *ran = rc < 0 ? i - 1 : n;
   return rc;
 }
 
