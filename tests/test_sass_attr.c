@@ -53,14 +53,46 @@ static void ps_header(gs_sph *s) {
   s->imap_position[3] = 1;
 }
 
+/* One lane's stage: its context, one input and one output vertex (more
+ * where a test points io elsewhere), its registers. */
+typedef struct fix {
+  sass_attr_ctx c;
+  sass_attr_buf in, out;
+  sass_attr_io io;
+  uint32_t r[16];
+} fix;
+
+static void fix_init(fix *f, gs_sph_stage stage, const gs_sph *cur, const gs_sph *prev, const gs_sph *next,
+                     uint32_t in_fill, uint32_t out_fill) {
+  assert_int_equal(sass_attr_ctx_init(&f->c, stage, cur, prev, next, NULL), GS_OK);
+  sass_attr_buf_clear(&f->in, in_fill);
+  sass_attr_buf_clear(&f->out, out_fill);
+  f->io = (sass_attr_io){&f->in, 1, &f->out, 1, NULL, NULL};
+  memset(f->r, 0, sizeof f->r);
+}
+
 static sass_regs lane_regs(uint32_t *r) {
   sass_regs v = {r, 1};
   return v;
 }
 
-static sass_attr_op op_imm(unsigned reg, unsigned size, int32_t imm) {
-  sass_attr_op op = {(uint8_t)reg, RZ, RZ, (uint8_t)size, 0, imm};
+static int ald(fix *f, sass_attr_op op, uint8_t oc[4]) { return sass_ald(&f->c, &f->io, lane_regs(f->r), &op, oc); }
+static int ast(fix *f, sass_attr_op op, uint8_t oc[4]) { return sass_ast(&f->c, &f->io, lane_regs(f->r), &op, oc); }
+
+/* ALD/AST with a register, Ra, Rb, size, flags and immediate */
+static sass_attr_op op_of(unsigned reg, unsigned ra, unsigned rb, unsigned size, unsigned flags, int32_t imm) {
+  sass_attr_op op = {(uint8_t)reg, (uint8_t)ra, (uint8_t)rb, (uint8_t)size, (uint8_t)flags, imm};
   return op;
+}
+
+static sass_attr_op op_imm(unsigned reg, unsigned size, int32_t imm) { return op_of(reg, RZ, RZ, size, 0, imm); }
+
+/* ALD op must give exactly the one outcome `want`, and register reg value */
+static void expect_ald(fix *f, const char *what, sass_attr_op op, unsigned reg, sass_attr_outcome want,
+                       uint32_t value) {
+  int rc = ald(f, op, NULL);
+  if (rc != 1 << want || f->r[reg] != value)
+    fail_msg("%s: rc 0x%x R%u 0x%08x, want outcome %u value 0x%08x", what, rc, reg, f->r[reg], want, value);
 }
 
 /* ---- the ".I" table: input BMAP = IMAP(this) & OMAP(previous) ------------------------ */
@@ -92,32 +124,26 @@ static const in_row in_rows[] = {
     {".I row 3 (stored, .w)", 1, 1, 1, 0x9C, SASS_ATTR_STORED, 0x12345678},
 };
 
+static void gs_header(gs_sph *gs) {
+  vtg(gs, GS_SPH_GEOMETRY);
+  gs->output_topology = GS_SPH_POINTLIST;
+  gs->max_output_vertex_count = 1;
+}
+
 static void test_input_table(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof in_rows / sizeof in_rows[0]; i++) {
     const in_row *r = &in_rows[i];
     gs_sph vs, gs;
-    sass_attr_ctx c;
-    sass_attr_buf in, out;
-    uint32_t regs[8] = {0};
-    uint8_t oc[4];
+    fix f;
     unsigned comp = (r->addr - 0x90) / 4;
     vtg(&vs, GS_SPH_VERTEX);
-    vtg(&gs, GS_SPH_GEOMETRY);
-    gs.output_topology = GS_SPH_POINTLIST;
-    gs.max_output_vertex_count = 1;
+    gs_header(&gs);
     gs.imap_generic[1][comp] = (uint8_t)r->imap_cur;
     vs.omap_generic[1][comp] = (uint8_t)r->omap_prev;
-    assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_GEOMETRY, &gs, &vs, NULL, NULL), GS_OK);
-    sass_attr_buf_clear(&in, FILL);
-    sass_attr_buf_clear(&out, 0);
-    if (r->written) sass_attr_buf_store(&in, r->addr, 0x12345678);
-    sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-    sass_attr_op op = op_imm(2, 0, (int32_t)r->addr);
-    int rc = sass_ald(&c, &io, lane_regs(regs), &op, oc);
-    if (rc != 1 << r->outcome || oc[0] != r->outcome || regs[2] != r->value)
-      fail_msg("%s: rc 0x%x outcome %u value 0x%08x, want outcome %u value 0x%08x", r->cite, rc, oc[0],
-               regs[2], r->outcome, r->value);
+    fix_init(&f, GS_SPH_GEOMETRY, &gs, &vs, NULL, FILL, 0);
+    if (r->written) sass_attr_buf_store(&f.in, r->addr, 0x12345678);
+    expect_ald(&f, r->cite, op_imm(2, 0, (int32_t)r->addr), 2, r->outcome, r->value);
   }
 }
 
@@ -125,40 +151,29 @@ static void test_input_table(void **state) {
  * value is the one the pipeline put in the buffer, unwritten by any stage. */
 static void test_input_hw_generated(void **state) {
   gs_sph vs, tcs, tes;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[8] = {0};
-  uint8_t oc[4];
+  fix f;
   (void)state;
   /* VS: VertexId (0x2FC) from the vertex fetcher, IMAP set */
   vtg(&vs, GS_SPH_VERTEX);
   vs.imap_vertex_id = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  in.v[0x2FC / 4] = 41;
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  sass_attr_op op = op_imm(0, 0, 0x2FC);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_HW);
-  assert_int_equal(regs[0], 41);
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  f.in.v[0x2FC / 4] = 41;
+  expect_ald(&f, "VertexId", op_imm(0, 0, 0x2FC), 0, SASS_ATTR_HW, 41);
   /* without its IMAP bit it is absent: the default 0 */
   vs.imap_vertex_id = 0;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_DEFAULT);
-  assert_int_equal(regs[0], 0);
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  f.in.v[0x2FC / 4] = 41;
+  expect_ald(&f, "VertexId unmapped", op_imm(0, 0, 0x2FC), 0, SASS_ATTR_DEFAULT, 0);
   /* TES: TessCoord u, v (0x2F0, 0x2F4), which no TCS writes (its OMAP has
    * them clear) yet which are present: .64 into R4, R5 */
   vtg(&tcs, GS_SPH_TESSELLATION_INIT);
   vtg(&tes, GS_SPH_TESSELLATION);
   tes.imap_tess_eval_point[0] = tes.imap_tess_eval_point[1] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION, &tes, &tcs, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, FILL);
-  in.v[0x2F0 / 4] = fbits(0.25f);
-  in.v[0x2F4 / 4] = fbits(0.5f);
-  op = op_imm(4, 1, 0x2F0);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_HW);
-  assert_int_equal(regs[4], fbits(0.25f));
-  assert_int_equal(regs[5], fbits(0.5f));
+  fix_init(&f, GS_SPH_TESSELLATION, &tes, &tcs, NULL, FILL, 0);
+  f.in.v[0x2F0 / 4] = fbits(0.25f);
+  f.in.v[0x2F4 / 4] = fbits(0.5f);
+  expect_ald(&f, "TessCoord", op_imm(4, 1, 0x2F0), 4, SASS_ATTR_HW, fbits(0.25f));
+  assert_int_equal(f.r[5], fbits(0.5f));
 }
 
 /* ---- the ".O" table: output BMAP = OMAP(this) & (IMAP(next) | ST_REQ) -------------- */
@@ -194,31 +209,19 @@ static void test_output_table(void **state) {
   for (size_t i = 0; i < sizeof out_rows / sizeof out_rows[0]; i++) {
     const out_row *r = &out_rows[i];
     gs_sph vs, ps;
-    sass_attr_ctx c;
-    sass_attr_buf in, out;
-    uint32_t regs[8] = {0};
-    uint8_t oc[4];
+    fix f;
     vtg(&vs, GS_SPH_VERTEX);
     ps_header(&ps);
     vs.omap_generic[2][1] = (uint8_t)r->omap_cur;
     ps.imap_generic[2][1] = (uint8_t)(r->imap_next ? GS_PIXEL_IMAP_PERSPECTIVE : 0);
     vs.store_req_start = r->req_start;
     vs.store_req_end = r->req_end;
-    assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, &ps, NULL), GS_OK);
-    sass_attr_buf_clear(&in, 0);
-    sass_attr_buf_clear(&out, FILL);
-    sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
+    fix_init(&f, GS_SPH_VERTEX, &vs, NULL, &ps, 0, FILL);
     if (r->ast) {
-      sass_attr_op st = op_imm(1, 0, 0xA4);
-      regs[1] = 0xCAFE0001;
-      assert_true(sass_ast(&c, &io, lane_regs(regs), &st, NULL) >= 0);
+      f.r[1] = 0xCAFE0001;
+      assert_true(ast(&f, op_imm(1, 0, 0xA4), NULL) >= 0);
     }
-    sass_attr_op op = op_imm(2, 0, 0xA4);
-    op.flags = SASS_ATTR_O;
-    int rc = sass_ald(&c, &io, lane_regs(regs), &op, oc);
-    if (rc != 1 << r->outcome || regs[2] != r->value)
-      fail_msg("%s: rc 0x%x outcome %u value 0x%08x, want outcome %u value 0x%08x", r->cite, rc, oc[0],
-               regs[2], r->outcome, r->value);
+    expect_ald(&f, r->cite, op_of(2, RZ, RZ, 0, SASS_ATTR_O, 0xA4), 2, r->outcome, r->value);
   }
 }
 
@@ -236,7 +239,7 @@ static void test_store_req_stages(void **state) {
     gs_sph_output_bmap(&s, NULL, &set);
     assert_true(gs_sph_attr_has(&set, 0x80));
   }
-  vtg(&s, GS_SPH_GEOMETRY);
+  gs_header(&s);
   s.omap_generic[0][0] = 1;
   s.store_req_start = s.store_req_end = 32;
   gs_sph_output_bmap(&s, NULL, &set);
@@ -264,21 +267,14 @@ static void test_defaults_by_address(void **state) {
       {0x3AC, 0},   {0x3FC, 0},   {0x01C, 0},
   };
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[4];
+  fix f;
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, FILL);
-  sass_attr_buf_clear(&out, FILL);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, FILL, FILL);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    sass_attr_op op = op_imm(0, 0, (int32_t)rows[i].addr);
-    regs[0] = FILL;
-    assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), 1 << SASS_ATTR_DEFAULT);
-    if (regs[0] != rows[i].value)
-      fail_msg("default at 0x%03x: 0x%08x, want 0x%08x", rows[i].addr, regs[0], rows[i].value);
+    f.r[0] = FILL;
+    expect_ald(&f, "default", op_imm(0, 0, (int32_t)rows[i].addr), 0, SASS_ATTR_DEFAULT,
+               rows[i].value);
   }
 }
 
@@ -287,27 +283,18 @@ static void test_defaults_by_address(void **state) {
  * ALD.128 of generic 3 with x and z present: (x, 0, z, 1.0). */
 static void test_vector_partial(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[8] = {0};
+  fix f;
   uint8_t oc[4];
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
   vs.imap_generic[3][0] = vs.imap_generic[3][2] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, FILL);
-  sass_attr_buf_clear(&out, 0);
-  sass_attr_buf_store(&in, 0xB0, 11);
-  sass_attr_buf_store(&in, 0xB4, 12);
-  sass_attr_buf_store(&in, 0xB8, 13);
-  sass_attr_buf_store(&in, 0xBC, 14);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  sass_attr_op op = op_imm(4, 3, 0xB0);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), (1 << SASS_ATTR_STORED) | (1 << SASS_ATTR_DEFAULT));
-  assert_int_equal(regs[4], 11);
-  assert_int_equal(regs[5], 0);
-  assert_int_equal(regs[6], 13);
-  assert_int_equal(regs[7], ONE);
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, FILL, 0);
+  for (unsigned k = 0; k < 4; k++) sass_attr_buf_store(&f.in, 0xB0 + 4 * k, 11 + k);
+  assert_int_equal(ald(&f, op_imm(4, 3, 0xB0), oc), (1 << SASS_ATTR_STORED) | (1 << SASS_ATTR_DEFAULT));
+  assert_int_equal(f.r[4], 11);
+  assert_int_equal(f.r[5], 0);
+  assert_int_equal(f.r[6], 13);
+  assert_int_equal(f.r[7], ONE);
   assert_int_equal(oc[0], SASS_ATTR_STORED);
   assert_int_equal(oc[1], SASS_ATTR_DEFAULT);
   assert_int_equal(oc[2], SASS_ATTR_STORED);
@@ -315,8 +302,8 @@ static void test_vector_partial(void **state) {
 }
 
 /* The alignment rule (low bits are dropped, not faulted), one row per
- * size line of it.
- * Input words hold 0x1000 + address so that the address read shows. */
+ * size line of it. Input words hold 0x1000 + address so that the address
+ * read shows. */
 typedef struct align_row {
   const char *cite;
   unsigned rd, size;
@@ -336,54 +323,43 @@ static const align_row align_rows[] = {
 
 static void test_alignment(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
+  fix f;
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
   for (unsigned g = 0; g < 32; g++)
     for (unsigned k = 0; k < 4; k++) vs.imap_generic[g][k] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  for (unsigned a = 0; a < 0x400; a += 4) sass_attr_buf_store(&in, a, 0x1000 + a);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  for (unsigned a = 0; a < 0x400; a += 4) sass_attr_buf_store(&f.in, a, 0x1000 + a);
   for (size_t i = 0; i < sizeof align_rows / sizeof align_rows[0]; i++) {
     const align_row *r = &align_rows[i];
-    uint32_t regs[16];
-    for (unsigned k = 0; k < 16; k++) regs[k] = FILL;
-    sass_attr_op op = op_imm(r->rd, r->size, r->imm);
-    assert_true(sass_ald(&c, &io, lane_regs(regs), &op, NULL) >= 0);
+    for (unsigned k = 0; k < 16; k++) f.r[k] = FILL;
+    assert_true(ald(&f, op_imm(r->rd, r->size, r->imm), NULL) >= 0);
     for (unsigned k = 0; k < 16; k++) {
       int in_range = k >= r->first_reg && k <= r->first_reg + r->size;
       uint32_t want = in_range ? 0x1000 + r->first_addr + 4 * (k - r->first_reg) : FILL;
-      /* a word outside the IMAP reads its default: only 0x3F0-0x3FC here,
-       * which no IMAP field covers (0 or the .w rule does not apply) */
+      /* 0x3F0-0x3FC have no IMAP field: BMAP 0, and the default is 0 there */
       if (in_range && r->first_addr + 4 * (k - r->first_reg) >= 0x3C0) want = 0;
-      if (regs[k] != want) fail_msg("%s: R%u = 0x%08x, want 0x%08x", r->cite, k, regs[k], want);
+      if (f.r[k] != want) fail_msg("%s: R%u = 0x%08x, want 0x%08x", r->cite, k, f.r[k], want);
     }
   }
 }
 
 /* ALD description: addresses past the 1024-byte space or below 0 read 0.
- * With the indexed forms, which can leave the space. A TES reading
- * its input with .PHYS (Ra != RZ, imm 0) and its patch with .P (Ra + imm). */
+ * With the indexed forms, which can leave the space. A TES reading its
+ * input with .PHYS (Ra != RZ, imm 0) and its patch with .P (Ra + imm). */
 static void test_out_of_range(void **state) {
   gs_sph tcs, tes;
-  sass_attr_ctx c;
-  sass_attr_buf in, out, patch;
-  uint32_t regs[8] = {0};
-  uint8_t oc[4];
+  fix f;
+  sass_attr_buf patch;
   (void)state;
   vtg(&tcs, GS_SPH_TESSELLATION_INIT);
   vtg(&tes, GS_SPH_TESSELLATION);
   for (unsigned k = 0; k < 4; k++) tes.imap_generic[0][k] = tcs.omap_generic[0][k] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION, &tes, &tcs, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, FILL);
-  sass_attr_buf_clear(&out, FILL);
+  fix_init(&f, GS_SPH_TESSELLATION, &tes, &tcs, NULL, FILL, FILL);
   sass_attr_buf_clear(&patch, FILL);
   for (unsigned a = 0; a < 0x400; a += 4) sass_attr_buf_store(&patch, a, 0x2000 + a);
-  sass_attr_buf_store(&in, 0x80, 77);
-  sass_attr_io io = {&in, 1, &out, 1, &patch, NULL};
+  sass_attr_buf_store(&f.in, 0x80, 77);
+  f.io.patch = &patch;
   static const struct {
     uint32_t ra;
     int32_t imm;
@@ -391,22 +367,19 @@ static void test_out_of_range(void **state) {
     uint32_t value;
     sass_attr_outcome outcome;
   } rows[] = {
-      {0x80, 0, 0, 77, SASS_ATTR_STORED},                       /* .PHYS in range */
-      {0x400, 0, 0, 0, SASS_ATTR_OUT_OF_RANGE},                 /* 1024: past the last word */
-      {0xFFFFFFFCu, 0, 0, 0, SASS_ATTR_OUT_OF_RANGE},           /* -4 */
-      {0x3FC, 0, SASS_ATTR_P, 0x23FC, SASS_ATTR_STORED},        /* .P, the last word */
-      {0x3F8, 8, SASS_ATTR_P, 0, SASS_ATTR_OUT_OF_RANGE},       /* .P, Ra + imm = 0x400 */
-      {4, -8, SASS_ATTR_P, 0, SASS_ATTR_OUT_OF_RANGE},          /* .P, Ra + imm = -4 */
-      {0x10, -16, SASS_ATTR_P, 0x2000, SASS_ATTR_STORED},       /* .P, Ra + imm = 0 */
-      {0, 1023, SASS_ATTR_P, 0x23FC, SASS_ATTR_STORED},         /* 1023 -> 0x3FC (.32 drops 2 bits) */
+      {0x80, 0, 0, 77, SASS_ATTR_STORED},                 /* .PHYS in range */
+      {0x400, 0, 0, 0, SASS_ATTR_OUT_OF_RANGE},           /* 1024: past the last word */
+      {0xFFFFFFFCu, 0, 0, 0, SASS_ATTR_OUT_OF_RANGE},     /* -4 */
+      {0x3FC, 0, SASS_ATTR_P, 0x23FC, SASS_ATTR_STORED},  /* .P, the last word */
+      {0x3F8, 8, SASS_ATTR_P, 0, SASS_ATTR_OUT_OF_RANGE}, /* .P, Ra + imm = 0x400 */
+      {4, -8, SASS_ATTR_P, 0, SASS_ATTR_OUT_OF_RANGE},    /* .P, Ra + imm = -4 */
+      {0x10, -16, SASS_ATTR_P, 0x2000, SASS_ATTR_STORED}, /* .P, Ra + imm = 0 */
+      {0, 1023, SASS_ATTR_P, 0x23FC, SASS_ATTR_STORED},   /* 1023 -> 0x3FC (.32 drops 2 bits) */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    sass_attr_op op = {0, 1, RZ, 0, (uint8_t)rows[i].flags, rows[i].imm};
-    regs[1] = rows[i].ra;
-    regs[0] = FILL;
-    assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << rows[i].outcome);
-    if (regs[0] != rows[i].value)
-      fail_msg("row %zu (Ra 0x%x imm %d): 0x%08x, want 0x%08x", i, rows[i].ra, rows[i].imm, regs[0],
+    f.r[1] = rows[i].ra;
+    f.r[0] = FILL;
+    expect_ald(&f, "range", op_of(0, 1, RZ, 0, rows[i].flags, rows[i].imm), 0, rows[i].outcome,
                rows[i].value);
   }
 }
@@ -417,133 +390,108 @@ static void test_out_of_range(void **state) {
  * raises ILLEGAL_INSTR_ENCODING: ALD and AST, whatever Rb holds (even 0). */
 static void test_vs_rb_rule(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[8] = {0};
+  fix f;
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
   vs.imap_generic[0][0] = vs.omap_generic[0][0] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  sass_attr_buf_store(&in, 0x80, 5);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  sass_attr_op op = op_imm(2, 0, 0x80);
-  op.rb = 3; /* R3 = 0 */
-  regs[2] = FILL;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_VERTEX_RB);
-  assert_int_equal(regs[2], FILL); /* nothing loaded */
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_VERTEX_RB);
-  assert_false(gs_sph_attr_has(&out.written, 0x80));
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  sass_attr_buf_store(&f.in, 0x80, 5);
+  sass_attr_op op = op_of(2, RZ, 3, 0, 0, 0x80); /* Rb = R3, which holds 0 */
+  f.r[2] = FILL;
+  assert_int_equal(ald(&f, op, NULL), SASS_ATTR_E_VERTEX_RB);
+  assert_int_equal(f.r[2], FILL); /* nothing loaded */
+  assert_int_equal(ast(&f, op, NULL), SASS_ATTR_E_VERTEX_RB);
+  assert_false(gs_sph_attr_has(&f.out.written, 0x80));
   assert_non_null(strstr(sass_attr_error_text(SASS_ATTR_E_VERTEX_RB), "ILLEGAL_INSTR_ENCODING"));
   /* the description's VS example, ALD R0, a[16] without a vertex: legal,
    * and a[16] is no attribute a VS has, so it defaults to 0 */
-  op = op_imm(0, 0, 16);
-  regs[0] = FILL;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), 1 << SASS_ATTR_DEFAULT);
-  assert_int_equal(regs[0], 0);
+  f.r[0] = FILL;
+  expect_ald(&f, "ALD R0, a[16]", op_imm(0, 0, 16), 0, SASS_ATTR_DEFAULT, 0);
 }
 
 /* A GS picks the vertex with Rb (the description's GS example, ALD R0,
- * a[R1], R5); the corrupted-Rb rules: in range, valid (2a); out of
- * range, 0 (3); PRIMITIVE_ID ignores Rb. */
+ * a[R1], R5); the corrupted-Rb rules: in range, valid (2a); out of range,
+ * 0 (3); PRIMITIVE_ID ignores Rb. */
 static void test_gs_vertex_handle(void **state) {
   gs_sph vs, gs;
-  sass_attr_ctx c;
-  sass_attr_buf in[3], out, prim;
-  uint32_t regs[8] = {0};
-  uint8_t oc[4];
+  fix f;
+  sass_attr_buf in[3], prim;
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
-  vtg(&gs, GS_SPH_GEOMETRY);
-  gs.output_topology = GS_SPH_TRIANGLESTRIP;
-  gs.max_output_vertex_count = 3;
+  gs_header(&gs);
   gs.imap_generic[0][0] = vs.omap_generic[0][0] = 1;
   gs.imap_primitive_id = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_GEOMETRY, &gs, &vs, NULL, NULL), GS_OK);
+  fix_init(&f, GS_SPH_GEOMETRY, &gs, &vs, NULL, 0, 0);
   for (unsigned v = 0; v < 3; v++) {
     sass_attr_buf_clear(&in[v], FILL);
     sass_attr_buf_store(&in[v], 0x80, 100 + v);
   }
-  sass_attr_buf_clear(&out, 0);
   sass_attr_buf_clear(&prim, 0);
   prim.v[0x60 / 4] = 9; /* the primitive's id, hardware-generated */
-  sass_attr_io io = {in, 3, &out, 1, NULL, &prim};
-  sass_attr_op op = {0, 1, 5, 0, 0, 0}; /* ALD R0, a[R1], R5 */
-  regs[1] = 0x80;
+  f.io.in = in;
+  f.io.nin = 3;
+  f.io.prim = &prim;
+  sass_attr_op op = op_of(0, 1, 5, 0, 0, 0); /* ALD R0, a[R1], R5 */
+  f.r[1] = 0x80;
   for (uint32_t v = 0; v < 3; v++) {
-    regs[5] = v;
-    assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_STORED);
-    assert_int_equal(regs[0], 100 + v);
+    f.r[5] = v;
+    expect_ald(&f, "vertex", op, 0, SASS_ATTR_STORED, 100 + v);
   }
-  regs[5] = 3; /* out of range: 0 */
-  regs[0] = FILL;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_BAD_VERTEX);
-  assert_int_equal(regs[0], 0);
-  regs[5] = 0xFFFFFFFFu;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_BAD_VERTEX);
+  f.r[5] = 3; /* out of range: 0 */
+  f.r[0] = FILL;
+  expect_ald(&f, "vertex 3", op, 0, SASS_ATTR_BAD_VERTEX, 0);
+  f.r[5] = 0xFFFFFFFFu;
+  expect_ald(&f, "vertex -1", op, 0, SASS_ATTR_BAD_VERTEX, 0);
   /* PrimitiveId: Rb ignored even when out of range */
-  op = op_imm(0, 0, 0x60);
-  op.rb = 5;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_HW);
-  assert_int_equal(regs[0], 9);
+  expect_ald(&f, "PrimitiveId", op_of(0, RZ, 5, 0, 0, 0x60), 0, SASS_ATTR_HW, 9);
   /* Rb = RZ is vertex 0 */
-  op = op_imm(0, 0, 0x80);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, oc), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[0], 100);
+  expect_ald(&f, "Rb = RZ", op_imm(0, 0, 0x80), 0, SASS_ATTR_STORED, 100);
 }
 
 /* .P: per-patch space, no IMAP/OMAP so no defaulting, Rb ignored; only in
  * tessellation stages (the description's example ALD.P R0, a[R1+4], R5). */
 static void test_patch(void **state) {
   gs_sph vs, gs, tcs, tes;
-  sass_attr_ctx c;
-  sass_attr_buf in[2], out[2], patch;
-  uint32_t regs[8] = {0};
-  uint8_t oc[4];
+  fix f;
+  sass_attr_buf patch;
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
   vtg(&tcs, GS_SPH_TESSELLATION_INIT);
   vtg(&tes, GS_SPH_TESSELLATION);
-  vtg(&gs, GS_SPH_GEOMETRY);
-  gs.output_topology = GS_SPH_POINTLIST;
-  gs.max_output_vertex_count = 1;
-  for (unsigned v = 0; v < 2; v++) {
-    sass_attr_buf_clear(&in[v], 0);
-    sass_attr_buf_clear(&out[v], 0);
-  }
+  gs_header(&gs);
   sass_attr_buf_clear(&patch, FILL);
   sass_attr_buf_store(&patch, 0x24, 0x5A5A);
-  sass_attr_io io = {in, 2, out, 2, &patch, NULL};
-  sass_attr_op ld = {0, 1, 5, 0, SASS_ATTR_P, 4}; /* ALD.P R0, a[R1+4], R5 */
-  regs[1] = 0x20;
-  regs[5] = 7; /* no such vertex: ignored */
+  sass_attr_op ld = op_of(0, 1, 5, 0, SASS_ATTR_P, 4); /* ALD.P R0, a[R1+4], R5 */
   /* TES reads: written word, then an unwritten one (its leftover, no default) */
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION, &tes, &tcs, NULL, NULL), GS_OK);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[0], 0x5A5A);
-  regs[1] = 0x28; /* a[0x2C]: .w of a vec4 slot, still no default */
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_LEFTOVER);
-  assert_int_equal(regs[0], FILL);
+  fix_init(&f, GS_SPH_TESSELLATION, &tes, &tcs, NULL, 0, 0);
+  f.io.patch = &patch;
+  f.r[1] = 0x20;
+  f.r[5] = 7; /* no such vertex: ignored */
+  expect_ald(&f, "TES a[0x24]", ld, 0, SASS_ATTR_STORED, 0x5A5A);
+  f.r[1] = 0x28; /* a[0x2C]: .w of a vec4 slot, still no default */
+  expect_ald(&f, "TES a[0x2C]", ld, 0, SASS_ATTR_LEFTOVER, FILL);
   /* a TES may not store patch words */
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &ld, NULL), SASS_ATTR_E_PATCH);
+  assert_int_equal(ast(&f, ld, NULL), SASS_ATTR_E_PATCH);
   /* a TCS stores and reads them; Rb ignored */
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION_INIT, &tcs, &vs, &tes, NULL), GS_OK);
-  regs[0] = 0x77;
-  regs[1] = 0x2C;
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_WRITTEN);
+  fix_init(&f, GS_SPH_TESSELLATION_INIT, &tcs, &vs, &tes, 0, 0);
+  f.io.patch = &patch;
+  f.r[0] = 0x77;
+  f.r[1] = 0x2C;
+  f.r[5] = 7;
+  assert_int_equal(ast(&f, ld, NULL), 1 << SASS_ATTR_WRITTEN);
   assert_int_equal(patch.v[0x30 / 4], 0x77);
   assert_true(gs_sph_attr_has(&patch.written, 0x30));
-  regs[0] = 0;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[0], 0x77);
+  f.r[0] = 0;
+  expect_ald(&f, "TCS a[0x30]", ld, 0, SASS_ATTR_STORED, 0x77);
   /* .P outside tessellation: an error, nothing moved */
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
   ld.rb = RZ;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), SASS_ATTR_E_PATCH);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &ld, oc), SASS_ATTR_E_PATCH);
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_GEOMETRY, &gs, &vs, NULL, NULL), GS_OK);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), SASS_ATTR_E_PATCH);
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  f.io.patch = &patch;
+  assert_int_equal(ald(&f, ld, NULL), SASS_ATTR_E_PATCH);
+  assert_int_equal(ast(&f, ld, NULL), SASS_ATTR_E_PATCH);
+  fix_init(&f, GS_SPH_GEOMETRY, &gs, &vs, NULL, 0, 0);
+  f.io.patch = &patch;
+  assert_int_equal(ald(&f, ld, NULL), SASS_ATTR_E_PATCH);
   assert_int_equal(patch.v[0x30 / 4], 0x77);
 }
 
@@ -551,33 +499,25 @@ static void test_patch(void **state) {
  * TS) stages; the SPH description: no ALD.O in a GS. */
 static void test_output_read_stages(void **state) {
   gs_sph s;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[4] = {0};
+  fix f;
   (void)state;
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  sass_attr_op op = op_imm(0, 0, 0x80);
-  op.flags = SASS_ATTR_O;
+  sass_attr_op op = op_of(0, RZ, RZ, 0, SASS_ATTR_O, 0x80);
   static const gs_sph_stage ok[] = {GS_SPH_VERTEX, GS_SPH_TESSELLATION_INIT, GS_SPH_TESSELLATION};
   for (size_t i = 0; i < 3; i++) {
     vtg(&s, ok[i]);
-    assert_int_equal(sass_attr_ctx_init(&c, ok[i], &s, NULL, NULL, NULL), GS_OK);
-    assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), 1 << SASS_ATTR_DEFAULT);
+    fix_init(&f, ok[i], &s, NULL, NULL, 0, 0);
+    assert_int_equal(ald(&f, op, NULL), 1 << SASS_ATTR_DEFAULT);
   }
-  vtg(&s, GS_SPH_GEOMETRY);
-  s.output_topology = GS_SPH_POINTLIST;
-  s.max_output_vertex_count = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_GEOMETRY, &s, NULL, NULL, NULL), GS_OK);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_OUTPUT);
+  gs_header(&s);
+  fix_init(&f, GS_SPH_GEOMETRY, &s, NULL, NULL, 0, 0);
+  assert_int_equal(ald(&f, op, NULL), SASS_ATTR_E_OUTPUT);
   op.flags = 0; /* ALD.I is fine */
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), 1 << SASS_ATTR_DEFAULT);
+  assert_int_equal(ald(&f, op, NULL), 1 << SASS_ATTR_DEFAULT);
   /* a PS has no ALD/AST at all */
   ps_header(&s);
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_PIXEL, &s, NULL, NULL, NULL), GS_OK);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_STAGE);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_STAGE);
+  fix_init(&f, GS_SPH_PIXEL, &s, NULL, NULL, 0, 0);
+  assert_int_equal(ald(&f, op, NULL), SASS_ATTR_E_STAGE);
+  assert_int_equal(ast(&f, op, NULL), SASS_ATTR_E_STAGE);
 }
 
 /* .PHYS is the encoding without .P, Ra != RZ and a zero immediate; with
@@ -586,31 +526,25 @@ static void test_output_read_stages(void **state) {
  * with R1 = 0x84: AL2P gives 0x90 (identity), ALD loads generic 1 .x .y. */
 static void test_al2p_phys(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[8] = {0};
+  fix f;
   (void)state;
   assert_int_equal(sass_al2p(0x84, 12), 0x90);
   assert_int_equal(sass_al2p(0x90, -16), 0x80);
   vtg(&vs, GS_SPH_VERTEX);
   vs.imap_generic[1][0] = vs.imap_generic[1][1] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  sass_attr_buf_store(&in, 0x90, 21);
-  sass_attr_buf_store(&in, 0x94, 22);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  regs[1] = 0x84;
-  regs[0] = sass_al2p(regs[1], 12);
-  sass_attr_op op = {2, 0, RZ, 1, 0, 0}; /* ALD.PHYS.64 R2, a[R0] */
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[2], 21);
-  assert_int_equal(regs[3], 22);
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  sass_attr_buf_store(&f.in, 0x90, 21);
+  sass_attr_buf_store(&f.in, 0x94, 22);
+  f.r[1] = 0x84;
+  f.r[0] = sass_al2p(f.r[1], 12);
+  sass_attr_op op = op_of(2, 0, RZ, 1, 0, 0); /* ALD.PHYS.64 R2, a[R0] */
+  expect_ald(&f, "ALD.PHYS.64", op, 2, SASS_ATTR_STORED, 21);
+  assert_int_equal(f.r[3], 22);
   /* Ra != RZ with a non-zero immediate, without .P */
   op.imm = 4;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_PHYS);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &op, NULL), SASS_ATTR_E_PHYS);
-  assert_int_equal(sass_attr_check(&c, &op, 0), SASS_ATTR_E_PHYS);
+  assert_int_equal(ald(&f, op, NULL), SASS_ATTR_E_PHYS);
+  assert_int_equal(ast(&f, op, NULL), SASS_ATTR_E_PHYS);
+  assert_int_equal(sass_attr_check(&f.c, &op, 0), SASS_ATTR_E_PHYS);
 }
 
 /* ---- AST ------------------------------------------------------------------------------ */
@@ -623,121 +557,100 @@ static const uint32_t nvidia_vs[20] = {0x02000461, 0, 0, 0, 0, 0, 0x00000003, 0x
 
 static void test_ast_omap(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
-  uint32_t regs[16] = {0};
+  fix f;
   uint8_t oc[4];
   (void)state;
   assert_int_equal(gs_sph_decode(nvidia_vs, &vs, NULL), GS_OK);
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, FILL);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
-  regs[8] = 0x3F000000;
-  regs[9] = 0x3E800000;
-  sass_attr_op st = op_imm(8, 1, 0x300); /* AST.64 a[0x300], R8 */
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, oc), 1 << SASS_ATTR_WRITTEN);
-  assert_int_equal(out.v[0x300 / 4], 0x3F000000);
-  assert_int_equal(out.v[0x304 / 4], 0x3E800000);
-  regs[6] = 0x40400000;
-  st = op_imm(6, 0, 0x78); /* position.z: not in its OMAP */
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, oc), 1 << SASS_ATTR_DROPPED);
-  assert_int_equal(out.v[0x78 / 4], FILL);
-  assert_false(gs_sph_attr_has(&out.written, 0x78));
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, FILL);
+  f.r[8] = 0x3F000000;
+  f.r[9] = 0x3E800000;
+  assert_int_equal(ast(&f, op_imm(8, 1, 0x300), NULL), 1 << SASS_ATTR_WRITTEN); /* AST.64 a[0x300], R8 */
+  assert_int_equal(f.out.v[0x300 / 4], 0x3F000000);
+  assert_int_equal(f.out.v[0x304 / 4], 0x3E800000);
+  f.r[6] = 0x40400000;
+  assert_int_equal(ast(&f, op_imm(6, 0, 0x78), NULL), 1 << SASS_ATTR_DROPPED); /* position.z */
+  assert_int_equal(f.out.v[0x78 / 4], FILL);
+  assert_false(gs_sph_attr_has(&f.out.written, 0x78));
   /* AST.128 over texcoord 2 .strq: s, t stored, r, q dropped */
-  regs[12] = 1, regs[13] = 2, regs[14] = 3, regs[15] = 4;
-  st = op_imm(12, 3, 0x320);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, oc), (1 << SASS_ATTR_WRITTEN) | (1 << SASS_ATTR_DROPPED));
+  f.r[12] = 1, f.r[13] = 2, f.r[14] = 3, f.r[15] = 4;
+  assert_int_equal(ast(&f, op_imm(12, 3, 0x320), oc), (1 << SASS_ATTR_WRITTEN) | (1 << SASS_ATTR_DROPPED));
   assert_int_equal(oc[0], SASS_ATTR_WRITTEN);
   assert_int_equal(oc[1], SASS_ATTR_WRITTEN);
   assert_int_equal(oc[2], SASS_ATTR_DROPPED);
   assert_int_equal(oc[3], SASS_ATTR_DROPPED);
-  assert_int_equal(out.v[0x324 / 4], 2);
-  assert_int_equal(out.v[0x328 / 4], FILL);
+  assert_int_equal(f.out.v[0x324 / 4], 2);
+  assert_int_equal(f.out.v[0x328 / 4], FILL);
   /* the same alignment as ALD: .64 from R9 at 0x30C stores R8, R9 at 0x308,
    * 0x30C, which texcoord 0 .rq are not: dropped */
-  st = op_imm(9, 1, 0x30C);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, oc), 1 << SASS_ATTR_DROPPED);
+  assert_int_equal(ast(&f, op_imm(9, 1, 0x30C), NULL), 1 << SASS_ATTR_DROPPED);
   /* RZ as the source stores 0: AST a[0x70], RZ */
-  st = op_imm(RZ, 0, 0x70);
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, oc), 1 << SASS_ATTR_WRITTEN);
-  assert_int_equal(out.v[0x70 / 4], 0);
+  assert_int_equal(ast(&f, op_imm(RZ, 0, 0x70), NULL), 1 << SASS_ATTR_WRITTEN);
+  assert_int_equal(f.out.v[0x70 / 4], 0);
   /* the VS's loads: ALD.64 R8, a[0x100] (generic 8 .xy) and ALD R12,
    * a[0x10c] (generic 8 .w), from the vertex fetcher */
-  sass_attr_buf_store(&in, 0x100, 0x11);
-  sass_attr_buf_store(&in, 0x104, 0x12);
-  sass_attr_buf_store(&in, 0x10C, 0x14);
-  sass_attr_op ld = op_imm(8, 1, 0x100);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[8], 0x11);
-  assert_int_equal(regs[9], 0x12);
-  ld = op_imm(12, 0, 0x10C);
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, oc), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[12], 0x14);
+  sass_attr_buf_store(&f.in, 0x100, 0x11);
+  sass_attr_buf_store(&f.in, 0x104, 0x12);
+  sass_attr_buf_store(&f.in, 0x10C, 0x14);
+  expect_ald(&f, "ALD.64 R8, a[0x100]", op_imm(8, 1, 0x100), 8, SASS_ATTR_STORED, 0x11);
+  assert_int_equal(f.r[9], 0x12);
+  expect_ald(&f, "ALD R12, a[0x10c]", op_imm(12, 0, 0x10C), 12, SASS_ATTR_STORED, 0x14);
 }
 
 /* A TCS writes the output vertex Rb picks; past the patch's vertices the
- * store is dropped; out of the space too. */
+ * store is dropped. */
 static void test_ast_vertices(void **state) {
   gs_sph tcs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out[3];
-  uint32_t regs[8] = {0};
+  fix f;
+  sass_attr_buf out[3];
   (void)state;
   vtg(&tcs, GS_SPH_TESSELLATION_INIT);
   tcs.omap_generic[0][0] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION_INIT, &tcs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
+  fix_init(&f, GS_SPH_TESSELLATION_INIT, &tcs, NULL, NULL, 0, 0);
   for (unsigned v = 0; v < 3; v++) sass_attr_buf_clear(&out[v], 0);
-  sass_attr_io io = {&in, 1, out, 3, NULL, NULL};
-  sass_attr_op st = {0, RZ, 4, 0, 0, 0x80};
-  regs[0] = 55;
-  regs[4] = 2;
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, NULL), 1 << SASS_ATTR_WRITTEN);
+  f.io.out = out;
+  f.io.nout = 3;
+  sass_attr_op st = op_of(0, RZ, 4, 0, 0, 0x80);
+  f.r[0] = 55;
+  f.r[4] = 2;
+  assert_int_equal(ast(&f, st, NULL), 1 << SASS_ATTR_WRITTEN);
   assert_int_equal(out[2].v[0x80 / 4], 55);
   assert_int_equal(out[0].v[0x80 / 4], 0);
-  regs[4] = 3;
-  assert_int_equal(sass_ast(&c, &io, lane_regs(regs), &st, NULL), 1 << SASS_ATTR_BAD_VERTEX);
+  f.r[4] = 3;
+  assert_int_equal(ast(&f, st, NULL), 1 << SASS_ATTR_BAD_VERTEX);
   /* ALD.O reads it back from vertex 2 (StoreReq range 32..32: 0x80) */
   tcs.store_req_start = tcs.store_req_end = 32;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_TESSELLATION_INIT, &tcs, NULL, NULL, NULL), GS_OK);
-  sass_attr_op ld = {1, RZ, 4, 0, SASS_ATTR_O, 0x80};
-  regs[4] = 2;
-  assert_int_equal(sass_ald(&c, &io, lane_regs(regs), &ld, NULL), 1 << SASS_ATTR_STORED);
-  assert_int_equal(regs[1], 55);
+  assert_int_equal(sass_attr_ctx_init(&f.c, GS_SPH_TESSELLATION_INIT, &tcs, NULL, NULL, NULL), GS_OK);
+  f.r[4] = 2;
+  expect_ald(&f, "ALD.O vertex 2", op_of(1, RZ, 4, 0, SASS_ATTR_O, 0x80), 1, SASS_ATTR_STORED, 55);
 }
 
 /* RZ as a destination: nothing written; a register-major warp view. */
 static void test_registers(void **state) {
   gs_sph vs;
-  sass_attr_ctx c;
-  sass_attr_buf in, out;
+  fix f;
   static uint32_t warp[256 * 32];
   uint8_t oc[4];
   (void)state;
   vtg(&vs, GS_SPH_VERTEX);
   for (unsigned k = 0; k < 4; k++) vs.imap_generic[0][k] = 1;
-  assert_int_equal(sass_attr_ctx_init(&c, GS_SPH_VERTEX, &vs, NULL, NULL, NULL), GS_OK);
-  sass_attr_buf_clear(&in, 0);
-  sass_attr_buf_clear(&out, 0);
-  for (unsigned k = 0; k < 4; k++) sass_attr_buf_store(&in, 0x80 + 4 * k, 10 + k);
-  sass_attr_io io = {&in, 1, &out, 1, NULL, NULL};
+  fix_init(&f, GS_SPH_VERTEX, &vs, NULL, NULL, 0, 0);
+  for (unsigned k = 0; k < 4; k++) sass_attr_buf_store(&f.in, 0x80 + 4 * k, 10 + k);
   for (size_t i = 0; i < sizeof warp / sizeof warp[0]; i++) warp[i] = FILL;
   /* lane 5 of 32, register r at warp[r * 32 + 5] */
   sass_regs view = {warp + 5, 32};
   sass_attr_op op = op_imm(RZ, 3, 0x80); /* .128 from R255 -> R252..R255 */
-  assert_int_equal(sass_ald(&c, &io, view, &op, oc), (1 << SASS_ATTR_STORED) | (1 << SASS_ATTR_NO_REG));
+  assert_int_equal(sass_ald(&f.c, &f.io, view, &op, oc), (1 << SASS_ATTR_STORED) | (1 << SASS_ATTR_NO_REG));
   assert_int_equal(warp[252 * 32 + 5], 10);
   assert_int_equal(warp[254 * 32 + 5], 12);
   assert_int_equal(warp[255 * 32 + 5], FILL); /* RZ untouched */
   assert_int_equal(warp[252 * 32 + 4], FILL); /* other lanes untouched */
   assert_int_equal(oc[3], SASS_ATTR_NO_REG);
   op = op_imm(RZ, 0, 0x80);
-  assert_int_equal(sass_ald(&c, &io, view, &op, oc), 1 << SASS_ATTR_NO_REG);
+  assert_int_equal(sass_ald(&f.c, &f.io, view, &op, oc), 1 << SASS_ATTR_NO_REG);
   /* Ra read through the view: .PHYS with R7 = 0x88 */
   warp[7 * 32 + 5] = 0x88;
-  sass_attr_op phys = {3, 7, RZ, 0, 0, 0};
-  assert_int_equal(sass_ald(&c, &io, view, &phys, oc), 1 << SASS_ATTR_STORED);
+  op = op_of(3, 7, RZ, 0, 0, 0);
+  assert_int_equal(sass_ald(&f.c, &f.io, view, &op, oc), 1 << SASS_ATTR_STORED);
   assert_int_equal(warp[3 * 32 + 5], 12);
 }
 
