@@ -729,13 +729,19 @@ static uint32_t ipa(const sass_ipa_map *m, const gs_frag_io *io, unsigned lane, 
   return sass_ipa(m, io, lane, NULL, &op, fbits(rb));
 }
 
+/* The triangle's PS map. */
+static void tri_map(sass_ipa_map *m) {
+  gs_sph ps;
+  tri_ps(&ps);
+  assert_int_equal(sass_ipa_map_init(m, &ps, NULL), GS_OK);
+}
+
 static void test_ipa_map(void **state) {
-  gs_sph ps, vs;
+  gs_sph vs;
   sass_ipa_map m;
   gs_diag d;
   (void)state;
-  tri_ps(&ps);
-  assert_int_equal(sass_ipa_map_init(&m, &ps, &d), GS_OK);
+  tri_map(&m);
   /* generic g component c at 0x080 + 16g + 4c, in the pipeline's order */
   assert_int_equal(m.k[0x80 / 4], 0);
   assert_int_equal(m.k[0x84 / 4], 1);
@@ -752,12 +758,10 @@ static void test_ipa_map(void **state) {
  * is the undivided Σλ a/w; IPA.PASS Rw, a[0x7c]; MUFU.RCP Rw, Rw; IPA Rd,
  * a[attr], Rw is the perspective-correct value. */
 static void test_ipa_perspective(void **state) {
-  gs_sph ps;
   sass_ipa_map m;
   gs_frag_io io = tri_io();
   (void)state;
-  tri_ps(&ps);
-  assert_int_equal(sass_ipa_map_init(&m, &ps, NULL), GS_OK);
+  tri_map(&m);
   static const float pass[3] = {2.0f, 2.0f, 2.0f}, pw[3] = {0.5f, 0.5f, 0.25f}, correct[3] = {4.0f, 4.0f, 8.0f};
   for (unsigned lane = 0; lane < 3; lane++) {
     assert_int_equal(ipa(&m, &io, lane, 0x80, SASS_IPA_PASS, 0, 0), fbits(pass[lane]));
@@ -774,91 +778,110 @@ static void test_ipa_perspective(void **state) {
   assert_int_equal(ipa(&m, &io, 0, 0x9C, SASS_IPA_MULTIPLY, 2.0f, 0), ONE);
 }
 
-static void test_ipa_modes(void **state) {
-  gs_sph ps;
+/* IPA results on the triangle, worked out above. */
+typedef struct ipa_row {
+  const char *what;
+  unsigned lane, addr, mode;
+  float rb;
+  int sat;
+  uint32_t want;
+} ipa_row;
+
+#define P_ SASS_IPA_PASS
+#define M_ SASS_IPA_MULTIPLY
+#define C_ SASS_IPA_CONSTANT
+static const ipa_row ipa_rows[] = {
+    /* ScreenLinear: P = Σλ a (noperspective: IPA.PASS) */
+    {"linear lane 0", 0, 0x84, P_, 0, 0, 0x40B00000 /* 5.5 */},
+    {"linear lane 1", 1, 0x84, P_, 0, 0, 0x40800000 /* 4 */},
+    {"linear lane 2", 2, 0x84, P_, 0, 0, 0x41000000 /* 8 */},
+    /* MULTIPLY: P × Rb */
+    {"linear x 3", 0, 0x84, M_, 3.0f, 0, 0x41840000 /* 16.5 */},
+    {"linear x -0.5", 0, 0x84, M_, -0.5f, 0, 0xC0300000 /* -2.75 */},
+    /* a Constant component in CONSTANT mode: the provoking vertex's 8 */
+    {"flat lane 0", 0, 0x88, C_, 123.0f, 0, 0x41000000},
+    {"flat lane 1", 1, 0x88, C_, 123.0f, 0, 0x41000000},
+    {"flat lane 2", 2, 0x88, C_, 123.0f, 0, 0x41000000},
+    /* .SAT: clamp to [0, 1]; NaN (via Rb), negatives and -0 give +0 */
+    {"sat 5.5", 0, 0x84, P_, 0, 1, ONE},
+    {"sat 5.5 x 0.125", 0, 0x84, M_, 0.125f, 1, 0x3F300000 /* 0.6875 */},
+    {"sat -5.5", 0, 0x84, M_, -1.0f, 1, 0},
+    {"sat NaN", 0, 0x84, M_, NAN, 1, 0},
+    {"sat -0", 0, 0x84, M_, -0.0f, 1, 0},
+    {"-0 without sat", 0, 0x84, M_, -0.0f, 0, 0x80000000u},
+    /* not delivered: the default, whatever the mode */
+    {"generic 0 .w Unused", 0, 0x8C, M_, 5.0f, 0, ONE},
+    {"generic 1 .x Unused", 0, 0x90, M_, 5.0f, 0, 0},
+    {"texcoord 0 .q", 0, 0x30C, P_, 0, 0, ONE},
+    {"point sprite s", 0, 0x2E0, P_, 0, 0, 0},
+    {"0x400: beyond the space", 0, 0x400, P_, 0, 0, 0},
+    {"0xFFFF (.IDX)", 0, 0xFFFF, P_, 0, 0, 0},
+    /* the pixel centre: lanes at (3, 5) and (5, 7) */
+    {"x lane 0", 0, 0x70, P_, 0, 0, 0x40600000 /* 3.5 */},
+    {"y lane 0", 0, 0x74, P_, 0, 0, 0x40B00000 /* 5.5 */},
+    {"x lane 2", 2, 0x70, P_, 0, 0, 0x40B00000 /* 5.5 */},
+    {"y lane 2 x 2", 2, 0x74, M_, 2.0f, 0, 0x41700000 /* 15 */},
+    /* Z = 24-bit Z / (2^24 - 1): 0x800000 gives 0.5 + 0.5/(2^24 - 1), a
+     * little over half an ulp (2^-25) above 0.5, so it rounds up */
+    {"z lane 0", 0, 0x78, P_, 0, 0, 0x3F000001},
+    {"z lane 1", 1, 0x78, P_, 0, 0, 0},
+    {"z lane 2", 2, 0x78, P_, 0, 0, ONE},
+    {"1/W lane 2", 2, 0x7C, P_, 0, 0, 0x3E800000 /* 0.25 */},
+    /* FrontFacing: nouveau turns the sign bit into +-1.0, yuzu reads all
+     * ones; an integer, so mode and .SAT leave it */
+    {"front facing", 0, 0x3FC, C_, 0, 0, 0xFFFFFFFFu},
+    {"front facing, x 2 .SAT", 0, 0x3FC, M_, 2.0f, 1, 0xFFFFFFFFu},
+};
+#undef P_
+#undef M_
+#undef C_
+
+static void test_ipa_values(void **state) {
   sass_ipa_map m;
   gs_frag_io io = tri_io();
-  sass_ipa_op op;
   (void)state;
-  tri_ps(&ps);
-  assert_int_equal(sass_ipa_map_init(&m, &ps, NULL), GS_OK);
-  /* ScreenLinear: P = Σλ a (noperspective: IPA.PASS) */
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_PASS, 0, 0), fbits(5.5f));
-  assert_int_equal(ipa(&m, &io, 1, 0x84, SASS_IPA_PASS, 0, 0), fbits(4.0f));
-  assert_int_equal(ipa(&m, &io, 2, 0x84, SASS_IPA_PASS, 0, 0), fbits(8.0f));
-  /* MULTIPLY: P × Rb */
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, 3.0f, 0), fbits(16.5f));
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, -0.5f, 0), fbits(-2.75f));
-  /* Constant component, CONSTANT mode: the provoking vertex's 8 at every lane */
-  for (unsigned lane = 0; lane < 3; lane++)
-    assert_int_equal(ipa(&m, &io, lane, 0x88, SASS_IPA_CONSTANT, 123.0f, 0), fbits(8.0f));
-  /* SC: flat shading on is CONSTANT (no multiply), off is MULTIPLY */
-  op = (sass_ipa_op){0x88, SASS_IPA_SC, 0, 1};
+  tri_map(&m);
+  for (size_t i = 0; i < sizeof ipa_rows / sizeof ipa_rows[0]; i++) {
+    const ipa_row *r = &ipa_rows[i];
+    uint32_t got = ipa(&m, &io, r->lane, r->addr, r->mode, r->rb, r->sat);
+    if (got != r->want) fail_msg("%s: 0x%08x, want 0x%08x", r->what, got, r->want);
+  }
+}
+
+/* SC: flat shading on is CONSTANT (no multiply), off is MULTIPLY. */
+static void test_ipa_sc(void **state) {
+  sass_ipa_map m;
+  gs_frag_io io = tri_io();
+  sass_ipa_op op = {0x88, SASS_IPA_SC, 0, 1};
+  (void)state;
+  tri_map(&m);
   assert_int_equal(sass_ipa(&m, &io, 0, NULL, &op, fbits(3.0f)), fbits(8.0f));
   op.flat_shade = 0;
   assert_int_equal(sass_ipa(&m, &io, 0, NULL, &op, fbits(3.0f)), fbits(24.0f));
   op.addr = 0x80;
   assert_int_equal(sass_ipa(&m, &io, 0, NULL, &op, fbits(2.0f)), fbits(4.0f));
-  /* .SAT: clamp to [0, 1]; NaN (via Rb) and -0 give +0 */
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_PASS, 0, 1), ONE);
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, 0.1f, 1), fbits(5.5f * 0.1f));
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, -1.0f, 1), 0);
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, NAN, 1), 0);
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, -0.0f, 1), 0);
-  assert_int_equal(ipa(&m, &io, 0, 0x84, SASS_IPA_MULTIPLY, -0.0f, 0), 0x80000000u);
 }
 
-/* Components the pipeline does not deliver read their default (0, or 1.0
- * for a .w), whatever the mode; addresses beyond the space read 0. */
-static void test_ipa_unused(void **state) {
-  gs_sph ps;
-  sass_ipa_map m;
-  gs_frag_io io = tri_io();
-  (void)state;
-  tri_ps(&ps);
-  assert_int_equal(sass_ipa_map_init(&m, &ps, NULL), GS_OK);
-  assert_int_equal(ipa(&m, &io, 0, 0x8C, SASS_IPA_MULTIPLY, 5.0f, 0), ONE); /* generic 0 .w Unused */
-  assert_int_equal(ipa(&m, &io, 0, 0x90, SASS_IPA_MULTIPLY, 5.0f, 0), 0);   /* generic 1 .x Unused */
-  assert_int_equal(ipa(&m, &io, 0, 0x30C, SASS_IPA_PASS, 0, 0), ONE);       /* texcoord 0 .q */
-  assert_int_equal(ipa(&m, &io, 0, 0x2E0, SASS_IPA_PASS, 0, 0), 0);         /* point sprite s */
-  assert_int_equal(ipa(&m, &io, 0, 0x400, SASS_IPA_PASS, 0, 0), 0);
-  assert_int_equal(ipa(&m, &io, 0, 0xFFFF, SASS_IPA_PASS, 0, 0), 0);
-  /* a pipeline input whose own PixelImap is Unused */
+/* A pipeline input whose own PixelImap is Unused reads the default; a
+ * back-facing primitive reads FrontFacing 0; PrimitiveId and Layer come
+ * from sass_frag_sys (0 without). */
+static void test_ipa_lane_state(void **state) {
   static const uint8_t unused_imap[4] = {0, 0, 0, 0};
-  io.imap = unused_imap;
-  assert_int_equal(ipa(&m, &io, 0, 0x80, SASS_IPA_PASS, 0, 0), 0);
-  assert_int_equal(ipa(&m, &io, 0, 0x9C, SASS_IPA_PASS, 0, 0), ONE);
-}
-
-/* The special addresses: window position at the pixel centre, Z, 1/W,
- * FrontFacing (all ones front, 0 back), PrimitiveId and Layer. */
-static void test_ipa_special(void **state) {
-  gs_sph ps;
   sass_ipa_map m;
   gs_frag_io io = tri_io();
   sass_frag_sys sys = {7, 2};
   sass_ipa_op op = {0x060, SASS_IPA_CONSTANT, 0, 0};
   (void)state;
-  tri_ps(&ps);
-  assert_int_equal(sass_ipa_map_init(&m, &ps, NULL), GS_OK);
-  assert_int_equal(ipa(&m, &io, 0, 0x70, SASS_IPA_PASS, 0, 0), fbits(3.5f));
-  assert_int_equal(ipa(&m, &io, 0, 0x74, SASS_IPA_PASS, 0, 0), fbits(5.5f));
-  assert_int_equal(ipa(&m, &io, 2, 0x70, SASS_IPA_PASS, 0, 0), fbits(5.5f));
-  assert_int_equal(ipa(&m, &io, 2, 0x74, SASS_IPA_MULTIPLY, 2.0f, 0), fbits(15.0f));
-  /* Z: 24-bit Z / (2^24 - 1) */
-  assert_int_equal(ipa(&m, &io, 0, 0x78, SASS_IPA_PASS, 0, 0), fbits((float)(8388608.0 / 16777215.0)));
-  assert_int_equal(ipa(&m, &io, 1, 0x78, SASS_IPA_PASS, 0, 0), 0);
-  assert_int_equal(ipa(&m, &io, 2, 0x78, SASS_IPA_PASS, 0, 0), ONE);
-  assert_int_equal(ipa(&m, &io, 2, 0x7C, SASS_IPA_PASS, 0, 0), fbits(0.25f));
-  /* FrontFacing: nouveau turns the sign bit into ±1.0, yuzu reads all ones */
-  assert_int_equal(ipa(&m, &io, 0, 0x3FC, SASS_IPA_CONSTANT, 0, 0), 0xFFFFFFFFu);
-  assert_int_equal(ipa(&m, &io, 0, 0x3FC, SASS_IPA_MULTIPLY, 2.0f, 1), 0xFFFFFFFFu); /* integers pass */
-  io.reverse = 1;
-  assert_int_equal(ipa(&m, &io, 0, 0x3FC, SASS_IPA_CONSTANT, 0, 0), 0);
+  tri_map(&m);
   assert_int_equal(sass_ipa(&m, &io, 0, &sys, &op, 0), 7);
   op.addr = 0x064;
   assert_int_equal(sass_ipa(&m, &io, 0, &sys, &op, 0), 2);
   assert_int_equal(sass_ipa(&m, &io, 0, NULL, &op, 0), 0);
+  io.reverse = 1;
+  assert_int_equal(ipa(&m, &io, 0, 0x3FC, SASS_IPA_CONSTANT, 0, 0), 0);
+  io.imap = unused_imap;
+  assert_int_equal(ipa(&m, &io, 0, 0x80, SASS_IPA_PASS, 0, 0), 0);
+  assert_int_equal(ipa(&m, &io, 0, 0x9C, SASS_IPA_PASS, 0, 0), ONE);
 }
 
 /* ---- pixel shader outputs --------------------------------------------------------------- */
@@ -976,9 +999,9 @@ int main(void) {
       cmocka_unit_test(test_ctx_errors),
       cmocka_unit_test(test_ipa_map),
       cmocka_unit_test(test_ipa_perspective),
-      cmocka_unit_test(test_ipa_modes),
-      cmocka_unit_test(test_ipa_unused),
-      cmocka_unit_test(test_ipa_special),
+      cmocka_unit_test(test_ipa_values),
+      cmocka_unit_test(test_ipa_sc),
+      cmocka_unit_test(test_ipa_lane_state),
       cmocka_unit_test(test_ps_out_nvidia),
       cmocka_unit_test(test_ps_out_cases),
   };
