@@ -120,7 +120,7 @@ uint32_t sass_ffma_slow(uint32_t a, uint32_t b, uint32_t c, unsigned rnd, unsign
  * a halfway point between two floats, the one with an even mantissa: the
  * C library's functions differ between machines by an ulp or so of the
  * double, and this keeps the float the same on all of them. */
-static uint32_t round_guarded(double d) {
+uint32_t sass_round_guarded(double d) {
   float f = (float)d;
   double fd = wide(f);
   if (d == 0 || fd == d) return bits(f);
@@ -191,7 +191,7 @@ uint32_t sass_mufu(unsigned op, uint32_t a) {
     break;
   default: return SASS_NAN;
   }
-  return sass_ftz(round_guarded(d));
+  return sass_ftz(sass_round_guarded(d));
 }
 
 /* ---- conversions ----------------------------------------------------------- */

@@ -224,6 +224,10 @@ static inline uint32_t sass_fmnmx(uint32_t a, uint32_t b, unsigned min, unsigned
  * and return the high word of the double result. An op outside 0-8 gives
  * SASS_NAN (the decoder refuses it). .SAT is the caller's sass_fsat. */
 uint32_t sass_mufu(unsigned op, uint32_t a);
+/* MUFU's rounding of a finite double d to float bits (the nearest, or the
+ * even one of two when d is within 8 double ulps of their halfway point);
+ * exposed for tests. */
+uint32_t sass_round_guarded(double d);
 /* RRO (.SINCOS and .EX2): the identity on B after its modifiers; see the
  * doc for why this reproduces RRO + MUFU. */
 static inline uint32_t sass_rro(uint32_t b) { return b; }
