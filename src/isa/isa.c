@@ -7,9 +7,10 @@
 #include "core/bytes.h"
 #include "isa/isa.h"
 
-extern const gs_isa gs_isa_qpu; /* isa/qpu/isa_qpu.c */
+extern const gs_isa gs_isa_qpu;  /* isa/qpu/isa_qpu.c */
+extern const gs_isa gs_isa_sass; /* isa/sass/isa_sass.c */
 
-static const gs_isa *const registry[] = {&gs_isa_qpu};
+static const gs_isa *const registry[] = {&gs_isa_qpu, &gs_isa_sass};
 #define NREGISTRY (sizeof registry / sizeof registry[0])
 
 const gs_isa *gs_isa_at(unsigned n) { return n < NREGISTRY ? registry[n] : NULL; }

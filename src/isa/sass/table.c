@@ -1,6 +1,8 @@
 /* table.c — the Maxwell instruction table (table.h): every bit position of
  * a SASS instruction gpusim knows is written here, once. Sources of the
  * facts: table.h. */
+#include <stdio.h>
+#include <string.h>
 #include "isa/sass/table.h"
 
 /* ---- building blocks -------------------------------------------------------- */
@@ -493,4 +495,76 @@ const char *sass_unsupported_name(uint64_t w) {
     if (b > best_bits) best = unsupported[i].name, best_bits = b;
   }
   return best;
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+int sass_name(const char *names, unsigned v, const char **s, size_t *len) {
+  if (!names) return 0;
+  const char *p = names;
+  for (unsigned i = 0; i < v; i++) {
+    p = strchr(p, '|');
+    if (!p) return 0;
+    p++;
+  }
+  size_t n = strcspn(p, "|");
+  if (n == 1 && *p == '?') return 0;
+  *s = p;
+  *len = n;
+  return 1;
+}
+
+static const char *const flow_names[32] = {
+  "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", NULL,
+  "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT", "CSM_TA", "CSM_TR", "CSM_MX", "FCSM_TA", "FCSM_TR",
+  "FCSM_MX", "RLE", "RGT"};
+
+const char *sass_flow_name(unsigned v) { return v < 32 ? flow_names[v] : NULL; }
+
+static const char *const sr_names[0x54] = {
+  [0x00] = "SR_LANEID", [0x01] = "SR_CLOCK", [0x02] = "SR_VIRTCFG", [0x03] = "SR_VIRTID",
+  [0x04] = "SR_PM0", [0x05] = "SR_PM1", [0x06] = "SR_PM2", [0x07] = "SR_PM3", [0x08] = "SR_PM4",
+  [0x09] = "SR_PM5", [0x0a] = "SR_PM6", [0x0b] = "SR_PM7", [0x0f] = "SR_ORDERING_TICKET",
+  [0x10] = "SR_PRIM_TYPE", [0x11] = "SR_INVOCATION_ID", [0x12] = "SR_Y_DIRECTION", [0x13] = "SR_THREAD_KILL",
+  [0x14] = "SR_SHADER_TYPE", [0x15] = "SR_DIRECTCBEWRITEADDRESSLOW", [0x16] = "SR_DIRECTCBEWRITEADDRESSHIGH",
+  [0x17] = "SR_DIRECTCBEWRITEENABLED", [0x18] = "SR_MACHINE_ID_0", [0x19] = "SR_MACHINE_ID_1",
+  [0x1a] = "SR_MACHINE_ID_2", [0x1b] = "SR_MACHINE_ID_3", [0x1c] = "SR_AFFINITY", [0x1d] = "SR_INVOCATION_INFO",
+  [0x1e] = "SR_WSCALEFACTOR_XY", [0x1f] = "SR_WSCALEFACTOR_Z", [0x20] = "SR_TID", [0x21] = "SR_TID.X",
+  [0x22] = "SR_TID.Y", [0x23] = "SR_TID.Z", [0x24] = "SR_CTA_PARAM", [0x25] = "SR_CTAID.X", [0x26] = "SR_CTAID.Y",
+  [0x27] = "SR_CTAID.Z", [0x28] = "SR_NTID", [0x29] = "SR_CIRQUEUEINCRMINUSONE", [0x2a] = "SR_NLATC",
+  [0x38] = "SR_EQMASK", [0x39] = "SR_LTMASK", [0x3a] = "SR_LEMASK", [0x3b] = "SR_GTMASK", [0x3c] = "SR_GEMASK",
+  [0x3d] = "SR_REGALLOC", [0x50] = "SR_CLOCKLO", [0x51] = "SR_CLOCKHI", [0x52] = "SR_GLOBALTIMERLO",
+  [0x53] = "SR_GLOBALTIMERHI"};
+
+const char *sass_sr_name(unsigned v) { return v < sizeof sr_names / sizeof sr_names[0] ? sr_names[v] : NULL; }
+
+/* ---- scheduling ---------------------------------------------------------------- */
+
+void sass_sched_text(uint32_t c, char out[32]) {
+  char b[7];
+  for (int k = 0; k < 6; k++) b[k] = (c >> (11 + k)) & 1 ? (char)('0' + k) : '-';
+  b[6] = 0;
+  unsigned rd = (c >> 8) & 7, wr = (c >> 5) & 7;
+  snprintf(out, 32, "[B%s:R%c:W%c:%c:S%02u:U%x]", b, rd == 7 ? '-' : (char)('0' + rd),
+           wr == 7 ? '-' : (char)('0' + wr), (c >> 4) & 1 ? 'Y' : '-', c & 15, (c >> 17) & 15);
+}
+
+/* Variable-latency instructions: their results (and the sources they read
+ * late) are tracked by scoreboards, not by the stall count. */
+static int variable_latency(unsigned op) {
+  switch (op) {
+  case SASS_OP_S2R: case SASS_OP_MUFU: case SASS_OP_ALD: case SASS_OP_AST: case SASS_OP_AL2P: case SASS_OP_IPA:
+  case SASS_OP_ISBERD: case SASS_OP_LDC: case SASS_OP_LDL: case SASS_OP_STL: case SASS_OP_TEX: case SASS_OP_TEXS:
+  case SASS_OP_TLDS: case SASS_OP_TLD: case SASS_OP_BAR: case SASS_OP_MEMBAR: case SASS_OP_OUT:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Conservative: every instruction stalls 15 cycles and waits on scoreboards
+ * 0 and 1; a variable-latency one sets write barrier 0 and read barrier 1. */
+uint32_t sass_sched_default(const sass_row *r) {
+  uint32_t c = 15u | 3u << 11;
+  return c | (variable_latency(r->op) ? (0u << 5 | 1u << 8) : (7u << 5 | 7u << 8));
 }

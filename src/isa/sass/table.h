@@ -576,6 +576,39 @@ int sass_decode(uint64_t word, uint32_t ctrl, uint32_t pc, sass_insn *out, gs_di
  * size that is not a multiple of 32 is refused. */
 int sass_decode_program(const uint8_t *code, size_t size, sass_insn **out, size_t *n, gs_diag *d);
 
+/* ---- text (asm.c, disasm.c) ------------------------------------------------- */
+
+/* Name of value v in a '|' separated list: 1 and *s, *len (len may be 0:
+ * prints nothing), or 0 when v has no name or is "?". */
+int sass_name(const char *names, unsigned v, const char **s, size_t *len);
+/* "NEU" for flow test 13, NULL for T (15) and undefined values. */
+const char *sass_flow_name(unsigned v);
+/* "SR_TID.X" for system register 0x21, NULL when unnamed. */
+const char *sass_sr_name(unsigned v);
+/* The disassembler's text of one instruction at code offset pc, without
+ * scheduling: 0 and buf, or -1 and a reason in buf when the word does not
+ * print back exactly (no row, refused by the decoder, bits outside its
+ * fields, a value without a name). */
+int sass_disasm_insn(uint64_t w, uint32_t pc, char *buf, size_t size);
+/* The whole code (size a multiple of 32) as text, one line per
+ * instruction, malloc'ed in *text (docs/sass.md, "Text"). */
+int sass_disasm(const uint8_t *code, size_t size, char **text, gs_diag *d);
+/* Assembles src to code (a multiple of 32 bytes) with one line-table entry
+ * per instruction written (fill NOPs have none); errors name
+ * file:line:column and what was expected. */
+struct gs_isa_binary;
+int sass_asm(const char *src, const char *file, struct gs_isa_binary *out, gs_diag *d);
+/* Scheduling annotation of a 21-bit control field: "[B------:R-:W0:Y:S01:U0]"
+ * (wait mask B, bit k printed as digit k; read and write barrier, - = 7;
+ * Y = bit 4 set; stall in decimal; reuse bits 17-20 in hex). */
+void sass_sched_text(uint32_t ctrl, char out[32]);
+/* The control field the assembler gives an instruction without an
+ * annotation (docs/sass.md). */
+uint32_t sass_sched_default(const sass_row *r);
+/* The filler: NOP and its control field. */
+#define SASS_NOP_WORD 0x50B0000000070F00ull
+#define SASS_NOP_CTRL 0x7E0u
+
 /* The row index of word w (the decode rule above), or -1. */
 int sass_row_of(uint64_t w);
 /* The bits of a word row r gives a meaning to (key, guard, fields,

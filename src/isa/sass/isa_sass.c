@@ -1,0 +1,24 @@
+/* isa_sass.c — NVIDIA Maxwell SASS as a gs_isa (src/isa/isa.h): the text
+ * tools (asm.c, disasm.c); the unit hooks come with the interpreter. */
+#include "isa/isa.h"
+#include "isa/sass/table.h"
+
+static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
+  (void)base; /* branch targets are code offsets, whatever the load address */
+  return sass_asm(src, file, out, d);
+}
+
+static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **text, gs_diag *d) {
+  (void)base;
+  return sass_disasm(bytes, size, text, d);
+}
+
+const gs_isa gs_isa_sass = {
+  .name = "sass",
+  .id = GS_ISA_SASS,
+  .title = "NVIDIA Maxwell SASS",
+  .lanes = 32,
+  .code_align = 8,
+  .assemble = assemble,
+  .disassemble = disassemble,
+};
