@@ -18,8 +18,15 @@
 
 static inline float fl(uint32_t u) { return gs_lane_f(u); }
 static inline uint32_t bits(float f) { return gs_lane_u(f); }
-static inline float up(float f) { return nextafterf(f, INFINITY); }
-static inline float down(float f) { return nextafterf(f, -INFINITY); }
+/* The next float up and down (nextafterf without the call): +Inf stays,
+ * -0 steps to the smallest denormal. */
+static inline float up(float f) {
+  uint32_t u = bits(f);
+  if (u == 0x7f800000u || sass_is_nan(u)) return f;
+  if (u == 0x80000000u) return fl(1);
+  return fl((u >> 31) ? u - 1 : u + 1);
+}
+static inline float down(float f) { return fl(bits(up(fl(bits(f) ^ 0x80000000u))) ^ 0x80000000u); }
 
 /* A float as a double, with ±Inf standing for ±2^128 (the next power of two
  * above FLT_MAX, where rounding treats the overflow threshold). */
@@ -96,7 +103,7 @@ uint32_t sass_fmul_slow(uint32_t a, uint32_t b, unsigned rnd, unsigned flags, un
   if (sass_is_nan(a) || sass_is_nan(b)) return finish(SASS_NAN, flags);
   double p = (double)fl(a) * (double)fl(b); /* exact: 48 bits, far inside double's range */
   if (isnan(p)) return finish(SASS_NAN, flags); /* 0 x Inf */
-  p = ldexp(p, scale_exp[scale & 7]);     /* exact */
+  if (scale_exp[scale & 7]) p = ldexp(p, scale_exp[scale & 7]); /* exact */
   if (p == 0 || isinf(p)) return finish(bits((float)p), flags);
   return finish(round_f32(p, 0, rnd & 3), flags);
 }

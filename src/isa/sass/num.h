@@ -12,10 +12,11 @@
  * flush-to-zero or denormals-are-zero). The QPU runs with other settings
  * (core/fpmode.h), so a SASS interpreter sharing a thread with it sets
  * sass_num_env(...) for its run. Nothing here keeps state: every function
- * is safe to call from any number of threads at once. The common case
- * (round to nearest, no .FTZ/.FMZ/.SAT) of FADD, FMUL and FFMA is the
- * host's own float operation inline; the other rounding modes and flags take
- * an exact software path out of line (num.c), some tens of nanoseconds.
+ * is safe to call from any number of threads at once. FADD, FMUL and FFMA
+ * rounding to nearest are the host's own float operation inline (the flags
+ * are a few integer operations around it; FFMA is the C library's fmaf);
+ * the other rounding modes and FMUL's scale take an exact software path
+ * out of line (num.c), some tens of nanoseconds.
  *
  * NaN. Every float NaN result is 0x7fffffff (SASS_NAN), whatever NaN came
  * in: NVIDIA's CUDA C++ Programming Guide ("Floating-Point Standard": a
@@ -147,18 +148,37 @@ uint32_t sass_fadd_slow(uint32_t a, uint32_t b, unsigned rnd, unsigned flags);
 uint32_t sass_fmul_slow(uint32_t a, uint32_t b, unsigned rnd, unsigned flags, unsigned scale);
 uint32_t sass_ffma_slow(uint32_t a, uint32_t b, uint32_t c, unsigned rnd, unsigned flags);
 
+/* Round to nearest is the host's own operation, with the flags applied
+ * around it; the other modes take the software path. */
 static inline uint32_t sass_fadd(uint32_t a, uint32_t b, unsigned rnd, unsigned flags) {
-  if (rnd | flags) return sass_fadd_slow(a, b, rnd, flags);
-  return sass_nan_canon(gs_lane_u(gs_lane_f(a) + gs_lane_f(b)));
+  if (rnd) return sass_fadd_slow(a, b, rnd, flags);
+  if (!flags) return sass_nan_canon(gs_lane_u(gs_lane_f(a) + gs_lane_f(b)));
+  unsigned ftz = flags & (SASS_FTZ | SASS_FMZ);
+  if (ftz) a = sass_ftz(a), b = sass_ftz(b);
+  uint32_t r = sass_nan_canon(gs_lane_u(gs_lane_f(a) + gs_lane_f(b)));
+  if (ftz) r = sass_ftz(r);
+  return (flags & SASS_SAT) ? sass_fsat(r) : r;
 }
 static inline uint32_t sass_fmul(uint32_t a, uint32_t b, unsigned rnd, unsigned flags, unsigned scale) {
-  if (rnd | flags | scale) return sass_fmul_slow(a, b, rnd, flags, scale);
-  return sass_nan_canon(gs_lane_u(gs_lane_f(a) * gs_lane_f(b)));
+  if (rnd | scale) return sass_fmul_slow(a, b, rnd, flags, scale);
+  if (!flags) return sass_nan_canon(gs_lane_u(gs_lane_f(a) * gs_lane_f(b)));
+  unsigned ftz = flags & (SASS_FTZ | SASS_FMZ);
+  if (ftz) a = sass_ftz(a), b = sass_ftz(b);
+  uint32_t r = sass_nan_canon(gs_lane_u(gs_lane_f(a) * gs_lane_f(b)));
+  if ((flags & SASS_FMZ) && (!(a & 0x7fffffffu) || !(b & 0x7fffffffu))) r = 0;
+  if (ftz) r = sass_ftz(r);
+  return (flags & SASS_SAT) ? sass_fsat(r) : r;
 }
 uint32_t sass_fma_rn(uint32_t a, uint32_t b, uint32_t c); /* fmaf, NaN canonical */
 static inline uint32_t sass_ffma(uint32_t a, uint32_t b, uint32_t c, unsigned rnd, unsigned flags) {
-  if (rnd | flags) return sass_ffma_slow(a, b, c, rnd, flags);
-  return sass_fma_rn(a, b, c);
+  if (rnd) return sass_ffma_slow(a, b, c, rnd, flags);
+  if (!flags) return sass_fma_rn(a, b, c);
+  unsigned ftz = flags & (SASS_FTZ | SASS_FMZ);
+  if (ftz) a = sass_ftz(a), b = sass_ftz(b), c = sass_ftz(c);
+  uint32_t r = ((flags & SASS_FMZ) && (!(a & 0x7fffffffu) || !(b & 0x7fffffffu))) ? sass_nan_canon(c)
+                                                                                 : sass_fma_rn(a, b, c);
+  if (ftz) r = sass_ftz(r);
+  return (flags & SASS_SAT) ? sass_fsat(r) : r;
 }
 
 /* ---- float compares, min/max, FSET, FCMP ---------------------------------------
