@@ -244,15 +244,14 @@ static int split_mods(const tok *t, parts *p) {
     return 1;
   }
   p->core = s;
-  /* suffixes start at the first '.' after a register name */
-  const char *dot = memchr(s, '.', (size_t)(e - s));
-  unsigned r;
-  if (dot && parse_reg(s, (size_t)(dot - s), &r)) {
-    p->ncore = (size_t)(dot - s);
+  /* suffixes start at the first '.' followed by a letter (R9.H1, c[0x0][0x4].H1,
+   * 0x1f.B1; not 1.5 or 1e-3) */
+  const char *dot = s;
+  while (dot < e && !(*dot == '.' && dot + 1 < e && isalpha((unsigned char)dot[1]))) dot++;
+  p->ncore = (size_t)(dot - s);
+  if (dot < e) {
     p->sfx = dot;
     p->nsfx = (size_t)(e - dot);
-  } else {
-    p->ncore = (size_t)(e - s);
   }
   return 1;
 }
@@ -928,7 +927,11 @@ int sass_asm(const char *src, const char *file, gs_isa_binary *out, gs_diag *d) 
         }
         const char *semi = memchr(s, ';', (size_t)(eol - s));
         const char *end = semi ? semi : eol;
-        while (end > s && (isspace((unsigned char)end[-1]) || end[-1] == '}')) end--;
+        /* a closing '}' of a dual-issue pair (not of a {0,1} operand) */
+        int depth = 0;
+        for (const char *c = s; c < end; c++) depth += (*c == '{') - (*c == '}');
+        while (end > s && (isspace((unsigned char)end[-1]) || (end[-1] == '}' && depth < 0)))
+          depth += *--end == '}';
         st[nst++] = (stmt){line, (unsigned)(s - p) + 1, s, end, p, has[line], sched[line]};
         if (semi) {
           const char *r = semi + 1;

@@ -272,6 +272,7 @@ int sass_disasm_insn(uint64_t w, uint32_t pc, char *buf, size_t size) {
     }
     case SASS_O_RI:
       if (fget(r, p->f2, w)) put(&o, "0x%x", fget(r, p->f, w));
+      else if (fget(r, p->f, w) >> 8) o.bad = 1; /* bits of the number above the register */
       else put_reg(&o, reg);
       break;
     case SASS_O_SBSET: {
