@@ -1,0 +1,115 @@
+/* exec.h — the SASS reference interpreter: one warp of up to 32 lanes runs
+ * a decoded program (sass_insn, sass.h) in program order.
+ *
+ * Control flow is the SIMT model of Maxwell's convergence stack: SSY and
+ * PBK push a reconvergence target with the lanes active at the push; a
+ * branch whose guard splits the active lanes runs the taken lanes first and
+ * pushes the others (a divergence entry) to run when the taken ones wait; a
+ * lane that reaches SYNC (or BRK) waits for its SSY (PBK) target; a lane
+ * that reaches EXIT is done. When no lane is active the stack's top entry
+ * gives the next lanes and pc. Scheduling control words are not modelled:
+ * the order is the program's, and correct code does not depend on stalls.
+ *
+ * The interpreter knows nothing of the pipeline: attribute loads and
+ * stores, interpolation, textures and the fragment outputs go through a
+ * sass_io the caller fills (the unit, or gpusim.sass.run).
+ */
+#ifndef GS_ISA_SASS_EXEC_H
+#define GS_ISA_SASS_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gpusim/diag.h"
+#include "gpusim/sph.h"
+#include "isa/isa.h"
+#include "isa/sass/attr.h"
+#include "isa/sass/sass.h"
+
+#define SASS_LANES 32
+#define SASS_CBANKS 18
+#define SASS_STACK 32 /* convergence stack entries */
+
+/* A decoded program. */
+typedef struct sass_program {
+  sass_insn *insn;   /* one per instruction slot, in code order */
+  size_t n;
+  uint32_t size;     /* code bytes (a multiple of 32) */
+  gs_sph sph;        /* its SPH */
+  int has_sph;
+} sass_program;
+
+/* The instruction index of code byte offset pc, or (size_t)-1 if pc is not
+ * an instruction slot of p. */
+static inline size_t sass_index(const sass_program *p, uint32_t pc) {
+  if ((pc & 7) || (pc & 31) == 0 || pc >= p->size) return (size_t)-1;
+  return (size_t)(pc / 32) * 3 + (pc % 32) / 8 - 1;
+}
+
+struct sass_warp;
+
+/* What a warp sees of its stage. Callbacks return 0, or a negative GS_E*
+ * code with the message in d. Lanes are bit masks. */
+typedef struct sass_io {
+  gs_stage stage;
+  uint32_t gates;                 /* GS_GATE_* of the program */
+  gs_isa_report *report;          /* exceptions (a broken gate) */
+  const uint8_t *cb[SASS_CBANKS]; /* constant buffers (little-endian bytes) */
+  uint32_t cb_size[SASS_CBANKS];
+  /* vertex stages (ALD, AST): the stage's maps and each lane's buffers */
+  const sass_attr_ctx *attr;
+  const sass_attr_io *lane_attr;  /* [lane] */
+  /* fragment stage (IPA): lanes 16 b .. 16 b + 15 are block b's lanes */
+  const sass_ipa_map *ipa;
+  const gs_frag_io *frag[SASS_LANES / 16];
+  sass_frag_sys sys;
+  uint8_t flat_shade;             /* the 3D state's flat shading (IPA.SC) */
+  void *ctx;
+  /* TEX, TEXS, TLDS, TLD for the lanes in `lanes`; NULL: refused */
+  int (*tex)(void *ctx, struct sass_warp *w, const sass_insn *in, uint32_t lanes, gs_diag *d);
+  /* S2R: 1 and *v if the caller knows system register sr for lane; 0 for
+   * the interpreter's own values (docs/sass.md); NULL likewise */
+  int (*sysreg)(void *ctx, unsigned sr, unsigned lane, uint32_t *v);
+} sass_io;
+
+enum { SASS_ENTRY_SSY = 1, SASS_ENTRY_PBK = 2, SASS_ENTRY_DIV = 3 };
+
+typedef struct sass_entry {
+  uint8_t kind;
+  uint32_t pc;    /* where its lanes resume */
+  uint32_t mask;  /* the lanes it holds */
+} sass_entry;
+
+/* One warp's state. Registers are [register][lane]; R255 (RZ) stays 0. */
+typedef struct sass_warp {
+  uint32_t r[256][SASS_LANES];
+  uint8_t p[SASS_LANES];          /* P0..P6 in bits 0..6 (bit 7, PT, always set) */
+  uint8_t cc[SASS_LANES];         /* SASS_CC_* */
+  uint32_t pc;
+  uint32_t lanes;                 /* the lanes the warp was started with */
+  uint32_t active;                /* the lanes running at pc */
+  uint32_t exited;                /* lanes done (EXIT) */
+  uint32_t killed;                /* lanes discarded (KIL) */
+  unsigned depth;
+  sass_entry stack[SASS_STACK];
+  uint64_t steps;                 /* instructions run */
+  uint8_t *local;                 /* per-lane local memory: lane * local_size */
+  uint32_t local_size;
+} sass_warp;
+
+enum { SASS_CC_Z = 1, SASS_CC_S = 2, SASS_CC_C = 4, SASS_CC_O = 8 };
+
+/* Starts warp w on lanes (bit i: lane i) at code offset pc: registers,
+ * predicates and flags cleared (PT set), the stack empty. Local memory
+ * (local_size bytes per lane) is the caller's, or NULL with 0. */
+void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, uint32_t local_size);
+
+/* Runs w until every lane has exited or budget instructions have run.
+ * Returns 0 (done), or a negative GS_E* code with a message naming `name`
+ * (the program, for messages), the pc and the instruction. */
+int sass_run_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
+                 gs_diag *d);
+
+/* The flow test (CC condition, 0-31) on flags cc. */
+int sass_flow_test(unsigned test, unsigned cc);
+
+#endif
