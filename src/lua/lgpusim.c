@@ -249,6 +249,7 @@ int luaopen_gpusim(lua_State *L) {
   { extern void lgs_open_scene(lua_State *L, int ctx); lgs_open_scene(L, ctx); } /* lscene.c */
   { extern const luaL_Reg lgs_v3d_funcs[]; open_subtable(L, ctx, "v3d", lgs_v3d_funcs); } /* lv3d.c */
   { extern const luaL_Reg lgs_sph_funcs[]; open_subtable(L, ctx, "sph", lgs_sph_funcs); } /* lsph.c */
+  { extern const luaL_Reg lgs_sass_funcs[]; open_subtable(L, ctx, "sass", lgs_sass_funcs); } /* lsass.c */
   lua_pushliteral(L, GS_VERSION);
   lua_setfield(L, -2, "version");
   return 1;
