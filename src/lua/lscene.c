@@ -1021,6 +1021,9 @@ static int l_shader_new(lua_State *L) {
       arg_error(L, 1, "field 'isa' must be the name of an instruction set (%s), got %s", lua_tostring(L, -1),
                 luaL_typename(L, -2));
     }
+    if (!isa->run_vertex)
+      arg_error(L, 1, "field 'isa': %s programs do not run in scenes yet (gpusim.sass.run runs one alone)",
+                isa->title);
   }
   lua_pop(L, 1);
   gs_sph_io in[GS_DRV_MAX_ATTRS], vary[GS_DRV_MAX_VARYINGS], vs_out[GS_DRV_MAX_VARYINGS + 1];

@@ -279,6 +279,9 @@ static int program_info(const gs_mem *m, gs_addr at, const char *what, gs_addr c
   *isa = gs_isa_by_id(has_header ? h.isa : GS_ISA_NONE); /* the read checked the id */
   if (has_header && (rc = gs_sph_decode(h.sph_words, &sph, &sd)) >= 0) *gates = gs_sph_gates(&sph);
   if (rc < 0) return cle_error(d, rc, at, "%s at 0x%08x: %s", what, code, sd.msg);
+  if (!(*isa)->run_vertex)
+    return cle_error(d, GS_EINVAL, at, "%s at 0x%08x: %s programs have no shader unit in gpusim's pipeline yet",
+                     what, code, (*isa)->title);
   return GS_OK;
 }
 
