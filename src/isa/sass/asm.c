@@ -780,6 +780,13 @@ static int encode_stmt(actx *a, const stmt *st, uint32_t pc, uint64_t *w, uint32
     /* a longer row name ("TEX.B") is tried through its own row */
     found = 1;
     if (encode_row(a, &cur, r, mn + nl, nmn - nl, t, nt, guard, gneg, pc) == 0) {
+      sass_insn in;
+      gs_diag dd;
+      if (sass_decode(cur.w, 0, pc, &in, &dd) < 0) { /* a combination the decoder refuses */
+        const char *why = strstr(dd.msg, ": ");
+        why = why ? strstr(why + 2, ": ") : NULL;
+        return err_at(a, st->line, mcol, "%s", why ? why + 2 : dd.msg);
+      }
       *w = cur.w;
       *ctrl = st->has_sched ? st->sched : (sass_sched_default(r) | cur.reuse);
       return GS_OK;

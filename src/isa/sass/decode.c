@@ -20,6 +20,24 @@ static int refuse(gs_diag *d, uint32_t pc, uint64_t w, const char *what) {
   return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s", pc, (unsigned long long)w, what);
 }
 
+/* Field combinations whose meaning no source gives: refused, not guessed. */
+static const char *unknown_combination(const sass_insn *o) {
+  switch (o->op) {
+  case SASS_OP_IPA:
+    if (!sass_mod(o, SASS_M_IPA_IDX) && o->ra != SASS_RZ) return "IPA without .IDX and Ra other than RZ";
+    if (sass_mod(o, SASS_M_IPA_IDX) && sass_mod(o, SASS_M_IPA_ADDR))
+      return "IPA.IDX with an address besides Ra (bits 28-37 not 0)";
+    break;
+  case SASS_OP_IADD32I:
+    if (sass_mod(o, SASS_M_IADD_PO) && !sass_mod(o, SASS_M_IADD_NEG_A))
+      return "IADD32I with bit 55 but not bit 56 (both together are .PO)";
+    break;
+  default:
+    break;
+  }
+  return NULL;
+}
+
 int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d) {
   memset(o, 0, sizeof *o);
   o->raw = w;
@@ -108,6 +126,9 @@ int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d
     snprintf(what, sizeof what, "%s reads constant bank %u (Maxwell has banks 0-17)", r->name, o->cbank);
     return refuse(d, pc, w, what);
   }
+  const char *why = unknown_combination(o);
+  if (why) return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s is not supported by gpusim", pc,
+                              (unsigned long long)w, why);
   return GS_OK;
 }
 

@@ -30,6 +30,7 @@
 #define N_BOP "AND|OR|XOR|?"
 #define N_FLT "?|F16|F32|F64"
 #define N_INT "U8|U16|U32|U64|S8|S16|S32|S64"
+#define N_INT32 "U8|U16|U32|?|S8|S16|S32|?" /* I2I has no 64-bit sizes */
 #define N_MSIZE "U8|S8|U16|S16||64|128|?"
 
 /* operands: kind, pos, slot, flags, f, f2, neg, abs, inv, sfx */
@@ -107,7 +108,7 @@ const sass_row sass_table[] = {
        [I(I2F_CC)] = OPN(47, 1, "CC")),
   ALU3("I2I", I2I, 0, 0x5CE0, 0x4CE0, 0x38E0, 0xFFF8, 0xFEF8,
        (RDC(I2I_CC), {SASS_O_B, 0, 0, 0, 0, 0, R(I2I_NEG_B), R(I2I_ABS_B), 0, R(I2I_BSEL)}),
-       [I(I2I_DST)] = EN2(8, 2, 12, 1, 6, N_INT), [I(I2I_SRC)] = EN2(10, 2, 13, 1, 6, N_INT),
+       [I(I2I_DST)] = EN2(8, 2, 12, 1, 6, N_INT32), [I(I2I_SRC)] = EN2(10, 2, 13, 1, 6, N_INT32),
        [I(I2I_SAT)] = FL(50, "SAT"), [I(I2I_BSEL)] = OPN(41, 2, "|B1|B2|B3"), [I(I2I_NEG_B)] = OPF(45, 1),
        [I(I2I_ABS_B)] = OPF(49, 1), [I(I2I_CC)] = OPN(47, 1, "CC")),
   ALU3("SEL", SEL, 0, 0x5CA0, 0x4CA0, 0x38A0, 0xFFF8, 0xFEF8, (RD, RA, OB, PRED(R(SEL_PC), R(SEL_PC_NEG))),

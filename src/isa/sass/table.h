@@ -112,7 +112,8 @@ enum sass_mod_id {
   SASS_M_I2F_ABS_B,
   SASS_M_I2F_CC,
 
-  SASS_M_I2I_DST = SASS_MID(I2I, 0), /* integer destination: bits 0-1 log2(bytes), bit 2 signed */
+  SASS_M_I2I_DST = SASS_MID(I2I, 0), /* integer destination: bits 0-1 log2(bytes) (0-2: no 64-bit
+                                        I2I), bit 2 signed */
   SASS_M_I2I_SRC,                    /* integer source: likewise */
   SASS_M_I2I_SAT,                    /* 1: .SAT (clamp to the destination's range) */
   SASS_M_I2I_BSEL,                   /* source byte select 0-3 */
@@ -203,7 +204,8 @@ enum sass_mod_id {
   /* ---- integer ---- */
   SASS_M_IADD_SAT = SASS_MID(IADD, 0), /* 1: .SAT (signed saturation) */
   SASS_M_IADD_X,                       /* 1: .X, add the carry in CC */
-  SASS_M_IADD_PO,                      /* IADD32I only: with NEG_A, .PO (A + B + 1) */
+  SASS_M_IADD_PO,                      /* IADD32I only: with NEG_A, .PO (A + B + 1); alone it is
+                                          refused by the decoder */
   SASS_M_IADD_NEG_A,                   /* NEG_A and NEG_B both set in IADD: .PO, A + B + 1 */
   SASS_M_IADD_NEG_B,
   SASS_M_IADD_CC,
@@ -345,7 +347,8 @@ enum sass_mod_id {
   SASS_M_AL2P_ADDR,                  /* signed 11-bit byte offset: R[rd] = the physical address
                                         of attribute R[ra] + ADDR */
 
-  SASS_M_IPA_IDX = SASS_MID(IPA, 0), /* 1: .IDX, the address is R[ra] (+ ADDR) */
+  SASS_M_IPA_IDX = SASS_MID(IPA, 0), /* 1: .IDX, the address is R[ra] (ADDR is 0); without it
+                                        ra is RZ (the decoder refuses other combinations) */
   SASS_M_IPA_MODE,                   /* 0 .PASS, 1 multiply (no suffix: value x R[rb]),
                                         2 .CONSTANT, 3 .SC */
   SASS_M_IPA_SAMPLE,                 /* 0 pixel centre, 1 .CENTROID, 2 .OFFSET (R[rc]) */
