@@ -774,6 +774,9 @@ static void test_i2i(void **state) {
   assert_true(sass_cvt_supported(SASS_OP_F2F, SASS_F16, SASS_F32));
   assert_false(sass_cvt_supported(SASS_OP_F2F, SASS_F64, SASS_F32));
   assert_false(sass_cvt_supported(SASS_OP_I2F, SASS_I64, SASS_F32));
+  assert_false(sass_cvt_supported(SASS_OP_F2I, SASS_F32, SASS_I8));
+  assert_true(sass_cvt_supported(SASS_OP_I2F, SASS_I8, SASS_F16));
+  assert_false(sass_cvt_supported(SASS_OP_F2F, 0, SASS_F32));
   assert_false(sass_cvt_supported(SASS_OP_I2I, SASS_I32, SASS_I64));
   assert_false(sass_cvt_supported(SASS_OP_FADD, SASS_F32, SASS_F32));
 }

@@ -341,7 +341,7 @@ int sass_cvt_supported(unsigned op, unsigned src_fmt, unsigned dst_fmt) {
   int fsrc = src_fmt == SASS_F16 || src_fmt == SASS_F32, fdst = dst_fmt == SASS_F16 || dst_fmt == SASS_F32;
   int isrc = src_fmt <= SASS_I32, idst = dst_fmt <= SASS_I32;
   switch (op) {
-  case SASS_OP_F2I: return fsrc && idst;
+  case SASS_OP_F2I: return fsrc && (dst_fmt == SASS_I16 || dst_fmt == SASS_I32); /* no 8-bit form (yuzu, Ryujinx) */
   case SASS_OP_I2F: return isrc && fdst;
   case SASS_OP_F2F: return fsrc && fdst;
   case SASS_OP_I2I: return isrc && idst;

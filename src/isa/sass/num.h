@@ -280,7 +280,8 @@ uint32_t sass_f2f(uint32_t b, unsigned src_fmt, unsigned dst_fmt, unsigned rnd, 
 uint32_t sass_i2i(uint32_t b, unsigned src_fmt, unsigned src_signed, unsigned byte_sel, unsigned dst_fmt,
                   unsigned dst_signed, unsigned flags);
 /* Whether conversion op (SASS_OP_F2I, SASS_OP_I2F, SASS_OP_F2F, SASS_OP_I2I
- * of sass.h) from src_fmt to dst_fmt is modelled (F64 and I64 are not). */
+ * of sass.h) from src_fmt to dst_fmt is modelled: F64 and I64 are not, and
+ * F2I has no 8-bit destination (its field's 0 is not a format). */
 int sass_cvt_supported(unsigned op, unsigned src_fmt, unsigned dst_fmt);
 /* IEEE half <-> float bits, exact (half -> float) or rounded by rnd. */
 uint32_t sass_h2f(uint32_t h);
