@@ -252,39 +252,56 @@ static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
   return GS_OK;
 }
 
-/* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
- * updates for the colour writes after it (RG §5). */
-static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
-  frag_ctx *f = ctx;
+#if defined(__GNUC__)
+#define QPU_COLD __attribute__((noinline, cold))
+#else
+#define QPU_COLD
+#endif
+
+/* The TLB register writes fs_tlb_write does not pass straight on: a Z
+ * write without OmapDepth, a colour write without a target, stencil setup
+ * and the VG alpha mask. Out of line, so that the common ones need no
+ * stack frame. */
+static QPU_COLD int fs_tlb_write_other(frag_ctx *f, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
   const gs_tile_port *t = f->io->tile;
-  uint32_t *coverage = q->payload[QPU_PAYLOAD_MS].u;
   switch (addr) {
   case QPU_W_TLB_STENCIL: t->stencil_setup(t->ctx, v->u[0]); return GS_OK;
-  case QPU_W_TLB_Z:
-    if (!(q->gates & GS_GATE_DEPTH)) { /* the rasterised Z, whatever the program wrote */
-      for (int i = 0; i < QPU_LANES; i++)
-        if ((lanes >> i & 1) && v->u[i] != f->io->z[i]) {
-          qpu_exception(q, "a TLB_Z write of 0x%06x in lane %d, not the rasterised Z 0x%06x, but the program's SPH has "
-                        "OmapDepth 0: the rasterised Z is tested", v->u[i], i, f->io->z[i]);
-          break;
-        }
-      t->z_write(t->ctx, f->io->z, coverage, lanes);
-      return GS_OK;
-    }
-    t->z_write(t->ctx, v->u, coverage, lanes);
+  case QPU_W_TLB_Z: /* the rasterised Z, whatever the program wrote */
+    for (int i = 0; i < QPU_LANES; i++)
+      if ((lanes >> i & 1) && v->u[i] != f->io->z[i]) {
+        qpu_exception(q, "a TLB_Z write of 0x%06x in lane %d, not the rasterised Z 0x%06x, but the program's SPH has "
+                      "OmapDepth 0: the rasterised Z is tested", v->u[i], i, f->io->z[i]);
+        break;
+      }
+    t->z_write(t->ctx, f->io->z, q->payload[QPU_PAYLOAD_MS].u, lanes);
     return GS_OK;
   case QPU_W_TLB_COLOUR_MS:
   case QPU_W_TLB_COLOUR_ALL:
-    if (!(q->gates & GS_GATE_COLOUR)) {
-      qpu_exception(q, "a colour write, but the program's SPH maps no component of OmapTarget[0]: dropped");
-      return GS_OK;
-    }
-    t->colour_write(t->ctx, addr == QPU_W_TLB_COLOUR_ALL, v->u, coverage, lanes);
+    qpu_exception(q, "a colour write, but the program's SPH maps no component of OmapTarget[0]: dropped");
     return GS_OK;
   default:
     return qpu_fault(f->g, q, GS_EINVAL, "write to the VG alpha mask (register 47): not modelled by gpusim, as "
                      "113's VG mask buffer is not (docs/pipeline.md)");
   }
+}
+
+/* A TLB register write; coverage is the MS_FLAGS payload, which a Z write
+ * updates for the colour writes after it (RG §5). The Z and colour writes
+ * the program's gates allow, which come with every batch, go straight to
+ * the port. */
+static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
+  frag_ctx *f = ctx;
+  const gs_tile_port *t = f->io->tile;
+  uint32_t gates = q->gates;
+  if (addr == QPU_W_TLB_Z && (gates & GS_GATE_DEPTH)) {
+    t->z_write(t->ctx, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
+    return GS_OK;
+  }
+  if ((addr == QPU_W_TLB_COLOUR_ALL || addr == QPU_W_TLB_COLOUR_MS) && (gates & GS_GATE_COLOUR)) {
+    t->colour_write(t->ctx, addr == QPU_W_TLB_COLOUR_ALL, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
+    return GS_OK;
+  }
+  return fs_tlb_write_other(f, q, addr, v, lanes);
 }
 
 static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
