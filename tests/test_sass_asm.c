@@ -551,6 +551,9 @@ static void test_refusals(void **state) {
   contains(d.msg, "IPA without .IDX and Ra other than RZ is not supported by gpusim");
   assert_int_equal(sass_decode(0x1C8FFFFFFA070101ull, 0, 8, &in, &d), GS_EINVAL); /* IADD32I, bit 55 */
   contains(d.msg, "IADD32I with bit 55 but not bit 56");
+  /* a value the table marks as having no known meaning: FMUL's FMZ 3 */
+  assert_int_equal(sass_decode(0x5C68300000070000ull, 0, 8, &in, &d), GS_EINVAL);
+  contains(d.msg, "FMUL with bits 44-45 = 3 (a value with no known meaning) is not supported by gpusim");
   /* constant bank 18 */
   assert_int_equal(sass_decode(0x4C98078000870001ull | (uint64_t)18 << 34, 0, 8, &in, &d), GS_EINVAL);
   contains(d.msg, "constant bank 18");
@@ -606,6 +609,7 @@ static void test_asm_errors(void **state) {
   contains(asm_error("NOP\n IPA R1, a[R2+0x10], R3 ;"), "t.s:2:2: IPA without .IDX and Ra other than RZ");
   contains(asm_error("IADD32I.PO R1, R1, 0x1 ;"), "IADD32I with bit 55 but not bit 56");
   contains(asm_error("I2I.U64.S32 R1, R2 ;"), "I2I takes no modifier '.U64'");
+  contains(asm_error("F2I.U8.F32 R1, R2 ;"), "F2I takes no modifier '.U8'");
 }
 
 /* Labels, comments, case, line table. */

@@ -85,11 +85,12 @@ static const char usage_text[] =
   "\n"
   "Tools:\n"
   "  asm           assemble text into a binary of 64-bit instruction words,\n"
-  "                little-endian, low 32 bits first. OUT.bin is written whole\n"
+  "                little-endian (SASS: 32-byte groups of a control word and\n"
+  "                three instructions). OUT.bin is written whole\n"
   "                or not at all. IN or OUT may be - for stdin or stdout.\n"
-  "  disasm        disassemble a binary (its size must be a multiple of 8)\n"
+  "  disasm        disassemble a binary (its size a multiple of 8; SASS: 32)\n"
   "                to OUT.s, or to stdout without -o\n"
-  "    --isa ISA   instruction set: qpu (VideoCore IV); more ISAs later\n"
+  "    --isa ISA   instruction set: qpu (VideoCore IV), sass (NVIDIA Maxwell)\n"
   "    --base ADDR bus address the code is loaded at (default 0), used by\n"
   "                absolute branches to labels\n"
   "  view          show an image (PNG, or another format stb_image reads) in\n"
@@ -185,14 +186,14 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
 }
 
 static const char asm_usage[] =
-  "usage: gpusim asm --isa qpu IN.s -o OUT.bin [--base ADDR]\n"
+  "usage: gpusim asm --isa qpu|sass IN.s -o OUT.bin [--base ADDR]\n"
   "Assembles IN.s into OUT.bin: 64-bit instruction words, little-endian, low\n"
   "32 bits first. OUT.bin is written whole or not at all. - is stdin/stdout.\n"
   "Errors are printed as IN.s:LINE:COL: error: ... and exit with status 1.\n";
 
 static const char disasm_usage[] =
-  "usage: gpusim disasm --isa qpu IN.bin [--base ADDR] [-o OUT.s]\n"
-  "Disassembles IN.bin (a multiple of 8 bytes) to OUT.s, or to stdout.\n";
+  "usage: gpusim disasm --isa qpu|sass IN.bin [--base ADDR] [-o OUT.s]\n"
+  "Disassembles IN.bin (a multiple of 8 bytes; SASS: of 32) to OUT.s, or to stdout.\n";
 
 /* gpusim asm: assembles a file. argv[0] is "asm". */
 static int tool_asm(int argc, char **argv) {

@@ -63,11 +63,17 @@ int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d
   }
   for (unsigned k = 0; k < SASS_MOD_MAX; k++) {
     const sass_field *f = &r->fld[k];
-    if (f->print != SASS_P_MUST) continue;
-    uint32_t v = sass_field_get(f, w);
-    if (v != f->def)
+    uint32_t v = f->print ? sass_field_get(f, w) : 0;
+    if (f->print == SASS_P_MUST && v != f->def)
       return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s with bits %u-%u = %u is not supported by gpusim "
                          "(only %u)", pc, (unsigned long long)w, r->name, f->pos, f->pos + f->width - 1, v, f->def);
+    /* a value the table marks "?": no source gives it a meaning */
+    const char *s;
+    size_t len;
+    if (f->print && f->print != SASS_P_MUST && f->names && strchr(f->names, '|') && !sass_name(f->names, v, &s, &len))
+      return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s with bits %u-%u = %u (a value with no known meaning) "
+                         "is not supported by gpusim", pc, (unsigned long long)w, r->name, f->pos,
+                         f->pos + f->width - 1, v);
   }
   int cbuf = 0;
   for (unsigned k = 0; k < SASS_OPND_MAX && r->opnd[k].kind; k++) {

@@ -98,7 +98,7 @@ const sass_row sass_table[] = {
        [I(F2F_CC)] = OPN(47, 1, "CC")),
   ALU3("F2I", F2I, SASS_R_FIMM, 0x5CB0, 0x4CB0, 0x38B0, 0xFFF8, 0xFEF8,
        (RDC(F2I_CC), {SASS_O_B, 0, 0, 0, 0, 0, R(F2I_NEG_B), R(F2I_ABS_B), 0, R(F2I_H1)}),
-       [I(F2I_FTZ)] = FL(44, "FTZ"), [I(F2I_DST)] = EN2(8, 2, 12, 1, 6, N_INT), [I(F2I_SRC)] = END(10, 2, 2, N_FLT),
+       [I(F2I_FTZ)] = FL(44, "FTZ"), [I(F2I_DST)] = EN2(8, 2, 12, 1, 6, "?|U16|U32|U64|?|S16|S32|S64"), [I(F2I_SRC)] = END(10, 2, 2, N_FLT),
        [I(F2I_RND)] = EN(39, 2, "|FLOOR|CEIL|TRUNC"), [I(F2I_H1)] = OPN(41, 1, "H1"),
        [I(F2I_NEG_B)] = OPF(45, 1), [I(F2I_ABS_B)] = OPF(49, 1), [I(F2I_CC)] = OPN(47, 1, "CC")),
   ALU3("I2F", I2F, 0, 0x5CB8, 0x4CB8, 0x38B8, 0xFFF8, 0xFEF8,

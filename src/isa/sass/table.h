@@ -54,7 +54,10 @@
  *   SIGNED (1 bit): 1 = signed (S32), 0 = unsigned (printed .U32).
  *
  * A field marked MUST has one value gpusim knows the meaning of (its
- * default); the decoder refuses a word with another value, naming it.
+ * default); the decoder refuses a word with another value, naming it. It
+ * refuses as well every value this header lists as reserved or leaves out
+ * of a field's list (FMZ 3, BOP 3, MUFU ops 9-15, F2F format 0, ...): an
+ * interpreter never sees one.
  */
 #ifndef GS_ISA_SASS_TABLE_H
 #define GS_ISA_SASS_TABLE_H
@@ -94,8 +97,8 @@ enum sass_mod_id {
   SASS_M_F2F_CC,
 
   SASS_M_F2I_FTZ = SASS_MID(F2I, 0), /* 1: .FTZ */
-  SASS_M_F2I_DST,                    /* integer destination: bits 0-1 log2(bytes) (0 8-bit .. 3 64-bit),
-                                        bit 2 signed: 2 .U32, 6 .S32 */
+  SASS_M_F2I_DST,                    /* integer destination: bits 0-1 log2(bytes) (1 16-bit .. 3 64-bit;
+                                        no 8-bit), bit 2 signed: 2 .U32, 6 .S32 */
   SASS_M_F2I_SRC,                    /* float source format: 1 F16, 2 F32, 3 F64 */
   SASS_M_F2I_RND,                    /* 0 nearest even, 1 .FLOOR, 2 .CEIL, 3 .TRUNC */
   SASS_M_F2I_H1,                     /* 1: an F16 source is the high half of B */
