@@ -610,6 +610,8 @@ static void test_asm_errors(void **state) {
   contains(asm_error("IADD32I.PO R1, R1, 0x1 ;"), "IADD32I with bit 55 but not bit 56");
   contains(asm_error("I2I.U64.S32 R1, R2 ;"), "I2I takes no modifier '.U64'");
   contains(asm_error("F2I.U8.F32 R1, R2 ;"), "F2I takes no modifier '.U8'");
+  contains(asm_error("FADD32I R1, R2, -0x3f800000 ;"), "expected a float immediate as operand 3 of FADD32I");
+  contains(asm_error("FADD32I R1, R2, 1e39 ;"), "'1e39' is out of range for a 32-bit float");
 }
 
 /* Labels, comments, case, line table. */

@@ -78,25 +78,28 @@ static int parse_sched(const char *s, const char *end, uint32_t *c, const char *
   *bad = s;
   const char *want = "[B______:R_:W_:_:S__:U_]";
   if (end - s < (ptrdiff_t)strlen(want)) return -1;
-  uint32_t v = 0;
+  uint32_t wait = 0;
   for (int k = 0; k < 6; k++) {
     char ch = s[2 + k];
     if (ch != '-' && ch != '0' + k) return -1;
-    if (ch != '-') v |= 1u << (11 + k);
+    if (ch != '-') wait |= 1u << k;
   }
   if (memcmp(s + 8, ":R", 2) || memcmp(s + 11, ":W", 2) || s[14] != ':' || memcmp(s + 16, ":S", 2) ||
       memcmp(s + 20, ":U", 2) || s[23] != ']')
     return -1;
   char rd = s[10], wr = s[13], y = s[15];
   if (!(rd == '-' || (rd >= '0' && rd <= '7')) || !(wr == '-' || (wr >= '0' && wr <= '7'))) return -1;
-  v |= (uint32_t)(rd == '-' ? 7 : rd - '0') << 8 | (uint32_t)(wr == '-' ? 7 : wr - '0') << 5;
-  if (y == 'Y' || y == 'y') v |= 1u << 4;
-  else if (y != '-') return -1;
+  if (y != 'Y' && y != 'y' && y != '-') return -1;
   if (!isdigit((unsigned char)s[18]) || !isdigit((unsigned char)s[19])) return -1;
   unsigned stall = (unsigned)(s[18] - '0') * 10 + (unsigned)(s[19] - '0');
   if (stall > 15 || !isxdigit((unsigned char)s[22])) return -1;
   unsigned reuse = (unsigned)strtoul((char[]){s[22], 0}, NULL, 16);
-  *c = v | stall | reuse << 17;
+  uint64_t v = sass_field_put(&sass_c_wait, 0, wait);
+  v = sass_field_put(&sass_c_rd, v, rd == '-' ? 7u : (unsigned)(rd - '0'));
+  v = sass_field_put(&sass_c_wr, v, wr == '-' ? 7u : (unsigned)(wr - '0'));
+  v = sass_field_put(&sass_c_yield, v, y != '-');
+  v = sass_field_put(&sass_c_stall, v, stall);
+  *c = (uint32_t)sass_field_put(&sass_c_reuse, v, reuse);
   return 1;
 }
 
@@ -142,6 +145,12 @@ static int bits(build *b, unsigned pos, unsigned width, uint64_t v, const char *
   b->w = (b->w & ~m) | x;
   b->written |= m;
   return 0;
+}
+
+/* Writes v into the bits of f (both parts). */
+static int fbits(build *b, const sass_field *f, uint32_t v, const char *what) {
+  if (bits(b, f->pos, f->width, v & (uint32_t)(((uint64_t)1 << f->width) - 1), what) < 0) return -1;
+  return f->width2 ? bits(b, f->pos2, f->width2, v >> f->width, what) : 0;
 }
 
 static int setf(build *b, unsigned ref, uint32_t v, const char *what) {
@@ -194,16 +203,16 @@ static int parse_pred(const char *s, size_t n, unsigned *p, unsigned *neg) {
 static int parse_float(const char *s, size_t n, uint32_t *bitsv) {
   char buf[64];
   if (!n || n >= sizeof buf) return 0;
-  memcpy(buf, s, n);
-  buf[n] = 0;
-  if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) { /* the bits */
-    char *e;
-    errno = 0;
-    unsigned long long u = strtoull(buf, &e, 16);
-    if (*e || errno || u > 0xFFFFFFFFull) return 0;
-    *bitsv = (uint32_t)u;
+  if (n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { /* the bits */
+    int64_t v;
+    if (!parse_u64(s, n, &v) || v > 0xFFFFFFFF) return 0;
+    *bitsv = (uint32_t)v;
     return 1;
   }
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  const char *digits = buf + (buf[0] == '-' || buf[0] == '+');
+  if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) return 0; /* bits are never signed */
   if (!(isdigit((unsigned char)buf[0]) || buf[0] == '-' || buf[0] == '+' || buf[0] == '.' || toupper((unsigned char)buf[0]) == 'I'))
     return 0;
   char *e;
@@ -290,9 +299,8 @@ static int apply_mods(build *b, const sass_opnd *o, const parts *p, unsigned reu
   return 0;
 }
 
-static void put_cbuf_bits(build *b, unsigned bank, unsigned byte) {
-  bits(b, 34, 5, bank, "the bank");
-  bits(b, 20, 14, byte >> 2, "the offset");
+static int put_cbuf_bits(build *b, unsigned bank, unsigned byte) {
+  return fbits(b, &sass_f_cb_bank, bank, "the bank") < 0 || fbits(b, &sass_f_cb_word, byte >> 2, "the offset") < 0 ? -1 : 1;
 }
 
 /* c[bank][byte]: 1 parsed, 0 not a cbuf, -1 error. */
@@ -350,18 +358,18 @@ static int put_imm(build *b, const parts *p) {
       int k = parse_float(s, n, &f);
       if (k < 0) return fail(b, "'%.*s' is out of range for a 32-bit float", (int)n, s);
       if (!k) return 0;
-      return bits(b, 20, 32, f, "the immediate") < 0 ? -1 : 1;
+      return fbits(b, &sass_f_imm32, f, "the immediate") < 0 ? -1 : 1;
     }
     int64_t v;
     if (!parse_u64(s, n, &v)) return 0;
     if (v < -(int64_t)0x80000000 || v > 0xFFFFFFFF) return fail(b, "%.*s does not fit 32 bits", (int)n, s);
-    return bits(b, 20, 32, (uint32_t)v, "the immediate") < 0 ? -1 : 1;
+    return fbits(b, &sass_f_imm32, (uint32_t)v, "the immediate") < 0 ? -1 : 1;
   }
   if (r->flags & SASS_R_U16) {
     int64_t v;
     if (!parse_u64(s, n, &v)) return 0;
     if (v < 0 || v > 0xFFFF) return fail(b, "%.*s is not a 16-bit unsigned immediate (0-0xffff)", (int)n, s);
-    return bits(b, 20, 16, (uint64_t)v, "the immediate") < 0 ? -1 : 1;
+    return fbits(b, &sass_f_imm16, (uint32_t)v, "the immediate") < 0 ? -1 : 1;
   }
   uint32_t v20;
   if (r->flags & SASS_R_FIMM) {
@@ -379,8 +387,7 @@ static int put_imm(build *b, const parts *p) {
     if (v < -0x80000 || v > 0x7FFFF) return fail(b, "%.*s does not fit %s's 20-bit signed immediate (-0x80000..0x7ffff)", (int)n, s, r->name);
     v20 = (uint32_t)v & 0xFFFFF;
   }
-  if (bits(b, 20, 19, v20 & 0x7FFFF, "the immediate") < 0 || bits(b, 56, 1, v20 >> 19, "the immediate") < 0) return -1;
-  return 1;
+  return fbits(b, &sass_f_imm20, v20, "the immediate") < 0 ? -1 : 1;
 }
 
 static const char *kind_text(const sass_row *r, const sass_opnd *o) {
@@ -423,7 +430,8 @@ static int operand(build *b, actx *a, const sass_opnd *o, const tok *t, uint32_t
   size_t n = t->n;
   unsigned reg, p, neg;
   int64_t v;
-  static const unsigned reuse_of_slot[] = {0, 0, 1u << 17, 1u << 18, 1u << 19};
+  /* reuse bits: operand A (the ra slot), B, C */
+  const unsigned reuse_of_slot[] = {0, 0, 1u << sass_c_reuse.pos, 2u << sass_c_reuse.pos, 4u << sass_c_reuse.pos};
   switch (o->kind) {
   case SASS_O_R: {
     parts pp;
@@ -448,13 +456,15 @@ static int operand(build *b, actx *a, const sass_opnd *o, const tok *t, uint32_t
     } else if (is_b ? (form == SASS_FORM_CBUF || form == SASS_FORM_CR) : form == SASS_FORM_RC) {
       unsigned bank = 0, byte = 0;
       k = parse_cbuf(b, pp.core, pp.ncore, &bank, &byte);
-      if (k > 0) put_cbuf_bits(b, bank, byte);
+      if (k > 0) k = put_cbuf_bits(b, bank, byte);
     } else {
       k = parse_reg(pp.core, pp.ncore, &reg);
-      if (k) k = bits(b, (is_b && form != SASS_FORM_RC) ? 20 : 39, 8, reg, "this register") < 0 ? -1 : 1;
+      if (k) k = fbits(b, is_b && form != SASS_FORM_RC ? &sass_f_rb : &sass_f_rc, reg, "this register") < 0 ? -1 : 1;
     }
     if (k <= 0) return k;
-    return apply_mods(b, o, &pp, is_b ? 1u << 18 : 1u << 19, is_b ? "operand B" : "operand C") < 0 ? -1 : 1;
+    return apply_mods(b, o, &pp, reuse_of_slot[is_b ? SASS_SLOT_RB : SASS_SLOT_RC], is_b ? "operand B" : "operand C") < 0
+               ? -1
+               : 1;
   }
   case SASS_O_IMM: {
     if (!parse_u64(s, n, &v)) return 0;
@@ -647,13 +657,13 @@ static int encode_row(actx *a, build *b, const sass_row *r, const char *sfx, siz
                       unsigned guard, unsigned gneg, uint32_t pc) {
   memset(b, 0, sizeof *b);
   b->r = r;
-  b->w = (uint64_t)r->key << 48;
-  b->written = (uint64_t)r->mask << 48;
+  b->w = (uint64_t)r->key << SASS_KEY_POS;
+  b->written = (uint64_t)r->mask << SASS_KEY_POS;
   if (modifiers(b, sfx, nsfx) < 0) return -1;
   b->score = 2;
   if (r->flags & SASS_R_NOGUARD) {
     if (guard != SASS_PT || gneg) return fail(b, "%s takes no guard predicate", r->name);
-  } else if (bits(b, 16, 3, guard, "the guard") < 0 || bits(b, 19, 1, gneg, "the guard") < 0) {
+  } else if (fbits(b, &sass_f_guard, guard, "the guard") < 0 || fbits(b, &sass_f_guard_neg, gneg, "the guard") < 0) {
     return -1;
   }
   size_t ti = 0;
@@ -763,7 +773,7 @@ static int encode_stmt(actx *a, const stmt *st, uint32_t pc, uint64_t *w, uint32
     if (*endp) return err_at(a, st->line, t[0].col, "expected a hex word, got '%s'", buf);
     *w = u;
     int ri = sass_row_of(u);
-    *ctrl = st->has_sched ? st->sched : ri >= 0 ? sass_sched_default(&sass_table[ri]) : (15u | 3u << 11 | 7u << 5 | 7u << 8);
+    *ctrl = st->has_sched ? st->sched : sass_sched_default(ri >= 0 ? &sass_table[ri] : NULL);
     return GS_OK;
   }
   tok t[SASS_OPND_MAX + 2];
@@ -973,7 +983,8 @@ int sass_asm(const char *src, const char *file, gs_isa_binary *out, gs_diag *d) 
       }
     }
     for (size_t g = 0; g < ngroups; g++) {
-      uint64_t v[4] = {(uint64_t)ctrls[3 * g] | (uint64_t)ctrls[3 * g + 1] << 21 | (uint64_t)ctrls[3 * g + 2] << 42,
+      uint64_t v[4] = {(uint64_t)ctrls[3 * g] | (uint64_t)ctrls[3 * g + 1] << SASS_CTRL_BITS |
+                           (uint64_t)ctrls[3 * g + 2] << 2 * SASS_CTRL_BITS,
                        words[3 * g], words[3 * g + 1], words[3 * g + 2]};
       gs_put_le64s(out->bytes + 32 * g, v, 4);
     }

@@ -6,11 +6,6 @@
 #include "core/bytes.h"
 #include "isa/sass/table.h"
 
-static int32_t sext(uint32_t v, unsigned bits) {
-  uint32_t m = 1u << (bits - 1);
-  return (int32_t)((v ^ m) - m);
-}
-
 /* The value of field reference ref (1 + index) of row r in w. */
 static uint32_t ref_get(const sass_row *r, unsigned ref, uint64_t w) {
   return ref ? sass_field_get(&r->fld[ref - 1], w) : 0;
@@ -18,6 +13,13 @@ static uint32_t ref_get(const sass_row *r, unsigned ref, uint64_t w) {
 
 static int refuse(gs_diag *d, uint32_t pc, uint64_t w, const char *what) {
   return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s", pc, (unsigned long long)w, what);
+}
+
+/* The constant operand of a cbuf, cr or rc form: 1. */
+static int cbuf_of(uint64_t w, sass_insn *o) {
+  o->cbank = (uint8_t)sass_field_get(&sass_f_cb_bank, w);
+  o->cbyte = (uint16_t)(sass_field_get(&sass_f_cb_word, w) << 2);
+  return 1;
 }
 
 /* Field combinations whose meaning no source gives: refused, not guessed. */
@@ -41,7 +43,7 @@ static const char *unknown_combination(const sass_insn *o) {
 int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d) {
   memset(o, 0, sizeof *o);
   o->raw = w;
-  o->ctrl = ctrl & 0x1FFFFF;
+  o->ctrl = ctrl & ((1u << SASS_CTRL_BITS) - 1);
   o->rd = o->ra = o->rb = o->rc = SASS_RZ;
   o->guard = SASS_PT;
   int ri = sass_row_of(w);
@@ -51,15 +53,15 @@ int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d
       return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: %s is not supported by gpusim", pc,
                          (unsigned long long)w, name);
     return gs_diag_set(d, GS_EINVAL, "0x%04x: 0x%016llx: unknown opcode (bits 48-63 0x%04x)", pc,
-                       (unsigned long long)w, (unsigned)(w >> 48));
+                       (unsigned long long)w, (unsigned)(w >> SASS_KEY_POS));
   }
   const sass_row *r = &sass_table[ri];
   o->entry = (uint16_t)ri;
   o->op = r->op;
   o->form = r->form;
   if (!(r->flags & SASS_R_NOGUARD)) {
-    o->guard = (uint8_t)((w >> 16) & 7);
-    o->guard_neg = (uint8_t)((w >> 19) & 1);
+    o->guard = (uint8_t)sass_field_get(&sass_f_guard, w);
+    o->guard_neg = (uint8_t)sass_field_get(&sass_f_guard_neg, w);
   }
   for (unsigned k = 0; k < SASS_MOD_MAX; k++) {
     const sass_field *f = &r->fld[k];
@@ -95,35 +97,26 @@ int sass_decode(uint64_t w, uint32_t ctrl, uint32_t pc, sass_insn *o, gs_diag *d
       cbuf = 1;
       break;
     case SASS_O_TARGET:
-      o->imm = pc + 8 + (uint32_t)sext(ref_get(r, p->f, w), r->fld[p->f - 1].width);
+      o->imm = pc + 8 + (uint32_t)sass_sext(ref_get(r, p->f, w), r->fld[p->f - 1].width);
       break;
     case SASS_O_B:
       switch (r->form) {
-      case SASS_FORM_REG: o->rb = (uint8_t)(w >> 20); break;
-      case SASS_FORM_RC: o->rb = (uint8_t)(w >> 39); break;
-      case SASS_FORM_CBUF: case SASS_FORM_CR:
-        o->cbank = (uint8_t)((w >> 34) & 0x1F);
-        o->cbyte = (uint16_t)(((w >> 20) & 0x3FFF) << 2);
-        cbuf = 1;
-        break;
+      case SASS_FORM_REG: o->rb = (uint8_t)sass_field_get(&sass_f_rb, w); break;
+      case SASS_FORM_RC: o->rb = (uint8_t)sass_field_get(&sass_f_rc, w); break;
+      case SASS_FORM_CBUF: case SASS_FORM_CR: cbuf = cbuf_of(w, o); break;
       case SASS_FORM_IMM: {
-        uint32_t v = (uint32_t)((w >> 20) & 0x7FFFF) | (uint32_t)((w >> 56) & 1) << 19;
-        if (r->flags & SASS_R_U16) o->imm = (uint32_t)(w >> 20) & 0xFFFF;
-        else if (r->flags & SASS_R_FIMM) o->imm = v << 12;
-        else o->imm = (uint32_t)sext(v, 20);
+        uint32_t v = sass_field_get(&sass_f_imm20, w);
+        if (r->flags & SASS_R_U16) o->imm = sass_field_get(&sass_f_imm16, w);
+        else if (r->flags & SASS_R_FIMM) o->imm = v << 12; /* the float's bits 31..12 */
+        else o->imm = (uint32_t)sass_sext(v, sass_f_imm20.width + sass_f_imm20.width2);
         break;
       }
-      case SASS_FORM_IMM32: o->imm = (uint32_t)(w >> 20); break;
+      case SASS_FORM_IMM32: o->imm = sass_field_get(&sass_f_imm32, w); break;
       }
       break;
     case SASS_O_C:
-      if (r->form == SASS_FORM_RC) {
-        o->cbank = (uint8_t)((w >> 34) & 0x1F);
-        o->cbyte = (uint16_t)(((w >> 20) & 0x3FFF) << 2);
-        cbuf = 1;
-      } else {
-        o->rc = (uint8_t)(w >> 39);
-      }
+      if (r->form == SASS_FORM_RC) cbuf = cbuf_of(w, o);
+      else o->rc = (uint8_t)sass_field_get(&sass_f_rc, w);
       break;
     }
   }
@@ -152,7 +145,7 @@ int sass_decode_program(const uint8_t *code, size_t size, sass_insn **out, size_
     gs_get_le64s(words, code + 32 * g, 4);
     for (unsigned j = 0; j < 3; j++) {
       uint32_t pc = (uint32_t)(32 * g + 8 + 8 * j);
-      int rc = sass_decode(words[1 + j], (uint32_t)(words[0] >> (21 * j)), pc, &v[3 * g + j], d);
+      int rc = sass_decode(words[1 + j], (uint32_t)(words[0] >> (SASS_CTRL_BITS * j)), pc, &v[3 * g + j], d);
       if (rc < 0) {
         free(v);
         return rc;

@@ -33,11 +33,6 @@ static uint32_t fget(const sass_row *r, unsigned ref, uint64_t w) {
   return ref ? sass_field_get(&r->fld[ref - 1], w) : 0;
 }
 
-static int32_t sext(uint32_t v, unsigned bits) {
-  uint32_t m = 1u << (bits - 1);
-  return (int32_t)((v ^ m) - m);
-}
-
 static void put_hex(out *o, int64_t v) {
   if (v < 0) put(o, "-0x%" PRIx64, (uint64_t)-v);
   else put(o, "0x%" PRIx64, (uint64_t)v);
@@ -83,7 +78,7 @@ static void put_sfx(out *o, const sass_row *r, unsigned ref, uint64_t w) {
 }
 
 static void put_cbuf(out *o, uint64_t w) {
-  put(o, "c[0x%x][0x%x]", (unsigned)((w >> 34) & 0x1F), (unsigned)((w >> 20) & 0x3FFF) << 2);
+  put(o, "c[0x%x][0x%x]", sass_field_get(&sass_f_cb_bank, w), sass_field_get(&sass_f_cb_word, w) << 2);
 }
 
 /* Operand modifiers around the text f() prints: -|x|, ~x. */
@@ -100,16 +95,16 @@ static void post(out *o, const sass_row *r, const sass_opnd *p, uint64_t w, int 
 
 static void put_imm_b(out *o, const sass_row *r, uint64_t w) {
   if (r->form == SASS_FORM_IMM32) {
-    uint32_t v = (uint32_t)(w >> 20);
+    uint32_t v = sass_field_get(&sass_f_imm32, w);
     if (r->flags & SASS_R_FIMM) put_float(o, v);
     else if (r->flags & SASS_R_UIMM) put(o, "0x%x", v);
     else put_hex(o, (int32_t)v);
   } else if (r->flags & SASS_R_U16) {
-    put(o, "0x%x", (unsigned)(w >> 20) & 0xFFFF);
+    put(o, "0x%x", sass_field_get(&sass_f_imm16, w));
   } else {
-    uint32_t v = (uint32_t)((w >> 20) & 0x7FFFF) | (uint32_t)((w >> 56) & 1) << 19;
+    uint32_t v = sass_field_get(&sass_f_imm20, w);
     if (r->flags & SASS_R_FIMM) put_float(o, v << 12);
-    else put_hex(o, sext(v, 20));
+    else put_hex(o, sass_sext(v, sass_f_imm20.width + sass_f_imm20.width2));
   }
 }
 
@@ -214,15 +209,14 @@ int sass_disasm_insn(uint64_t w, uint32_t pc, char *buf, size_t size) {
       pre(&o, r, p, w, imm);
       if (imm) put_imm_b(&o, r, w);
       else if (is_b ? (r->form == SASS_FORM_CBUF || r->form == SASS_FORM_CR) : r->form == SASS_FORM_RC) put_cbuf(&o, w);
-      else if (is_b) put_reg(&o, (uint8_t)(w >> (r->form == SASS_FORM_RC ? 39 : 20)));
-      else put_reg(&o, (uint8_t)(w >> 39));
+      else put_reg(&o, sass_field_get(is_b && r->form != SASS_FORM_RC ? &sass_f_rb : &sass_f_rc, w));
       post(&o, r, p, w, imm);
       break;
     }
     case SASS_O_IMM: {
       const sass_field *f = &r->fld[p->f - 1];
       uint32_t v = sass_field_get(f, w);
-      put_hex(&o, (f->flags & SASS_F_SIGNED) ? sext(v, f->width) : (int64_t)v);
+      put_hex(&o, (f->flags & SASS_F_SIGNED) ? sass_sext(v, f->width) : (int64_t)v);
       break;
     }
     case SASS_O_NAME:
@@ -250,7 +244,7 @@ int sass_disasm_insn(uint64_t w, uint32_t pc, char *buf, size_t size) {
     }
     case SASS_O_CX: case SASS_O_LMEM: {
       const sass_field *f = &r->fld[(p->kind == SASS_O_CX ? p->f2 : p->f) - 1];
-      int32_t off = sext(sass_field_get(f, w), f->width);
+      int32_t off = sass_sext(sass_field_get(f, w), f->width);
       if (p->kind == SASS_O_CX) put(&o, "c[0x%x]", fget(r, p->f, w));
       put(&o, "[");
       if (reg != SASS_RZ) {
@@ -263,7 +257,7 @@ int sass_disasm_insn(uint64_t w, uint32_t pc, char *buf, size_t size) {
       break;
     }
     case SASS_O_TARGET:
-      put_hex(&o, (int64_t)pc + 8 + sext(fget(r, p->f, w), r->fld[p->f - 1].width));
+      put_hex(&o, (int64_t)pc + 8 + sass_sext(fget(r, p->f, w), r->fld[p->f - 1].width));
       break;
     case SASS_O_FLOW: {
       const char *n = sass_flow_name(fget(r, p->f, w));
@@ -333,7 +327,7 @@ int sass_disasm(const uint8_t *code, size_t size, char **text, gs_diag *d) {
     for (unsigned j = 0; j < 3; j++) {
       uint32_t pc = (uint32_t)(32 * g + 8 + 8 * j);
       char ins[160], sched[32];
-      sass_sched_text((uint32_t)(wv[0] >> (21 * j)) & 0x1FFFFF, sched);
+      sass_sched_text((uint32_t)(wv[0] >> (SASS_CTRL_BITS * j)) & ((1u << SASS_CTRL_BITS) - 1), sched);
       int k;
       if (sass_disasm_insn(wv[1 + j], pc, ins, sizeof ins) == 0)
         k = snprintf(t + n, cap - n, "/*%04x*/ %-50s /* 0x%016" PRIx64 " %s */\n", pc, ins, wv[1 + j], sched);

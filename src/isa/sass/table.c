@@ -395,6 +395,14 @@ const sass_row sass_table[] = {
 
 const unsigned sass_table_len = sizeof sass_table / sizeof sass_table[0];
 
+/* the frame and the forms (table.h) */
+const sass_field sass_f_guard = OPF(16, 3), sass_f_guard_neg = OPF(19, 1), sass_f_rb = OPF(20, 8),
+                 sass_f_rc = OPF(39, 8), sass_f_cb_word = OPF(20, 14), sass_f_cb_bank = OPF(34, 5),
+                 sass_f_imm20 = {20, 19, 56, 1, SASS_P_OPER, SASS_F_SIGNED, 0, 0}, sass_f_imm16 = OPF(20, 16),
+                 sass_f_imm32 = OPF(20, 32);
+const sass_field sass_c_stall = OPF(0, 4), sass_c_yield = OPF(4, 1), sass_c_wr = OPF(5, 3), sass_c_rd = OPF(8, 3),
+                 sass_c_wait = OPF(11, 6), sass_c_reuse = OPF(17, 4);
+
 /* ---- lookups ------------------------------------------------------------------ */
 
 static const char *const op_names[] = {
@@ -412,7 +420,7 @@ static int popcount16(unsigned m) {
 }
 
 int sass_row_of(uint64_t w) {
-  unsigned top = (unsigned)(w >> 48);
+  unsigned top = (unsigned)(w >> SASS_KEY_POS);
   int best = -1, best_bits = -1;
   for (unsigned i = 0; i < sass_table_len; i++) {
     const sass_row *r = &sass_table[i];
@@ -423,20 +431,12 @@ int sass_row_of(uint64_t w) {
   return best;
 }
 
-static uint64_t field_bits(const sass_field *f) {
-  uint64_t m = 0;
-  if (f->width) m |= (((uint64_t)1 << f->width) - 1) << f->pos;
-  if (f->width2) m |= (((uint64_t)1 << f->width2) - 1) << f->pos2;
-  return m;
-}
-
-#define CBUF_BITS ((uint64_t)0x7FFFF << 20) /* word offset 20-33, bank 34-38 */
-
 uint64_t sass_row_bits(const sass_row *r) {
-  uint64_t m = (uint64_t)r->mask << 48;
-  if (!(r->flags & SASS_R_NOGUARD)) m |= (uint64_t)0xF << 16;
+  uint64_t m = (uint64_t)r->mask << SASS_KEY_POS;
+  uint64_t cbuf = sass_field_mask(&sass_f_cb_word) | sass_field_mask(&sass_f_cb_bank);
+  if (!(r->flags & SASS_R_NOGUARD)) m |= sass_field_mask(&sass_f_guard) | sass_field_mask(&sass_f_guard_neg);
   for (unsigned k = 0; k < SASS_MOD_MAX; k++)
-    if (r->fld[k].print) m |= field_bits(&r->fld[k]);
+    if (r->fld[k].print) m |= sass_field_mask(&r->fld[k]);
   for (unsigned k = 0; k < SASS_OPND_MAX; k++) {
     const sass_opnd *o = &r->opnd[k];
     switch (o->kind) {
@@ -445,17 +445,15 @@ uint64_t sass_row_bits(const sass_row *r) {
       break;
     case SASS_O_B:
       switch (r->form) {
-      case SASS_FORM_REG: m |= (uint64_t)0xFF << 20; break;
-      case SASS_FORM_CBUF: case SASS_FORM_CR: m |= CBUF_BITS; break;
-      case SASS_FORM_IMM:
-        m |= (r->flags & SASS_R_U16) ? (uint64_t)0xFFFF << 20 : ((uint64_t)0x7FFFF << 20 | (uint64_t)1 << 56);
-        break;
-      case SASS_FORM_IMM32: m |= (uint64_t)0xFFFFFFFF << 20; break;
-      case SASS_FORM_RC: m |= (uint64_t)0xFF << 39; break;
+      case SASS_FORM_REG: m |= sass_field_mask(&sass_f_rb); break;
+      case SASS_FORM_CBUF: case SASS_FORM_CR: m |= cbuf; break;
+      case SASS_FORM_IMM: m |= sass_field_mask((r->flags & SASS_R_U16) ? &sass_f_imm16 : &sass_f_imm20); break;
+      case SASS_FORM_IMM32: m |= sass_field_mask(&sass_f_imm32); break;
+      case SASS_FORM_RC: m |= sass_field_mask(&sass_f_rc); break;
       }
       break;
     case SASS_O_C:
-      m |= r->form == SASS_FORM_RC ? CBUF_BITS : (uint64_t)0xFF << 39;
+      m |= r->form == SASS_FORM_RC ? cbuf : sass_field_mask(&sass_f_rc);
       break;
     }
   }
@@ -487,7 +485,7 @@ static const struct {
 };
 
 const char *sass_unsupported_name(uint64_t w) {
-  unsigned top = (unsigned)(w >> 48);
+  unsigned top = (unsigned)(w >> SASS_KEY_POS);
   const char *best = NULL;
   int best_bits = -1;
   for (unsigned i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
@@ -543,11 +541,13 @@ const char *sass_sr_name(unsigned v) { return v < sizeof sr_names / sizeof sr_na
 
 void sass_sched_text(uint32_t c, char out[32]) {
   char b[7];
-  for (int k = 0; k < 6; k++) b[k] = (c >> (11 + k)) & 1 ? (char)('0' + k) : '-';
+  uint32_t wait = sass_field_get(&sass_c_wait, c);
+  for (int k = 0; k < 6; k++) b[k] = (wait >> k) & 1 ? (char)('0' + k) : '-';
   b[6] = 0;
-  unsigned rd = (c >> 8) & 7, wr = (c >> 5) & 7;
+  unsigned rd = sass_field_get(&sass_c_rd, c), wr = sass_field_get(&sass_c_wr, c);
   snprintf(out, 32, "[B%s:R%c:W%c:%c:S%02u:U%x]", b, rd == 7 ? '-' : (char)('0' + rd),
-           wr == 7 ? '-' : (char)('0' + wr), (c >> 4) & 1 ? 'Y' : '-', c & 15, (c >> 17) & 15);
+           wr == 7 ? '-' : (char)('0' + wr), sass_field_get(&sass_c_yield, c) ? 'Y' : '-',
+           sass_field_get(&sass_c_stall, c), sass_field_get(&sass_c_reuse, c));
 }
 
 /* Variable-latency instructions: their results (and the sources they read
@@ -566,6 +566,9 @@ static int variable_latency(unsigned op) {
 /* Conservative: every instruction stalls 15 cycles and waits on scoreboards
  * 0 and 1; a variable-latency one sets write barrier 0 and read barrier 1. */
 uint32_t sass_sched_default(const sass_row *r) {
-  uint32_t c = 15u | 3u << 11;
-  return c | (variable_latency(r->op) ? (0u << 5 | 1u << 8) : (7u << 5 | 7u << 8));
+  int var = r && variable_latency(r->op);
+  uint64_t c = sass_field_put(&sass_c_stall, 0, 15);
+  c = sass_field_put(&sass_c_wait, c, 3);
+  c = sass_field_put(&sass_c_wr, c, var ? 0 : 7);
+  return (uint32_t)sass_field_put(&sass_c_rd, c, var ? 1 : 7);
 }

@@ -550,10 +550,46 @@ const char *sass_op_name(unsigned op);
 
 /* The value of field f (of some row) in word w. */
 static inline uint32_t sass_field_get(const sass_field *f, uint64_t w) {
-  uint32_t v = (uint32_t)(w >> f->pos) & ((1u << f->width) - 1);
-  if (f->width2) v |= ((uint32_t)(w >> f->pos2) & ((1u << f->width2) - 1)) << f->width;
+  uint32_t v = (uint32_t)((w >> f->pos) & (((uint64_t)1 << f->width) - 1));
+  if (f->width2) v |= (uint32_t)((w >> f->pos2) & (((uint64_t)1 << f->width2) - 1)) << f->width;
   return v;
 }
+/* The bits of field f. */
+static inline uint64_t sass_field_mask(const sass_field *f) {
+  return (((uint64_t)1 << f->width) - 1) << f->pos | (((uint64_t)1 << f->width2) - 1) << f->pos2;
+}
+/* w with field f set to v (bits of v above the field dropped). */
+static inline uint64_t sass_field_put(const sass_field *f, uint64_t w, uint32_t v) {
+  w = (w & ~sass_field_mask(f)) | ((uint64_t)v << f->pos & (((uint64_t)1 << f->width) - 1) << f->pos);
+  if (f->width2) w |= ((uint64_t)v >> f->width & (((uint64_t)1 << f->width2) - 1)) << f->pos2;
+  return w;
+}
+/* v's low `bits` bits, sign-extended. */
+static inline int32_t sass_sext(uint32_t v, unsigned bits) {
+  uint32_t m = 1u << (bits - 1);
+  return (int32_t)(((v & (uint32_t)(((uint64_t)1 << bits) - 1)) ^ m) - m);
+}
+
+/* ---- the frame, the forms, the scheduling field ----------------------------
+ * With the rows, these are the only bit positions there are: the bits every
+ * row shares, where each form (sass_form) keeps its B and C operands, and
+ * the fields of an instruction's 21-bit scheduling field (docs/sass.md). */
+enum { SASS_KEY_POS = 48, SASS_CTRL_BITS = 21 };
+extern const sass_field sass_f_guard, /* 16-18: the guard predicate, 7 = PT */
+    sass_f_guard_neg,                 /* 19 */
+    sass_f_rb,                        /* 20-27: the reg form's B */
+    sass_f_rc,                        /* 39-46: C; the rc form's B */
+    sass_f_cb_word,                   /* 20-33: a constant's offset in 32-bit words */
+    sass_f_cb_bank,                   /* 34-38: a constant's bank */
+    sass_f_imm20,                     /* 20-38, and 56 above them: the imm form's B */
+    sass_f_imm16,                     /* 20-35: XMAD's imm form */
+    sass_f_imm32;                     /* 20-51: the ...32I opcodes' B */
+extern const sass_field sass_c_stall, /* 0-3 */
+    sass_c_yield,                     /* 4 */
+    sass_c_wr,                        /* 5-7: write barrier, 7 = none */
+    sass_c_rd,                        /* 8-10: read barrier, 7 = none */
+    sass_c_wait,                      /* 11-16: wait mask */
+    sass_c_reuse;                     /* 17-20: reuse, bit 0 = operand A */
 
 /* The value of field `id` (SASS_M_*) of instruction i, 0 if its form has
  * no such field. */
@@ -608,8 +644,8 @@ int sass_asm(const char *src, const char *file, struct gs_isa_binary *out, gs_di
  * (wait mask B, bit k printed as digit k; read and write barrier, - = 7;
  * Y = bit 4 set; stall in decimal; reuse bits 17-20 in hex). */
 void sass_sched_text(uint32_t ctrl, char out[32]);
-/* The control field the assembler gives an instruction without an
- * annotation (docs/sass.md). */
+/* The control field the assembler gives an instruction of row r (NULL: a
+ * raw word of no row) without an annotation (docs/sass.md). */
 uint32_t sass_sched_default(const sass_row *r);
 /* The filler: NOP and its control field. */
 #define SASS_NOP_WORD 0x50B0000000070F00ull
