@@ -50,7 +50,7 @@ grep -q "none.s" "$tmp/err" || fail "message lacks the file: $(cat "$tmp/err")"
 [ $? -eq 1 ] || fail "unwritable output did not exit 1"
 
 # usage errors: status 2 with a hint
-"$gpusim" asm --isa sass "$src/tests/cli/square.s" -o "$tmp/x.bin" 2> "$tmp/err"
+"$gpusim" asm --isa nosuch "$src/tests/cli/square.s" -o "$tmp/x.bin" 2> "$tmp/err"
 [ $? -eq 2 ] || fail "unknown ISA did not exit 2"
 grep -q "known: qpu" "$tmp/err" || fail "unknown ISA message does not list qpu: $(cat "$tmp/err")"
 "$gpusim" asm "$src/tests/cli/square.s" -o "$tmp/x.bin" 2> /dev/null

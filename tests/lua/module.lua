@@ -36,7 +36,7 @@ gpusim.config {interpreter = c.interpreter, watchdog = c.watchdog, qpus = c.qpus
 assert(gpusim.config().interpreter == "fast" and gpusim.config().watchdog == c.watchdog)
 
 -- ISA names and binaries are checked before any assembler runs
-fails({"bad argument #1", "unknown ISA 'sass'", "known: qpu"}, gpusim.asm, "sass", "nop")
+fails({"bad argument #1", "unknown ISA 'nosuch'", "known: qpu, sass"}, gpusim.asm, "nosuch", "nop")
 fails({"bad argument #1", "unknown ISA"}, gpusim.disasm, "pica", "")
 fails({"bad argument #2", "string expected"}, gpusim.asm, "qpu", nil)
 fails({"bad argument #2", "NUL byte"}, gpusim.asm, "qpu", "nop\0nop")
@@ -58,7 +58,7 @@ fails({"gpusim.qpu.run", "0x00001003", "not 8-byte aligned"}, gpusim.qpu.run, {{
 assert(#gpusim.qpu.run({}) == 0)
 
 -- the script's file:line comes first in every error raised from Lua code
-local msg = fails({}, function() gpusim.asm("sass", "nop") end)
+local msg = fails({}, function() gpusim.asm("nosuch", "nop") end)
 assert(msg:match("module%.lua:%d+: bad argument #1 to 'asm'"), msg)
 
 print("module: ok")

@@ -90,7 +90,7 @@ local function with(k, v) local d = {} for a, b in pairs(decl) do d[a] = b end d
 fails({here, "'coordinate' is required", "does not derive"}, function() gpusim.shader(with("coordinate", nil)) end)
 fails({here, "'vertex' is required"}, function() gpusim.shader(with("vertex", nil)) end)
 fails({here, "gpusim.shader: vertex shader line 2:5: error", "r9"}, function() gpusim.shader(with("vertex", "nop\nmov r9, r0\n")) end)
-fails({here, "'isa'", "'qpu'", "sass"}, function() gpusim.shader(with("isa", "sass")) end)
+fails({here, "'isa'", "'qpu'", "nosuch"}, function() gpusim.shader(with("isa", "nosuch")) end)
 fails({here, "at least one vertex attribute"}, function() gpusim.shader(with("inputs", {})) end)
 fails({here, "entry 1: 'components' must be 1..4"}, function() gpusim.shader(with("inputs", {{name = "p", components = 5}})) end)
 fails({here, "'interpolation' must be 'flat', 'perspective' or 'screen'"},
