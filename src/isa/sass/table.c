@@ -373,7 +373,7 @@ const sass_row sass_table[] = {
       [I(TEX_LOD)] = EN(37, 3, "|LZ|LB|LL|?|?|LBA|LLA"), [I(TEX_AOFFI)] = FL(36, "AOFFI"), [I(TEX_DC)] = FL(50, "DC"),
       [I(TEX_NDV)] = FL(35, "NDV"), [I(TEX_NODEP)] = FL(49, "NODEP"),
       [I(TEX_DIM)] = OPN2(29, 2, 28, 1, 1, N_DIM), [I(TEX_WMASK)] = OPD(31, 4, 15)),
-  /* rc holds the second destination (the reference's Rd B, printed first) */
+  /* rc holds the second destination (bits 28-35, printed first) */
   ROW("TEXS", TEXS, TEXS, F_NONE, 0, 0xD000, 0xF600,
       ({SASS_O_R, 28, SASS_SLOT_RC, SASS_OF_DST, 0, 0, 0, 0, 0, 0}, RD, RA,
        {SASS_O_R, 20, SASS_SLOT_RB, SASS_OF_OPT | SASS_OF_OMIT, 0, 0, 0, 0, 0, 0}, IMMF(R(TEXS_INDEX)),

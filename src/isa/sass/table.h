@@ -24,7 +24,7 @@
  * What sass_insn (sass.h) holds already is not repeated here: rd, ra, rb,
  * rc, the B/C operand (form, imm, cbank, cbyte), the guard, branch targets
  * (imm, absolute code byte offsets). A few rows put a register in a slot
- * whose name differs from the reference's; each says so below.
+ * whose name differs from the hardware's field name; each says so below.
  *
  * Common values:
  *   RND (2 bits): 0 RN (nearest even), 1 RM (toward -inf), 2 RP (toward
