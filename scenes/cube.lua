@@ -5,7 +5,10 @@
 -- by. Run it with
 --   gpusim scenes/cube.lua
 --   gpusim --headless -o cube.png scenes/cube.lua
+--   gpusim scenes/cube.lua sass       (NVIDIA Maxwell programs; also sass:qpu, qpu:sass)
 local gpusim = require "gpusim"
+local sass = require "sass_shaders"   -- lua/sass_shaders.lua: Maxwell SASS programs
+local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
 local vm = require "vecmath"
 local mesh = require "mesh"
 local mat4 = vm.mat4
@@ -133,9 +136,22 @@ local fragment = [[
     sbdone
 ]]
 
+-- The same in NVIDIA Maxwell SASS (lua/sass_shaders.lua): the vertex
+-- program multiplies by the matrix in c[0x0] (the vertex uniforms) with
+-- FFMA and stores the clip-space position and (u, v); the pixel program
+-- interpolates (u, v) perspective-correct and looks the texture up with
+-- TEXS, whose handle 0x0 is the word of c[0x0] (the fragment uniforms)
+-- where the texture's config words are. Depth: the rasterised Z, tested
+-- by the SASS unit for every pixel.
+local programs = {
+  qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
+  sass = {vertex = sass.vertex_mvp(2), fragment = sass.textured},
+}
+
 local shader = gpusim.shader {
-  isa = "qpu",
-  coordinate = coordinate, vertex = vertex, fragment = fragment,
+  coordinate = programs[vertex_isa].coordinate,
+  vertex = {isa = vertex_isa, source = programs[vertex_isa].vertex},
+  fragment = {isa = fragment_isa, source = programs[fragment_isa].fragment},
   inputs = {{name = "position", components = 4}, {name = "uv", components = 2}},
   coordinate_inputs = {"position"},
   varyings = {{name = "uv", components = 2}},

@@ -11,8 +11,12 @@
 -- Run it with
 --   gpusim scenes/interpolation.lua
 --   gpusim --headless -o interpolation.png scenes/interpolation.lua
+--   gpusim scenes/interpolation.lua sass        (NVIDIA Maxwell programs; also
+--                                                sass:qpu, qpu:sass)
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
+local sass = require "sass_shaders"    -- lua/sass_shaders.lua: Maxwell SASS programs
+local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
 
 local target = gpusim.target {width = 384, height = 128, format = "rgba8888"}
 
@@ -61,14 +65,23 @@ local fragment = [[
     sbdone
 ]]
 
--- One shader per mode: the programs are the same, only the declaration of
--- the varying (and so the fragment shader's header) differs.
+-- One shader per mode: the QPU programs are the same, only the declaration
+-- of the varying (and so the fragment shader's header) differs. A Maxwell
+-- pixel program says how it interpolates in its own code as well, as
+-- NVIDIA's compiler writes it: IPA.CONSTANT for flat, IPA.PASS for screen
+-- (the plane's value as it is), and for perspective IPA of a/w multiplied
+-- by W (lua/sass_shaders.lua).
 local modes = {"flat", "perspective", "screen"}
 local shaders = {}
 for i, mode in ipairs(modes) do
+  local programs = {
+    qpu = {coordinate = coordinate, vertex = vertex_shader, fragment = fragment},
+    sass = {vertex = sass.vertex(3), fragment = sass.colour(mode)},
+  }
   shaders[i] = gpusim.shader {
-    isa = "qpu",
-    coordinate = coordinate, vertex = vertex_shader, fragment = fragment,
+    coordinate = programs[vertex_isa].coordinate,
+    vertex = {isa = vertex_isa, source = programs[vertex_isa].vertex},
+    fragment = {isa = fragment_isa, source = programs[fragment_isa].fragment},
     inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
     coordinate_inputs = {"position"},
     varyings = {{name = "color", components = 3, interpolation = mode}},

@@ -5,9 +5,14 @@
 -- draws. Run it with
 --   gpusim scenes/triangle.lua                          (a window)
 --   gpusim --headless -o triangle.png scenes/triangle.lua
+--   gpusim scenes/triangle.lua sass                     (NVIDIA Maxwell programs;
+--                                                        also sass:qpu, qpu:sass)
 -- docs/scenes.md explains every call.
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
+local sass = require "sass_shaders"    -- lua/sass_shaders.lua: the same in Maxwell SASS
+-- the instruction sets of the vertex and the fragment programs (lua/isas.lua)
+local vertex_isa, fragment_isa = require("isas").parse(...)
 
 local target = gpusim.target {width = 320, height = 240, format = "rgba8888"}
 
@@ -52,11 +57,20 @@ local fragment = [[
     sbdone                      # let the next batch touch these pixels
 ]]
 
+-- The same in NVIDIA Maxwell SASS (lua/sass_shaders.lua): a vertex program
+-- that stores the clip-space position and the colour (its unit does the
+-- divide and the viewport transform, and it serves as the coordinate
+-- shader too), and a pixel program that interpolates the colour
+-- perspective-correct and leaves it in R0-R3.
+local programs = {
+  qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
+  sass = {vertex = sass.vertex(3), fragment = sass.colour("perspective")},
+}
+
 local shader = gpusim.shader {
-  isa = "qpu",
-  coordinate = coordinate,
-  vertex = vertex,
-  fragment = fragment,
+  coordinate = programs[vertex_isa].coordinate,
+  vertex = {isa = vertex_isa, source = programs[vertex_isa].vertex},
+  fragment = {isa = fragment_isa, source = programs[fragment_isa].fragment},
   inputs = {
     {name = "position", components = 4},
     {name = "color", components = 3},

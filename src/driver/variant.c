@@ -100,9 +100,11 @@ int drv_variant_get(drv_variants *c, const gs_drv_shader *sh, const gs_drv_state
   const gs_isa *isa = NULL;
   int rc = read_program(c->mem, fs_code, v.header, &isa, &v.code, &v.size, d);
   if (rc < 0) return rc;
-  if (!isa->link_fragment) { /* the ISA's outputs are blended by the tile port */
+  if (!isa->link_fragment) { /* no linker: the state cannot reach the program's outputs */
     free(v.code);
-    return GS_OK;
+    return gs_diag_set(d, GS_EARG, "draw: fragment program 0x%08x: blending, colour masks and stencil are linked "
+                       "into VideoCore IV fragment programs, and gpusim does not link them into %s programs yet "
+                       "(draw without them)", fs_code, isa->title);
   }
   for (size_t i = 0; i < c->n; i++) {
     drv_variant *e = &c->v[i];

@@ -146,6 +146,11 @@ typedef struct gs_vertex_io {
   unsigned in_row, in_rows;  /* input segment */
   unsigned out_row, out_rows;/* output segment */
   unsigned count;            /* vertices in the batch: lanes 0..count-1 */
+  /* For ISAs whose abi does the viewport transform (not the QPU's, whose
+   * programs do it themselves from their uniforms): Clipper XY Scaling
+   * (record 105, 1/16 pixel) x and y, Clipper Z Scale and Offset (106). */
+  float viewport[4];
+  unsigned point_size;       /* 1: the shaded vertex carries a point size */
 } gs_vertex_io;
 
 /* The tile buffer as a fragment program reaches it, one port per batch.
@@ -190,6 +195,7 @@ typedef struct gs_frag_io {
   const float *offset;       /* [k] */
   const uint8_t *imap;       /* [k]: gs_pixel_imap */
   const gs_tile_port *tile;  /* this batch's pixels of the tile buffer */
+  unsigned colour64;         /* 1: 64-bit colour (two RGBA16F words, RG then BA), else RGBA8888 */
 } gs_frag_io;
 
 /* ---- the contract ------------------------------------------------------------ */

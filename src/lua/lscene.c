@@ -891,10 +891,54 @@ static void asm_error(lua_State *L, const char *name, const char *text, const ch
  * the pipeline honours exactly that header (its stage must be the
  * program's). The fragment program's source lines go to the user value of
  * the shader at ud. */
+/* The instruction set the value at idx names (field `what` of table arg),
+ * one whose programs run in scenes; else raises naming the ones there are. */
+static const gs_isa *isa_arg(lua_State *L, int arg, int idx, const char *what) {
+  idx = lua_absindex(L, idx);
+  const char *name = lua_tostring(L, idx);
+  const gs_isa *isa = lua_type(L, idx) == LUA_TSTRING ? gs_isa_by_name(name) : NULL;
+  if (!isa) {
+    luaL_Buffer known; /* 'qpu', ... */
+    luaL_buffinit(L, &known);
+    for (unsigned i = 0; gs_isa_at(i); i++) {
+      if (i) luaL_addstring(&known, ", ");
+      lua_pushfstring(L, "'%s'", gs_isa_at(i)->name);
+      luaL_addvalue(&known);
+    }
+    luaL_pushresult(&known);
+    if (lua_type(L, idx) == LUA_TSTRING)
+      arg_error(L, arg, "field '%s': '%s' is not an instruction set gpusim knows (%s)", what, name, lua_tostring(L, -1));
+    arg_error(L, arg, "field '%s' must be the name of an instruction set (%s), got %s", what, lua_tostring(L, -1),
+              luaL_typename(L, idx));
+  }
+  if (!isa->run_vertex) arg_error(L, arg, "field '%s': %s programs do not run in scenes yet", what, isa->title);
+  return isa;
+}
+
+/* The instruction set of program field prog_fields[p] of table arg: its
+ * own `isa` key, else the shader's. */
+static const gs_isa *program_isa(lua_State *L, int arg, int p, const gs_isa *isa) {
+  int top = lua_gettop(L);
+  if (lua_getfield(L, arg, prog_fields[p]) == LUA_TTABLE && lua_getfield(L, -1, "isa") != LUA_TNIL) {
+    char what[32];
+    snprintf(what, sizeof what, "%s.isa", prog_fields[p]);
+    isa = isa_arg(L, arg, -1, what);
+  }
+  lua_settop(L, top);
+  return isa;
+}
+
 static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const gs_sph *sph, l_shader *s, int ud) {
-  static const char *const keys[] = {"source", "binary", "sph", NULL};
+  static const char *const keys[] = {"source", "binary", "sph", "isa", NULL};
   gs_mem *m = mem_of(L);
-  int t = lua_getfield(L, arg, prog_fields[p]);
+  int from = p; /* the field the program comes from */
+  if (p == PROG_COORDINATE && lua_getfield(L, arg, prog_fields[p]) == LUA_TNIL &&
+      program_isa(L, arg, PROG_VERTEX, isa)->id != GS_ISA_QPU)
+    from = PROG_VERTEX; /* a vertex program whose unit's abi writes the shaded vertex serves both passes: it
+                           runs as the coordinate shader too, with the coordinate shader's header */
+  lua_settop(L, lua_gettop(L) - (p == PROG_COORDINATE));
+  isa = program_isa(L, arg, from, isa);
+  int t = lua_getfield(L, arg, prog_fields[from]);
   int field = lua_gettop(L);
   gs_isa_binary *bin = lua_newuserdatauv(L, sizeof *bin, 0); /* freed below or by the box */
   memset(bin, 0, sizeof *bin);
@@ -915,7 +959,7 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
       int k = 0;
       while (keys[k] && !(lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), keys[k]) == 0)) k++;
       if (!keys[k])
-        arg_error(L, arg, "field '%s': unknown key %s (source, binary, sph)", prog_fields[p],
+        arg_error(L, arg, "field '%s': unknown key %s (source, binary, sph, isa)", prog_fields[p],
                   lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : luaL_typename(L, -2));
       lua_pop(L, 1);
     }
@@ -937,7 +981,7 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
       memcpy(bin->bytes, b, len);
       bin->size = len;
     }
-    if (lua_getfield(L, field, "sph") != LUA_TNIL) {
+    if (lua_getfield(L, field, "sph") != LUA_TNIL && from == p) { /* as the coordinate shader: its own header */
       snprintf(what, sizeof what, "gpusim.shader: field '%s.sph'", prog_fields[p]);
       lgs_sph_arg(L, -1, what, &code_sph);
       unsigned want = p == PROG_FRAGMENT ? GS_SPH_TYPE_PS : GS_SPH_TYPE_VTG;
@@ -1005,26 +1049,7 @@ static int l_shader_new(lua_State *L) {
   lua_settop(L, 1);
   check_fields(L, 1, known);
   const gs_isa *isa = gs_isa_by_id(GS_ISA_NONE);
-  if (lua_getfield(L, 1, "isa") != LUA_TNIL) {
-    const char *name = lua_tostring(L, -1);
-    if (lua_type(L, -1) != LUA_TSTRING || !(isa = gs_isa_by_name(name))) {
-      luaL_Buffer known; /* 'qpu', ... */
-      luaL_buffinit(L, &known);
-      for (unsigned i = 0; gs_isa_at(i); i++) {
-        if (i) luaL_addstring(&known, ", ");
-        lua_pushfstring(L, "'%s'", gs_isa_at(i)->name);
-        luaL_addvalue(&known);
-      }
-      luaL_pushresult(&known);
-      if (lua_type(L, -2) == LUA_TSTRING)
-        arg_error(L, 1, "field 'isa': '%s' is not an instruction set gpusim knows (%s)", name, lua_tostring(L, -1));
-      arg_error(L, 1, "field 'isa' must be the name of an instruction set (%s), got %s", lua_tostring(L, -1),
-                luaL_typename(L, -2));
-    }
-    if (!isa->run_vertex)
-      arg_error(L, 1, "field 'isa': %s programs do not run in scenes yet (gpusim.sass.run runs one alone)",
-                isa->title);
-  }
+  if (lua_getfield(L, 1, "isa") != LUA_TNIL) isa = isa_arg(L, 1, -1, "isa");
   lua_pop(L, 1);
   gs_sph_io in[GS_DRV_MAX_ATTRS], vary[GS_DRV_MAX_VARYINGS], vs_out[GS_DRV_MAX_VARYINGS + 1];
   uint8_t in_comps[GS_DRV_MAX_ATTRS], vary_comps[GS_DRV_MAX_VARYINGS];

@@ -179,7 +179,7 @@ static int write_state(cle_bin *b, uint32_t t, bool force, gs_diag *d) {
   bool fmt_written = false;
   for (int it = 0; it < CLE_TILE_LIST_ITEMS; it++) {
     const cle_item_value *v = &b->st.item[it];
-    if (!v->version) continue;
+    if (!v->version || !cle_tile_list_item(it, &b->sh)) continue;
     if (!force && sent[it] == v->version && !(it == CLE_SHADER && fmt_written)) continue;
     int rc = gs_cl_put_id(&b->w[t], v->id, v->values, d);
     if (rc < 0) return tile_error(b, t, rc, d);
@@ -355,7 +355,7 @@ static int check_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const c
 /* Runs the coordinate shader on a batch and keeps its output. */
 static int shade_batch(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, const uint32_t *batch,
                        unsigned nb, gs_diag *d) {
-  int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, GS_STAGE_COORDINATE, batch, nb);
+  int rc = cle_shade_batch(r->g, &b->unit, &b->sh.cs, &b->st, GS_STAGE_COORDINATE, batch, nb);
   if (rc < 0) return gs_diag_set(d, rc, "0x%08x: %s: %s", p->addr, p->info->name, b->unit.diag.msg);
   take_batch_output(b, di, batch, nb);
   return GS_OK;
@@ -421,16 +421,9 @@ static void make_ptb_state(const cle_state *s, const cle_shader *sh, ptb_state *
     gs_cl_unpack_z_min_max_clipping_planes(it[CLE_ZPLANES].values, &z);
     ps->z_min = z.min_zw, ps->z_max = z.max_zw;
   }
-  if (it[CLE_XYSCALE].version) {
-    gs_cl_clipper_xy_scaling x;
-    gs_cl_unpack_clipper_xy_scaling(it[CLE_XYSCALE].values, &x);
-    ps->xy_scale_x = x.half_width, ps->xy_scale_y = x.half_height;
-  }
-  if (it[CLE_ZSCALE].version) {
-    gs_cl_clipper_z_scale_and_offset z;
-    gs_cl_unpack_clipper_z_scale_and_offset(it[CLE_ZSCALE].values, &z);
-    ps->z_scale = z.scale, ps->z_offset = z.offset;
-  }
+  float vp[4];
+  cle_viewport(s, vp);
+  ps->xy_scale_x = vp[0], ps->xy_scale_y = vp[1], ps->z_scale = vp[2], ps->z_offset = vp[3];
   /* NV vertices without the clip header carry no Xc..Wc to clip with. */
   ps->clip_enable = sh->clipping && (sh->id == GS_CL_GL_SHADER_STATE || sh->clip_header);
   ps->per_vertex_point_size = sh->point_size;

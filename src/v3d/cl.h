@@ -284,8 +284,8 @@
   P(103, VIEWPORT_OFFSET, viewport_offset, 5, BR, NONE, GS_CL_F_VIEWPORT_OFFSET)              \
   P(104, Z_MIN_MAX_CLIPPING_PLANES, z_min_max_clipping_planes, 9, BR, NONE,                   \
     GS_CL_F_Z_MIN_MAX_CLIPPING_PLANES)                                                        \
-  P(105, CLIPPER_XY_SCALING, clipper_xy_scaling, 9, B, NONE, GS_CL_F_CLIPPER_XY_SCALING)      \
-  P(106, CLIPPER_Z_SCALE_AND_OFFSET, clipper_z_scale_and_offset, 9, B, NONE,                  \
+  P(105, CLIPPER_XY_SCALING, clipper_xy_scaling, 9, BR, NONE, GS_CL_F_CLIPPER_XY_SCALING)     \
+  P(106, CLIPPER_Z_SCALE_AND_OFFSET, clipper_z_scale_and_offset, 9, BR, NONE,                 \
     GS_CL_F_CLIPPER_Z_SCALE_AND_OFFSET)                                                       \
   P(112, TILE_BINNING_MODE_CONFIGURATION, tile_binning_mode_configuration, 16, B, NONE,       \
     GS_CL_F_TILE_BINNING_MODE_CONFIGURATION)                                                  \

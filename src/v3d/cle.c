@@ -207,6 +207,7 @@ static int decode_gl(const gs_cl_view *v, const cle_item_value *it, gs_addr at, 
   }
   sh->vs.in_rows = input_rows(&sh->vs, rec.vs_attr_size);
   sh->cs.in_rows = input_rows(&sh->cs, rec.cs_attr_size);
+  sh->vs.point_size = sh->cs.point_size = sh->point_size;
   sh->vs.out_rows = 3 + (sh->point_size ? 1 : 0) + rec.fs_varyings;
   sh->cs.out_rows = 7 + (sh->point_size ? 1 : 0);
   if ((rc = check_code(d, at, "GL_SHADER_RECORD", "vertex shader", rec.vs_code, rec.vs_uniforms)) < 0) return rc;
@@ -473,8 +474,28 @@ gs_isa_unit *cle_unit_of(gs_gpu *g, cle_unit *u, const gs_isa *isa) {
   return u->unit[isa->id];
 }
 
-int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
-                    unsigned n) {
+void cle_viewport(const cle_state *s, float vp[4]) {
+  const cle_item_value *it = s->item;
+  vp[0] = vp[1] = 0, vp[2] = vp[3] = 0.5f;
+  if (it[CLE_XYSCALE].version) {
+    gs_cl_clipper_xy_scaling x;
+    gs_cl_unpack_clipper_xy_scaling(it[CLE_XYSCALE].values, &x);
+    vp[0] = x.half_width, vp[1] = x.half_height;
+  }
+  if (it[CLE_ZSCALE].version) {
+    gs_cl_clipper_z_scale_and_offset z;
+    gs_cl_unpack_clipper_z_scale_and_offset(it[CLE_ZSCALE].values, &z);
+    vp[2] = z.scale, vp[3] = z.offset;
+  }
+}
+
+bool cle_tile_list_item(int it, const cle_shader *sh) {
+  if (it != CLE_XYSCALE && it != CLE_ZSCALE) return true;
+  return sh->id == GS_CL_GL_SHADER_STATE && sh->vs.isa && sh->vs.isa->id != GS_ISA_QPU;
+}
+
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const cle_state *st, gs_stage stage,
+                    const uint32_t *idx, unsigned n) {
   const char *what = stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
   /* Both segments start zeroed, so what a shader reads or leaves unwritten
    * never depends on earlier batches (or on the thread count). */
@@ -484,7 +505,8 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
   gs_isa_unit *iu = cle_unit_of(g, u, p->isa);
   gs_vertex_io io = {stage,       {p->code, p->uniforms, p->unif_end}, p->gates, &u->report, u->vpm, CLE_VPM_IN,
-                     p->in_rows, CLE_VPM_OUT, p->out_rows, n};
+                     p->in_rows, CLE_VPM_OUT, p->out_rows, n, {0}, p->point_size};
+  cle_viewport(st, io.viewport);
   rc = iu ? p->isa->run_vertex(g, iu, &io) : GS_ENOMEM;
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);
   return GS_OK;

@@ -38,11 +38,11 @@ enum cle_item {
   CLE_DOFFSET,      /* 101 Depth Offset */
   CLE_CLIP,         /* 102 Clip Window */
   CLE_VIEWPORT,     /* 103 Viewport Offset */
+  CLE_XYSCALE,      /* 105 Clipper XY Scaling: in tile lists only for a vertex shader */
+  CLE_ZSCALE,       /* 106 Clipper Z Scale and Offset: whose unit transforms (cle_tile_list_item) */
   CLE_SHADER,       /* 64 GL, 65 NV or 66 VG Shader State */
   CLE_TILE_LIST_ITEMS,
   CLE_ZPLANES = CLE_TILE_LIST_ITEMS, /* 104 Z min/max Clipping Planes */
-  CLE_XYSCALE,      /* 105 Clipper XY Scaling */
-  CLE_ZSCALE,       /* 106 Clipper Z Scale and Offset */
   CLE_RENDER_CFG,   /* 113 Tile Rendering Mode Configuration */
   CLE_CLEAR,        /* 114 Clear Colors */
   CLE_ITEMS
@@ -96,6 +96,7 @@ typedef struct cle_program {
   unsigned out_rows;  /* rows it writes: 7 or 8 (CS), 3 [+1] + varyings (VS) */
   uint32_t gates;     /* what its SPH lets it do (GS_GATE_*; all without a header) */
   const gs_isa *isa;  /* its instruction set, from its header */
+  unsigned point_size;/* 1: its shaded vertices carry a point size */
 } cle_program;
 
 /* A decoded shader state (64 GL, 65 NV, 66 VG or 67 VG inline). VG
@@ -149,8 +150,20 @@ gs_isa_unit *cle_unit_of(gs_gpu *g, cle_unit *u, const gs_isa *isa);
  * their attributes into the input segment, the program's ISA unit runs it.
  * Vertex i's output word r is then u->vpm->words[(CLE_VPM_OUT + r) * 16 + i].
  * Errors (in u->diag) name the shader and the unit's message. */
-int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, gs_stage stage, const uint32_t *idx,
-                    unsigned n);
+int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const cle_state *st, gs_stage stage,
+                    const uint32_t *idx, unsigned n);
+
+/* The viewport transform state s holds, for gs_vertex_io.viewport: Clipper
+ * XY Scaling (105) x and y, Clipper Z Scale and Offset (106); without the
+ * records 0, 0 and the PTB's defaults 0.5, 0.5. */
+void cle_viewport(const cle_state *s, float vp[4]);
+
+/* Whether the binning pass copies state item `it` (< CLE_TILE_LIST_ITEMS)
+ * into tile lists for shader state sh: all of them, but 105 and 106 only
+ * when sh's vertex shader is not VideoCore IV code — a unit whose abi does
+ * the viewport transform needs them in the rendering pass too, while a
+ * QPU program does it itself (docs/control-lists.md, step 2). */
+bool cle_tile_list_item(int it, const cle_shader *sh);
 
 /* ---- draw records ----------------------------------------------------------- */
 

@@ -673,6 +673,7 @@ static void share_batches(tile_ctx *tc, int first, int n) {
     io->prog = (gs_stage_program){tc->sh.fs_code, tc->sh.fs_uniforms, tc->sh.fs_unif_end};
     io->gates = tc->sh.fs_gates, io->report = &w->unit.report;
     io->reverse = rev, io->nin = w->prim.nfifo, io->imap = w->prim.imap;
+    io->colour64 = (unsigned)w->tlb.color64;
     w->slot[k].pc.rev = rev_lanes[rev & 1u];
   }
 }
@@ -785,7 +786,7 @@ static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
   }
   for (unsigned k = 0; k < n; k += 16) {
     unsigned m = n - k < 16 ? n - k : 16;
-    int rc = cle_shade_batch(tc->r->g, &w->unit, &sh->vs, GS_STAGE_VERTEX, &w->vidx[k], m);
+    int rc = cle_shade_batch(tc->r->g, &w->unit, &sh->vs, &tc->st, GS_STAGE_VERTEX, &w->vidx[k], m);
     if (rc < 0) return cle_prefix(tc->d, rc, "0x%08x: ", at);
     for (unsigned i = 0; i < m; i++)
       pse_vertex_unpack(&w->unit.vpm->words[CLE_VPM_OUT * 16 + i], 16, sh->point_size, (int)sh->nvary,

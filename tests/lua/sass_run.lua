@@ -80,7 +80,3 @@ fails({"inputs[1]", "0x3fc"}, gpusim.sass.run, {code = code, inputs = {{[0x81] =
 fails({"stage"}, gpusim.sass.run, {code = code, stage = "geometry", inputs = {{}}})
 print("sass_run: ok")
 
--- SASS programs do not run in the pipeline yet: a scene that asks says so.
-fails({"field 'isa'", "NVIDIA Maxwell SASS", "do not run in scenes yet"}, gpusim.shader,
-      {isa = "sass", vertex = "EXIT ;", coordinate = "EXIT ;", fragment = "EXIT ;"})
-print("sass_run: scene refusal ok")

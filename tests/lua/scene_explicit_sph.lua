@@ -33,7 +33,8 @@ gpusim.shader = function(t)
   local declared = t.varyings[1].interpolation
   local header = ps_header(given[declared])
   made = made + 1
-  t.fragment = {source = t.fragment, sph = made == 1 and header or gpusim.sph.encode(header)}
+  t.fragment = {isa = t.fragment.isa, source = t.fragment.source,
+                sph = made == 1 and header or gpusim.sph.encode(header)}
   return real_shader(t)
 end
 dofile("scenes/interpolation.lua")

@@ -2,7 +2,9 @@
 -- tiles; the rendered image covers exactly the triangle's area and every
 -- covered pixel has the colour the barycentric formula gives; 1 and 4
 -- render threads give the same bytes; and its coordinate and vertex
--- shaders compute what the binner and the primitive setup expect. Each
+-- shaders compute what the binner and the primitive setup expect; the
+-- scene's Maxwell SASS programs, alone and paired with the QPU's, draw
+-- the same image by the same formula. Each
 -- shader runs as a user program between a
 -- prologue that fills the VPM rows it reads (16 vertices, one per lane) and
 -- an epilogue that stores the rows it wrote to memory; the rows are checked
@@ -10,49 +12,56 @@
 local gpusim = require "gpusim"
 local mem = gpusim.mem
 
-dofile("scenes/triangle.lua")
-local f = gpusim.render {threads = 1}
-assert(f.draws == 1 and f.width == 320 and f.height == 240)
-assert(f.tiles_x == 5 and f.tiles_y == 4)           -- ceil(320/64), ceil(240/64)
-assert(f.stats.tiles == 20 and f.stats.cs_vertices == 3)
+local function check_image(isas)
+  assert(loadfile("scenes/triangle.lua"))(isas)
+  local f = gpusim.render {threads = 1}
+  assert(f.draws == 1 and f.width == 320 and f.height == 240)
+  assert(f.tiles_x == 5 and f.tiles_y == 4)           -- ceil(320/64), ceil(240/64)
+  assert(f.stats.tiles == 20 and f.stats.cs_vertices == 3)
 
--- The image. Clip (±0.8, -0.8), (0, 0.8) on 320×240 are the screen points
--- (32, 24) red, (288, 24) green, (160, 216) blue: area 256 × 192 / 2.
-local px = mem.read(f.framebuffer, "u8", f.stride * f.height)
-local function pixel(x, y)
-  local i = y * f.stride + x * 4 + 1
-  return px[i], px[i + 1], px[i + 2], px[i + 3]
-end
-local clear = {26, 26, 38}                           -- 0.1, 0.1, 0.15 x 255, rounded
-local covered = 0
-for y = 0, f.height - 1 do
-  for x = 0, f.width - 1 do
-    local r, g, b, a = pixel(x, y)
-    assert(a == 255)
-    -- barycentric weights of the pixel centre
-    local cx, cy = x + 0.5, y + 0.5
-    local l2 = (cy - 24) / 192
-    local l1 = (cx - 32 - 128 * l2) / 256
-    local l0 = 1 - l1 - l2
-    local inside = l0 > 0 and l1 > 0 and l2 > 0
-    local on_clear = r == clear[1] and g == clear[2] and b == clear[3]
-    if not on_clear then
-      covered = covered + 1
-      for k, want in ipairs {l0 * 255, l1 * 255, l2 * 255} do
-        local got = ({r, g, b})[k]
-        assert(math.abs(got - want) <= 1.0,
-               string.format("pixel (%d, %d) channel %d: %d, formula %.3f", x, y, k, got, want))
+  -- The image. Clip (±0.8, -0.8), (0, 0.8) on 320×240 are the screen points
+  -- (32, 24) red, (288, 24) green, (160, 216) blue: area 256 × 192 / 2.
+  local px = mem.read(f.framebuffer, "u8", f.stride * f.height)
+  local function pixel(x, y)
+    local i = y * f.stride + x * 4 + 1
+    return px[i], px[i + 1], px[i + 2], px[i + 3]
+  end
+  local clear = {26, 26, 38}                           -- 0.1, 0.1, 0.15 x 255, rounded
+  local covered = 0
+  for y = 0, f.height - 1 do
+    for x = 0, f.width - 1 do
+      local r, g, b, a = pixel(x, y)
+      assert(a == 255)
+      -- barycentric weights of the pixel centre
+      local cx, cy = x + 0.5, y + 0.5
+      local l2 = (cy - 24) / 192
+      local l1 = (cx - 32 - 128 * l2) / 256
+      local l0 = 1 - l1 - l2
+      local inside = l0 > 0 and l1 > 0 and l2 > 0
+      local on_clear = r == clear[1] and g == clear[2] and b == clear[3]
+      if not on_clear then
+        covered = covered + 1
+        for k, want in ipairs {l0 * 255, l1 * 255, l2 * 255} do
+          local got = ({r, g, b})[k]
+          assert(math.abs(got - want) <= 1.0,
+                 string.format("pixel (%d, %d) channel %d: %d, formula %.3f", x, y, k, got, want))
+        end
+      end
+      -- centres clearly inside are covered, clearly outside are not
+      if l0 > 0.01 and l1 > 0.01 and l2 > 0.01 then assert(not on_clear, "hole at " .. x .. "," .. y) end
+      if not inside and (l0 < -0.01 or l1 < -0.01 or l2 < -0.01) then
+        assert(on_clear, "spill at " .. x .. "," .. y)
       end
     end
-    -- centres clearly inside are covered, clearly outside are not
-    if l0 > 0.01 and l1 > 0.01 and l2 > 0.01 then assert(not on_clear, "hole at " .. x .. "," .. y) end
-    if not inside and (l0 < -0.01 or l1 < -0.01 or l2 < -0.01) then
-      assert(on_clear, "spill at " .. x .. "," .. y)
-    end
   end
+  assert(covered == 256 * 192 // 2, "covered " .. covered)
+  assert(f.stats.fragments == covered)
+  return f
 end
-assert(covered == 256 * 192 // 2, "covered " .. covered)
-assert(f.stats.fragments == covered)
+-- Every pairing of instruction sets the scene takes draws the same
+-- triangle: the formula is the truth for each.
+for _, isas in ipairs {"sass", "sass:qpu", "qpu:sass"} do check_image(isas) end
+local f = check_image("qpu")
 
 -- The same frame with 4 threads: the same bytes.
 local one = mem.read_bytes(f.framebuffer, f.stride * f.height)

@@ -1,7 +1,8 @@
 /* isa_sass.c — NVIDIA Maxwell SASS as a gs_isa (src/isa/isa.h): the text
- * tools (asm.c, disasm.c); the unit hooks come with the interpreter. */
+ * tools (asm.c, disasm.c) and the pipeline unit (unit.c). */
 #include "isa/isa.h"
 #include "isa/sass/table.h"
+#include "isa/sass/unit.h"
 
 static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
   (void)base; /* branch targets are code offsets, whatever the load address */
@@ -21,4 +22,14 @@ const gs_isa gs_isa_sass = {
   .code_align = 8,
   .assemble = assemble,
   .disassemble = disassemble,
+  .context_new = sass_context_new,
+  .context_free = sass_context_free,
+  .unit_new = sass_unit_new,
+  .unit_free = sass_unit_free,
+  .prepare = sass_prepare,
+  .trust_code = sass_trust_code,
+  .fp_env = sass_fp_env,
+  .idle = sass_idle,
+  .run_vertex = sass_run_vertex,
+  .run_fragment = sass_run_fragment,
 };

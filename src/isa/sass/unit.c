@@ -1,0 +1,451 @@
+/* unit.c — the SASS shader unit in the pipeline (the hooks of src/isa/isa.h
+ * for isa_sass.c): a program cache per context, and the abi that puts a
+ * Maxwell program where the VideoCore IV pipeline has a QPU program.
+ *
+ * Vertex and coordinate stages: the VCD's words for a vertex (column `lane`
+ * of the VPM input segment, row in_row + k) are the program's inputs, the
+ * k-th word going to the k-th component its SPH's IMAP maps (in address
+ * order). The program's constant buffer 0 is the draw's uniform stream.
+ * After EXIT the abi does what the fixed function after a Maxwell vertex
+ * shader does, for the VideoCore IV's shaded-vertex format (RG §7): the
+ * position a[0x70..0x7C] (clip space; (0, 0, 0, 1) where not written) is
+ * divided by W and scaled by the Clipper XY Scaling and Z Scale/Offset
+ * state (gs_vertex_io.viewport): Xs, Ys in 12.4 (rounded to nearest, in
+ * 1/16 pixel, relative to the viewport centre), Zs, 1/Wc; a coordinate
+ * shader writes Xc Yc Zc Wc first; point size (a[0x6C], 1.0 unwritten) if
+ * the record asks; then, for a vertex shader, the varyings: the generic
+ * components its OMAP maps, in address order (the rank the pipeline's
+ * SPH linkage reads them by).
+ *
+ * Fragment stage: IPA reads the batch's planes (attr.c); after EXIT the
+ * registers the SPH names (sass_ps_out) give render target 0's colour,
+ * converted to the tile buffer's format (8 bits per channel: clamp to
+ * [0, 1], × 255, rounded to nearest; 64-bit targets: binary16 per
+ * channel), the depth (OmapDepth: clamped to [0, 1] × (2^24 - 1), rounded;
+ * else the rasterised Z) and the sample mask (OmapSampleMask). The unit
+ * tests depth (z_write) for every batch, then writes colour; lanes KIL
+ * discarded write nothing. docs/sass.md, "In the pipeline".
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include "core/bytes.h"
+#include "core/half.h"
+#include "isa/sass/exec.h"
+#include "isa/sass/num.h"
+#include "isa/sass/solo.h"
+#include "isa/sass/table.h"
+#include "isa/sass/unit.h"
+#include "v3d/tmu.h"
+#include "v3d/v3d.h"
+#include "v3d/vpm.h"
+
+/* ---- the program cache --------------------------------------------------------- */
+
+typedef struct entry {
+  gs_addr code;
+  uint32_t size;
+  uint8_t *bytes;     /* the code it was decoded from */
+  int retired;        /* the memory changed: kept until idle */
+  sass_program prog;
+} entry;
+
+typedef struct sass_ctx {
+  mtx_t lock;
+  entry **e;
+  size_t n, cap;
+} sass_ctx;
+
+void *sass_context_new(gs_gpu *g) {
+  (void)g;
+  sass_ctx *c = calloc(1, sizeof *c);
+  if (c && mtx_init(&c->lock, mtx_plain) != thrd_success) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void entry_free(entry *e) {
+  if (!e) return;
+  sass_program_free(&e->prog);
+  free(e->bytes);
+  free(e);
+}
+
+void sass_context_free(void *ctx) {
+  sass_ctx *c = ctx;
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) entry_free(c->e[i]);
+  free(c->e);
+  mtx_destroy(&c->lock);
+  free(c);
+}
+
+void sass_idle(gs_gpu *g) {
+  sass_ctx *c = gs_isa_context(g, GS_ISA_SASS);
+  if (!c) return;
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->e[i]->retired) entry_free(c->e[i]);
+    else c->e[k++] = c->e[i];
+  c->n = k;
+}
+
+struct gs_isa_unit {
+  int num;
+  gs_vpm *vpm;
+  gs_diag *diag;
+  int trusted;
+  const entry *last; /* the program of the last batch */
+  sass_warp warp;
+  sass_attr_buf in[SASS_LANES], out[SASS_LANES];
+  sass_attr_io lane_attr[SASS_LANES];
+  uint8_t *local;
+  uint32_t local_cap;
+};
+
+gs_isa_unit *sass_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag) {
+  (void)g;
+  gs_isa_unit *u = calloc(1, sizeof *u);
+  if (!u) return NULL;
+  u->num = num, u->vpm = vpm, u->diag = diag;
+  return u;
+}
+
+void sass_unit_free(gs_isa_unit *u) {
+  if (!u) return;
+  free(u->local);
+  free(u);
+}
+
+void sass_trust_code(gs_isa_unit *u, int on) { u->trusted = on; }
+
+gs_fp_env sass_fp_env(const gs_gpu *g, gs_fp_env base) {
+  (void)g;
+  return sass_num_env(base);
+}
+
+/* The prepared program at code: from the unit's last, the cache, or decoded
+ * now. Errors (in the unit's diag) name the address. */
+static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  gs_program_header h;
+  int rc = gs_program_header_read(g->mem, code, &h, u->diag);
+  if (rc < 0) return NULL;
+  if (rc == 0 || h.isa != GS_ISA_SASS) {
+    gs_diag_set(u->diag, GS_EINVAL, "0x%08x: no SASS program header in front of the code", code);
+    return NULL;
+  }
+  const uint8_t *bytes = gs_mem_ptr(g->mem, code, h.code_bytes);
+  if (!bytes) {
+    gs_diag_set(u->diag, GS_EFAULT, "0x%08x: the program's %u bytes of code are outside allocated GPU memory", code,
+                h.code_bytes);
+    return NULL;
+  }
+  const entry *l = u->last;
+  if (l && l->code == code && l->size == h.code_bytes && (u->trusted || !memcmp(l->bytes, bytes, l->size))) return l;
+  sass_ctx *c = gs_isa_context(g, GS_ISA_SASS);
+  entry *found = NULL;
+  mtx_lock(&c->lock);
+  for (size_t i = 0; i < c->n && !found; i++) {
+    entry *e = c->e[i];
+    if (e->retired || e->code != code) continue;
+    if (e->size == h.code_bytes && !memcmp(e->bytes, bytes, e->size)) found = e;
+    else e->retired = 1; /* the program there changed */
+  }
+  if (!found) {
+    gs_sph sph;
+    entry *e = calloc(1, sizeof *e);
+    int ok = e && (e->bytes = malloc(h.code_bytes ? h.code_bytes : 1)) != NULL;
+    if (ok) memcpy(e->bytes, bytes, h.code_bytes), e->code = code, e->size = h.code_bytes;
+    if (ok && gs_sph_decode(h.sph_words, &sph, u->diag) < 0) ok = 0;
+    if (ok && sass_program_init(&e->prog, bytes, h.code_bytes, &sph, u->diag) < 0) ok = 0;
+    if (ok && c->n == c->cap) {
+      size_t cap = c->cap ? 2 * c->cap : 8;
+      entry **ne = realloc(c->e, cap * sizeof *ne);
+      if (ne) c->e = ne, c->cap = cap;
+      else ok = 0, gs_diag_set(u->diag, GS_ENOMEM, "out of memory for the SASS program cache");
+    }
+    if (ok) c->e[c->n++] = found = e;
+    else {
+      if (e && !e->bytes) gs_diag_set(u->diag, GS_ENOMEM, "out of memory for a SASS program");
+      entry_free(e);
+    }
+  }
+  mtx_unlock(&c->lock);
+  if (!found) gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, u->diag->msg);
+  return u->last = found;
+}
+
+int sass_prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) { return find(g, u, code) ? GS_OK : u->diag->code; }
+
+/* Constant buffer 0: the uniform stream from p->uniforms to its end (or,
+ * without one, up to 64 KiB of what is in memory). */
+static void bind_uniforms(gs_gpu *g, const gs_stage_program *p, sass_io *io) {
+  uint32_t size = p->unif_end > p->uniforms ? p->unif_end - p->uniforms : 0;
+  if (!p->unif_end)
+    for (size = 0x10000; size >= 4 && !gs_mem_ptr(g->mem, p->uniforms, size); size /= 2) {
+    }
+  io->cb[0] = size ? gs_mem_ptr(g->mem, p->uniforms, size) : NULL;
+  io->cb_size[0] = io->cb[0] ? size : 0;
+}
+
+/* Local memory for 32 lanes of sph's size. */
+static int local_of(gs_isa_unit *u, const gs_sph *sph) {
+  uint32_t size = sph->shader_local_memory_low_size;
+  if (size > (1u << 20))
+    return gs_diag_set(u->diag, GS_EINVAL, "the SPH asks for %u bytes of local memory per thread; gpusim gives at most "
+                       "1 MiB", size);
+  if (size > u->local_cap) {
+    uint8_t *p = realloc(u->local, (size_t)size * SASS_LANES);
+    if (!p) return gs_diag_set(u->diag, GS_ENOMEM, "out of memory for local memory");
+    u->local = p, u->local_cap = size;
+  }
+  if (size) memset(u->local, 0, (size_t)size * SASS_LANES);
+  return GS_OK;
+}
+
+static float fv(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint32_t fb(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/* x in 12.4 (x in 1/16 pixel), rounded to nearest and saturated. */
+static uint32_t fixed_12_4(float x) {
+  if (!(x == x)) return 0;
+  float r = x < 0 ? x - 0.5f : x + 0.5f;
+  if (r >= 32767.0f) return 0x7fff;
+  if (r <= -32768.0f) return 0x8000;
+  return (uint32_t)(int32_t)r & 0xffffu;
+}
+
+int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
+  const entry *e = find(g, u, vio->prog.code);
+  if (!e) return u->diag->code;
+  const sass_program *p = &e->prog;
+  const char *what = vio->stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
+  if (p->sph.sph_type != GS_SPH_TYPE_VTG || p->sph.shader_type != GS_SPH_VERTEX)
+    return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a vertex shader's (ShaderType %u) but it "
+                       "runs as the %s", vio->prog.code, p->sph.shader_type, what);
+  sass_attr_ctx ac;
+  int rc = sass_attr_ctx_init(&ac, GS_SPH_VERTEX, &p->sph, NULL, NULL, u->diag);
+  if (rc < 0 || (rc = local_of(u, &p->sph)) < 0) return rc;
+  const uint32_t *vpm = vio->vpm->words;
+  unsigned n = vio->count > SASS_LANES ? SASS_LANES : vio->count;
+  for (unsigned l = 0; l < n; l++) {
+    sass_attr_buf_clear(&u->in[l], 0);
+    sass_attr_buf_clear(&u->out[l], 0);
+    unsigned k = 0;
+    for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32) && k < vio->in_rows; a += 4)
+      if (gs_sph_imap(&p->sph, a)) sass_attr_buf_store(&u->in[l], a, vpm[(vio->in_row + k++) * 16 + l]);
+    u->lane_attr[l] = (sass_attr_io){&u->in[l], 1, &u->out[l], 1, NULL, NULL};
+  }
+  sass_io io;
+  memset(&io, 0, sizeof io);
+  io.stage = vio->stage;
+  io.gates = vio->gates;
+  io.report = vio->report;
+  io.attr = &ac;
+  io.lane_attr = u->lane_attr;
+  bind_uniforms(g, &vio->prog, &io);
+  gs_fp_env caller = gs_fp_env_get();
+  gs_fp_env_set(sass_num_env(caller));
+  sass_warp_reset(&u->warp, n == 32 ? 0xffffffffu : (1u << n) - 1, 8, u->local, u->local_cap);
+  rc = sass_run_ref(&u->warp, p, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what, u->diag);
+  if (rc < 0) {
+    gs_fp_env_set(caller);
+    return rc;
+  }
+  /* the shaded vertices */
+  const float *vp = vio->viewport;
+  uint32_t *out = vio->vpm->words;
+  for (unsigned l = 0; l < n; l++) {
+    const sass_attr_buf *o = &u->out[l];
+    float pos[4];
+    for (unsigned c = 0; c < 4; c++) {
+      unsigned a = GS_SPH_ATTR_POSITION + 4 * c;
+      pos[c] = gs_sph_attr_has(&o->written, a) ? fv(o->v[a / 4]) : (c == 3 ? 1.0f : 0.0f);
+    }
+    float rw = 1.0f / pos[3];
+    uint32_t xs = fixed_12_4(pos[0] * rw * vp[0]), ys = fixed_12_4(pos[1] * rw * vp[1]);
+    float zs = pos[2] * rw * vp[2] + vp[3];
+    unsigned row = 0, rows = vio->out_rows;
+#define PUT(v) do { if (row < rows) out[(vio->out_row + row) * 16 + l] = (v); row++; } while (0)
+    if (vio->stage == GS_STAGE_COORDINATE)
+      for (unsigned c = 0; c < 4; c++) PUT(fb(pos[c]));
+    PUT(ys << 16 | xs);
+    PUT(fb(zs));
+    PUT(fb(rw));
+    if (vio->point_size)
+      PUT(gs_sph_attr_has(&o->written, GS_SPH_ATTR_POINT_SIZE) ? o->v[GS_SPH_ATTR_POINT_SIZE / 4] : fb(1.0f));
+    if (vio->stage == GS_STAGE_VERTEX)
+      for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32) && row < rows; a += 4)
+        if (gs_sph_omap(&p->sph, a)) PUT(o->v[a / 4]);
+#undef PUT
+  }
+  gs_fp_env_set(caller);
+  return GS_OK;
+}
+
+/* ---- textures ---------------------------------------------------------------------
+ * A texture handle index names a word of constant buffer 0, the draw's
+ * uniform stream: there the VideoCore IV TMU config words of the texture
+ * start (parameters 0 and 1, RG Tables 15-16; a scene's uniform list puts
+ * them where it lists the texture). The texels, RGBA8888 from the TMU's
+ * sampler, come back as four floats (byte / 255). TEXS (2D, 2D.LZ: S in Ra,
+ * T in Rb) and TEX (2D without array, LOD or offsets: S, T in Ra, Ra + 1)
+ * are modelled; the other forms are refused naming the instruction. */
+
+typedef struct tex_ctx {
+  gs_gpu *g;
+  const sass_io *io;
+} tex_ctx;
+
+static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, gs_diag *d) {
+  tex_ctx *tc = ctx;
+  const sass_io *io = tc->io;
+  uint32_t index, s_reg, t_reg, chans;
+  uint8_t dst[4];
+  int f16 = 0;
+  if (in->op == SASS_OP_TEXS) {
+    unsigned target = sass_mod(in, SASS_M_TEXS_TARGET), code = sass_mod(in, SASS_M_TEXS_MASK);
+    if (target != 1 && target != 2)
+      return gs_diag_set(d, GS_EINVAL, "TEXS targets other than 2D and 2D.LZ are not modelled by gpusim");
+    static const uint8_t two[8] = {0x1, 0x2, 0x4, 0x8, 0x3, 0x9, 0xa, 0xc}, four[5] = {0x7, 0xb, 0xd, 0xe, 0xf};
+    chans = in->rc == SASS_RZ ? two[code & 7] : code < 5 ? four[code] : 0;
+    if (!chans) return gs_diag_set(d, GS_EINVAL, "TEXS component code %u has no meaning", code);
+    index = sass_mod(in, SASS_M_TEXS_INDEX), s_reg = in->ra, t_reg = in->rb;
+    f16 = !sass_mod(in, SASS_M_TEXS_F32);
+    dst[0] = in->rd, dst[1] = (uint8_t)(in->rd + 1), dst[2] = in->rc, dst[3] = (uint8_t)(in->rc + 1);
+  } else if (in->op == SASS_OP_TEX && strcmp(sass_table[in->entry].name, "TEX") == 0 && sass_mod(in, SASS_M_TEX_DIM) == 1 &&
+             !sass_mod(in, SASS_M_TEX_LOD) && !sass_mod(in, SASS_M_TEX_AOFFI) && !sass_mod(in, SASS_M_TEX_DC)) {
+    chans = sass_mod(in, SASS_M_TEX_WMASK);
+    index = sass_mod(in, SASS_M_TEX_INDEX), s_reg = in->ra, t_reg = (uint32_t)(in->ra + 1);
+    for (unsigned k = 0, r = in->rd; k < 4; k++) dst[k] = (chans >> k & 1) ? (uint8_t)r++ : SASS_RZ;
+  } else {
+    return gs_diag_set(d, GS_EINVAL, "this texture instruction's form is not modelled by gpusim (TEXS 2D, 2D.LZ and "
+                       "TEX 2D are)");
+  }
+  uint32_t cfg[2];
+  for (unsigned k = 0; k < 2; k++) {
+    uint32_t byte = 4 * (index + k);
+    if (!io->cb[0] || byte + 4 > io->cb_size[0])
+      return gs_diag_set(d, GS_EFAULT, "texture handle 0x%x: its config words at c[0x0][0x%x] are past the end of the "
+                         "uniform stream (%u bytes)", index, 4 * index, io->cb_size[0]);
+    cfg[k] = gs_get_le32(io->cb[0] + byte);
+  }
+  tmu_texture tex;
+  uint32_t texel[SASS_LANES];
+  tmu_lanes l = {SASS_LANES, lanes, w->r[s_reg & 255], w->r[t_reg & 255], NULL, 0};
+  int rc = tmu_texture_decode(cfg, 2, 0, &tex, d);
+  if (rc < 0 || (rc = tmu_sample(tc->g->mem, &tex, 0, &l, texel, d)) < 0) return rc;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    unsigned ln = (unsigned)__builtin_ctz(m), k = 0;
+    uint32_t out[4];
+    for (unsigned c = 0; c < 4; c++)
+      if (chans >> c & 1) {
+        float v = (float)((texel[ln] >> (8 * c)) & 0xffu) / 255.0f;
+        memcpy(&out[k++], &v, 4);
+      }
+    if (f16) {
+      uint32_t h[4] = {0};
+      for (unsigned j = 0; j < k; j++) {
+        float v;
+        memcpy(&v, &out[j], 4);
+        h[j] = gs_half_bits(v);
+      }
+      if (dst[0] != SASS_RZ) w->r[dst[0]][ln] = h[0] | h[1] << 16;
+      if (k > 2 && dst[2] != SASS_RZ) w->r[dst[2]][ln] = h[2] | h[3] << 16;
+    } else {
+      for (unsigned j = 0; j < k; j++)
+        if (dst[j] != SASS_RZ) w->r[dst[j]][ln] = out[j];
+    }
+  }
+  return GS_OK;
+}
+
+/* v in [0, 1] as 8 bits, rounded to nearest (NaN: 0). */
+static uint32_t unorm8(uint32_t bits) {
+  float v = fv(bits);
+  if (!(v > 0)) return 0;
+  if (v >= 1) return 255;
+  return (uint32_t)(v * 255.0f + 0.5f);
+}
+
+int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
+  *ran = 0;
+  const entry *e = find(g, u, fio[0].prog.code);
+  if (!e) return u->diag->code;
+  const sass_program *p = &e->prog;
+  if (p->sph.sph_type != GS_SPH_TYPE_PS)
+    return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
+                       "fragment shader", fio[0].prog.code);
+  sass_ipa_map map;
+  sass_ps_out om;
+  int rc;
+  if ((rc = sass_ipa_map_init(&map, &p->sph, u->diag)) < 0 || (rc = sass_ps_out_init(&om, &p->sph, 0, u->diag)) < 0 ||
+      (rc = local_of(u, &p->sph)) < 0)
+    return rc;
+  sass_io io;
+  memset(&io, 0, sizeof io);
+  io.stage = GS_STAGE_FRAGMENT;
+  io.gates = fio[0].gates;
+  io.report = fio[0].report;
+  io.ipa = &map;
+  io.flat_shade = 0;
+  bind_uniforms(g, &fio[0].prog, &io);
+  tex_ctx tc = {g, &io};
+  io.ctx = &tc, io.tex = sample;
+  uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
+  for (unsigned b = 0; b < n; b++) {
+    const gs_frag_io *f = &fio[b];
+    const gs_tile_port *t = f->tile;
+    io.frag[0] = f;
+    io.frag[1] = NULL;
+    sass_warp_reset(&u->warp, f->mask, 8, u->local, u->local_cap);
+    if ((rc = sass_run_ref(&u->warp, p, &io, budget, "fragment shader", u->diag)) < 0) {
+      *ran = b;
+      return rc;
+    }
+    uint16_t lanes = (uint16_t)(f->mask & ~u->warp.killed);
+    uint32_t cov[16], z[16], rgba[2][16];
+    memcpy(cov, f->cov, sizeof cov);
+    const sass_warp *w = &u->warp;
+    for (int l = 0; l < 16; l++) {
+      if (om.sample_mask_reg != SASS_PS_NONE) cov[l] &= w->r[om.sample_mask_reg][l];
+      if (om.depth_reg != SASS_PS_NONE) {
+        float d = fv(w->r[om.depth_reg][l]);
+        d = !(d > 0) ? 0 : d > 1 ? 1 : d;
+        z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+      } else {
+        z[l] = f->z[l];
+      }
+      uint32_t c[4];
+      for (unsigned k = 0; k < 4; k++)
+        c[k] = om.target_reg[0] != SASS_PS_NONE && (om.target_mask[0] >> k & 1) ? w->r[om.target_reg[0] + k][l]
+                                                                                : (k == 3 ? fb(1.0f) : 0);
+      if (f->colour64) {
+        rgba[0][l] = gs_half_bits(fv(c[0])) | gs_half_bits(fv(c[1])) << 16;
+        rgba[1][l] = gs_half_bits(fv(c[2])) | gs_half_bits(fv(c[3])) << 16;
+      } else {
+        rgba[0][l] = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
+      }
+    }
+    t->begin(t->ctx);
+    if (lanes) {
+      t->z_write(t->ctx, z, cov, lanes);
+      if (om.target_reg[0] != SASS_PS_NONE) {
+        t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
+        if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
+      }
+    }
+  }
+  *ran = n;
+  return GS_OK;
+}
