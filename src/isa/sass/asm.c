@@ -273,7 +273,7 @@ static int apply_mods(build *b, const sass_opnd *o, const parts *p, unsigned reu
   if (o->neg && setf(b, o->neg, (uint32_t)p->neg, "-") < 0) return -1;
   if (o->abs && setf(b, o->abs, (uint32_t)p->abs, "|x|") < 0) return -1;
   if (o->inv && setf(b, o->inv, (uint32_t)p->inv, "~") < 0) return -1;
-  const char *s = p->sfx, *e = p->sfx + p->nsfx;
+  const char *s = p->sfx, *e = p->sfx ? p->sfx + p->nsfx : NULL;
   while (s && s < e) {
     const char *n = s + 1, *ne = n;
     while (ne < e && *ne != '.') ne++;
