@@ -1661,14 +1661,21 @@ static void test_bench_frames(void **s) {
   (void)s;
   gs_v3d_bench_result r;
   gs_diag d;
-  if (gs_v3d_bench_fill(130, 70, 3, 2, &r, &d) < 0) fail_msg("%s", d.msg);
-  assert_int_equal(r.fragments, 130 * 70 * 3);
-  assert_int_equal(r.triangles, 6);
-  assert_true(r.mpixels_per_second > 0 && r.seconds >= r.render_seconds);
-  if (gs_v3d_bench_triangles(200, 100, 100, 2, &r, &d) < 0) fail_msg("%s", d.msg);
-  assert_true(r.fragments >= 100 * 12 && r.fragments <= 100 * 24);
-  assert_int_equal(gs_v3d_bench_fill(4096, 10, 1, 1, &r, &d), GS_EARG);
-  assert_int_equal(gs_v3d_bench_triangles(100, 100, 0, 1, &r, &d), GS_EARG);
+  uint64_t tri_fragments = 0;
+  for (int k = 0; k < 2; k++) { /* the QPU's fragment program and Maxwell's: the same frames */
+    const char *isa = k ? "sass" : "qpu";
+    if (gs_v3d_bench_fill(130, 70, 3, 2, isa, &r, &d) < 0) fail_msg("%s: %s", isa, d.msg);
+    assert_int_equal(r.fragments, 130 * 70 * 3);
+    assert_int_equal(r.triangles, 6);
+    assert_true(r.mpixels_per_second > 0 && r.seconds >= r.render_seconds);
+    if (gs_v3d_bench_triangles(200, 100, 100, 2, isa, &r, &d) < 0) fail_msg("%s: %s", isa, d.msg);
+    assert_true(r.fragments >= 100 * 12 && r.fragments <= 100 * 24);
+    if (k) assert_int_equal(r.fragments, tri_fragments);
+    tri_fragments = r.fragments;
+  }
+  assert_int_equal(gs_v3d_bench_fill(4096, 10, 1, 1, NULL, &r, &d), GS_EARG);
+  assert_int_equal(gs_v3d_bench_triangles(100, 100, 0, 1, NULL, &r, &d), GS_EARG);
+  assert_int_equal(gs_v3d_bench_fill(10, 10, 1, 1, "mips", &r, &d), GS_EARG);
 }
 
 /* ---- robustness ---------------------------------------------------------------------- */

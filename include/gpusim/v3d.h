@@ -133,9 +133,12 @@ typedef struct gs_v3d_bench_result {
   double mtriangles_per_second;  /* triangles / seconds */
 } gs_v3d_bench_result;
 
-int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, gs_v3d_bench_result *r,
-                      gs_diag *d);
-int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, gs_v3d_bench_result *r,
-                           gs_diag *d);
+/* isa: the instruction set of the fragment program ("qpu", or NULL, or
+ * "sass"): the same shortest program in each (the rasterised Z and one
+ * colour, 0xff336699). */
+int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, const char *isa,
+                      gs_v3d_bench_result *r, gs_diag *d);
+int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
+                           gs_v3d_bench_result *r, gs_diag *d);
 
 #endif

@@ -136,13 +136,14 @@ static int cmp_result(const void *a, const void *b) {
 }
 
 /* Runs one pipeline benchmark `runs` times and prints the median run. */
-static int pipeline_bench(const char *name, int fill, unsigned threads, int runs, uint32_t triangles) {
+static int pipeline_bench(const char *name, const char *isa, int fill, unsigned threads, int runs,
+                          uint32_t triangles) {
   gs_v3d_bench_result r[32];
   gs_diag d;
   gs_diag_clear(&d);
   for (int k = 0; k < runs; k++) {
-    int rc = fill ? gs_v3d_bench_fill(1920, 1080, 8, threads, &r[k], &d)
-                  : gs_v3d_bench_triangles(1920, 1080, triangles, threads, &r[k], &d);
+    int rc = fill ? gs_v3d_bench_fill(1920, 1080, 8, threads, isa, &r[k], &d)
+                  : gs_v3d_bench_triangles(1920, 1080, triangles, threads, isa, &r[k], &d);
     if (rc < 0) {
       fprintf(stderr, "gpusim bench: %s: %s\n", name, d.msg);
       return -1;
@@ -150,7 +151,7 @@ static int pipeline_bench(const char *name, int fill, unsigned threads, int runs
   }
   qsort(r, (size_t)runs, sizeof r[0], cmp_result);
   const gs_v3d_bench_result *m = &r[runs / 2];
-  printf("  %-26s %2u %10.1f %12.3f %10.1f %10.1f\n", name, threads, m->mpixels_per_second,
+  printf("  %-26s %-4s %2u %10.1f %12.3f %10.1f %10.1f\n", name, isa, threads, m->mpixels_per_second,
          m->mtriangles_per_second, m->bin_seconds * 1e3, m->render_seconds * 1e3);
   return 0;
 }
@@ -159,13 +160,17 @@ static int pipeline_benches(int runs, int quick) {
   unsigned cores = gs_cpu_count();
   uint32_t triangles = quick ? 2000 : 100000;
   printf("\nPipeline (control lists, binning and rendering passes), median of %d\n", runs);
-  printf("  %-26s %2s %10s %12s %10s %10s\n", "frame", "th", "Mpixels/s", "Mtriangles/s", "bin ms", "render ms");
+  printf("  %-26s %-4s %2s %10s %12s %10s %10s\n", "frame", "fs", "th", "Mpixels/s", "Mtriangles/s", "bin ms",
+         "render ms");
+  static const char *const isas[] = {"qpu", "sass"}; /* the fragment program's instruction set */
   for (int pass = 0; pass < 2; pass++) {
     unsigned threads = pass ? cores : 1;
     if (pass && cores == 1) break;
-    if (pipeline_bench(quick ? "fill 1080p x8 (quick)" : "fill 1920x1080, 8 layers", 1, threads, runs, 0) < 0 ||
-        pipeline_bench(quick ? "small triangles (quick)" : "100,000 small triangles", 0, threads, runs, triangles) < 0)
-      return -1;
+    for (int i = 0; i < 2; i++)
+      if (pipeline_bench(quick ? "fill 1080p x8 (quick)" : "fill 1920x1080, 8 layers", isas[i], 1, threads, runs, 0) < 0 ||
+          pipeline_bench(quick ? "small triangles (quick)" : "100,000 small triangles", isas[i], 0, threads, runs,
+                         triangles) < 0)
+        return -1;
   }
   printf("  for scale: Mesa llvmpipe fills about 700 Mpixels/s per core here (JIT, trivial shader)\n");
   return 0;
@@ -177,7 +182,8 @@ static void usage(FILE *f) {
           "  QPU interpreter throughput on an ALU-bound program (dependent fadd/fmul/add\n"
           "  chain on 16 lanes), fast and reference interpreters, single-threaded; then\n"
           "  the pipeline on a fill-bound and a triangle-bound frame with 1 thread and\n"
-          "  with every core. Prints the median of N runs (default 5; 3 for the pipeline).\n");
+          "  with every core, with the fragment program in QPU code and in Maxwell SASS.\n"
+          "  Prints the median of N runs (default 5; 3 for the pipeline).\n");
 }
 
 int gs_bench_main(int argc, char **argv) {

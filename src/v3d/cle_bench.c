@@ -3,7 +3,8 @@
  * (full-screen layers, depth-tested, drawn back to front so every layer is
  * shaded) and a triangle-bound frame (many small triangles). NV mode with
  * pre-shaded vertices keeps the vertex work out of the figures; the
- * fragment shader is the shortest that depth-tests and writes a colour.
+ * fragment shader is the shortest that depth-tests and writes a colour, in
+ * the instruction set asked for.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,24 @@
 
 #define BENCH_TILE_ALLOC (48u << 20)
 
-static const char bench_fs[] =
-    "    mov tlb_z, rb15\n"
-    "    ldi r0, 0xff336699\n"
-    "    mov tlb_colour_all, r0\n"
-    "    thrend\n"
-    "    nop\n"
-    "    nop\n";
+/* The fragment program per instruction set: the rasterised Z and the colour
+ * 0xff336699 (bytes R 0x99, G 0x66, B 0x33, A 0xff). The QPU's is raw code,
+ * as in a hand-written list; the others come with a program header. */
+static const struct bench_fs {
+  const char *isa, *text;
+} bench_fs[] = {
+    {"qpu", "    mov tlb_z, rb15\n"
+            "    ldi r0, 0xff336699\n"
+            "    mov tlb_colour_all, r0\n"
+            "    thrend\n"
+            "    nop\n"
+            "    nop\n"},
+    {"sass", "    MOV32I R0, 0x3f19999a ;\n" /* 0.6 x 255 = 153 = 0x99 */
+             "    MOV32I R1, 0x3ecccccd ;\n" /* 0.4: 0x66 */
+             "    MOV32I R2, 0x3e4ccccd ;\n" /* 0.2: 0x33 */
+             "    MOV32I R3, 0x3f800000 ;\n" /* 1.0: 0xff */
+             "    EXIT ;\n"},
+};
 
 typedef struct bench_frame {
   gs_gpu *g;
@@ -37,8 +49,13 @@ static int bench_alloc(bench_frame *f, uint32_t n, uint32_t align, gs_addr *out)
 /* Context, frame buffer, tile memory, the shader and an NV record for
  * `nverts` pre-shaded vertices (returned in *verts for the caller to fill). */
 static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t nverts, uint32_t ndraws,
-                       uint32_t **verts) {
+                       const char *isa_name, uint32_t **verts) {
   memset(f, 0, sizeof *f);
+  const struct bench_fs *prog = NULL;
+  for (size_t i = 0; i < sizeof bench_fs / sizeof bench_fs[0]; i++)
+    if (!strcmp(bench_fs[i].isa, isa_name ? isa_name : "qpu")) prog = &bench_fs[i];
+  const gs_isa *isa = prog ? gs_isa_by_name(prog->isa) : NULL;
+  if (!isa) return gs_diag_set(&f->d, GS_EARG, "v3d bench: no fragment program for instruction set '%s'", isa_name);
   gs_gpu_config cfg = {0};
   cfg.mem_limit = 256u << 20;
   if (!(f->g = gs_gpu_new(&cfg))) return GS_ENOMEM;
@@ -46,11 +63,26 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   f->width = width, f->height = height;
   f->tx = (width + 63) / 64, f->ty = (height + 63) / 64;
   f->bin_size = 256 + 16 * ndraws;
-  gs_isa_binary code; /* raw code of the hardware's own instruction set, as in a hand-written list */
+  gs_isa_binary code;
   gs_addr fs, unif, va;
-  int rc = gs_isa_by_id(GS_ISA_NONE)->assemble(bench_fs, "bench_fs.s", 0, &code, &f->d);
+  int rc = isa->assemble(prog->text, "bench_fs.s", 0, &code, &f->d);
   if (rc < 0) return rc;
-  rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
+  if (isa->id == GS_ISA_QPU) { /* the hardware's own code, without a header */
+    rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
+  } else { /* a program header (ISA and SPH) in front of the code */
+    gs_sph sph;
+    uint32_t words[GS_SPH_WORDS];
+    uint8_t header[GS_PROGRAM_HEADER];
+    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .render_targets = 0xF};
+    rc = gs_sph_build(&decl, &sph, &f->d);
+    if (rc >= 0) rc = gs_sph_encode(&sph, words, &f->d);
+    if (rc >= 0) rc = bench_alloc(f, GS_PROGRAM_HEADER + (uint32_t)code.size, 32, &fs);
+    if (rc >= 0) {
+      gs_program_header_write(header, isa->id, (uint32_t)code.size, &sph, words);
+      rc = gs_mem_write(f->m, fs, header, sizeof header, &f->d);
+      fs += GS_PROGRAM_HEADER;
+    }
+  }
   if (rc >= 0) rc = gs_mem_write(f->m, fs, code.bytes, (uint32_t)code.size, &f->d);
   gs_isa_binary_free(&code);
   if (rc >= 0) rc = bench_alloc(f, width * height * 4, 16, &f->fb);
@@ -145,14 +177,14 @@ static int bench_finish(bench_frame *f, int rc, gs_diag *d) {
   return rc;
 }
 
-int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, gs_v3d_bench_result *r,
-                      gs_diag *d) {
+int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, const char *isa,
+                      gs_v3d_bench_result *r, gs_diag *d) {
   if (width == 0 || height == 0 || width > 2048 || height > 2048 || layers == 0 || layers > 1000)
     return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u layers (1..2048 pixels a side, 1..1000 layers)", width,
                        height, layers);
   bench_frame f;
   uint32_t *v = NULL;
-  int rc = bench_setup(&f, width, height, 4 * layers, layers, &v);
+  int rc = bench_setup(&f, width, height, 4 * layers, layers, isa, &v);
   if (rc >= 0) rc = bench_bin_begin(&f);
   /* Layer l is a fan of 4 corners at Z = 1 - (l + 1) / (layers + 1): each
    * nearer than the ones drawn before it. Corners at +-(size/2) around a
@@ -175,14 +207,14 @@ int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned
   return bench_finish(&f, rc, d);
 }
 
-int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, gs_v3d_bench_result *r,
-                           gs_diag *d) {
+int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
+                           gs_v3d_bench_result *r, gs_diag *d) {
   if (width < 16 || height < 16 || width > 2048 || height > 2048 || n == 0 || n > (1u << 20))
     return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u triangles (16..2048 pixels a side, 1..1M triangles)",
                        width, height, n);
   bench_frame f;
   uint32_t *v = NULL;
-  int rc = bench_setup(&f, width, height, 3 * n, 1, &v);
+  int rc = bench_setup(&f, width, height, 3 * n, 1, isa, &v);
   if (rc >= 0) rc = bench_bin_begin(&f);
   /* Right triangles with 6-pixel legs at random positions (a fixed LCG). */
   uint32_t seed = 12345;
