@@ -28,6 +28,7 @@
 #define SASS_LANES 32
 #define SASS_CBANKS 18
 #define SASS_STACK 32 /* convergence stack entries */
+#define SASS_FAST_TEMPS 8 /* scratch vectors of the fast interpreter */
 
 /* A decoded program. */
 typedef struct sass_program {
@@ -82,6 +83,9 @@ typedef struct sass_entry {
 /* One warp's state. Registers are [register][lane]; R255 (RZ) stays 0. */
 typedef struct sass_warp {
   uint32_t r[256][SASS_LANES];
+  /* the fast interpreter's scratch vectors, addressed like registers 256 up
+   * (exec_fast.c); the reference interpreter does not use them */
+  uint32_t t[SASS_FAST_TEMPS][SASS_LANES];
   uint8_t p[SASS_LANES];          /* P0..P6 in bits 0..6 (bit 7, PT, always set) */
   uint8_t cc[SASS_LANES];         /* SASS_CC_* */
   uint32_t pc;
@@ -108,6 +112,38 @@ void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, 
  * (the program, for messages), the pc and the instruction. */
 int sass_run_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
                  gs_diag *d);
+
+/* One instruction of sass_run_ref: when no lane is active, the stack's
+ * entries give the next ones; then 1 if nothing is left to run, else the
+ * instruction at w->pc runs (0) or fails (a negative GS_E* code, the same
+ * message as sass_run_ref). The fast interpreter runs its escapes with it. */
+int sass_step_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
+                  gs_diag *d);
+
+/* The constant c[bank][byte] (little-endian) in *v: 0, or -1 when it is not
+ * bound. */
+static inline int sass_cbuf_read(const sass_io *io, unsigned bank, uint32_t byte, uint32_t *v) {
+  if (bank >= SASS_CBANKS || !io->cb[bank] || byte > io->cb_size[bank] || io->cb_size[bank] - byte < 4) return -1;
+  const uint8_t *q = io->cb[bank] + byte;
+  *v = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+  return 0;
+}
+
+/* ---- the fast interpreter (exec_fast.c) ----
+ * A program prepared once into micro-ops over 32 lanes (src/isa/uop):
+ * the ALU, predicate and move instructions run as vector micro-ops under
+ * their guard's mask; control flow, I/O and the rarer forms run through
+ * sass_step_ref on the same warp. Constant-buffer operands are read at run
+ * time, so a prepared program serves every draw. */
+typedef struct sass_fast sass_fast;
+/* NULL with an error in d (out of memory). p must outlive the result. */
+sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d);
+void sass_fast_free(sass_fast *f);
+/* sass_run_ref's contract, the same results bit for bit. */
+int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name, gs_diag *d);
+/* How many of the program's instructions run as micro-ops (the others
+ * through sass_step_ref). */
+size_t sass_fast_coverage(const sass_fast *f);
 
 /* The flow test (CC condition, 0-31) on flags cc. */
 int sass_flow_test(unsigned test, unsigned cc);

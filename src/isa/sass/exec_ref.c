@@ -104,14 +104,6 @@ static int fail(gs_diag *d, int code, const char *name, uint32_t pc, const sass_
 
 /* ---- operands ---------------------------------------------------------------- */
 
-/* The constant c[bank][byte], or an error naming it. */
-static int cbuf_read(const sass_io *io, unsigned bank, uint32_t byte, uint32_t *v) {
-  if (bank >= SASS_CBANKS || !io->cb[bank] || byte > io->cb_size[bank] || io->cb_size[bank] - byte < 4) return -1;
-  const uint8_t *p = io->cb[bank] + byte;
-  *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return 0;
-}
-
 /* The instruction's operands that do not depend on the lane: the constant
  * of a constant-buffer form. */
 typedef struct opnds {
@@ -196,7 +188,7 @@ static int step(sass_warp *w, const sass_program *p, const sass_io *io, const sa
   uint32_t pc = w->pc;
   unsigned rd = in->rd;
   if (in->form == SASS_FORM_CBUF || in->form == SASS_FORM_CR || in->form == SASS_FORM_RC)
-    if (m && cbuf_read(io, in->cbank, in->cbyte, &o.cv) < 0)
+    if (m && sass_cbuf_read(io, in->cbank, in->cbyte, &o.cv) < 0)
       return fail(d, GS_EFAULT, name, pc, in, "c[0x%x][0x%x] is past the end of constant buffer %u (%u bytes bound)",
                   in->cbank, in->cbyte, in->cbank, in->cbank < SASS_CBANKS && io->cb[in->cbank] ? io->cb_size[in->cbank] : 0);
   switch ((sass_op)in->op) {
@@ -640,7 +632,7 @@ static int step(sass_warp *w, const sass_program *p, const sass_io *io, const sa
         uint32_t at = w->r[in->ra][l] + (uint32_t)off, v[4];
         uint32_t al = size <= 4 ? at & ~3u : at & ~(4 * n - 1);
         for (unsigned k = 0; k < n; k++)
-          if (cbuf_read(io, in->cbank, al + 4 * k, &v[k]) < 0)
+          if (sass_cbuf_read(io, in->cbank, al + 4 * k, &v[k]) < 0)
             return fail(d, GS_EFAULT, name, pc, in, "lane %u reads c[0x%x][0x%x], past the end of constant buffer %u "
                         "(%u bytes bound)", l, in->cbank, at, in->cbank, io->cb[in->cbank] ? io->cb_size[in->cbank] : 0);
         if (size < 4) {
@@ -700,25 +692,30 @@ static int step(sass_warp *w, const sass_program *p, const sass_io *io, const sa
   return 0;
 }
 
+int sass_step_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
+                  gs_diag *d) {
+  if (!w->active) pop(w);
+  if (!w->active) return 1;
+  size_t k = sass_index(p, w->pc);
+  if (k == (size_t)-1)
+    return gs_diag_set(d, GS_EFAULT, "%s: pc 0x%04x is %s (the code is 0x%x bytes)", name ? name : "SASS program",
+                       w->pc, w->pc >= p->size ? "past the end of the program" : "not an instruction slot", p->size);
+  if (w->steps >= budget)
+    return gs_diag_set(d, GS_EWATCHDOG, "%s: ran past its budget of %llu instructions (at pc 0x%04x: an endless "
+                       "loop?)", name ? name : "SASS program", (unsigned long long)budget, w->pc);
+  const sass_insn *in = &p->insn[k];
+  w->steps++;
+  int jump = 0;
+  uint32_t m = guard_lanes(w, in, w->active);
+  int rc = step(w, p, io, in, m, &jump, name, d);
+  if (rc < 0) return rc;
+  if (!jump) w->pc = next_pc(w->pc);
+  return 0;
+}
+
 int sass_run_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
                  gs_diag *d) {
-  pop(w);
-  while (w->active) {
-    size_t k = sass_index(p, w->pc);
-    if (k == (size_t)-1)
-      return gs_diag_set(d, GS_EFAULT, "%s: pc 0x%04x is %s (the code is 0x%x bytes)", name ? name : "SASS program",
-                         w->pc, w->pc >= p->size ? "past the end of the program" : "not an instruction slot", p->size);
-    if (w->steps >= budget)
-      return gs_diag_set(d, GS_EWATCHDOG, "%s: ran past its budget of %llu instructions (at pc 0x%04x: an endless "
-                         "loop?)", name ? name : "SASS program", (unsigned long long)budget, w->pc);
-    const sass_insn *in = &p->insn[k];
-    w->steps++;
-    int jump = 0;
-    uint32_t m = guard_lanes(w, in, w->active);
-    int rc = step(w, p, io, in, m, &jump, name, d);
-    if (rc < 0) return rc;
-    if (!jump) w->pc = next_pc(w->pc);
-    if (!w->active) pop(w);
-  }
-  return 0;
+  int rc;
+  while ((rc = sass_step_ref(w, p, io, budget, name, d)) == 0) {}
+  return rc < 0 ? rc : 0;
 }

@@ -1,0 +1,649 @@
+/* exec_fast.c — the fast SASS interpreter (exec.h): a program is prepared
+ * once into micro-ops of the lane micro-op layer (src/isa/uop) over the 32
+ * lanes of a warp, and run by the layer's loop (run.h) with the SASS
+ * micro-ops (exec_fast_run.h) as cases of its switch.
+ *
+ * The register file the micro-ops address is the warp's own: registers are
+ * [register][lane], so register r is the 32-lane vector at byte r × 128,
+ * RZ (255) a vector that stays 0, and the scratch vectors sass_warp.t
+ * follow as registers 256 up. Every instruction on the fast path starts
+ * with SX_GUARD (it counts the step, checks the budget and computes the
+ * lanes: the active ones whose guard holds, skipping the instruction when
+ * there are none); its operands are resolved at prepare time (registers by
+ * offset, immediates splatted, a constant read at run time, so a prepared
+ * program serves every draw, and |x|, -x into scratch vectors); the
+ * operation computes every lane into a scratch vector with num.h's lane
+ * functions or a neutral kind whose semantics are exactly SASS's (integer
+ * add, logic, shifts), and a masked GS_UOP_MOVE writes the destination;
+ * predicates and CC are written in the guarded lanes only.
+ *
+ * Everything else — control flow (BRA, SSY/SYNC, PBK/BRK, EXIT, KIL), the
+ * I/O instructions (ALD/AST/AL2P/IPA, TEX*, LDC, LDL/STL, S2R), and forms
+ * whose CC result is more than Z and S of the result or that read CC —
+ * runs through sass_step_ref, the reference interpreter's own step, on the
+ * same warp (SX_SLOW), so both paths always mean the same thing. An error
+ * found on the fast path (a constant past what is bound, the budget) hands
+ * the instruction back to the reference before anything is written, so the
+ * error and its message are the reference's own. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include "isa/sass/exec.h"
+#include "isa/sass/num.h"
+#include "isa/sass/table.h"
+#include "isa/uop/uop.h"
+
+_Static_assert(offsetof(sass_warp, t) == sizeof(((sass_warp *)0)->r), "the scratch vectors follow the registers");
+_Static_assert((256 + SASS_FAST_TEMPS) * 4 * SASS_LANES <= 65536, "micro-op operands are 16-bit byte offsets");
+
+/* SASS micro-op kinds. */
+enum {
+  SX_GUARD = GS_UOP_ISA, /* an instruction starts: imm pc, op/side its guard, d micro-ops to its end */
+  SX_SLOW,               /* the instruction at imm runs through sass_step_ref */
+  SX_REF,                /* sass_step_ref at w->pc (the run's way back into the reference) */
+  SX_SPLAT,              /* d = imm in every lane */
+  SX_CBUF,               /* d = c[addr][imm] in every lane */
+  SX_FMODS,              /* d = a with |.| (op) then - (side) */
+  SX_CCZS,               /* CC = Z and S of a, in the lanes of the instruction */
+  SX_FADD_RN, SX_FMUL_RN,
+  SX_FADD, SX_FMUL, SX_FFMA, SX_FMNMX, SX_FSET, SX_FSETP, SX_FCMP, SX_MUFU, SX_CVT,
+  SX_IADD, SX_IADD3, SX_ISCADD, SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
+  SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET
+};
+
+/* An instruction's fields the micro-ops need (imm of its operation's
+ * micro-op indexes them). */
+typedef struct sx_par {
+  uint32_t flags; /* num.h flag set */
+  uint16_t c;     /* operand C: byte offset */
+  uint8_t rnd, scale, cmp, ftz, bop, bop2, bf, sat, op, mode, shift;
+  uint8_t sa, sb, hi;     /* signedness, inversions, .W, .BREV, ... per operation */
+  uint8_t ha, hb, hc;     /* IADD3 half selects */
+  uint8_t src, dst;       /* conversions: formats */
+  uint8_t pa, paneg, pb, pbneg, pc, pcneg, pd, pd2;
+} sx_par;
+
+struct sass_fast {
+  const sass_program *p;
+  gs_uop *u;
+  size_t nu;
+  uint32_t *first; /* per instruction: its first micro-op */
+  sx_par *par;
+  size_t npar;
+  size_t fast;     /* instructions prepared as micro-ops */
+};
+
+static const gs_uop sx_ref_uop = {.kind = SX_REF};
+
+/* The first micro-op of the instruction at w->pc; the reference's step
+ * when no lane is active or the pc is not an instruction (it says why). */
+static inline const gs_uop *sx_locate(const sass_warp *w, const sass_fast *f) {
+  if (!w->active) return &sx_ref_uop;
+  size_t k = sass_index(f->p, w->pc);
+  return k == (size_t)-1 ? &sx_ref_uop : f->u + f->first[k];
+}
+
+/* ---- lane functions ---------------------------------------------------------- */
+
+static inline uint32_t sx_mufu(unsigned op, uint32_t a, unsigned sat) {
+  uint32_t r = sass_mufu(op, a);
+  return sat ? sass_fsat(r) : r;
+}
+/* The flag-free adders: the forms with .X or a CC result run through the
+ * reference, so there is no carry in and the flags are dropped. */
+static inline uint32_t sx_iadd(uint32_t a, uint32_t b, unsigned fl) {
+  unsigned cc;
+  return sass_iadd(a, b, fl, 0, &cc);
+}
+static inline uint32_t sx_iadd3(uint32_t a, uint32_t b, uint32_t c, unsigned fl, unsigned mode) {
+  unsigned cc;
+  return sass_iadd3(a, b, c, fl, mode, 0, &cc);
+}
+static inline uint32_t sx_iscadd(uint32_t a, uint32_t b, unsigned sh, unsigned fl) {
+  unsigned cc;
+  return sass_iscadd(a, b, sh, fl, &cc);
+}
+static inline uint32_t sx_xmad(uint32_t a, uint32_t b, uint32_t c, unsigned fl, unsigned mode, unsigned cc_in) {
+  unsigned cc;
+  return sass_xmad(a, b, c, fl, mode, cc_in, &cc);
+}
+/* A conversion (its checks passed at prepare time). */
+static uint32_t sx_cvt(const sx_par *P, uint32_t b) {
+  switch (P->op) {
+    case SASS_OP_F2F: return sass_f2f(b, P->src, P->dst, P->rnd, P->flags);
+    case SASS_OP_F2I: return sass_f2i(b, P->src, P->dst, P->sb, P->rnd, P->flags);
+    case SASS_OP_I2F: return sass_i2f(b, P->src, P->sa, P->hi, P->dst, P->rnd, P->flags);
+    default: return sass_i2i(b, P->src, P->sa, P->hi, P->dst, P->sb, P->flags);
+  }
+}
+
+/* Predicate pd := v[lane] in the lanes of m (PT is not written). */
+static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_t *v) {
+  if ((pd & 7) == SASS_PT) return;
+  for (int i = 0; i < 32; i++) {
+    uint8_t keep = (uint8_t)~((uint32_t)((m >> i) & 1u) << pd);
+    w->p[i] = (uint8_t)((w->p[i] & keep) | (((uint32_t)v[i] & (m >> i) & 1u) << pd));
+  }
+}
+
+/* ---- the loop's helpers (exec_fast_run.h) ----------------------------------- */
+
+#define SX_FMODS_FN(x) (((x) & am_) ^ xm_)
+#define SX_P const sx_par *P = &f->par[u->imm]
+/* pv[lane] = predicate pred (negated by neg) of each lane */
+#define SX_PV(pv, pred, neg)                                                  \
+  uint8_t pv[32];                                                             \
+  do {                                                                        \
+    unsigned p_ = (pred), n_ = (neg);                                         \
+    for (int i_ = 0; i_ < 32; i_++) pv[i_] = (uint8_t)(((w->p[i_] >> p_) & 1u) ^ n_); \
+  } while (0)
+/* d = expr of a (operand a), b (operand b) and c (P->c) in every lane i_ */
+#define SX_L2(expr)                                                  \
+  do {                                                               \
+    uint32_t a_[32], b_[32], r_[32];                                 \
+    memcpy(a_, R + u->a, sizeof a_);                                 \
+    memcpy(b_, R + u->b, sizeof b_);                                 \
+    for (int i_ = 0; i_ < 32; i_++) {                                \
+      uint32_t a = a_[i_], b = b_[i_];                               \
+      (void)a, (void)b;                                              \
+      r_[i_] = (expr);                                               \
+    }                                                                \
+    memcpy(R + u->d, r_, sizeof r_);                                 \
+  } while (0)
+#define SX_L3(expr)                                                  \
+  do {                                                               \
+    uint32_t a_[32], b_[32], c_[32], r_[32];                         \
+    memcpy(a_, R + u->a, sizeof a_);                                 \
+    memcpy(b_, R + u->b, sizeof b_);                                 \
+    memcpy(c_, R + P->c, sizeof c_);                                 \
+    for (int i_ = 0; i_ < 32; i_++) {                                \
+      uint32_t a = a_[i_], b = b_[i_], c = c_[i_];                   \
+      r_[i_] = (expr);                                               \
+    }                                                                \
+    memcpy(R + u->d, r_, sizeof r_);                                 \
+  } while (0)
+/* FSETP/ISETP/PSETP: bit 0 of v to P->pd, bit 1 to P->pd2, in the lanes gm */
+#define SX_PWRITE2(v)                                                \
+  do {                                                               \
+    uint8_t v0_[32], v1_[32];                                        \
+    for (int i_ = 0; i_ < 32; i_++) v0_[i_] = v[i_] & 1, v1_[i_] = v[i_] >> 1; \
+    sx_pwrite(w, P->pd, gm, v0_);                                    \
+    sx_pwrite(w, P->pd2, gm, v1_);                                   \
+  } while (0)
+#define SX_SETP(expr)                                                \
+  do {                                                               \
+    uint32_t a_[32], b_[32];                                         \
+    uint8_t s_[32];                                                  \
+    memcpy(a_, R + u->a, sizeof a_);                                 \
+    memcpy(b_, R + u->b, sizeof b_);                                 \
+    for (int i_ = 0; i_ < 32; i_++) {                                \
+      uint32_t a = a_[i_], b = b_[i_];                               \
+      s_[i_] = (uint8_t)(expr);                                      \
+    }                                                                \
+    SX_PWRITE2(s_);                                                  \
+  } while (0)
+
+/* run: the layer's loop over 32 lanes with the SASS micro-ops as cases,
+ * for the build's instruction set and, on a build without AVX2, again with
+ * AVX2, taken at run time on a CPU that has it (as src/isa/qpu/exec.c
+ * does). Both copies compute the same bits: every float operation is the
+ * same IEEE operation of num.h, -ffp-contract=off. */
+#define GS_UOP_N SASS_LANES
+#define GS_UOP_PARAMS \
+  (sass_warp * w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name, gs_diag *d)
+#define GS_UOP_ENTER                  \
+  char *R = (char *)w->r;             \
+  uint32_t gm = 0, mk_[2] = {0, 0};   \
+  int rc;                             \
+  const gs_uop *u = sx_locate(w, f);
+#define GS_UOP_COND(c) ((mk_[(c) >> 1] ^ (0u - ((c) & 1u))) & GS_UOP_ALL)
+#define GS_UOP_CONSTS ((const void *)0) /* no GS_UOP_CONST: immediates are SX_SPLAT */
+#define GS_UOP_ISA_CASES "isa/sass/exec_fast_run.h"
+
+#define GS_UOP_RUN run_built
+#include "isa/uop/run.h"
+#undef GS_UOP_RUN
+
+#if defined(__SSE2__) && !defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SX_RUN_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define GS_UOP_RUN run_avx2
+#include "isa/uop/run.h"
+#undef GS_UOP_RUN
+#pragma GCC pop_options
+#endif
+
+int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
+                  gs_diag *d) {
+#if SX_RUN_AVX2
+  if (__builtin_cpu_supports("avx2")) return run_avx2(w, f, io, budget, name, d);
+#endif
+  return run_built(w, f, io, budget, name, d);
+}
+
+/* ---- preparing a program ------------------------------------------------------ */
+
+#define M(id) sass_mod(in, SASS_M_##id)
+#define VEC (4 * SASS_LANES)
+#define REGO(r) ((uint16_t)((unsigned)(r) * VEC))
+#define TMP(k) ((uint16_t)((256u + (k)) * VEC))
+enum { T_RES, T_CONST, T_A, T_B, T_C };
+
+typedef struct prep {
+  gs_uop *u;
+  size_t n, cap;
+  sx_par *par;
+  size_t npar, pcap;
+  int oom;
+} prep;
+
+static gs_uop *emit(prep *s, unsigned kind) {
+  static _Thread_local gs_uop sink; /* out of memory: written, then dropped */
+  gs_uop *u = &sink;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 256;
+    gs_uop *q = realloc(s->u, cap * sizeof *q);
+    if (q) s->u = q, s->cap = cap;
+    else s->oom = 1;
+  }
+  if (s->n < s->cap) u = &s->u[s->n++];
+  memset(u, 0, sizeof *u);
+  u->kind = (uint8_t)kind;
+  return u;
+}
+
+static uint32_t new_par(prep *s, sx_par **out) {
+  static _Thread_local sx_par sink;
+  if (s->npar == s->pcap) {
+    size_t cap = s->pcap ? 2 * s->pcap : 64;
+    sx_par *q = realloc(s->par, cap * sizeof *q);
+    if (!q) {
+      s->oom = 1;
+      memset(&sink, 0, sizeof sink);
+      *out = &sink;
+      return 0;
+    }
+    s->par = q, s->pcap = cap;
+  }
+  *out = &s->par[s->npar];
+  memset(*out, 0, sizeof **out);
+  return (uint32_t)s->npar++;
+}
+
+/* Operand B's vector: a register, or a scratch vector holding the constant
+ * (read at run time) or the immediate, as the reference's op_b reads it. */
+static uint16_t operand_b(prep *s, const sass_insn *in) {
+  switch (in->form) {
+    case SASS_FORM_REG: case SASS_FORM_RC: return REGO(in->rb);
+    case SASS_FORM_CBUF: case SASS_FORM_CR: return TMP(T_CONST);
+    default: {
+      gs_uop *u = emit(s, SX_SPLAT);
+      u->d = TMP(T_CONST);
+      u->imm = in->imm;
+      return TMP(T_CONST);
+    }
+  }
+}
+/* Operand C's vector, as op_c reads it. */
+static uint16_t operand_c(const sass_insn *in) { return in->form == SASS_FORM_RC ? TMP(T_CONST) : REGO(in->rc); }
+
+/* x with |x| and -x into scratch vector t (x itself without them). */
+static uint16_t fmods(prep *s, uint16_t x, unsigned abs, unsigned neg, unsigned t) {
+  if (!abs && !neg) return x;
+  gs_uop *u = emit(s, SX_FMODS);
+  u->d = TMP(t), u->a = x, u->op = (uint8_t)(abs != 0), u->side = (uint8_t)(neg != 0);
+  return TMP(t);
+}
+
+/* The operation micro-op, its result in the result vector. */
+static gs_uop *op3(prep *s, unsigned kind, uint16_t a, uint16_t b, uint32_t par) {
+  gs_uop *u = emit(s, kind);
+  u->d = TMP(T_RES), u->a = a, u->b = b, u->imm = par;
+  return u;
+}
+
+/* Whether in can run as micro-ops, with the fields of its modifiers
+ * checked the way the reference's step reads them; emits them if so. The
+ * instruction's SX_GUARD is already emitted. Returns 0 when the reference
+ * must run it. */
+static int prepare_insn(prep *s, const sass_insn *in) {
+  sx_par *P;
+  uint32_t pi;
+  unsigned rd = in->rd, writes = 1, cczs = 0;
+  uint16_t a = REGO(in->ra), b, c;
+  unsigned op = in->op;
+  /* first pass: refuse what stays with the reference, before emitting */
+  switch (op) {
+    case SASS_OP_MOV: case SASS_OP_MOV32I: case SASS_OP_SEL: case SASS_OP_FCMP: case SASS_OP_RRO:
+    case SASS_OP_POPC: case SASS_OP_ICMP: case SASS_OP_PSETP: case SASS_OP_FSETP:
+    case SASS_OP_NOP: case SASS_OP_DEPBAR: case SASS_OP_MEMBAR: case SASS_OP_BAR:
+      break;
+    case SASS_OP_FADD: case SASS_OP_FADD32I: cczs = M(FADD_CC); break;
+    case SASS_OP_FMUL: case SASS_OP_FMUL32I: cczs = M(FMUL_CC); break;
+    case SASS_OP_FFMA: case SASS_OP_FFMA32I: cczs = M(FFMA_CC); break;
+    case SASS_OP_FMNMX: cczs = M(FMNMX_CC); break;
+    case SASS_OP_FSET: if (M(FSET_CC)) return 0; break;
+    case SASS_OP_PSET: if (M(PSET_CC)) return 0; break;
+    case SASS_OP_ISET: if (M(ISET_CC) || M(ISET_X)) return 0; break;
+    case SASS_OP_ISETP: if (M(ISETP_X)) return 0; break;
+    case SASS_OP_MUFU: break;
+    case SASS_OP_F2F: case SASS_OP_F2I: case SASS_OP_I2F: case SASS_OP_I2I: {
+      unsigned src, dst;
+      switch (op) {
+        case SASS_OP_F2F: src = M(F2F_SRC), dst = M(F2F_DST), cczs = M(F2F_CC); break;
+        case SASS_OP_F2I: src = M(F2I_SRC), dst = M(F2I_DST) & 3, cczs = M(F2I_CC); break;
+        case SASS_OP_I2F: src = M(I2F_SRC) & 3, dst = M(I2F_DST), cczs = M(I2F_CC); break;
+        default: src = M(I2I_SRC) & 3, dst = M(I2I_DST) & 3, cczs = M(I2I_CC); break;
+      }
+      if (!sass_cvt_supported(op, src, dst)) return 0; /* the reference's error */
+      break;
+    }
+    case SASS_OP_IADD: case SASS_OP_IADD32I: if (M(IADD_CC) || M(IADD_X)) return 0; break;
+    case SASS_OP_IADD3: if (M(IADD3_CC) || M(IADD3_X)) return 0; break;
+    case SASS_OP_ISCADD: case SASS_OP_ISCADD32I: if (M(ISCADD_CC)) return 0; break;
+    case SASS_OP_IMUL: case SASS_OP_IMUL32I: cczs = M(IMUL_CC); break;
+    case SASS_OP_IMNMX: if (M(IMNMX_XMODE)) return 0; cczs = M(IMNMX_CC); break;
+    case SASS_OP_LOP: case SASS_OP_LOP32I: if (M(LOP_X)) return 0; cczs = M(LOP_CC); break;
+    case SASS_OP_LOP3: if (M(LOP3_X)) return 0; cczs = M(LOP3_CC); break;
+    case SASS_OP_SHL: if (M(SHL_X)) return 0; cczs = M(SHL_CC); break;
+    case SASS_OP_SHR: if (M(SHR_XMODE)) return 0; cczs = M(SHR_CC); break;
+    case SASS_OP_BFE: cczs = M(BFE_CC); break;
+    case SASS_OP_BFI: cczs = M(BFI_CC); break;
+    case SASS_OP_XMAD: if (M(XMAD_CC)) return 0; break;
+    case SASS_OP_FLO: cczs = M(FLO_CC); break;
+    default: return 0; /* control flow, I/O, P2R/R2P, CS2R, ... */
+  }
+  if (in->form == SASS_FORM_CBUF || in->form == SASS_FORM_CR || in->form == SASS_FORM_RC) {
+    gs_uop *u = emit(s, SX_CBUF);
+    u->d = TMP(T_CONST), u->addr = in->cbank, u->imm = in->cbyte;
+  }
+  b = operand_b(s, in);
+  c = operand_c(in);
+  pi = new_par(s, &P);
+  P->c = c;
+  switch (op) {
+    case SASS_OP_NOP: case SASS_OP_DEPBAR: case SASS_OP_MEMBAR: case SASS_OP_BAR:
+      return 1;
+    case SASS_OP_MOV: case SASS_OP_MOV32I:
+      if (rd != SASS_RZ) {
+        gs_uop *u = emit(s, GS_UOP_MOVE);
+        u->d = REGO(rd), u->a = b, u->cond = 2;
+      }
+      return 1;
+    case SASS_OP_RRO: {
+      uint16_t x = fmods(s, b, M(RRO_ABS_B), M(RRO_NEG_B), T_RES);
+      if (rd != SASS_RZ) {
+        gs_uop *u = emit(s, GS_UOP_MOVE);
+        u->d = REGO(rd), u->a = x, u->cond = 2;
+      }
+      return 1;
+    }
+    case SASS_OP_FADD: case SASS_OP_FADD32I: {
+      P->flags = (M(FADD_FTZ) ? SASS_FTZ : 0) | (M(FADD_SAT) ? SASS_SAT : 0), P->rnd = (uint8_t)M(FADD_RND);
+      a = fmods(s, a, M(FADD_ABS_A), M(FADD_NEG_A), T_A);
+      b = fmods(s, b, M(FADD_ABS_B), M(FADD_NEG_B), T_B);
+      op3(s, P->flags || P->rnd ? SX_FADD : SX_FADD_RN, a, b, pi);
+      break;
+    }
+    case SASS_OP_FMUL: case SASS_OP_FMUL32I: {
+      unsigned fmz = M(FMUL_FMZ);
+      P->flags = (fmz == 1 ? SASS_FTZ : fmz == 2 ? SASS_FMZ : 0) | (M(FMUL_SAT) ? SASS_SAT : 0);
+      P->rnd = (uint8_t)M(FMUL_RND), P->scale = (uint8_t)M(FMUL_SCALE);
+      a = fmods(s, a, 0, M(FMUL_NEG), T_A);
+      op3(s, P->flags || P->rnd || P->scale ? SX_FMUL : SX_FMUL_RN, a, b, pi);
+      break;
+    }
+    case SASS_OP_FFMA: case SASS_OP_FFMA32I: {
+      unsigned fmz = M(FFMA_FMZ);
+      P->flags = (fmz == 1 ? SASS_FTZ : fmz == 2 ? SASS_FMZ : 0) | (M(FFMA_SAT) ? SASS_SAT : 0);
+      P->rnd = (uint8_t)M(FFMA_RND);
+      a = fmods(s, a, 0, M(FFMA_NEG_AB), T_A);
+      P->c = fmods(s, c, 0, M(FFMA_NEG_C), T_C);
+      op3(s, SX_FFMA, a, b, pi);
+      break;
+    }
+    case SASS_OP_FMNMX:
+      P->pc = (uint8_t)M(FMNMX_PC), P->pcneg = (uint8_t)M(FMNMX_PC_NEG), P->ftz = (uint8_t)M(FMNMX_FTZ);
+      a = fmods(s, a, M(FMNMX_ABS_A), M(FMNMX_NEG_A), T_A);
+      b = fmods(s, b, M(FMNMX_ABS_B), M(FMNMX_NEG_B), T_B);
+      op3(s, SX_FMNMX, a, b, pi);
+      break;
+    case SASS_OP_FSET:
+      P->pc = (uint8_t)M(FSET_PC), P->pcneg = (uint8_t)M(FSET_PC_NEG), P->ftz = (uint8_t)M(FSET_FTZ);
+      P->cmp = (uint8_t)M(FSET_CMP), P->bop = (uint8_t)M(FSET_BOP), P->bf = (uint8_t)M(FSET_BF);
+      a = fmods(s, a, M(FSET_ABS_A), M(FSET_NEG_A), T_A);
+      b = fmods(s, b, M(FSET_ABS_B), M(FSET_NEG_B), T_B);
+      op3(s, SX_FSET, a, b, pi);
+      break;
+    case SASS_OP_FSETP:
+      P->pc = (uint8_t)M(FSETP_PC), P->pcneg = (uint8_t)M(FSETP_PC_NEG), P->ftz = (uint8_t)M(FSETP_FTZ);
+      P->cmp = (uint8_t)M(FSETP_CMP), P->bop = (uint8_t)M(FSETP_BOP);
+      P->pd = (uint8_t)M(FSETP_PD), P->pd2 = (uint8_t)M(FSETP_PD2);
+      a = fmods(s, a, M(FSETP_ABS_A), M(FSETP_NEG_A), T_A);
+      b = fmods(s, b, M(FSETP_ABS_B), M(FSETP_NEG_B), T_B);
+      op3(s, SX_FSETP, a, b, pi);
+      writes = 0;
+      break;
+    case SASS_OP_FCMP:
+      P->cmp = (uint8_t)M(FCMP_CMP), P->ftz = (uint8_t)M(FCMP_FTZ);
+      op3(s, SX_FCMP, a, b, pi);
+      break;
+    case SASS_OP_MUFU:
+      P->op = (uint8_t)M(MUFU_OP), P->sat = (uint8_t)M(MUFU_SAT);
+      a = fmods(s, a, M(MUFU_ABS_A), M(MUFU_NEG_A), T_A);
+      op3(s, SX_MUFU, a, a, pi);
+      break;
+    case SASS_OP_F2F: {
+      unsigned rnd = M(F2F_RND);
+      P->op = (uint8_t)op, P->src = (uint8_t)M(F2F_SRC), P->dst = (uint8_t)M(F2F_DST), P->rnd = (uint8_t)(rnd & 3);
+      P->flags = (M(F2F_FTZ) ? SASS_FTZ : 0) | (M(F2F_SAT) ? SASS_SAT : 0) | (M(F2F_ABS_B) ? SASS_ABS : 0) |
+                 (M(F2F_NEG_B) ? SASS_NEG : 0) | (M(F2F_H1) ? SASS_H1 : 0) | (rnd >= 4 ? SASS_INT : 0);
+      op3(s, SX_CVT, b, b, pi);
+      break;
+    }
+    case SASS_OP_F2I:
+      P->op = (uint8_t)op, P->src = (uint8_t)M(F2I_SRC), P->dst = (uint8_t)(M(F2I_DST) & 3);
+      P->sb = (uint8_t)((M(F2I_DST) >> 2) & 1), P->rnd = (uint8_t)M(F2I_RND);
+      P->flags = (M(F2I_FTZ) ? SASS_FTZ : 0) | (M(F2I_ABS_B) ? SASS_ABS : 0) | (M(F2I_NEG_B) ? SASS_NEG : 0) |
+                 (M(F2I_H1) ? SASS_H1 : 0);
+      op3(s, SX_CVT, b, b, pi);
+      break;
+    case SASS_OP_I2F:
+      P->op = (uint8_t)op, P->src = (uint8_t)(M(I2F_SRC) & 3), P->sa = (uint8_t)((M(I2F_SRC) >> 2) & 1);
+      P->hi = (uint8_t)M(I2F_BSEL), P->dst = (uint8_t)M(I2F_DST), P->rnd = (uint8_t)M(I2F_RND);
+      P->flags = (M(I2F_ABS_B) ? SASS_ABS : 0) | (M(I2F_NEG_B) ? SASS_NEG : 0);
+      op3(s, SX_CVT, b, b, pi);
+      break;
+    case SASS_OP_I2I:
+      P->op = (uint8_t)op, P->src = (uint8_t)(M(I2I_SRC) & 3), P->sa = (uint8_t)((M(I2I_SRC) >> 2) & 1);
+      P->hi = (uint8_t)M(I2I_BSEL), P->dst = (uint8_t)(M(I2I_DST) & 3), P->sb = (uint8_t)((M(I2I_DST) >> 2) & 1);
+      P->flags = (M(I2I_ABS_B) ? SASS_ABS : 0) | (M(I2I_NEG_B) ? SASS_NEG : 0) | (M(I2I_SAT) ? SASS_SAT : 0);
+      op3(s, SX_CVT, b, b, pi);
+      break;
+    case SASS_OP_SEL:
+      P->pc = (uint8_t)M(SEL_PC), P->pcneg = (uint8_t)M(SEL_PC_NEG);
+      op3(s, SX_SEL, a, b, pi);
+      break;
+    case SASS_OP_IADD: case SASS_OP_IADD32I: {
+      unsigned po = M(IADD_PO);
+      P->flags = ((M(IADD_NEG_A) || po) ? SASS_INEG_A : 0) | ((M(IADD_NEG_B) || po) ? SASS_INEG_B : 0) |
+                 (M(IADD_SAT) ? SASS_ISAT : 0);
+      op3(s, P->flags == 0 ? GS_UOP_IADD : P->flags == SASS_INEG_B ? GS_UOP_ISUB : SX_IADD, a, b, pi);
+      break;
+    }
+    case SASS_OP_IADD3:
+      P->flags = (M(IADD3_NEG_A) ? SASS_INEG_A : 0) | (M(IADD3_NEG_B) ? SASS_INEG_B : 0) |
+                 (M(IADD3_NEG_C) ? SASS_INEG_C : 0);
+      P->ha = (uint8_t)M(IADD3_HALF_A), P->hb = (uint8_t)M(IADD3_HALF_B), P->hc = (uint8_t)M(IADD3_HALF_C);
+      P->mode = (uint8_t)M(IADD3_MODE);
+      op3(s, SX_IADD3, a, b, pi);
+      break;
+    case SASS_OP_ISCADD: case SASS_OP_ISCADD32I:
+      P->flags = (M(ISCADD_NEG_A) ? SASS_INEG_A : 0) | (M(ISCADD_NEG_B) ? SASS_INEG_B : 0);
+      P->shift = (uint8_t)M(ISCADD_SHIFT);
+      op3(s, SX_ISCADD, a, b, pi);
+      break;
+    case SASS_OP_IMUL: case SASS_OP_IMUL32I:
+      P->sa = (uint8_t)M(IMUL_SIGNED_A), P->sb = (uint8_t)M(IMUL_SIGNED_B), P->hi = (uint8_t)M(IMUL_HI);
+      op3(s, P->hi ? SX_IMUL : GS_UOP_MUL32, a, b, pi); /* the low word does not depend on the signs */
+      break;
+    case SASS_OP_IMNMX:
+      P->sa = (uint8_t)M(IMNMX_SIGNED), P->pc = (uint8_t)M(IMNMX_PC), P->pcneg = (uint8_t)M(IMNMX_PC_NEG);
+      if (P->pc == SASS_PT) /* a constant choice: the neutral kinds */
+        op3(s, P->pcneg ? (P->sa ? GS_UOP_IMAX : GS_UOP_UMAX) : (P->sa ? GS_UOP_IMIN : GS_UOP_UMIN), a, b, pi);
+      else
+        op3(s, SX_IMNMX, a, b, pi);
+      break;
+    case SASS_OP_ISETP:
+      P->cmp = (uint8_t)M(ISETP_CMP), P->sa = (uint8_t)M(ISETP_SIGNED), P->bop = (uint8_t)M(ISETP_BOP);
+      P->pc = (uint8_t)M(ISETP_PC), P->pcneg = (uint8_t)M(ISETP_PC_NEG);
+      P->pd = (uint8_t)M(ISETP_PD), P->pd2 = (uint8_t)M(ISETP_PD2);
+      op3(s, SX_ISETP, a, b, pi);
+      writes = 0;
+      break;
+    case SASS_OP_ISET:
+      P->cmp = (uint8_t)M(ISET_CMP), P->sa = (uint8_t)M(ISET_SIGNED), P->bop = (uint8_t)M(ISET_BOP);
+      P->pc = (uint8_t)M(ISET_PC), P->pcneg = (uint8_t)M(ISET_PC_NEG), P->bf = (uint8_t)M(ISET_BF);
+      op3(s, SX_ISET, a, b, pi);
+      break;
+    case SASS_OP_ICMP:
+      P->cmp = (uint8_t)M(ICMP_CMP), P->sa = (uint8_t)M(ICMP_SIGNED);
+      op3(s, SX_ICMP, a, b, pi);
+      break;
+    case SASS_OP_LOP: case SASS_OP_LOP32I: case SASS_OP_LOP3: {
+      int three = op == SASS_OP_LOP3;
+      unsigned pop = three ? M(LOP3_PRED_OP) : M(LOP_PRED_OP);
+      if (three) {
+        P->op = (uint8_t)M(LOP3_LUT);
+        op3(s, SX_LOP3, a, b, pi);
+      } else {
+        unsigned lop = M(LOP_OP), ia = M(LOP_INV_A), ib = M(LOP_INV_B);
+        P->op = (uint8_t)lop, P->sa = (uint8_t)ia, P->sb = (uint8_t)ib;
+        unsigned kind = ia || ib ? SX_LOP : lop == SASS_LOP_AND ? GS_UOP_AND : lop == SASS_LOP_OR ? GS_UOP_OR
+                                          : lop == SASS_LOP_XOR ? GS_UOP_XOR : SX_LOP;
+        op3(s, kind, a, b, pi);
+      }
+      if (pop) {
+        /* the predicate output goes after the result: one more record */
+        sx_par *Q;
+        uint32_t qi = new_par(s, &Q);
+        Q->op = (uint8_t)pop, Q->pd = (uint8_t)(three ? M(LOP3_PD) : M(LOP_PD));
+        gs_uop *u = emit(s, SX_LOP_PRED);
+        u->a = TMP(T_RES), u->imm = qi;
+      }
+      break;
+    }
+    case SASS_OP_SHL:
+      op3(s, M(SHL_W) ? GS_UOP_SHL : GS_UOP_SHL_SAT, a, b, pi);
+      break;
+    case SASS_OP_SHR: {
+      unsigned sg = M(SHR_SIGNED), w = M(SHR_W), br = M(SHR_BREV);
+      P->sa = (uint8_t)sg, P->sb = (uint8_t)w, P->hi = (uint8_t)br;
+      op3(s, br ? SX_SHR : sg ? (w ? GS_UOP_ASR : GS_UOP_ASR_SAT) : (w ? GS_UOP_SHR : GS_UOP_SHR_SAT), a, b, pi);
+      break;
+    }
+    case SASS_OP_BFE:
+      P->sa = (uint8_t)M(BFE_SIGNED), P->hi = (uint8_t)M(BFE_BREV);
+      op3(s, SX_BFE, a, b, pi);
+      break;
+    case SASS_OP_BFI:
+      op3(s, SX_BFI, a, b, pi);
+      break;
+    case SASS_OP_XMAD: {
+      unsigned sg = M(XMAD_SIGNS);
+      P->flags = ((sg & 1) ? SASS_XA_SIGNED : 0) | ((sg & 2) ? SASS_XB_SIGNED : 0) | (M(XMAD_H1_A) ? SASS_XA_H1 : 0) |
+                 (M(XMAD_H1_B) ? SASS_XB_H1 : 0) | (M(XMAD_PSL) ? SASS_XPSL : 0) | (M(XMAD_MRG) ? SASS_XMRG : 0) |
+                 (M(XMAD_X) ? SASS_IX : 0);
+      P->mode = (uint8_t)M(XMAD_MODE);
+      op3(s, SX_XMAD, a, b, pi);
+      break;
+    }
+    case SASS_OP_FLO:
+      P->sa = (uint8_t)M(FLO_SIGNED), P->sb = (uint8_t)M(FLO_INV_B), P->hi = (uint8_t)M(FLO_SH);
+      op3(s, SX_FLO, b, b, pi);
+      break;
+    case SASS_OP_POPC:
+      P->sb = (uint8_t)M(POPC_INV_B);
+      op3(s, SX_POPC, b, b, pi);
+      break;
+    case SASS_OP_PSETP:
+      P->bop = (uint8_t)M(PSETP_BOP1), P->bop2 = (uint8_t)M(PSETP_BOP2);
+      P->pa = (uint8_t)M(PSETP_PA), P->paneg = (uint8_t)M(PSETP_PA_NEG);
+      P->pb = (uint8_t)M(PSETP_PB), P->pbneg = (uint8_t)M(PSETP_PB_NEG);
+      P->pc = (uint8_t)M(PSETP_PC), P->pcneg = (uint8_t)M(PSETP_PC_NEG);
+      P->pd = (uint8_t)M(PSETP_PD), P->pd2 = (uint8_t)M(PSETP_PD2);
+      op3(s, SX_PSETP, a, a, pi);
+      writes = 0;
+      break;
+    case SASS_OP_PSET:
+      P->bop = (uint8_t)M(PSET_BOP1), P->bop2 = (uint8_t)M(PSET_BOP2), P->bf = (uint8_t)M(PSET_BF);
+      P->pa = (uint8_t)M(PSET_PA), P->paneg = (uint8_t)M(PSET_PA_NEG);
+      P->pb = (uint8_t)M(PSET_PB), P->pbneg = (uint8_t)M(PSET_PB_NEG);
+      P->pc = (uint8_t)M(PSET_PC), P->pcneg = (uint8_t)M(PSET_PC_NEG);
+      op3(s, SX_PSET, a, a, pi);
+      break;
+    default:
+      return 0; /* not reached: the first switch lets through only the above */
+  }
+  if (writes && rd != SASS_RZ) {
+    gs_uop *u = emit(s, GS_UOP_MOVE);
+    u->d = REGO(rd), u->a = TMP(T_RES), u->cond = 2;
+  }
+  if (cczs) {
+    gs_uop *u = emit(s, SX_CCZS);
+    u->a = TMP(T_RES);
+  }
+  return 1;
+}
+
+static inline uint32_t insn_pc(size_t k) { return (uint32_t)(k / 3) * 32 + (uint32_t)(k % 3) * 8 + 8; }
+
+sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
+  sass_fast *f = calloc(1, sizeof *f);
+  prep s = {0};
+  if (!f || !(f->first = malloc((p->n ? p->n : 1) * sizeof *f->first))) goto oom;
+  f->p = p;
+  for (size_t k = 0; k < p->n; k++) {
+    const sass_insn *in = &p->insn[k];
+    size_t at = s.n;
+    f->first[k] = (uint32_t)at;
+    gs_uop *g = emit(&s, SX_GUARD);
+    g->imm = insn_pc(k), g->op = (uint8_t)(in->guard & 7), g->side = (uint8_t)(in->guard_neg & 1);
+    if (!s.oom && prepare_insn(&s, in)) {
+      f->fast++;
+      s.u[at].d = (uint16_t)(s.n - at); /* SX_GUARD skips to the next instruction */
+    } else {
+      s.n = at; /* drop what was emitted: the reference runs it */
+      gs_uop *u = emit(&s, SX_SLOW);
+      u->imm = insn_pc(k);
+    }
+    if (s.oom) goto oom;
+  }
+  /* running off the end: the reference says where */
+  gs_uop *u = emit(&s, SX_SLOW);
+  u->imm = p->n ? insn_pc(p->n - 1) + ((insn_pc(p->n - 1) + 8) % 32 == 0 ? 16 : 8) : 8;
+  if (s.oom) goto oom;
+  f->u = s.u, f->nu = s.n, f->par = s.par, f->npar = s.npar;
+  return f;
+oom:
+  free(s.u);
+  free(s.par);
+  if (f) free(f->first);
+  free(f);
+  gs_diag_set(d, GS_ENOMEM, "out of memory preparing a SASS program of %zu instructions", p->n);
+  return NULL;
+}
+
+void sass_fast_free(sass_fast *f) {
+  if (!f) return;
+  free(f->u);
+  free(f->par);
+  free(f->first);
+  free(f);
+}
+
+size_t sass_fast_coverage(const sass_fast *f) { return f ? f->fast : 0; }
