@@ -24,6 +24,17 @@ void sass_program_free(sass_program *p) {
 /* The gates of the program (all for a program without an SPH). */
 static uint32_t gates_of(const sass_program *p) { return p->has_sph ? gs_sph_gates(&p->sph) : GS_GATE_ALL; }
 
+/* Runs s's warp through the interpreter s asks for. */
+static int run_warp(sass_solo *s, const sass_io *io, const char *what, gs_diag *d) {
+  uint64_t budget = s->budget ? s->budget : GS_DEFAULT_WATCHDOG;
+  if (s->interpreter == GS_INTERP_REFERENCE) return sass_run_ref(&s->warp, s->prog, io, budget, what, d);
+  sass_fast *f = sass_prepare_fast(s->prog, d);
+  if (!f) return d->code;
+  int rc = sass_run_fast(&s->warp, f, io, budget, what, d);
+  sass_fast_free(f);
+  return rc;
+}
+
 static int run_vertex(sass_solo *s, sass_io *io, gs_diag *d) {
   const gs_sph *sph = &s->prog->sph;
   sass_attr_ctx ac;
@@ -40,7 +51,7 @@ static int run_vertex(sass_solo *s, sass_io *io, gs_diag *d) {
   uint8_t *local = local_size ? calloc(SASS_LANES, local_size) : NULL;
   if (local_size && !local) return gs_diag_set(d, GS_ENOMEM, "out of memory for %u bytes of local memory per lane", local_size);
   sass_warp_reset(&s->warp, s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, local, local_size);
-  rc = sass_run_ref(&s->warp, s->prog, io, s->budget ? s->budget : GS_DEFAULT_WATCHDOG, "vertex program", d);
+  rc = run_warp(s, io, "vertex program", d);
   free(local);
   s->warp.local = NULL;
   return rc;
@@ -86,7 +97,7 @@ static int run_pixel(sass_solo *s, sass_io *io, gs_diag *d) {
   }
   io->ipa = &map;
   sass_warp_reset(&s->warp, s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, NULL, 0);
-  rc = sass_run_ref(&s->warp, s->prog, io, s->budget ? s->budget : GS_DEFAULT_WATCHDOG, "pixel program", d);
+  rc = run_warp(s, io, "pixel program", d);
   if (rc == 0) {
     const sass_ps_out *o = &s->out_map;
     for (unsigned l = 0; l < s->lanes; l++) {

@@ -40,6 +40,7 @@ typedef struct sass_solo {
   const uint8_t *cb[SASS_CBANKS];
   uint32_t cb_size[SASS_CBANKS];
   uint64_t budget;              /* instructions; 0: GS_DEFAULT_WATCHDOG */
+  int interpreter;              /* GS_INTERP_FAST (0, the default) or GS_INTERP_REFERENCE */
   sass_solo_lane lane[SASS_LANES];
   sass_warp warp;               /* the warp at the end: registers, predicates */
   gs_isa_report report;         /* exceptions (broken SPH gates) */

@@ -48,6 +48,7 @@ typedef struct entry {
   uint8_t *bytes;     /* the code it was decoded from */
   int retired;        /* the memory changed: kept until idle */
   sass_program prog;
+  sass_fast *fast;    /* prog prepared for the fast interpreter */
 } entry;
 
 typedef struct sass_ctx {
@@ -68,6 +69,7 @@ void *sass_context_new(gs_gpu *g) {
 
 static void entry_free(entry *e) {
   if (!e) return;
+  sass_fast_free(e->fast);
   sass_program_free(&e->prog);
   free(e->bytes);
   free(e);
@@ -160,6 +162,7 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
     if (ok) memcpy(e->bytes, bytes, h.code_bytes), e->code = code, e->size = h.code_bytes;
     if (ok && gs_sph_decode(h.sph_words, &sph, u->diag) < 0) ok = 0;
     if (ok && sass_program_init(&e->prog, bytes, h.code_bytes, &sph, u->diag) < 0) ok = 0;
+    if (ok && !(e->fast = sass_prepare_fast(&e->prog, u->diag))) ok = 0;
     if (ok && c->n == c->cap) {
       size_t cap = c->cap ? 2 * c->cap : 8;
       entry **ne = realloc(c->e, cap * sizeof *ne);
@@ -175,6 +178,13 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
   mtx_unlock(&c->lock);
   if (!found) gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, u->diag->msg);
   return u->last = found;
+}
+
+/* Runs the warp through the context's interpreter (gs_gpu_config.interpreter). */
+static int run_warp(const gs_gpu *g, gs_isa_unit *u, const entry *e, const sass_io *io, uint64_t budget,
+                    const char *what) {
+  if (g->cfg.interpreter == GS_INTERP_REFERENCE) return sass_run_ref(&u->warp, &e->prog, io, budget, what, u->diag);
+  return sass_run_fast(&u->warp, e->fast, io, budget, what, u->diag);
 }
 
 int sass_prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) { return find(g, u, code) ? GS_OK : u->diag->code; }
@@ -257,7 +267,7 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   gs_fp_env caller = gs_fp_env_get();
   gs_fp_env_set(sass_num_env(caller));
   sass_warp_reset(&u->warp, n == 32 ? 0xffffffffu : (1u << n) - 1, 8, u->local, u->local_cap);
-  rc = sass_run_ref(&u->warp, p, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what, u->diag);
+  rc = run_warp(g, u, e, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what);
   if (rc < 0) {
     gs_fp_env_set(caller);
     return rc;
@@ -409,7 +419,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     io.frag[0] = f;
     io.frag[1] = NULL;
     sass_warp_reset(&u->warp, f->mask, 8, u->local, u->local_cap);
-    if ((rc = sass_run_ref(&u->warp, p, &io, budget, "fragment shader", u->diag)) < 0) {
+    if ((rc = run_warp(g, u, e, &io, budget, "fragment shader")) < 0) {
       *ran = b;
       return rc;
     }
