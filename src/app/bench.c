@@ -6,7 +6,10 @@
  * interpreter, single-threaded. It reports the median of several runs in QPU
  * instructions per second and lane operations per second (16 lanes × 2 ALU
  * operations per instruction), beside the real VideoCore IV's 750 million
- * instructions per second (12 QPUs × 250 MHz).
+ * instructions per second (12 QPUs × 250 MHz). The same chain in Maxwell
+ * SASS (FADD, FMUL, IADD: one operation per instruction) runs on one warp
+ * of 32 lanes through the SASS fast and reference interpreters, reported
+ * the same way and against the QPU's fast path in lane operations.
  *
  * The pipeline benchmarks render a fill-bound frame (1920×1080, full-screen
  * layers, depth test and write) and a triangle-bound frame (about 100,000
@@ -23,6 +26,10 @@
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
 #include "isa/qpu/table.h"
+#include "isa/sass/exec.h"
+#include "isa/sass/num.h"
+#include "isa/sass/solo.h"
+#include "isa/sass/table.h"
 
 int gs_bench_main(int argc, char **argv);
 
@@ -130,6 +137,90 @@ static double time_runs(gs_gpu *g, int interp, gs_addr code, gs_addr unif, int r
   return t[runs / 2];
 }
 
+/* ---- SASS: the same chain on a 32-lane warp ---------------------------------------- */
+
+/* The SASS ALU-bound program: `iterations` loops of BODY dependent
+ * instructions cycling FADD, FMUL and IADD (one operation each, as SASS
+ * issues them), a counter, ISETP and a branch back. */
+static char *sass_alu_chain(uint32_t iterations) {
+  size_t cap = (size_t)BODY * 32 + 512, n = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  n += (size_t)snprintf(t + n, cap - n, "  MOV32I R0, 0x3f800000 ;\n  MOV32I R1, 0x3f800000 ;\n"
+                        "  MOV32I R2, 0x40000000 ;\n  MOV32I R3, 0x%x ;\ntop:\n", iterations);
+  static const char *const body[] = {"  FADD R0, R0, R1 ;\n", "  FMUL R2, R2, R1 ;\n", "  IADD R4, R4, R0 ;\n"};
+  for (int k = 0; k < BODY; k++) n += (size_t)snprintf(t + n, cap - n, "%s", body[k % 3]);
+  snprintf(t + n, cap - n, "  IADD32I R3, R3, -0x1 ;\n  ISETP.NE.AND P0, PT, R3, RZ, PT ;\n  @P0 BRA top ;\n  EXIT ;\n");
+  return t;
+}
+
+/* Runs the chain of `iterations` loops `runs` times on one warp of 32
+ * lanes through the fast (fast != 0) or the reference interpreter;
+ * returns the median seconds, or < 0 on error. */
+static double sass_time_runs(int fast, uint32_t iterations, int runs, uint64_t *insns) {
+  static sass_warp w;
+  double t[32], med = -1;
+  char *src = sass_alu_chain(iterations);
+  gs_isa_binary b = {0};
+  sass_program p;
+  sass_fast *f = NULL;
+  gs_diag d;
+  gs_diag_clear(&d);
+  memset(&p, 0, sizeof p);
+  if (!src || sass_asm(src, "bench.s", &b, &d) < 0 || sass_program_init(&p, b.bytes, b.size, NULL, &d) < 0 ||
+      (fast && !(f = sass_prepare_fast(&p, &d)))) {
+    fprintf(stderr, "gpusim bench: SASS chain: %s\n", src ? d.msg : "out of memory");
+    goto out;
+  }
+  sass_io io;
+  memset(&io, 0, sizeof io);
+  io.stage = GS_STAGE_VERTEX;
+  io.gates = GS_GATE_ALL;
+  gs_fp_env caller = gs_fp_env_get();
+  gs_fp_env_set(sass_num_env(caller));
+  for (int r = 0; r < runs; r++) {
+    sass_warp_reset(&w, 0xffffffffu, 8, NULL, 0);
+    double t0 = now();
+    int rc = fast ? sass_run_fast(&w, f, &io, UINT64_C(1) << 40, "bench", &d)
+                  : sass_run_ref(&w, &p, &io, UINT64_C(1) << 40, "bench", &d);
+    t[r] = now() - t0;
+    if (rc < 0) {
+      fprintf(stderr, "gpusim bench: %s\n", d.msg);
+      gs_fp_env_set(caller);
+      goto out;
+    }
+    *insns = w.steps;
+  }
+  gs_fp_env_set(caller);
+  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  med = t[runs / 2];
+out:
+  sass_fast_free(f);
+  sass_program_free(&p);
+  gs_isa_binary_free(&b);
+  free(src);
+  return med;
+}
+
+/* Prints the SASS lines beside the QPU's: its lane operations per second
+ * against the QPU fast path's (qpu_lane_ops). */
+static int sass_bench(int runs, uint32_t iterations, uint32_t ref_iterations, double qpu_lane_ops) {
+  uint64_t nf = 0, nr = 0;
+  printf("SASS interpreter, ALU-bound chain (fadd/fmul/iadd, 32 lanes, one warp), 1 thread, median of %d\n", runs);
+  printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mlane-ops/s");
+  double tf = sass_time_runs(1, iterations, runs, &nf);
+  if (tf < 0) return -1;
+  double ipsf = nf / tf;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", nf, ipsf / 1e6, ipsf * 32 / 1e6);
+  double tr = sass_time_runs(0, ref_iterations, runs, &nr);
+  if (tr < 0) return -1;
+  double ipsr = nr / tr;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", nr, ipsr / 1e6, ipsr * 32 / 1e6);
+  printf("  fast / reference: %.1fx; lane operations against the QPU's fast path: %.2fx\n", ipsf / ipsr,
+         ipsf * 32 / qpu_lane_ops);
+  return 0;
+}
+
 static int cmp_result(const void *a, const void *b) {
   double x = ((const gs_v3d_bench_result *)a)->seconds, y = ((const gs_v3d_bench_result *)b)->seconds;
   return (x > y) - (x < y);
@@ -180,7 +271,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: gpusim bench [--runs N] [--iterations N] [--quick]\n"
           "  QPU interpreter throughput on an ALU-bound program (dependent fadd/fmul/add\n"
-          "  chain on 16 lanes), fast and reference interpreters, single-threaded; then\n"
+          "  chain on 16 lanes), fast and reference interpreters, single-threaded; the\n"
+          "  same for a Maxwell SASS warp (fadd/fmul/iadd chain on 32 lanes); then\n"
           "  the pipeline on a fill-bound and a triangle-bound frame with 1 thread and\n"
           "  with every core, with the fragment program in QPU code and in Maxwell SASS.\n"
           "  Prints the median of N runs (default 5; 3 for the pipeline).\n");
@@ -232,6 +324,7 @@ int gs_bench_main(int argc, char **argv) {
   printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", insns_ref, ipsr / 1e6, ipsr * 32 / 1e6);
   printf("  fast / reference: %.1fx; fast / real VideoCore IV (750 Minstr/s, 12 QPUs): %.2fx\n",
          ipsf / ipsr, ipsf / 750e6);
+  if (sass_bench(runs, iterations, ref_iterations, ipsf * 32) < 0) goto out;
   if (pipeline_benches(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
   rc = 0;
 out:
