@@ -93,7 +93,9 @@ static int runs(const sass_insn *in) {
   code[0] = *in;
   assert_int_equal(sass_decode(0xE30000000007000Full, 0x7e0, 16, &code[1], &d), 0); /* EXIT */
   code[2] = code[1];
-  sass_program p = {code, 3, 32, {0}, 0};
+  sass_program p;
+  memset(&p, 0, sizeof p);
+  p.insn = code, p.n = 3, p.size = 32;
   sass_io io;
   memset(&io, 0, sizeof io);
   io.gates = GS_GATE_ALL;

@@ -41,7 +41,9 @@ _Static_assert((256 + SASS_FAST_TEMPS) * 4 * SASS_LANES <= 65536, "micro-op oper
 
 /* SASS micro-op kinds. */
 enum {
-  SX_GUARD = GS_UOP_ISA, /* an instruction starts: imm pc, op/side its guard, d micro-ops to its end */
+  SX_GUARD = GS_UOP_ISA, /* an instruction starts: imm pc, op/side its guard, d micro-ops to its end,
+                            b micro-ops to its every-lane copy */
+  SX_SKIP,               /* u += d: the end of an instruction's masked copy */
   SX_SLOW,               /* the instruction at imm runs through sass_step_ref */
   SX_REF,                /* sass_step_ref at w->pc (the run's way back into the reference) */
   SX_SPLAT,              /* d = imm in every lane */
@@ -118,6 +120,13 @@ static uint32_t sx_cvt(const sx_par *P, uint32_t b) {
     case SASS_OP_I2F: return sass_i2f(b, P->src, P->sa, P->hi, P->dst, P->rnd, P->flags);
     default: return sass_i2i(b, P->src, P->sa, P->hi, P->dst, P->sb, P->flags);
   }
+}
+
+/* The lanes whose predicate p (negated by neg) holds. */
+static inline uint32_t sx_pred_mask(const sass_warp *w, unsigned p, unsigned neg) {
+  uint32_t m = 0;
+  for (int i = 0; i < 32; i++) m |= (uint32_t)((w->p[i] >> p) & 1u) << i;
+  return neg ? ~m : m;
 }
 
 /* Predicate pd := v[lane] in the lanes of m (PT is not written). */
@@ -239,6 +248,8 @@ typedef struct prep {
   sx_par *par;
   size_t npar, pcap;
   int oom;
+  int full;     /* the copy for every lane: results straight to their register */
+  uint16_t res; /* where the operation writes its result */
 } prep;
 
 static gs_uop *emit(prep *s, unsigned kind) {
@@ -302,7 +313,7 @@ static uint16_t fmods(prep *s, uint16_t x, unsigned abs, unsigned neg, unsigned 
 /* The operation micro-op, its result in the result vector. */
 static gs_uop *op3(prep *s, unsigned kind, uint16_t a, uint16_t b, uint32_t par) {
   gs_uop *u = emit(s, kind);
-  u->d = TMP(T_RES), u->a = a, u->b = b, u->imm = par;
+  u->d = s->res, u->a = a, u->b = b, u->imm = par;
   return u;
 }
 
@@ -316,6 +327,9 @@ static int prepare_insn(prep *s, const sass_insn *in) {
   unsigned rd = in->rd, writes = 1, cczs = 0;
   uint16_t a = REGO(in->ra), b, c;
   unsigned op = in->op;
+  /* the copy for every lane writes the result where it goes; the masked
+   * copy into the result vector, then under the mask */
+  s->res = s->full && rd != SASS_RZ ? REGO(rd) : TMP(T_RES);
   /* first pass: refuse what stays with the reference, before emitting */
   switch (op) {
     case SASS_OP_MOV: case SASS_OP_MOV32I: case SASS_OP_SEL: case SASS_OP_FCMP: case SASS_OP_RRO:
@@ -533,7 +547,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
         uint32_t qi = new_par(s, &Q);
         Q->op = (uint8_t)pop, Q->pd = (uint8_t)(three ? M(LOP3_PD) : M(LOP_PD));
         gs_uop *u = emit(s, SX_LOP_PRED);
-        u->a = TMP(T_RES), u->imm = qi;
+        u->a = s->res, u->imm = qi;
       }
       break;
     }
@@ -589,13 +603,13 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     default:
       return 0; /* not reached: the first switch lets through only the above */
   }
-  if (writes && rd != SASS_RZ) {
+  if (writes && rd != SASS_RZ && !s->full) {
     gs_uop *u = emit(s, GS_UOP_MOVE);
     u->d = REGO(rd), u->a = TMP(T_RES), u->cond = 2;
   }
   if (cczs) {
     gs_uop *u = emit(s, SX_CCZS);
-    u->a = TMP(T_RES);
+    u->a = s->res;
   }
   return 1;
 }
@@ -613,9 +627,18 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
     f->first[k] = (uint32_t)at;
     gs_uop *g = emit(&s, SX_GUARD);
     g->imm = insn_pc(k), g->op = (uint8_t)(in->guard & 7), g->side = (uint8_t)(in->guard_neg & 1);
+    s.full = 0;
     if (!s.oom && prepare_insn(&s, in)) {
+      /* [guard] [masked copy] [skip] [copy for every lane] */
+      size_t skip = s.n;
+      emit(&s, SX_SKIP);
+      s.full = 1;
+      prepare_insn(&s, in);
+      if (s.oom) goto oom;
       f->fast++;
-      s.u[at].d = (uint16_t)(s.n - at); /* SX_GUARD skips to the next instruction */
+      s.u[skip].d = (uint16_t)(s.n - skip);
+      s.u[at].d = (uint16_t)(s.n - at); /* no lane: the next instruction */
+      s.u[at].b = (uint16_t)(skip + 1 - at);
     } else {
       s.n = at; /* drop what was emitted: the reference runs it */
       gs_uop *u = emit(&s, SX_SLOW);

@@ -16,17 +16,24 @@
         continue;
       }
       w->steps++;
-      uint32_t g_ = 0;
       unsigned gp_ = u->op, gn_ = u->side;
-      for (int i_ = 0; i_ < 32; i_++) g_ |= (uint32_t)(((w->p[i_] >> gp_) & 1u) ^ gn_) << i_;
+      uint32_t g_ = gn_ ? 0 : 0xffffffffu; /* PT (bit 7 of every lane's predicates is set) */
+      if (gp_ != SASS_PT) g_ = sx_pred_mask(w, gp_, gn_);
       gm = g_ & w->active;
       mk_[1] = gm;
       if (!gm) { /* no lane: nothing to read or write */
         u += u->d;
         continue;
       }
+      if (gm == 0xffffffffu) { /* every lane: the copy that writes results straight */
+        u += u->b;
+        continue;
+      }
       break;
     }
+    case SX_SKIP:
+      u += u->d;
+      continue;
     case SX_SLOW:
       w->pc = u->imm;
       /* fall through */
