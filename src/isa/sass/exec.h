@@ -113,6 +113,17 @@ void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, 
 int sass_run_ref(sass_warp *w, const sass_program *p, const sass_io *io, uint64_t budget, const char *name,
                  gs_diag *d);
 
+/* How many registers program p can name, R0..R(n - 1): the highest an
+ * operand names, with room for the vector forms (ALD.128, TEXS's pairs,
+ * LDC.128: up to 3 above the register an operand names). */
+unsigned sass_program_nregs(const sass_program *p);
+
+/* sass_warp_reset for a run of a program naming nregs registers
+ * (sass_program_nregs): only those (and RZ) are cleared, so that starting a
+ * warp costs what the program uses, not 32 KB; the others are never read. */
+void sass_warp_start(sass_warp *w, unsigned nregs, uint32_t lanes, uint32_t pc, uint8_t *local,
+                     uint32_t local_size);
+
 /* One instruction of sass_run_ref: when no lane is active, the stack's
  * entries give the next ones; then 1 if nothing is left to run, else the
  * instruction at w->pc runs (0) or fails (a negative GS_E* code, the same

@@ -8,8 +8,8 @@
 #include "isa/sass/num.h"
 #include "isa/sass/table.h"
 
-void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, uint32_t local_size) {
-  memset(w->r, 0, sizeof w->r);
+/* Everything but the registers. */
+static void warp_state(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, uint32_t local_size) {
   memset(w->p, 0x80, sizeof w->p);
   memset(w->cc, 0, sizeof w->cc);
   w->pc = pc;
@@ -19,6 +19,29 @@ void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, 
   w->steps = 0;
   w->local = local;
   w->local_size = local_size;
+}
+
+void sass_warp_reset(sass_warp *w, uint32_t lanes, uint32_t pc, uint8_t *local, uint32_t local_size) {
+  memset(w->r, 0, sizeof w->r);
+  warp_state(w, lanes, pc, local, local_size);
+}
+
+unsigned sass_program_nregs(const sass_program *p) {
+  unsigned n = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    const sass_insn *in = &p->insn[i];
+    const uint8_t r[4] = {in->rd, in->ra, in->rb, in->rc};
+    for (int k = 0; k < 4; k++)
+      if (r[k] != SASS_RZ && (unsigned)r[k] + 4 > n) n = (unsigned)r[k] + 4;
+  }
+  return n < SASS_RZ ? n : SASS_RZ;
+}
+
+void sass_warp_start(sass_warp *w, unsigned nregs, uint32_t lanes, uint32_t pc, uint8_t *local,
+                     uint32_t local_size) {
+  memset(w->r, 0, (size_t)(nregs < SASS_RZ ? nregs : SASS_RZ) * sizeof w->r[0]);
+  memset(w->r[SASS_RZ], 0, sizeof w->r[SASS_RZ]);
+  warp_state(w, lanes, pc, local, local_size);
 }
 
 int sass_flow_test(unsigned t, unsigned cc) {

@@ -13,6 +13,7 @@ int sass_program_init(sass_program *p, const uint8_t *code, size_t size, const g
   if (rc < 0) return rc;
   p->size = (uint32_t)size;
   if (sph) p->sph = *sph, p->has_sph = 1;
+
   return GS_OK;
 }
 
@@ -50,7 +51,7 @@ static int run_vertex(sass_solo *s, sass_io *io, gs_diag *d) {
   uint32_t local_size = sph->shader_local_memory_low_size;
   uint8_t *local = local_size ? calloc(SASS_LANES, local_size) : NULL;
   if (local_size && !local) return gs_diag_set(d, GS_ENOMEM, "out of memory for %u bytes of local memory per lane", local_size);
-  sass_warp_reset(&s->warp, s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, local, local_size);
+  sass_warp_start(&s->warp, sass_program_nregs(s->prog), s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, local, local_size);
   rc = run_warp(s, io, "vertex program", d);
   free(local);
   s->warp.local = NULL;
@@ -96,7 +97,7 @@ static int run_pixel(sass_solo *s, sass_io *io, gs_diag *d) {
     io->frag[j] = &b[j].io;
   }
   io->ipa = &map;
-  sass_warp_reset(&s->warp, s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, NULL, 0);
+  sass_warp_start(&s->warp, sass_program_nregs(s->prog), s->lanes == 32 ? 0xffffffffu : (1u << s->lanes) - 1, 8, NULL, 0);
   rc = run_warp(s, io, "pixel program", d);
   if (rc == 0) {
     const sass_ps_out *o = &s->out_map;

@@ -49,6 +49,9 @@ typedef struct entry {
   int retired;        /* the memory changed: kept until idle */
   sass_program prog;
   sass_fast *fast;    /* prog prepared for the fast interpreter */
+  unsigned nregs;     /* the registers it names (sass_program_nregs) */
+  sass_ipa_map map;   /* a pixel program's inputs and outputs, from its SPH */
+  sass_ps_out out;
 } entry;
 
 typedef struct sass_ctx {
@@ -162,6 +165,10 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
     if (ok) memcpy(e->bytes, bytes, h.code_bytes), e->code = code, e->size = h.code_bytes;
     if (ok && gs_sph_decode(h.sph_words, &sph, u->diag) < 0) ok = 0;
     if (ok && sass_program_init(&e->prog, bytes, h.code_bytes, &sph, u->diag) < 0) ok = 0;
+    if (ok) e->nregs = sass_program_nregs(&e->prog);
+    if (ok && sph.sph_type == GS_SPH_TYPE_PS &&
+        (sass_ipa_map_init(&e->map, &sph, u->diag) < 0 || sass_ps_out_init(&e->out, &sph, 0, u->diag) < 0))
+      ok = 0;
     if (ok && !(e->fast = sass_prepare_fast(&e->prog, u->diag))) ok = 0;
     if (ok && c->n == c->cap) {
       size_t cap = c->cap ? 2 * c->cap : 8;
@@ -266,7 +273,7 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   bind_uniforms(g, &vio->prog, &io);
   gs_fp_env caller = gs_fp_env_get();
   gs_fp_env_set(sass_num_env(caller));
-  sass_warp_reset(&u->warp, n == 32 ? 0xffffffffu : (1u << n) - 1, 8, u->local, u->local_cap);
+  sass_warp_start(&u->warp, e->nregs, n == 32 ? 0xffffffffu : (1u << n) - 1, 8, u->local, u->local_cap);
   rc = run_warp(g, u, e, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what);
   if (rc < 0) {
     gs_fp_env_set(caller);
@@ -396,18 +403,15 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
   if (p->sph.sph_type != GS_SPH_TYPE_PS)
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
                        "fragment shader", fio[0].prog.code);
-  sass_ipa_map map;
-  sass_ps_out om;
-  int rc;
-  if ((rc = sass_ipa_map_init(&map, &p->sph, u->diag)) < 0 || (rc = sass_ps_out_init(&om, &p->sph, 0, u->diag)) < 0 ||
-      (rc = local_of(u, &p->sph)) < 0)
-    return rc;
+  const sass_ps_out *om = &e->out;
+  int rc = local_of(u, &p->sph);
+  if (rc < 0) return rc;
   sass_io io;
   memset(&io, 0, sizeof io);
   io.stage = GS_STAGE_FRAGMENT;
   io.gates = fio[0].gates;
   io.report = fio[0].report;
-  io.ipa = &map;
+  io.ipa = &e->map;
   io.flat_shade = 0;
   bind_uniforms(g, &fio[0].prog, &io);
   tex_ctx tc = {g, &io};
@@ -418,7 +422,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     const gs_tile_port *t = f->tile;
     io.frag[0] = f;
     io.frag[1] = NULL;
-    sass_warp_reset(&u->warp, f->mask, 8, u->local, u->local_cap);
+    sass_warp_start(&u->warp, e->nregs, f->mask, 8, u->local, u->local_cap);
     if ((rc = run_warp(g, u, e, &io, budget, "fragment shader")) < 0) {
       *ran = b;
       return rc;
@@ -428,9 +432,9 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     memcpy(cov, f->cov, sizeof cov);
     const sass_warp *w = &u->warp;
     for (int l = 0; l < 16; l++) {
-      if (om.sample_mask_reg != SASS_PS_NONE) cov[l] &= w->r[om.sample_mask_reg][l];
-      if (om.depth_reg != SASS_PS_NONE) {
-        float d = fv(w->r[om.depth_reg][l]);
+      if (om->sample_mask_reg != SASS_PS_NONE) cov[l] &= w->r[om->sample_mask_reg][l];
+      if (om->depth_reg != SASS_PS_NONE) {
+        float d = fv(w->r[om->depth_reg][l]);
         d = !(d > 0) ? 0 : d > 1 ? 1 : d;
         z[l] = (uint32_t)(d * 16777215.0 + 0.5);
       } else {
@@ -438,7 +442,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
       }
       uint32_t c[4];
       for (unsigned k = 0; k < 4; k++)
-        c[k] = om.target_reg[0] != SASS_PS_NONE && (om.target_mask[0] >> k & 1) ? w->r[om.target_reg[0] + k][l]
+        c[k] = om->target_reg[0] != SASS_PS_NONE && (om->target_mask[0] >> k & 1) ? w->r[om->target_reg[0] + k][l]
                                                                                 : (k == 3 ? fb(1.0f) : 0);
       if (f->colour64) {
         rgba[0][l] = gs_half_bits(fv(c[0])) | gs_half_bits(fv(c[1])) << 16;
@@ -450,7 +454,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     t->begin(t->ctx);
     if (lanes) {
       t->z_write(t->ctx, z, cov, lanes);
-      if (om.target_reg[0] != SASS_PS_NONE) {
+      if (om->target_reg[0] != SASS_PS_NONE) {
         t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
         if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
       }
