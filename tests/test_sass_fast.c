@@ -4,7 +4,8 @@
  * Thousands of random programs run through both from the same warp state;
  * everything must agree bit for bit: every register, predicate and CC flag
  * of every lane, the active, exited and killed lanes, the convergence
- * stack, the pc, the instructions run, and the return code and message.
+ * stack, the pc, the instructions run, and the return code and message,
+ * through both copies of the fast loop (the build's and the AVX2 one).
  * A program is text for the assembler: ALU, predicate and conversion
  * instructions are random words of the instruction table's rows (every
  * modifier field random, so every rounding mode, .FTZ/.FMZ/.SAT, |x|, -x,
@@ -328,8 +329,12 @@ static void test_random_programs(void **state) {
   rng g = {0x5A55FA57u};
   text t = {0};
   size_t fast = 0, total = 0, failed = 0;
-  enum { PROGRAMS = 3000 };
+  enum { PROGRAMS = 4000 };
+  int avx2 = sass_fast_portable(-1);
   for (int i = 0; i < PROGRAMS; i++) {
+    /* half the programs through the build's own copy of the loop (when the
+     * AVX2 copy is the one taken) */
+    sass_fast_portable(avx2 && (i & 1));
     random_program(&g, &t);
     sass_program p;
     assemble(t.s, &p);
@@ -343,6 +348,7 @@ static void test_random_programs(void **state) {
     fast += nf, total += p.n;
     sass_program_free(&p);
   }
+  sass_fast_portable(0);
   free(t.s);
   /* most instructions run as micro-ops (the rest: control flow and the
    * forms with CC results or inputs), and few programs fail */

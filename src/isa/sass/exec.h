@@ -155,6 +155,10 @@ int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t 
 /* How many of the program's instructions run as micro-ops (the others
  * through sass_step_ref). */
 size_t sass_fast_coverage(const sass_fast *f);
+/* Whether sass_run_fast takes its AVX2 copy (1) or the build's own (0); on
+ * = 1 makes it take the build's own from now on, 0 lets it choose again, -1
+ * only asks. For tests, which check both copies (as gs_uop_portable). */
+int sass_fast_portable(int on);
 
 /* The flow test (CC condition, 0-31) on flags cc. */
 int sass_flow_test(unsigned test, unsigned cc);

@@ -212,24 +212,26 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
 #define GS_UOP_CONSTS ((const void *)0) /* no GS_UOP_CONST: immediates are SX_SPLAT */
 #define GS_UOP_ISA_CASES "isa/sass/exec_fast_run.h"
 
-#define GS_UOP_RUN run_built
-#include "isa/uop/run.h"
-#undef GS_UOP_RUN
+#include "isa/uop/run_clones.h"
 
-#if defined(__SSE2__) && !defined(__AVX2__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SX_RUN_AVX2 1
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#define GS_UOP_RUN run_avx2
-#include "isa/uop/run.h"
-#undef GS_UOP_RUN
-#pragma GCC pop_options
+#if GS_UOP_RUN_AVX2
+static _Atomic int portable;
 #endif
+
+int sass_fast_portable(int on) {
+#if GS_UOP_RUN_AVX2
+  if (on >= 0) portable = on != 0;
+  return !portable && __builtin_cpu_supports("avx2");
+#else
+  (void)on;
+  return 0;
+#endif
+}
 
 int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
                   gs_diag *d) {
-#if SX_RUN_AVX2
-  if (__builtin_cpu_supports("avx2")) return run_avx2(w, f, io, budget, name, d);
+#if GS_UOP_RUN_AVX2
+  if (!portable && __builtin_cpu_supports("avx2")) return run_avx2(w, f, io, budget, name, d);
 #endif
   return run_built(w, f, io, budget, name, d);
 }
