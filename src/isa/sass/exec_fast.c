@@ -25,6 +25,7 @@
  * found on the fast path (a constant past what is bound, the budget) hands
  * the instruction back to the reference before anything is written, so the
  * error and its message are the reference's own. */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ enum {
   SX_CBUF,               /* d = c[addr][imm] in every lane */
   SX_FMODS,              /* d = a with |.| (op) then - (side) */
   SX_CCZS,               /* CC = Z and S of a, in the lanes of the instruction */
-  SX_FADD_RN, SX_FMUL_RN,
+  SX_FADD_RN, SX_FMUL_RN, SX_FFMA_RN,
   SX_FADD, SX_FMUL, SX_FFMA, SX_FMNMX, SX_FSET, SX_FSETP, SX_FCMP, SX_MUFU, SX_CVT,
   SX_IADD, SX_IADD3, SX_ISCADD, SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
   SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET
@@ -90,6 +91,11 @@ static inline const gs_uop *sx_locate(const sass_warp *w, const sass_fast *f) {
 
 /* ---- lane functions ---------------------------------------------------------- */
 
+/* FFMA rounding to nearest without flags: the fused multiply-add, inline
+ * (one instruction in the copy of the loop compiled with FMA), NaN SASS's. */
+static inline uint32_t sx_fma_rn(uint32_t a, uint32_t b, uint32_t c) {
+  return sass_nan_canon(gs_lane_u(fmaf(gs_lane_f(a), gs_lane_f(b), gs_lane_f(c))));
+}
 static inline uint32_t sx_mufu(unsigned op, uint32_t a, unsigned sat) {
   uint32_t r = sass_mufu(op, a);
   return sat ? sass_fsat(r) : r;
@@ -221,7 +227,7 @@ static _Atomic int portable;
 int sass_fast_portable(int on) {
 #if GS_UOP_RUN_AVX2
   if (on >= 0) portable = on != 0;
-  return !portable && __builtin_cpu_supports("avx2");
+  return !portable && GS_UOP_RUN_AVX2_CPU();
 #else
   (void)on;
   return 0;
@@ -231,7 +237,7 @@ int sass_fast_portable(int on) {
 int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
                   gs_diag *d) {
 #if GS_UOP_RUN_AVX2
-  if (!portable && __builtin_cpu_supports("avx2")) return run_avx2(w, f, io, budget, name, d);
+  if (!portable && GS_UOP_RUN_AVX2_CPU()) return run_avx2(w, f, io, budget, name, d);
 #endif
   return run_built(w, f, io, budget, name, d);
 }
@@ -419,7 +425,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       P->rnd = (uint8_t)M(FFMA_RND);
       a = fmods(s, a, 0, M(FFMA_NEG_AB), T_A);
       P->c = fmods(s, c, 0, M(FFMA_NEG_C), T_C);
-      op3(s, SX_FFMA, a, b, pi);
+      op3(s, P->flags || P->rnd ? SX_FFMA : SX_FFMA_RN, a, b, pi);
       break;
     }
     case SASS_OP_FMNMX:

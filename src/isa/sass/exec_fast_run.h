@@ -75,6 +75,25 @@
     }
     case SX_FADD_RN: SX_L2(sass_fadd(a, b, SASS_RND_RN, 0)); break;
     case SX_FMUL_RN: SX_L2(sass_fmul(a, b, SASS_RND_RN, 0, SASS_SCALE_NONE)); break;
+    case SX_FFMA_RN: {
+      SX_P;
+#if defined(__AVX2__) && defined(__FMA__)
+      /* the fused multiply-add of 8 lanes at a time, every NaN SASS's */
+      const float *fa_ = (const float *)(R + u->a), *fb_ = (const float *)(R + u->b);
+      const float *fc_ = (const float *)(R + P->c);
+      const __m256 nan_ = _mm256_castsi256_ps(_mm256_set1_epi32((int)SASS_NAN));
+      __m256 r_[4];
+      for (int k_ = 0; k_ < 4; k_++) {
+        __m256 x_ = _mm256_fmadd_ps(_mm256_loadu_ps(fa_ + 8 * k_), _mm256_loadu_ps(fb_ + 8 * k_),
+                                    _mm256_loadu_ps(fc_ + 8 * k_));
+        r_[k_] = _mm256_blendv_ps(x_, nan_, _mm256_cmp_ps(x_, x_, _CMP_UNORD_Q));
+      }
+      for (int k_ = 0; k_ < 4; k_++) _mm256_storeu_ps((float *)(R + u->d) + 8 * k_, r_[k_]);
+#else
+      SX_L3(sx_fma_rn(a, b, c));
+#endif
+      break;
+    }
     case SX_FADD: {
       SX_P;
       unsigned rnd_ = P->rnd, fl_ = P->flags;
