@@ -208,6 +208,15 @@ typedef struct gs_isa {
   const char *title;         /* "VideoCore IV QPU" */
   unsigned lanes;            /* lanes of one batch */
   unsigned code_align;       /* bytes: code addresses are multiples */
+  /* 1: after a vertex program the unit's abi divides the clip-space
+   * position by W and applies the viewport (gs_vertex_io.viewport), as the
+   * ISA's own GPUs do in fixed function, so one program serves as vertex
+   * and coordinate shader; 0: the programs write the shaded vertex
+   * themselves, as VideoCore IV programs do. */
+  unsigned transforms_vertices;
+  /* The benchmark frames' fragment program in this ISA's assembly (the
+   * rasterised Z and the colour 0xff336699), or NULL. */
+  const char *bench_fragment;
 
   /* Assembles src (NUL-terminated) to be loaded at bus address base; errors
    * name file:line:column. */

@@ -933,7 +933,7 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
   gs_mem *m = mem_of(L);
   int from = p; /* the field the program comes from */
   if (p == PROG_COORDINATE && lua_getfield(L, arg, prog_fields[p]) == LUA_TNIL &&
-      program_isa(L, arg, PROG_VERTEX, isa)->id != GS_ISA_QPU)
+      program_isa(L, arg, PROG_VERTEX, isa)->transforms_vertices)
     from = PROG_VERTEX; /* a vertex program whose unit's abi writes the shaded vertex serves both passes: it
                            runs as the coordinate shader too, with the coordinate shader's header */
   lua_settop(L, lua_gettop(L) - (p == PROG_COORDINATE));

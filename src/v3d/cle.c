@@ -491,7 +491,7 @@ void cle_viewport(const cle_state *s, float vp[4]) {
 
 bool cle_tile_list_item(int it, const cle_shader *sh) {
   if (it != CLE_XYSCALE && it != CLE_ZSCALE) return true;
-  return sh->id == GS_CL_GL_SHADER_STATE && sh->vs.isa && sh->vs.isa->id != GS_ISA_QPU;
+  return sh->id == GS_CL_GL_SHADER_STATE && sh->vs.isa && sh->vs.isa->transforms_vertices;
 }
 
 int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const cle_state *st, gs_stage stage,

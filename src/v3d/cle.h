@@ -160,9 +160,10 @@ void cle_viewport(const cle_state *s, float vp[4]);
 
 /* Whether the binning pass copies state item `it` (< CLE_TILE_LIST_ITEMS)
  * into tile lists for shader state sh: all of them, but 105 and 106 only
- * when sh's vertex shader is not VideoCore IV code — a unit whose abi does
- * the viewport transform needs them in the rendering pass too, while a
- * QPU program does it itself (docs/control-lists.md, step 2). */
+ * when the unit of sh's vertex shader does the viewport transform
+ * (gs_isa.transforms_vertices) and so needs them in the rendering pass
+ * too; VideoCore IV programs do it themselves (docs/control-lists.md,
+ * step 2). */
 bool cle_tile_list_item(int it, const cle_shader *sh);
 
 /* ---- draw records ----------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * shaded) and a triangle-bound frame (many small triangles). NV mode with
  * pre-shaded vertices keeps the vertex work out of the figures; the
  * fragment shader is the shortest that depth-tests and writes a colour, in
- * the instruction set asked for.
+ * the instruction set asked for (its gs_isa.bench_fragment).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +13,6 @@
 
 #define BENCH_TILE_ALLOC (48u << 20)
 
-/* The fragment program per instruction set: the rasterised Z and the colour
- * 0xff336699 (bytes R 0x99, G 0x66, B 0x33, A 0xff). The QPU's is raw code,
- * as in a hand-written list; the others come with a program header. */
-static const struct bench_fs {
-  const char *isa, *text;
-} bench_fs[] = {
-    {"qpu", "    mov tlb_z, rb15\n"
-            "    ldi r0, 0xff336699\n"
-            "    mov tlb_colour_all, r0\n"
-            "    thrend\n"
-            "    nop\n"
-            "    nop\n"},
-    {"sass", "    MOV32I R0, 0x3f19999a ;\n" /* 0.6 x 255 = 153 = 0x99 */
-             "    MOV32I R1, 0x3ecccccd ;\n" /* 0.4: 0x66 */
-             "    MOV32I R2, 0x3e4ccccd ;\n" /* 0.2: 0x33 */
-             "    MOV32I R3, 0x3f800000 ;\n" /* 1.0: 0xff */
-             "    EXIT ;\n"},
-};
 
 typedef struct bench_frame {
   gs_gpu *g;
@@ -51,11 +33,10 @@ static int bench_alloc(bench_frame *f, uint32_t n, uint32_t align, gs_addr *out)
 static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t nverts, uint32_t ndraws,
                        const char *isa_name, uint32_t **verts) {
   memset(f, 0, sizeof *f);
-  const struct bench_fs *prog = NULL;
-  for (size_t i = 0; i < sizeof bench_fs / sizeof bench_fs[0]; i++)
-    if (!strcmp(bench_fs[i].isa, isa_name ? isa_name : "qpu")) prog = &bench_fs[i];
-  const gs_isa *isa = prog ? gs_isa_by_name(prog->isa) : NULL;
-  if (!isa) return gs_diag_set(&f->d, GS_EARG, "v3d bench: no fragment program for instruction set '%s'", isa_name);
+  /* the hardware's own instruction set unless another is named */
+  const gs_isa *own = gs_isa_by_id(GS_ISA_NONE), *isa = isa_name ? gs_isa_by_name(isa_name) : own;
+  if (!isa || !isa->bench_fragment)
+    return gs_diag_set(&f->d, GS_EARG, "v3d bench: no fragment program for instruction set '%s'", isa_name);
   gs_gpu_config cfg = {0};
   cfg.mem_limit = 256u << 20;
   if (!(f->g = gs_gpu_new(&cfg))) return GS_ENOMEM;
@@ -65,9 +46,9 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   f->bin_size = 256 + 16 * ndraws;
   gs_isa_binary code;
   gs_addr fs, unif, va;
-  int rc = isa->assemble(prog->text, "bench_fs.s", 0, &code, &f->d);
+  int rc = isa->assemble(isa->bench_fragment, "bench_fs.s", 0, &code, &f->d);
   if (rc < 0) return rc;
-  if (isa->id == GS_ISA_QPU) { /* the hardware's own code, without a header */
+  if (isa == own) { /* the hardware's own code, without a header, as in a hand-written list */
     rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
   } else { /* a program header (ISA and SPH) in front of the code */
     gs_sph sph;

@@ -360,6 +360,12 @@ const gs_isa gs_isa_qpu = {
     .title = "VideoCore IV QPU",
     .lanes = QPU_LANES,
     .code_align = 8,
+    .bench_fragment = "    mov tlb_z, rb15\n"
+                      "    ldi r0, 0xff336699\n"
+                      "    mov tlb_colour_all, r0\n"
+                      "    thrend\n"
+                      "    nop\n"
+                      "    nop\n",
     .assemble = assemble,
     .disassemble = disassemble,
     .context_new = context_new,

@@ -20,6 +20,12 @@ const gs_isa gs_isa_sass = {
   .title = "NVIDIA Maxwell SASS",
   .lanes = 32,
   .code_align = 8,
+  .transforms_vertices = 1,
+  .bench_fragment = "    MOV32I R0, 0x3f19999a ;\n" /* 0.6 x 255 = 153 = 0x99 */
+                    "    MOV32I R1, 0x3ecccccd ;\n" /* 0.4: 0x66 */
+                    "    MOV32I R2, 0x3e4ccccd ;\n" /* 0.2: 0x33 */
+                    "    MOV32I R3, 0x3f800000 ;\n" /* 1.0: 0xff */
+                    "    EXIT ;\n",
   .assemble = assemble,
   .disassemble = disassemble,
   .context_new = sass_context_new,
