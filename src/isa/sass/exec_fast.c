@@ -54,7 +54,9 @@ enum {
   SX_FADD_RN, SX_FMUL_RN, SX_FFMA_RN,
   SX_FADD, SX_FMUL, SX_FFMA, SX_FMNMX, SX_FSET, SX_FSETP, SX_FCMP, SX_MUFU, SX_CVT,
   SX_IADD, SX_IADD3, SX_ISCADD, SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
-  SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET
+  SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET,
+  /* the adders with a carry in (.X) or their CC out (P->wcc), and FSET-like .CC */
+  SX_IADD_CC, SX_IADD3_CC, SX_ISCADD_CC, SX_XMAD_CC, SX_CCSET
 };
 
 /* An instruction's fields the micro-ops need (imm of its operation's
@@ -66,6 +68,7 @@ typedef struct sx_par {
   uint8_t sa, sb, hi;     /* signedness, inversions, .W, .BREV, ... per operation */
   uint8_t ha, hb, hc;     /* IADD3 half selects */
   uint8_t src, dst;       /* conversions: formats */
+  uint8_t x, wcc;         /* ISETP/ISET: .X (CC in); the adders: .CC (CC out) */
   uint8_t pa, paneg, pb, pbneg, pc, pcneg, pd, pd2;
 } sx_par;
 
@@ -179,6 +182,29 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
       r_[i_] = (expr);                                               \
     }                                                                \
     memcpy(R + u->d, r_, sizeof r_);                                 \
+  } while (0)
+/* d = expr of a, b, c (as SX_L3) with cc the lane's CC before the
+ * instruction and co (an lvalue expr sets) its CC after, written in the
+ * lanes gm when P->wcc: the adders' .X and .CC */
+#define SX_CC3(expr)                                                 \
+  do {                                                               \
+    uint32_t a_[32], b_[32], c_[32], r_[32];                         \
+    uint8_t ci_[32], co_[32];                                        \
+    memcpy(a_, R + u->a, sizeof a_);                                 \
+    memcpy(b_, R + u->b, sizeof b_);                                 \
+    memcpy(c_, R + P->c, sizeof c_);                                 \
+    memcpy(ci_, w->cc, sizeof ci_);                                  \
+    for (int i_ = 0; i_ < 32; i_++) {                                \
+      uint32_t a = a_[i_], b = b_[i_], c = c_[i_];                   \
+      unsigned cc = ci_[i_], co = 0;                                 \
+      (void)c, (void)cc;                                             \
+      r_[i_] = (expr);                                               \
+      co_[i_] = (uint8_t)co;                                         \
+    }                                                                \
+    memcpy(R + u->d, r_, sizeof r_);                                 \
+    if (P->wcc)                                                      \
+      for (int i_ = 0; i_ < 32; i_++)                                \
+        if (gm >> i_ & 1) w->cc[i_] = co_[i_];                       \
   } while (0)
 /* FSETP/ISETP/PSETP: bit 0 of v to P->pd, bit 1 to P->pd2, in the lanes gm */
 #define SX_PWRITE2(v)                                                \
@@ -332,7 +358,7 @@ static gs_uop *op3(prep *s, unsigned kind, uint16_t a, uint16_t b, uint32_t par)
 static int prepare_insn(prep *s, const sass_insn *in) {
   sx_par *P;
   uint32_t pi;
-  unsigned rd = in->rd, writes = 1, cczs = 0;
+  unsigned rd = in->rd, writes = 1, cczs = 0, ccset = 0;
   uint16_t a = REGO(in->ra), b, c;
   unsigned op = in->op;
   /* the copy for every lane writes the result where it goes; the masked
@@ -348,10 +374,8 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_FMUL: case SASS_OP_FMUL32I: cczs = M(FMUL_CC); break;
     case SASS_OP_FFMA: case SASS_OP_FFMA32I: cczs = M(FFMA_CC); break;
     case SASS_OP_FMNMX: cczs = M(FMNMX_CC); break;
-    case SASS_OP_FSET: if (M(FSET_CC)) return 0; break;
-    case SASS_OP_PSET: if (M(PSET_CC)) return 0; break;
-    case SASS_OP_ISET: if (M(ISET_CC) || M(ISET_X)) return 0; break;
-    case SASS_OP_ISETP: if (M(ISETP_X)) return 0; break;
+    case SASS_OP_FSET: case SASS_OP_PSET: case SASS_OP_ISET: case SASS_OP_ISETP:
+      break;
     case SASS_OP_MUFU: break;
     case SASS_OP_F2F: case SASS_OP_F2I: case SASS_OP_I2F: case SASS_OP_I2I: {
       unsigned src, dst;
@@ -364,9 +388,8 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       if (!sass_cvt_supported(op, src, dst)) return 0; /* the reference's error */
       break;
     }
-    case SASS_OP_IADD: case SASS_OP_IADD32I: if (M(IADD_CC) || M(IADD_X)) return 0; break;
-    case SASS_OP_IADD3: if (M(IADD3_CC) || M(IADD3_X)) return 0; break;
-    case SASS_OP_ISCADD: case SASS_OP_ISCADD32I: if (M(ISCADD_CC)) return 0; break;
+    case SASS_OP_IADD: case SASS_OP_IADD32I: case SASS_OP_IADD3: case SASS_OP_ISCADD: case SASS_OP_ISCADD32I:
+      break;
     case SASS_OP_IMUL: case SASS_OP_IMUL32I: cczs = M(IMUL_CC); break;
     case SASS_OP_IMNMX: if (M(IMNMX_XMODE)) return 0; cczs = M(IMNMX_CC); break;
     case SASS_OP_LOP: case SASS_OP_LOP32I: if (M(LOP_X)) return 0; cczs = M(LOP_CC); break;
@@ -375,7 +398,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_SHR: if (M(SHR_XMODE)) return 0; cczs = M(SHR_CC); break;
     case SASS_OP_BFE: cczs = M(BFE_CC); break;
     case SASS_OP_BFI: cczs = M(BFI_CC); break;
-    case SASS_OP_XMAD: if (M(XMAD_CC)) return 0; break;
+    case SASS_OP_XMAD: break;
     case SASS_OP_FLO: cczs = M(FLO_CC); break;
     default: return 0; /* control flow, I/O, P2R/R2P, CS2R, ... */
   }
@@ -440,6 +463,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       a = fmods(s, a, M(FSET_ABS_A), M(FSET_NEG_A), T_A);
       b = fmods(s, b, M(FSET_ABS_B), M(FSET_NEG_B), T_B);
       op3(s, SX_FSET, a, b, pi);
+      ccset = M(FSET_CC) ? 1 + P->bf : 0;
       break;
     case SASS_OP_FSETP:
       P->pc = (uint8_t)M(FSETP_PC), P->pcneg = (uint8_t)M(FSETP_PC_NEG), P->ftz = (uint8_t)M(FSETP_FTZ);
@@ -493,21 +517,23 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_IADD: case SASS_OP_IADD32I: {
       unsigned po = M(IADD_PO);
       P->flags = ((M(IADD_NEG_A) || po) ? SASS_INEG_A : 0) | ((M(IADD_NEG_B) || po) ? SASS_INEG_B : 0) |
-                 (M(IADD_SAT) ? SASS_ISAT : 0);
-      op3(s, P->flags == 0 ? GS_UOP_IADD : P->flags == SASS_INEG_B ? GS_UOP_ISUB : SX_IADD, a, b, pi);
+                 (M(IADD_SAT) ? SASS_ISAT : 0) | (M(IADD_X) ? SASS_IX : 0);
+      P->wcc = (uint8_t)M(IADD_CC);
+      op3(s, P->wcc || (P->flags & SASS_IX) ? SX_IADD_CC : P->flags == 0 ? GS_UOP_IADD
+             : P->flags == SASS_INEG_B ? GS_UOP_ISUB : SX_IADD, a, b, pi);
       break;
     }
     case SASS_OP_IADD3:
       P->flags = (M(IADD3_NEG_A) ? SASS_INEG_A : 0) | (M(IADD3_NEG_B) ? SASS_INEG_B : 0) |
-                 (M(IADD3_NEG_C) ? SASS_INEG_C : 0);
+                 (M(IADD3_NEG_C) ? SASS_INEG_C : 0) | (M(IADD3_X) ? SASS_IX : 0);
       P->ha = (uint8_t)M(IADD3_HALF_A), P->hb = (uint8_t)M(IADD3_HALF_B), P->hc = (uint8_t)M(IADD3_HALF_C);
-      P->mode = (uint8_t)M(IADD3_MODE);
-      op3(s, SX_IADD3, a, b, pi);
+      P->mode = (uint8_t)M(IADD3_MODE), P->wcc = (uint8_t)M(IADD3_CC);
+      op3(s, P->wcc || (P->flags & SASS_IX) ? SX_IADD3_CC : SX_IADD3, a, b, pi);
       break;
     case SASS_OP_ISCADD: case SASS_OP_ISCADD32I:
       P->flags = (M(ISCADD_NEG_A) ? SASS_INEG_A : 0) | (M(ISCADD_NEG_B) ? SASS_INEG_B : 0);
-      P->shift = (uint8_t)M(ISCADD_SHIFT);
-      op3(s, SX_ISCADD, a, b, pi);
+      P->shift = (uint8_t)M(ISCADD_SHIFT), P->wcc = (uint8_t)M(ISCADD_CC);
+      op3(s, P->wcc ? SX_ISCADD_CC : SX_ISCADD, a, b, pi);
       break;
     case SASS_OP_IMUL: case SASS_OP_IMUL32I:
       P->sa = (uint8_t)M(IMUL_SIGNED_A), P->sb = (uint8_t)M(IMUL_SIGNED_B), P->hi = (uint8_t)M(IMUL_HI);
@@ -523,14 +549,16 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_ISETP:
       P->cmp = (uint8_t)M(ISETP_CMP), P->sa = (uint8_t)M(ISETP_SIGNED), P->bop = (uint8_t)M(ISETP_BOP);
       P->pc = (uint8_t)M(ISETP_PC), P->pcneg = (uint8_t)M(ISETP_PC_NEG);
-      P->pd = (uint8_t)M(ISETP_PD), P->pd2 = (uint8_t)M(ISETP_PD2);
+      P->pd = (uint8_t)M(ISETP_PD), P->pd2 = (uint8_t)M(ISETP_PD2), P->x = (uint8_t)M(ISETP_X);
       op3(s, SX_ISETP, a, b, pi);
       writes = 0;
       break;
     case SASS_OP_ISET:
       P->cmp = (uint8_t)M(ISET_CMP), P->sa = (uint8_t)M(ISET_SIGNED), P->bop = (uint8_t)M(ISET_BOP);
       P->pc = (uint8_t)M(ISET_PC), P->pcneg = (uint8_t)M(ISET_PC_NEG), P->bf = (uint8_t)M(ISET_BF);
+      P->x = (uint8_t)M(ISET_X);
       op3(s, SX_ISET, a, b, pi);
+      ccset = M(ISET_CC) ? 1 + P->bf : 0;
       break;
     case SASS_OP_ICMP:
       P->cmp = (uint8_t)M(ICMP_CMP), P->sa = (uint8_t)M(ICMP_SIGNED);
@@ -580,8 +608,8 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       P->flags = ((sg & 1) ? SASS_XA_SIGNED : 0) | ((sg & 2) ? SASS_XB_SIGNED : 0) | (M(XMAD_H1_A) ? SASS_XA_H1 : 0) |
                  (M(XMAD_H1_B) ? SASS_XB_H1 : 0) | (M(XMAD_PSL) ? SASS_XPSL : 0) | (M(XMAD_MRG) ? SASS_XMRG : 0) |
                  (M(XMAD_X) ? SASS_IX : 0);
-      P->mode = (uint8_t)M(XMAD_MODE);
-      op3(s, SX_XMAD, a, b, pi);
+      P->mode = (uint8_t)M(XMAD_MODE), P->wcc = (uint8_t)M(XMAD_CC);
+      op3(s, P->wcc ? SX_XMAD_CC : SX_XMAD, a, b, pi);
       break;
     }
     case SASS_OP_FLO:
@@ -607,6 +635,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       P->pb = (uint8_t)M(PSET_PB), P->pbneg = (uint8_t)M(PSET_PB_NEG);
       P->pc = (uint8_t)M(PSET_PC), P->pcneg = (uint8_t)M(PSET_PC_NEG);
       op3(s, SX_PSET, a, a, pi);
+      ccset = M(PSET_CC) ? 1 + P->bf : 0;
       break;
     default:
       return 0; /* not reached: the first switch lets through only the above */
@@ -618,6 +647,10 @@ static int prepare_insn(prep *s, const sass_insn *in) {
   if (cczs) {
     gs_uop *u = emit(s, SX_CCZS);
     u->a = s->res;
+  }
+  if (ccset) { /* FSET, ISET, PSET: Z, and S unless .BF */
+    gs_uop *u = emit(s, SX_CCSET);
+    u->a = s->res, u->op = (uint8_t)(ccset - 1);
   }
   return 1;
 }

@@ -184,15 +184,20 @@
     case SX_ISETP: {
       SX_P;
       SX_PV(pc_, P->pc, P->pcneg);
-      unsigned cmp_ = P->cmp, sg_ = P->sa, bop_ = P->bop;
-      SX_SETP(sass_setp(bop_, sass_icmp(cmp_, a, b, sg_), pc_[i_]));
+      unsigned cmp_ = P->cmp, sg_ = P->sa, bop_ = P->bop, x_ = P->x;
+      uint8_t cc_[32];
+      memcpy(cc_, w->cc, sizeof cc_);
+      SX_SETP(sass_setp(bop_, x_ ? sass_icmp_x(cmp_, a, b, sg_, cc_[i_]) : sass_icmp(cmp_, a, b, sg_), pc_[i_]));
       break;
     }
     case SX_ISET: {
       SX_P;
       SX_PV(pc_, P->pc, P->pcneg);
-      unsigned cmp_ = P->cmp, sg_ = P->sa, bop_ = P->bop, bf_ = P->bf;
-      SX_L2(sass_fset(sass_bop(bop_, sass_icmp(cmp_, a, b, sg_), pc_[i_]), bf_));
+      unsigned cmp_ = P->cmp, sg_ = P->sa, bop_ = P->bop, bf_ = P->bf, x_ = P->x;
+      uint8_t cc_[32];
+      memcpy(cc_, w->cc, sizeof cc_);
+      SX_L2(sass_fset(sass_bop(bop_, x_ ? sass_icmp_x(cmp_, a, b, sg_, cc_[i_]) : sass_icmp(cmp_, a, b, sg_), pc_[i_]),
+                      bf_));
       break;
     }
     case SX_ICMP: {
@@ -282,5 +287,37 @@
       SX_PV(pc_, P->pc, P->pcneg);
       unsigned b1_ = P->bop, b2_ = P->bop2, bf_ = P->bf;
       SX_L2(sass_fset(sass_bop(b2_, sass_bop(b1_, pa_[i_], pb_[i_]), pc_[i_]), bf_));
+      break;
+    }
+    case SX_IADD_CC: {
+      SX_P;
+      unsigned fl_ = P->flags;
+      SX_CC3(sass_iadd(a, b, fl_, cc, &co));
+      break;
+    }
+    case SX_IADD3_CC: {
+      SX_P;
+      unsigned fl_ = P->flags, ha_ = P->ha, hb_ = P->hb, hc_ = P->hc, mode_ = P->mode;
+      SX_CC3(sass_iadd3(sass_half(a, ha_), sass_half(b, hb_), sass_half(c, hc_), fl_, mode_, cc, &co));
+      break;
+    }
+    case SX_ISCADD_CC: {
+      SX_P;
+      unsigned sh_ = P->shift, fl_ = P->flags;
+      SX_CC3(sass_iscadd(a, b, sh_, fl_, &co));
+      break;
+    }
+    case SX_XMAD_CC: {
+      SX_P;
+      unsigned fl_ = P->flags, mode_ = P->mode;
+      SX_CC3(sass_xmad(a, b, c, fl_, mode_, cc, &co));
+      break;
+    }
+    case SX_CCSET: { /* FSET, ISET, PSET .CC: of the result in a, .BF in op */
+      uint32_t x_[32];
+      unsigned bf_ = u->op;
+      memcpy(x_, R + u->a, sizeof x_);
+      for (int i_ = 0; i_ < 32; i_++)
+        if (gm >> i_ & 1) w->cc[i_] = (uint8_t)sass_fset_cc(x_[i_], bf_);
       break;
     }
