@@ -53,10 +53,10 @@ enum {
   SX_CCZS,               /* CC = Z and S of a, in the lanes of the instruction */
   SX_FADD_RN, SX_FMUL_RN, SX_FFMA_RN,
   SX_FADD, SX_FMUL, SX_FFMA, SX_FMNMX, SX_FSET, SX_FSETP, SX_FCMP, SX_MUFU, SX_CVT,
-  SX_IADD, SX_IADD3, SX_ISCADD, SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
+  SX_IADD, SX_IADD3, SX_ISCADD, /* the adders: each lane's CC in, and out when P->wcc */
+  SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
   SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET,
-  /* the adders with a carry in (.X) or their CC out (P->wcc), and FSET-like .CC */
-  SX_IADD_CC, SX_IADD3_CC, SX_ISCADD_CC, SX_XMAD_CC, SX_CCSET
+  SX_CCSET /* FSET, ISET, PSET .CC */
 };
 
 /* An instruction's fields the micro-ops need (imm of its operation's
@@ -102,24 +102,6 @@ static inline uint32_t sx_fma_rn(uint32_t a, uint32_t b, uint32_t c) {
 static inline uint32_t sx_mufu(unsigned op, uint32_t a, unsigned sat) {
   uint32_t r = sass_mufu(op, a);
   return sat ? sass_fsat(r) : r;
-}
-/* The flag-free adders: the forms with .X or a CC result run through the
- * reference, so there is no carry in and the flags are dropped. */
-static inline uint32_t sx_iadd(uint32_t a, uint32_t b, unsigned fl) {
-  unsigned cc;
-  return sass_iadd(a, b, fl, 0, &cc);
-}
-static inline uint32_t sx_iadd3(uint32_t a, uint32_t b, uint32_t c, unsigned fl, unsigned mode) {
-  unsigned cc;
-  return sass_iadd3(a, b, c, fl, mode, 0, &cc);
-}
-static inline uint32_t sx_iscadd(uint32_t a, uint32_t b, unsigned sh, unsigned fl) {
-  unsigned cc;
-  return sass_iscadd(a, b, sh, fl, &cc);
-}
-static inline uint32_t sx_xmad(uint32_t a, uint32_t b, uint32_t c, unsigned fl, unsigned mode, unsigned cc_in) {
-  unsigned cc;
-  return sass_xmad(a, b, c, fl, mode, cc_in, &cc);
 }
 /* A conversion (its checks passed at prepare time). */
 static uint32_t sx_cvt(const sx_par *P, uint32_t b) {
@@ -519,8 +501,8 @@ static int prepare_insn(prep *s, const sass_insn *in) {
       P->flags = ((M(IADD_NEG_A) || po) ? SASS_INEG_A : 0) | ((M(IADD_NEG_B) || po) ? SASS_INEG_B : 0) |
                  (M(IADD_SAT) ? SASS_ISAT : 0) | (M(IADD_X) ? SASS_IX : 0);
       P->wcc = (uint8_t)M(IADD_CC);
-      op3(s, P->wcc || (P->flags & SASS_IX) ? SX_IADD_CC : P->flags == 0 ? GS_UOP_IADD
-             : P->flags == SASS_INEG_B ? GS_UOP_ISUB : SX_IADD, a, b, pi);
+      /* without flags beyond -B it is the neutral add or subtract */
+      op3(s, (P->wcc || (P->flags & ~(unsigned)SASS_INEG_B)) ? SX_IADD : P->flags ? GS_UOP_ISUB : GS_UOP_IADD, a, b, pi);
       break;
     }
     case SASS_OP_IADD3:
@@ -528,12 +510,12 @@ static int prepare_insn(prep *s, const sass_insn *in) {
                  (M(IADD3_NEG_C) ? SASS_INEG_C : 0) | (M(IADD3_X) ? SASS_IX : 0);
       P->ha = (uint8_t)M(IADD3_HALF_A), P->hb = (uint8_t)M(IADD3_HALF_B), P->hc = (uint8_t)M(IADD3_HALF_C);
       P->mode = (uint8_t)M(IADD3_MODE), P->wcc = (uint8_t)M(IADD3_CC);
-      op3(s, P->wcc || (P->flags & SASS_IX) ? SX_IADD3_CC : SX_IADD3, a, b, pi);
+      op3(s, SX_IADD3, a, b, pi);
       break;
     case SASS_OP_ISCADD: case SASS_OP_ISCADD32I:
       P->flags = (M(ISCADD_NEG_A) ? SASS_INEG_A : 0) | (M(ISCADD_NEG_B) ? SASS_INEG_B : 0);
       P->shift = (uint8_t)M(ISCADD_SHIFT), P->wcc = (uint8_t)M(ISCADD_CC);
-      op3(s, P->wcc ? SX_ISCADD_CC : SX_ISCADD, a, b, pi);
+      op3(s, SX_ISCADD, a, b, pi);
       break;
     case SASS_OP_IMUL: case SASS_OP_IMUL32I:
       P->sa = (uint8_t)M(IMUL_SIGNED_A), P->sb = (uint8_t)M(IMUL_SIGNED_B), P->hi = (uint8_t)M(IMUL_HI);
@@ -609,7 +591,7 @@ static int prepare_insn(prep *s, const sass_insn *in) {
                  (M(XMAD_H1_B) ? SASS_XB_H1 : 0) | (M(XMAD_PSL) ? SASS_XPSL : 0) | (M(XMAD_MRG) ? SASS_XMRG : 0) |
                  (M(XMAD_X) ? SASS_IX : 0);
       P->mode = (uint8_t)M(XMAD_MODE), P->wcc = (uint8_t)M(XMAD_CC);
-      op3(s, P->wcc ? SX_XMAD_CC : SX_XMAD, a, b, pi);
+      op3(s, SX_XMAD, a, b, pi);
       break;
     }
     case SASS_OP_FLO:

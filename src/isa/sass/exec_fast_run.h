@@ -150,24 +150,6 @@
       SX_L2(sx_cvt(P, b));
       break;
     }
-    case SX_IADD: {
-      SX_P;
-      unsigned fl_ = P->flags;
-      SX_L2(sx_iadd(a, b, fl_));
-      break;
-    }
-    case SX_IADD3: {
-      SX_P;
-      unsigned fl_ = P->flags, ha_ = P->ha, hb_ = P->hb, hc_ = P->hc, mode_ = P->mode;
-      SX_L3(sx_iadd3(sass_half(a, ha_), sass_half(b, hb_), sass_half(c, hc_), fl_, mode_));
-      break;
-    }
-    case SX_ISCADD: {
-      SX_P;
-      unsigned sh_ = P->shift, fl_ = P->flags;
-      SX_L2(sx_iscadd(a, b, sh_, fl_));
-      break;
-    }
     case SX_IMUL: {
       SX_P;
       unsigned sa_ = P->sa, sb_ = P->sb, hi_ = P->hi;
@@ -245,12 +227,6 @@
       SX_L3(sass_bfi(a, b, c));
       break;
     }
-    case SX_XMAD: {
-      SX_P;
-      unsigned fl_ = P->flags, mode_ = P->mode;
-      SX_L3(sx_xmad(a, b, c, fl_, mode_, w->cc[i_]));
-      break;
-    }
     case SX_FLO: {
       SX_P;
       unsigned sg_ = P->sa, inv_ = P->sb, sh_ = P->hi;
@@ -289,25 +265,25 @@
       SX_L2(sass_fset(sass_bop(b2_, sass_bop(b1_, pa_[i_], pb_[i_]), pc_[i_]), bf_));
       break;
     }
-    case SX_IADD_CC: {
+    case SX_IADD: {
       SX_P;
       unsigned fl_ = P->flags;
       SX_CC3(sass_iadd(a, b, fl_, cc, &co));
       break;
     }
-    case SX_IADD3_CC: {
+    case SX_IADD3: {
       SX_P;
       unsigned fl_ = P->flags, ha_ = P->ha, hb_ = P->hb, hc_ = P->hc, mode_ = P->mode;
       SX_CC3(sass_iadd3(sass_half(a, ha_), sass_half(b, hb_), sass_half(c, hc_), fl_, mode_, cc, &co));
       break;
     }
-    case SX_ISCADD_CC: {
+    case SX_ISCADD: {
       SX_P;
       unsigned sh_ = P->shift, fl_ = P->flags;
       SX_CC3(sass_iscadd(a, b, sh_, fl_, &co));
       break;
     }
-    case SX_XMAD_CC: {
+    case SX_XMAD: {
       SX_P;
       unsigned fl_ = P->flags, mode_ = P->mode;
       SX_CC3(sass_xmad(a, b, c, fl_, mode_, cc, &co));
