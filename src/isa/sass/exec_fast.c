@@ -140,12 +140,15 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
     unsigned p_ = (pred), n_ = (neg);                                         \
     for (int i_ = 0; i_ < 32; i_++) pv[i_] = (uint8_t)(((w->p[i_] >> p_) & 1u) ^ n_); \
   } while (0)
+/* The vector at byte offset off of the register file: read in place (the
+ * file is the warp's uint32_t registers); results go through a local
+ * vector, so that a destination that is also a source is read first. */
+#define SX_VEC(off) ((const uint32_t *)(const void *)(R + (off)))
 /* d = expr of a (operand a), b (operand b) and c (P->c) in every lane i_ */
 #define SX_L2(expr)                                                  \
   do {                                                               \
-    uint32_t a_[32], b_[32], r_[32];                                 \
-    memcpy(a_, R + u->a, sizeof a_);                                 \
-    memcpy(b_, R + u->b, sizeof b_);                                 \
+    const uint32_t *a_ = SX_VEC(u->a), *b_ = SX_VEC(u->b);          \
+    uint32_t r_[32];                                                 \
     for (int i_ = 0; i_ < 32; i_++) {                                \
       uint32_t a = a_[i_], b = b_[i_];                               \
       (void)a, (void)b;                                              \
@@ -155,10 +158,8 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
   } while (0)
 #define SX_L3(expr)                                                  \
   do {                                                               \
-    uint32_t a_[32], b_[32], c_[32], r_[32];                         \
-    memcpy(a_, R + u->a, sizeof a_);                                 \
-    memcpy(b_, R + u->b, sizeof b_);                                 \
-    memcpy(c_, R + P->c, sizeof c_);                                 \
+    const uint32_t *a_ = SX_VEC(u->a), *b_ = SX_VEC(u->b), *c_ = SX_VEC(P->c); \
+    uint32_t r_[32];                                                 \
     for (int i_ = 0; i_ < 32; i_++) {                                \
       uint32_t a = a_[i_], b = b_[i_], c = c_[i_];                   \
       r_[i_] = (expr);                                               \
@@ -170,11 +171,9 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
  * lanes gm when P->wcc: the adders' .X and .CC */
 #define SX_CC3(expr)                                                 \
   do {                                                               \
-    uint32_t a_[32], b_[32], c_[32], r_[32];                         \
+    const uint32_t *a_ = SX_VEC(u->a), *b_ = SX_VEC(u->b), *c_ = SX_VEC(P->c); \
+    uint32_t r_[32];                                                 \
     uint8_t ci_[32], co_[32];                                        \
-    memcpy(a_, R + u->a, sizeof a_);                                 \
-    memcpy(b_, R + u->b, sizeof b_);                                 \
-    memcpy(c_, R + P->c, sizeof c_);                                 \
     memcpy(ci_, w->cc, sizeof ci_);                                  \
     for (int i_ = 0; i_ < 32; i_++) {                                \
       uint32_t a = a_[i_], b = b_[i_], c = c_[i_];                   \
@@ -198,10 +197,8 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
   } while (0)
 #define SX_SETP(expr)                                                \
   do {                                                               \
-    uint32_t a_[32], b_[32];                                         \
+    const uint32_t *a_ = SX_VEC(u->a), *b_ = SX_VEC(u->b);          \
     uint8_t s_[32];                                                  \
-    memcpy(a_, R + u->a, sizeof a_);                                 \
-    memcpy(b_, R + u->b, sizeof b_);                                 \
     for (int i_ = 0; i_ < 32; i_++) {                                \
       uint32_t a = a_[i_], b = b_[i_];                               \
       s_[i_] = (uint8_t)(expr);                                      \
