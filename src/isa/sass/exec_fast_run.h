@@ -63,7 +63,7 @@
     }
     case SX_FMODS: {
       uint32_t am_ = u->op ? 0x7fffffffu : 0xffffffffu, xm_ = u->side ? 0x80000000u : 0;
-      GS_UOP_L1(SX_FMODS_FN);
+      SX_L2(SX_FMODS_FN(a));
       break;
     }
     case SX_CCZS: {
