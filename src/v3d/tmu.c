@@ -276,6 +276,21 @@ int tmu_sample(const gs_mem *m, const tmu_texture *tex, int unit, const tmu_lane
   return GS_OK;
 }
 
+int tmu_fetch(const gs_mem *m, const tmu_texture *tex, int unit, unsigned n, uint32_t mask, const uint32_t *x,
+              const uint32_t *y, const uint32_t *level, uint32_t *out, gs_diag *d) {
+  lookup lk = {m, unit, tex, 0, d};
+  for (unsigned i = 0; i < n; i++) {
+    out[i] = 0;
+    uint32_t lv = level ? level[i] : 0;
+    if (!(mask >> i & 1) || lv > tex->miplvls || lv >= TMU_MAX_LEVELS) continue;
+    const tmu_level *l = &tex->level[lv];
+    if (x[i] >= l->w || y[i] >= l->h) continue;
+    int rc = fetch_texel(&lk, lv, x[i], y[i], &out[i]);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
+}
+
 int tmu_direct_read(const gs_mem *m, int unit, unsigned n, uint32_t mask, const uint32_t *addr, uint32_t *out,
                     gs_diag *d) {
   for (unsigned i = 0; i < n; i++) {

@@ -55,6 +55,15 @@ typedef struct tmu_lanes {
  * GS_EFAULT for a texel outside allocated memory, naming its address. */
 int tmu_sample(const gs_mem *m, const tmu_texture *tex, int unit, const tmu_lanes *l, uint32_t *out, gs_diag *d);
 
+/* Texel fetch (for texture instructions that address texels by integer,
+ * such as Maxwell's TLD): out[i] is the RGBA8888 return word of texel
+ * (x[i], y[i]) of mip level level[i] for each lane i in mask, 0 for the
+ * others; no wrap and no filter: a texel outside its level, or a level the
+ * texture does not have, reads 0 (docs/v3d-units.md). GS_EFAULT for a
+ * texel outside allocated memory. */
+int tmu_fetch(const gs_mem *m, const tmu_texture *tex, int unit, unsigned n, uint32_t mask, const uint32_t *x,
+              const uint32_t *y, const uint32_t *level, uint32_t *out, gs_diag *d);
+
 /* Direct reads: out[i] is the 32-bit word at addr[i] & ~3 for each lane i
  * in mask, 0 for the others (n lanes). GS_EFAULT for a word outside
  * allocated memory, naming the address and the lane. */

@@ -317,7 +317,10 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
  * them where it lists the texture). The texels, RGBA8888 from the TMU's
  * sampler, come back as four floats (byte / 255). TEXS (2D, 2D.LZ: S in Ra,
  * T in Rb) and TEX (2D without array, LOD or offsets: S, T in Ra, Ra + 1)
- * are modelled; the other forms are refused naming the instruction. */
+ * sample; TLDS (1D.LZ: x in Ra; 2D.LZ: x, y in Ra, Rb; 2D.LL: x, y in Ra,
+ * Ra + 1, the level in Rb) and TLD.LZ 2D (x, y in Ra, Ra + 1) fetch the
+ * texel at integer coordinates (tmu_fetch: outside the level, 0); the
+ * other forms are refused naming the instruction. */
 
 typedef struct tex_ctx {
   gs_gpu *g;
@@ -327,27 +330,40 @@ typedef struct tex_ctx {
 static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, gs_diag *d) {
   tex_ctx *tc = ctx;
   const sass_io *io = tc->io;
-  uint32_t index, s_reg, t_reg, chans;
+  uint32_t index, s_reg, t_reg, lod_reg = SASS_RZ, chans;
   uint8_t dst[4];
-  int f16 = 0;
-  if (in->op == SASS_OP_TEXS) {
-    unsigned target = sass_mod(in, SASS_M_TEXS_TARGET), code = sass_mod(in, SASS_M_TEXS_MASK);
-    if (target != 1 && target != 2)
+  int f16 = 0, fetch = 0; /* fetch: integer texel coordinates (TLDS, TLD) */
+  if (in->op == SASS_OP_TEXS || in->op == SASS_OP_TLDS) {
+    int ld = in->op == SASS_OP_TLDS;
+    unsigned target = ld ? sass_mod(in, SASS_M_TLDS_TARGET) : sass_mod(in, SASS_M_TEXS_TARGET);
+    unsigned code = ld ? sass_mod(in, SASS_M_TLDS_MASK) : sass_mod(in, SASS_M_TEXS_MASK);
+    s_reg = in->ra, t_reg = in->rb;
+    if (!ld && target != 1 && target != 2)
       return gs_diag_set(d, GS_EINVAL, "TEXS targets other than 2D and 2D.LZ are not modelled by gpusim");
+    if (ld && target == 0) t_reg = SASS_RZ;                                      /* 1D.LZ: x */
+    else if (ld && target == 5) t_reg = (uint32_t)(in->ra + 1), lod_reg = in->rb; /* 2D.LL: x, y; lod */
+    else if (ld && target != 2)
+      return gs_diag_set(d, GS_EINVAL, "TLDS targets other than 1D.LZ, 2D.LZ and 2D.LL are not modelled by gpusim");
     static const uint8_t two[8] = {0x1, 0x2, 0x4, 0x8, 0x3, 0x9, 0xa, 0xc}, four[5] = {0x7, 0xb, 0xd, 0xe, 0xf};
     chans = in->rc == SASS_RZ ? two[code & 7] : code < 5 ? four[code] : 0;
-    if (!chans) return gs_diag_set(d, GS_EINVAL, "TEXS component code %u has no meaning", code);
-    index = sass_mod(in, SASS_M_TEXS_INDEX), s_reg = in->ra, t_reg = in->rb;
-    f16 = !sass_mod(in, SASS_M_TEXS_F32);
+    if (!chans) return gs_diag_set(d, GS_EINVAL, "%s component code %u has no meaning", ld ? "TLDS" : "TEXS", code);
+    index = ld ? sass_mod(in, SASS_M_TLDS_INDEX) : sass_mod(in, SASS_M_TEXS_INDEX);
+    f16 = ld ? !sass_mod(in, SASS_M_TLDS_F32) : !sass_mod(in, SASS_M_TEXS_F32);
+    fetch = ld;
     dst[0] = in->rd, dst[1] = (uint8_t)(in->rd + 1), dst[2] = in->rc, dst[3] = (uint8_t)(in->rc + 1);
   } else if (in->op == SASS_OP_TEX && strcmp(sass_table[in->entry].name, "TEX") == 0 && sass_mod(in, SASS_M_TEX_DIM) == 1 &&
              !sass_mod(in, SASS_M_TEX_LOD) && !sass_mod(in, SASS_M_TEX_AOFFI) && !sass_mod(in, SASS_M_TEX_DC)) {
     chans = sass_mod(in, SASS_M_TEX_WMASK);
     index = sass_mod(in, SASS_M_TEX_INDEX), s_reg = in->ra, t_reg = (uint32_t)(in->ra + 1);
     for (unsigned k = 0, r = in->rd; k < 4; k++) dst[k] = (chans >> k & 1) ? (uint8_t)r++ : SASS_RZ;
+  } else if (in->op == SASS_OP_TLD && sass_mod(in, SASS_M_TLD_DIM) == 1 && !sass_mod(in, SASS_M_TLD_LOD) &&
+             !sass_mod(in, SASS_M_TLD_AOFFI) && !sass_mod(in, SASS_M_TLD_MS) && !sass_mod(in, SASS_M_TLD_CL)) {
+    chans = sass_mod(in, SASS_M_TLD_WMASK);
+    index = sass_mod(in, SASS_M_TLD_INDEX), s_reg = in->ra, t_reg = (uint32_t)(in->ra + 1), fetch = 1;
+    for (unsigned k = 0, r = in->rd; k < 4; k++) dst[k] = (chans >> k & 1) ? (uint8_t)r++ : SASS_RZ;
   } else {
-    return gs_diag_set(d, GS_EINVAL, "this texture instruction's form is not modelled by gpusim (TEXS 2D, 2D.LZ and "
-                       "TEX 2D are)");
+    return gs_diag_set(d, GS_EINVAL, "this texture instruction's form is not modelled by gpusim (TEXS 2D and 2D.LZ, "
+                       "TEX 2D, TLDS 1D.LZ, 2D.LZ and 2D.LL, TLD.LZ 2D are)");
   }
   uint32_t cfg[2];
   for (unsigned k = 0; k < 2; k++) {
@@ -361,7 +377,11 @@ static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, 
   uint32_t texel[SASS_LANES];
   tmu_lanes l = {SASS_LANES, lanes, w->r[s_reg & 255], w->r[t_reg & 255], NULL, 0};
   int rc = tmu_texture_decode(cfg, 2, 0, &tex, d);
-  if (rc < 0 || (rc = tmu_sample(tc->g->mem, &tex, 0, &l, texel, d)) < 0) return rc;
+  if (rc >= 0)
+    rc = fetch ? tmu_fetch(tc->g->mem, &tex, 0, SASS_LANES, lanes, l.s, l.t, lod_reg == SASS_RZ ? NULL : w->r[lod_reg],
+                           texel, d)
+               : tmu_sample(tc->g->mem, &tex, 0, &l, texel, d);
+  if (rc < 0) return rc;
   for (uint32_t m = lanes; m; m &= m - 1) {
     unsigned ln = (unsigned)__builtin_ctz(m), k = 0;
     uint32_t out[4];
