@@ -24,13 +24,6 @@ bool qpu_mul_pack_partial(uint64_t w) {
   return !qpu_is_branch(w) && qpu_get(w, QPU_F_PM) && pack >= 4 && pack <= 7;
 }
 
-unsigned qpu_raddr(uint64_t w, int file) {
-  if (qpu_is_branch(w)) return !file && qpu_get(w, QPU_F_REG) ? qpu_get(w, QPU_F_RADDR_A_BR) : QPU_R_NOP;
-  if (!qpu_is_alu(w)) return QPU_R_NOP;
-  if (!file) return qpu_get(w, QPU_F_RADDR_A);
-  return qpu_sig(w) == QPU_SIG_SMALL_IMM ? QPU_R_NOP : qpu_get(w, QPU_F_RADDR_B);
-}
-
 bool qpu_reads_mutex(uint64_t w) { return qpu_raddr(w, 0) == QPU_R_MUTEX || qpu_raddr(w, 1) == QPU_R_MUTEX; }
 
 unsigned qpu_acc_reads(uint64_t w) {

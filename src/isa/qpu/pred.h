@@ -121,7 +121,12 @@ bool qpu_mul_pack_partial(uint64_t w);
  * raddr_a and raddr_b in the ALU form (raddr_b holds a small immediate in
  * the small-immediate form), a register branch's raddr_a (a regfile-A
  * register), nothing for a load immediate. */
-unsigned qpu_raddr(uint64_t w, int file);
+static inline unsigned qpu_raddr(uint64_t w, int file) {
+  if (qpu_is_branch(w)) return !file && qpu_get(w, QPU_F_REG) ? qpu_get(w, QPU_F_RADDR_A_BR) : QPU_R_NOP;
+  if (!qpu_is_alu(w)) return QPU_R_NOP;
+  if (!file) return qpu_get(w, QPU_F_RADDR_A);
+  return qpu_sig(w) == QPU_SIG_SMALL_IMM ? QPU_R_NOP : qpu_get(w, QPU_F_RADDR_B);
+}
 /* A read address that is an I/O register (not a physical register, not nop). */
 static inline bool qpu_raddr_is_io(unsigned a) { return a >= 32 && a != QPU_R_NOP; }
 /* Whether w reads the mutex (which acquires it, or stalls). */
