@@ -1,0 +1,110 @@
+/* pica.h — the decoded DMP PICA200 shader instruction (vertex and geometry
+ * shader units of the Nintendo 3DS GPU): one 32-bit word plus the operand
+ * descriptor it names, taken apart into fields. The bit positions live in
+ * table.c alone (pica_formats); decode.c and disasm.c only walk them.
+ *
+ * Facts: 3dbrew "GPU/Shader Instruction Set" (current revision), GBATEK
+ * "3DS GPU Shader Instruction Set", picasso's assembler (devkitPro) and
+ * nihstro's shader_bytecode.h as a statement of the layout. docs/pica.md is
+ * the chapter.
+ */
+#ifndef GS_ISA_PICA_PICA_H
+#define GS_ISA_PICA_PICA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gpusim/diag.h"
+
+/* Instruction formats (3dbrew's names; F1u is 3dbrew's format 1 with one
+ * source, F0 the formats without operands). */
+typedef enum pica_fmt {
+  PICA_F0,  /* NOP END EMIT BREAK */
+  PICA_F1,  /* two sources: SRC1 wide (7 bits), SRC2 narrow (5) */
+  PICA_F1I, /* inverted: SRC1 narrow, SRC2 wide */
+  PICA_F1U, /* one source (wide) */
+  PICA_F1C, /* CMP: 5-bit opcode, CMPX/CMPY in place of DST */
+  PICA_F2,  /* flow control on the cmp flags: NUM, DST, CONDOP, REFY, REFX */
+  PICA_F3,  /* flow control on a bool/int uniform: NUM, DST, UID */
+  PICA_F4,  /* SETEMIT: WINDING, PRIMEMIT, VTXID */
+  PICA_F5,  /* MAD: 3-bit opcode; SRC1 narrow, SRC2 wide, SRC3 narrow */
+  PICA_F5I, /* MADI: SRC1 narrow, SRC2 narrow, SRC3 wide */
+  PICA_NFMT
+} pica_fmt;
+
+/* Opcodes (6-bit values; CMP is 0x2E-0x2F, MADI 0x30-0x37, MAD 0x38-0x3F:
+ * pica_insn.op holds the first of each range). */
+enum {
+  PICA_ADD = 0x00, PICA_DP3 = 0x01, PICA_DP4 = 0x02, PICA_DPH = 0x03, PICA_DST = 0x04, PICA_EX2 = 0x05,
+  PICA_LG2 = 0x06, PICA_LITP = 0x07, PICA_MUL = 0x08, PICA_SGE = 0x09, PICA_SLT = 0x0A, PICA_FLR = 0x0B,
+  PICA_MAX = 0x0C, PICA_MIN = 0x0D, PICA_RCP = 0x0E, PICA_RSQ = 0x0F, PICA_MOVA = 0x12, PICA_MOV = 0x13,
+  PICA_DPHI = 0x18, PICA_DSTI = 0x19, PICA_SGEI = 0x1A, PICA_SLTI = 0x1B, PICA_BREAK = 0x20, PICA_NOP = 0x21,
+  PICA_END = 0x22, PICA_BREAKC = 0x23, PICA_CALL = 0x24, PICA_CALLC = 0x25, PICA_CALLU = 0x26, PICA_IFU = 0x27,
+  PICA_IFC = 0x28, PICA_LOOP = 0x29, PICA_EMIT = 0x2A, PICA_SETEMIT = 0x2B, PICA_JMPC = 0x2C, PICA_JMPU = 0x2D,
+  PICA_CMP = 0x2E, PICA_MADI = 0x30, PICA_MAD = 0x38
+};
+
+/* Raw register indices. A wide (7-bit) source: 0x00-0x0F v0-v15, 0x10-0x1F
+ * r0-r15, 0x20-0x7F c0-c95; a narrow (5-bit) source only the first two; a
+ * destination (5 bits): 0x00-0x0F o0-o15, 0x10-0x1F r0-r15. */
+#define PICA_REG_R 0x10
+#define PICA_REG_C 0x20
+
+/* Relative-address selector (IDX), applied to the wide source only. */
+enum { PICA_IDX_NONE = 0, PICA_IDX_A0X = 1, PICA_IDX_A0Y = 2, PICA_IDX_AL = 3 };
+
+/* CONDOP of format 2. */
+enum { PICA_COND_OR = 0, PICA_COND_AND = 1, PICA_COND_X = 2, PICA_COND_Y = 3 };
+
+/* CMP operators (CMPX, CMPY); 6 and 7 have no documented meaning and are
+ * refused. */
+enum { PICA_CMP_EQ, PICA_CMP_NE, PICA_CMP_LT, PICA_CMP_LE, PICA_CMP_GT, PICA_CMP_GE };
+
+typedef struct pica_src {
+  uint8_t reg;  /* raw index (above) */
+  uint8_t idx;  /* PICA_IDX_*: nonzero only on the wide source */
+  uint8_t neg;  /* operand descriptor: negate */
+  uint8_t swz;  /* operand descriptor selector: component k from bits 7-2k..6-2k (0 x, 1 y, 2 z, 3 w) */
+} pica_src;
+
+typedef struct pica_insn {
+  uint32_t word, opdesc; /* opdesc: the descriptor the word names, 0 without one */
+  uint8_t op;            /* PICA_* opcode (first of its range) */
+  uint8_t fmt;           /* pica_fmt */
+  uint8_t nsrc;          /* sources read: 0-3 */
+  uint8_t wide;          /* which source (1-3) is the wide one, 0 if none */
+  uint8_t dst;           /* raw destination (F1, F1i, F1u but MOVA, F5, F5i) */
+  uint8_t mask;          /* operand descriptor write mask: bit 3 x, 2 y, 1 z, 0 w */
+  uint8_t desc;          /* operand descriptor index (DESC) */
+  pica_src src[3];
+  uint8_t cmpx, cmpy;    /* CMP operators */
+  uint8_t condop, refx, refy;
+  uint16_t target;       /* F2/F3: DST, a word address */
+  uint8_t num;           /* F2/F3: NUM */
+  uint8_t uid;           /* F3: bool uniform b0-b15 (LOOP: int uniform i0-i3) */
+  uint8_t vtxid, prim, winding; /* F4 */
+} pica_insn;
+
+/* Selector component k (0 x .. 3 w) of selector byte s. */
+static inline unsigned pica_swz_comp(uint8_t s, unsigned k) { return (s >> (6 - 2 * k)) & 3u; }
+
+/* The mnemonic of opcode op (6-bit), NULL for the unknown encodings. */
+const char *pica_op_name(unsigned op);
+
+/* Decodes word, found at word address pc, with the operand descriptor table
+ * opdesc[0..nopdesc) (the instructions with no operands ignore it). Refuses
+ * (GS_EINVAL, naming pc and the field) the unknown opcodes, a reserved
+ * field value (CMP operators 6 and 7, a LOOP uniform above i3), nonzero bits
+ * in fields no source gives a meaning, and a descriptor index past the
+ * table. */
+int pica_decode(uint32_t word, uint32_t pc, const uint32_t *opdesc, size_t nopdesc, pica_insn *out, gs_diag *d);
+
+/* The instruction's text in picasso syntax (docs/pica.md), NUL-terminated
+ * in buf (size n); returns its length. */
+size_t pica_format_insn(const pica_insn *i, char *buf, size_t n);
+
+/* Disassembles ncode program words with their operand descriptor table into
+ * malloc'ed text, one instruction a line ("    text ; ADDR: WORD"). */
+int pica_disasm(const uint32_t *code, size_t ncode, const uint32_t *opdesc, size_t nopdesc, char **text,
+                gs_diag *d);
+
+#endif
