@@ -1,0 +1,202 @@
+/* num.c — PICA200 numerics (num.h; the model is docs/pica-numerics.md). */
+#include "isa/pica/num.h"
+
+#include <math.h>
+#include <stdint.h>
+#include "isa/uop/uop.h"
+
+/* The carrier's float and back (uop.h's lane helpers). */
+static float fl(uint32_t u) { return gs_lane_f(u); }
+static uint32_t bits(float f) { return gs_lane_u(f); }
+
+/* ---- float24 <-> f32 -------------------------------------------------------- */
+
+uint32_t pica_f24_to_f32(uint32_t w) {
+  uint32_t s = (w & 0x800000u) << 8, e = (w >> 16) & 0x7f, mant = w & 0xffff;
+  if (e == 127) return s | 0x7f800000u | (mant << 7);
+  if (e == 0) return s | bits(ldexpf((float)mant, -78)); /* subnormal (or zero), exact */
+  return s | ((e - 63 + 127) << 23) | (mant << 7);
+}
+
+uint32_t pica_f32_to_f24(uint32_t x) {
+  uint32_t s = (x >> 8) & 0x800000u, e = (x >> 23) & 0xff, mant = x & 0x7fffff;
+  if (e == 255) return s | 0x7f0000u | (mant ? 0x8000u | (mant >> 7) : 0);
+  if (e >= 127 + 64) return s | 0x7f0000u;     /* 2^64 and above: infinity */
+  if (e <= 127 - 63) return s;                 /* below 2^-62: zero of the sign */
+  return s | ((e - 127 + 63) << 16) | (mant >> 7);
+}
+
+uint32_t pica_num_load(uint32_t x, pica_num_mode m) {
+  return m == PICA_NUM_F32 ? x : pica_f24_to_f32(pica_f32_to_f24(x));
+}
+
+/* ---- rounding --------------------------------------------------------------- */
+
+/* |v| truncated toward zero to 17 significant bits (v finite, nonzero). */
+static double trunc17(double v) {
+  int e;
+  frexp(v, &e); /* v = f * 2^e, 0.5 <= |f| < 1 */
+  return ldexp(trunc(ldexp(v, 17 - e)), e - 17);
+}
+
+/* The f24 result of the exact value s + e (s the double nearest it, e the
+ * error, |e| <= half an ulp of s, e = 0 when s is exact): NaN -> PICA_NAN,
+ * truncated toward zero to 17 bits, |.| >= 2^64 -> inf, < 2^-62 -> +0. */
+static uint32_t out24(double s, double e) {
+  if (isnan(s)) return PICA_NAN;
+  if (isinf(s)) return bits((float)s);
+  /* s on the 17-bit grid while the exact value lies just inside it: the
+   * truncation is the grid point below |s| (nextafter lands between). */
+  if (s != 0 && e != 0 && (e < 0) != (s < 0) && trunc17(s) == s) s = nextafter(s, 0.0);
+  double a = fabs(s);
+  if (a >= 0x1p64) return bits(s < 0 ? -INFINITY : INFINITY);
+  if (a < 0x1p-62) return 0;
+  return bits((float)trunc17(s));
+}
+
+/* An arithmetic input in F24: subnormals (below 2^-62) are +0. */
+static double in24(uint32_t u) {
+  double d = fl(u);
+  return fabs(d) < 0x1p-62 ? 0.0 : d;
+}
+
+/* An F32 result: NaN canonical. */
+static uint32_t out32(float f) { return isnan(f) ? PICA_NAN : bits(f); }
+
+/* Knuth's TwoSum: s + e == a + b exactly (a, b finite). */
+static double two_sum(double a, double b, double *e) {
+  double s = a + b, bb = s - a;
+  *e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+
+/* Exact sum of two doubles, then out24. */
+static uint32_t add24(double a, double b) {
+  double e = 0, s = (isfinite(a) && isfinite(b)) ? two_sum(a, b, &e) : a + b;
+  return out24(s, isfinite(s) ? e : 0);
+}
+
+/* The exact product with MUL's 0 x inf = 0 rule (double, F24 inputs). */
+static double mul24(double a, double b) {
+  double p = a * b;
+  return (isnan(p) && !isnan(a) && !isnan(b)) ? 0.0 : p;
+}
+static float mul32(float a, float b) {
+  float p = a * b;
+  return (isnan(p) && !isnan(a) && !isnan(b)) ? 0.0f : p;
+}
+
+/* ---- arithmetic -------------------------------------------------------------- */
+
+uint32_t pica_add(uint32_t a, uint32_t b, pica_num_mode m) {
+  if (m == PICA_NUM_F32) return out32(fl(a) + fl(b));
+  return add24(in24(a), in24(b));
+}
+
+uint32_t pica_mul(uint32_t a, uint32_t b, pica_num_mode m) {
+  if (m == PICA_NUM_F32) return out32(mul32(fl(a), fl(b)));
+  return out24(mul24(in24(a), in24(b)), 0);
+}
+
+uint32_t pica_mad(uint32_t a, uint32_t b, uint32_t c, pica_num_mode m) {
+  if (m == PICA_NUM_F32) return out32(mul32(fl(a), fl(b)) + fl(c));
+  return add24(mul24(in24(a), in24(b)), in24(c));
+}
+
+/* ((p0 + p1) + p2) + p3 over n products, the last b[3] itself when dph. */
+static uint32_t dot(const uint32_t a[4], const uint32_t b[4], int n, int dph, pica_num_mode m) {
+  if (m == PICA_NUM_F32) {
+    float t = mul32(fl(a[0]), fl(b[0]));
+    for (int i = 1; i < n; i++) t += (dph && i == 3) ? fl(b[3]) : mul32(fl(a[i]), fl(b[i]));
+    return out32(t);
+  }
+  /* F24: the partial sum is the f24 result of each addition; products exact. */
+  double t = mul24(in24(a[0]), in24(b[0]));
+  uint32_t r = 0;
+  for (int i = 1; i < n; i++) {
+    r = add24(t, (dph && i == 3) ? in24(b[3]) : mul24(in24(a[i]), in24(b[i])));
+    t = fl(r);
+  }
+  return r;
+}
+
+uint32_t pica_dp3(const uint32_t a[4], const uint32_t b[4], pica_num_mode m) { return dot(a, b, 3, 0, m); }
+uint32_t pica_dp4(const uint32_t a[4], const uint32_t b[4], pica_num_mode m) { return dot(a, b, 4, 0, m); }
+uint32_t pica_dph(const uint32_t a[4], const uint32_t b[4], pica_num_mode m) { return dot(a, b, 4, 1, m); }
+
+void pica_dst(const uint32_t a[4], const uint32_t b[4], uint32_t d[4], pica_num_mode m) {
+  uint32_t y = pica_mul(a[1], b[1], m);
+  d[0] = PICA_ONE;
+  d[1] = y;
+  d[2] = a[2];
+  d[3] = b[3];
+}
+
+uint32_t pica_flr(uint32_t a, pica_num_mode m) {
+  if (m == PICA_NUM_F32) return out32(floorf(fl(a)));
+  return out24(floor(in24(a)), 0);
+}
+
+/* ---- selects and compares ---------------------------------------------------- */
+
+uint32_t pica_max(uint32_t a, uint32_t b) { return fl(a) > fl(b) ? a : b; }
+uint32_t pica_min(uint32_t a, uint32_t b) { return fl(a) < fl(b) ? a : b; }
+uint32_t pica_sge(uint32_t a, uint32_t b) { return fl(a) >= fl(b) ? PICA_ONE : 0; }
+uint32_t pica_slt(uint32_t a, uint32_t b) { return fl(a) < fl(b) ? PICA_ONE : 0; }
+
+int pica_cmp(uint32_t a, uint32_t b, unsigned op) {
+  float x = fl(a), y = fl(b);
+  switch (op & 7) {
+  case 0: return x == y;
+  case 1: return x != y;
+  case 2: return x < y;
+  case 3: return x <= y;
+  case 4: return x > y;
+  case 5: return x >= y;
+  default: return 1;
+  }
+}
+
+int pica_cond(unsigned condop, int refx, int refy, int cmpx, int cmpy) {
+  int x = !cmpx == !refx, y = !cmpy == !refy;
+  switch (condop & 3) {
+  case 0: return x || y;
+  case 1: return x && y;
+  case 2: return x;
+  default: return y;
+  }
+}
+
+void pica_litp(const uint32_t s[4], uint32_t d[4], int cmp[2]) {
+  const uint32_t lim = 0x42fffe00u; /* 127.99609375 = 0x7FFF / 0x100 */
+  uint32_t y = s[1];
+  if (fl(y) > fl(lim)) y = lim;
+  if (fl(y) < -fl(lim)) y = lim | 0x80000000u;
+  cmp[0] = fl(s[0]) >= 0.0f;
+  cmp[1] = fl(s[3]) >= 0.0f;
+  d[0] = pica_max(s[0], 0);
+  d[1] = y;
+  d[2] = 0;
+  d[3] = pica_max(s[3], 0);
+}
+
+int32_t pica_mova(uint32_t a) {
+  float f = fl(a);
+  if (!(f > -2147483904.0f && f < 2147483648.0f)) return INT32_MIN; /* NaN, out of range */
+  return (int32_t)f;
+}
+
+/* ---- transcendentals ---------------------------------------------------------- */
+
+/* Finish a transcendental computed in double. */
+static uint32_t fin(double r, pica_num_mode m) { return m == PICA_NUM_F32 ? out32((float)r) : out24(r, 0); }
+/* The input as a double: F24 flushes subnormals, both modes make -0 +0. */
+static double tin(uint32_t a, pica_num_mode m) {
+  double d = m == PICA_NUM_F32 ? (double)fl(a) : in24(a);
+  return d == 0 ? 0.0 : d;
+}
+
+uint32_t pica_rcp(uint32_t a, pica_num_mode m) { return fin(1.0 / tin(a, m), m); }
+uint32_t pica_rsq(uint32_t a, pica_num_mode m) { return fin(1.0 / sqrt(tin(a, m)), m); }
+uint32_t pica_ex2(uint32_t a, pica_num_mode m) { return fin(exp2(tin(a, m)), m); }
+uint32_t pica_lg2(uint32_t a, pica_num_mode m) { return fin(log2(tin(a, m)), m); }
