@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "isa/isa.h"
 #include "isa/pica/pica.h"
 
 /* Descriptor 0: write xyzw, every source .xyzw, no negation (bits 0-3 mask
@@ -201,11 +202,141 @@ static void test_refusals(void **state) {
   assert_null(text);
 }
 
+/* ---- SHBIN ---------------------------------------------------------------------- */
+
+static void le32(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> 8 * k);
+}
+static void le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+
+/* simple_tri's SHBIN laid out by hand from 3dbrew's "SHBIN" tables
+ * (0x118 bytes): DVLB with one DVLE at 0x8C; DVLP at 0x0C (program at +0x28,
+ * 8 words; descriptors at +0x48, 7 entries of 8 bytes); DVLE header 0x40
+ * bytes, then 2 constants (20 bytes each), 2 outputs, 1 uniform, symbols. */
+static size_t simple_tri_shbin(uint8_t *f) {
+  static const uint32_t code[8] = {0x4E000000u, 0x4E07F001u, 0x08020802u, 0x08021803u,
+                                   0x08022804u, 0x08023805u, 0x4C201006u, 0x88000000u};
+  static const uint32_t od[7] = {0x0000036Eu, 0x00000AA1u, 0x0006C368u, 0x0006C364u,
+                                 0x0006C362u, 0x0006C361u, 0x0000036Fu};
+  memset(f, 0, 0x118);
+  memcpy(f, "DVLB", 4), le32(f + 4, 1), le32(f + 8, 0x8C);
+  uint8_t *p = f + 0x0C;
+  memcpy(p, "DVLP", 4);
+  le32(p + 0x08, 0x28), le32(p + 0x0C, 8), le32(p + 0x10, 0x48), le32(p + 0x14, 7);
+  le32(p + 0x20, 0x80), le32(p + 0x24, 0);
+  for (int k = 0; k < 8; k++) le32(p + 0x28 + 4 * k, code[k]);
+  for (int k = 0; k < 7; k++) le32(p + 0x48 + 8 * k, od[k]), le32(p + 0x4C + 8 * k, 0xF); /* 2nd word: unknown */
+  uint8_t *e = f + 0x8C;
+  memcpy(e, "DVLE", 4), le16(e + 4, 0x1002), e[6] = 0;
+  le32(e + 0x08, 0), le32(e + 0x0C, 8), le16(e + 0x10, 0x0003), le16(e + 0x12, 0x0003);
+  le32(e + 0x18, 0x40), le32(e + 0x1C, 2);       /* constants at 0xCC */
+  le32(e + 0x20, 0x68), le32(e + 0x24, 0);       /* no labels */
+  le32(e + 0x28, 0x68), le32(e + 0x2C, 2);       /* outputs at 0xF4 */
+  le32(e + 0x30, 0x78), le32(e + 0x34, 1);       /* uniform at 0x104 */
+  le32(e + 0x38, 0x80), le32(e + 0x3C, 11);      /* symbols at 0x10C */
+  uint8_t *c = e + 0x40; /* vec4 c95 = (0, 1, -1, 0.1); vec4 c94 = (0.3, 0, 0, 0) in float24 */
+  c[0] = 2, c[2] = 95, le32(c + 4, 0x000000), le32(c + 8, 0x3F0000), le32(c + 12, 0xBF0000), le32(c + 16, 0x3B9999);
+  c += 20;
+  c[0] = 2, c[2] = 94, le32(c + 4, 0x3D3333);
+  uint8_t *o = e + 0x68;
+  le16(o, 0), le16(o + 2, 0), le16(o + 4, 0xF);     /* position -> o0 */
+  le16(o + 8, 2), le16(o + 10, 1), le16(o + 12, 0xF); /* color -> o1 */
+  uint8_t *u = e + 0x78;
+  le32(u, 0), le16(u + 4, 0x10), le16(u + 6, 0x13);  /* "projection" = c0-c3 */
+  memcpy(e + 0x80, "projection", 11);
+  return 0x118;
+}
+
+static void test_shbin(void **state) {
+  (void)state;
+  uint8_t f[0x118];
+  size_t n = simple_tri_shbin(f);
+  pica_shbin s;
+  gs_diag d = {0};
+  if (pica_shbin_read(f, n, &s, &d) != GS_OK) fail_msg("%s", d.msg);
+  assert_int_equal(s.ncode, 8);
+  assert_int_equal(s.code[1], 0x4E07F001u);
+  assert_int_equal(s.nopdesc, 7);
+  assert_int_equal(s.opdesc[1], 0x00000AA1u);
+  assert_int_equal(s.opdesc[6], 0x0000036Fu);
+  assert_int_equal(s.ndvle, 1);
+  const pica_dvle *e = &s.dvle[0];
+  assert_int_equal(e->type, 0);
+  assert_int_equal(e->main, 0);
+  assert_int_equal(e->end, 8);
+  assert_int_equal(e->out_mask, 3);
+  assert_int_equal(e->nconsts, 2);
+  assert_int_equal(e->consts[0].type, 2);
+  assert_int_equal(e->consts[0].reg, 95);
+  assert_int_equal(e->consts[0].v[2], 0xBF0000u);
+  assert_int_equal(e->consts[1].reg, 94);
+  assert_int_equal(e->consts[1].v[0], 0x3D3333u);
+  assert_int_equal(e->noutputs, 2);
+  assert_int_equal(e->outputs[1].type, 2);
+  assert_int_equal(e->outputs[1].reg, 1);
+  assert_int_equal(e->outputs[1].mask, 0xF);
+  assert_int_equal(e->nuniforms, 1);
+  assert_string_equal(e->uniforms[0].name, "projection");
+  assert_int_equal(e->uniforms[0].first, 0x10);
+  assert_int_equal(e->uniforms[0].last, 0x13);
+  pica_shbin_free(&s);
+
+  /* refusals, each naming the byte offset */
+  uint8_t g[0x118];
+  memcpy(g, f, n), g[0x0C] = 'X';
+  assert_int_equal(pica_shbin_read(g, n, &s, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "0xc: expected \"DVLP\""));
+  assert_int_equal(pica_shbin_read(f, 0x100, &s, &d), GS_EINVAL); /* symbols cut off */
+  assert_non_null(strstr(d.msg, "symbol table"));
+  memcpy(g, f, n), le32(g + 0x0C + 0x0C, 0x40); /* 64 program words do not fit */
+  assert_int_equal(pica_shbin_read(g, n, &s, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "0x14: the program"));
+  memcpy(g, f, n), le32(g + 0x8C + 0x0C, 9); /* end past the program */
+  assert_int_equal(pica_shbin_read(g, n, &s, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "0x94:"));
+  memcpy(g, f, n); /* name without its NUL */
+  g[0x10C + 10] = 'x';
+  assert_int_equal(pica_shbin_read(g, n, &s, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "uniform name"));
+  memcpy(g, f, n), g[0xCC + 2] = 96; /* c96 */
+  assert_int_equal(pica_shbin_read(g, n, &s, &d), GS_EINVAL);
+  assert_non_null(strstr(d.msg, "0xcc: constant"));
+  assert_int_equal(pica_shbin_read(f, 3, &s, &d), GS_EINVAL);
+}
+
+/* The registry's "pica": SHBIN files disassemble; there is no assembler yet. */
+static void test_registry(void **state) {
+  (void)state;
+  const gs_isa *isa = gs_isa_by_name("pica");
+  assert_non_null(isa);
+  assert_ptr_equal(gs_isa_by_id(GS_ISA_PICA), isa);
+  assert_null(isa->run_vertex); /* scenes refuse PICA200 programs */
+  uint8_t f[0x118];
+  size_t n = simple_tri_shbin(f);
+  char *text;
+  gs_diag d = {0};
+  if (isa->disassemble(f, n, 0, &text, &d) != GS_OK) fail_msg("%s", d.msg);
+  const char *want[] = {"; dvle 0: vertex shader, main 0x000, end 0x008, inputs 0x0003, outputs 0x0003\n",
+                        ";   .out o0 position.xyzw\n", ";   .out o1 color.xyzw\n",
+                        ";   c95 = float24 (0x000000, 0x3f0000, 0xbf0000, 0x3b9999)\n",
+                        ";   uniform projection 0x10-0x13\n", "    mov r0.w, c95.y ", "    end "};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    if (!strstr(text, want[k])) fail_msg("no '%s' in:\n%s", want[k], text);
+  free(text);
+  f[0] = 'X';
+  assert_int_equal(isa->disassemble(f, n, 0, &text, &d), GS_EINVAL);
+  assert_null(text);
+  gs_isa_binary b;
+  assert_int_equal(isa->assemble("nop\n", "p.pica", 0, &b, &d), GS_EASM);
+  assert_non_null(strstr(d.msg, "p.pica:1:1:"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_encodings), cmocka_unit_test(test_fields),
       cmocka_unit_test(test_relative),            cmocka_unit_test(test_opdesc),
       cmocka_unit_test(test_simple_tri),          cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_shbin),                cmocka_unit_test(test_registry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,9 @@
 
 extern const gs_isa gs_isa_qpu;  /* isa/qpu/isa_qpu.c */
 extern const gs_isa gs_isa_sass; /* isa/sass/isa_sass.c */
+extern const gs_isa gs_isa_pica; /* isa/pica/isa_pica.c */
 
-static const gs_isa *const registry[] = {&gs_isa_qpu, &gs_isa_sass};
+static const gs_isa *const registry[] = {&gs_isa_qpu, &gs_isa_sass, &gs_isa_pica};
 #define NREGISTRY (sizeof registry / sizeof registry[0])
 
 const gs_isa *gs_isa_at(unsigned n) { return n < NREGISTRY ? registry[n] : NULL; }

@@ -37,7 +37,7 @@ assert(gpusim.config().interpreter == "fast" and gpusim.config().watchdog == c.w
 
 -- ISA names and binaries are checked before any assembler runs
 fails({"bad argument #1", "unknown ISA 'nosuch'", "known: qpu, sass"}, gpusim.asm, "nosuch", "nop")
-fails({"bad argument #1", "unknown ISA"}, gpusim.disasm, "pica", "")
+fails({"bad argument #1", "unknown ISA"}, gpusim.disasm, "nosuch", "")
 fails({"bad argument #2", "string expected"}, gpusim.asm, "qpu", nil)
 fails({"bad argument #2", "NUL byte"}, gpusim.asm, "qpu", "nop\0nop")
 fails({"bad argument #3", "'base'"}, gpusim.asm, "qpu", "nop", {base = -1})

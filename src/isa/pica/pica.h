@@ -107,4 +107,53 @@ size_t pica_format_insn(const pica_insn *i, char *buf, size_t n);
 int pica_disasm(const uint32_t *code, size_t ncode, const uint32_t *opdesc, size_t nopdesc, char **text,
                 gs_diag *d);
 
+/* ---- SHBIN (DVLB: one DVLP program, N DVLE executables) ---------------------
+ * Layout per 3dbrew "SHBIN" and GBATEK "3DS Files - Video Shaders". */
+
+typedef struct pica_const {
+  uint8_t type;   /* 0 bool, 1 ivec4, 2 vec4 */
+  uint8_t reg;    /* b0-b15, i0-i3, c0-c95 by type */
+  uint32_t v[4];  /* bool: v[0]; ivec4: x, y, z, w bytes; vec4: x, y, z, w float24 */
+} pica_const;
+
+typedef struct pica_output {
+  uint16_t type;  /* 0 position, 1 normalquat, 2 color, 3 texcoord0, 4 texcoord0w, 5 texcoord1,
+                     6 texcoord2, 8 view, 9 dummy */
+  uint16_t reg;   /* o-register */
+  uint16_t mask;  /* bit 0 x .. bit 3 w (the opposite order of a descriptor's write mask) */
+} pica_output;
+
+typedef struct pica_uniform {
+  const char *name; /* into the reader's copy of the file */
+  uint16_t first, last; /* 0x00-0x0F v, 0x10-0x6F c0-c95, 0x70-0x73 i0-i3, 0x78-0x87 b0-b15 */
+} pica_uniform;
+
+typedef struct pica_dvle {
+  uint8_t type;          /* 0 vertex, 1 geometry */
+  uint8_t merge_outmaps; /* geometry: merge the vertex shader's output map */
+  uint32_t main, end;    /* word addresses in the program */
+  uint16_t in_mask, out_mask;
+  uint8_t gs_mode, gs_fixed_start, gs_variable_num, gs_fixed_num;
+  pica_const *consts;
+  size_t nconsts;
+  pica_output *outputs;
+  size_t noutputs;
+  pica_uniform *uniforms;
+  size_t nuniforms;
+} pica_dvle;
+
+typedef struct pica_shbin {
+  uint8_t *file;         /* the reader's copy */
+  size_t size;
+  uint32_t *code, *opdesc; /* program words; the first word of each descriptor entry */
+  size_t ncode, nopdesc;
+  pica_dvle *dvle;
+  size_t ndvle;
+} pica_shbin;
+
+/* Reads a SHBIN. Every offset and count is checked against the file; errors
+ * (GS_EINVAL) name the byte offset. Free with pica_shbin_free. */
+int pica_shbin_read(const uint8_t *bytes, size_t size, pica_shbin *out, gs_diag *d);
+void pica_shbin_free(pica_shbin *s);
+
 #endif
