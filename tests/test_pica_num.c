@@ -3,6 +3,8 @@
  * floating-point table, aroulin/3ds-gpu-tests' hardware expectations
  * "FPTn", azahar's float24 test vectors), or worked out by hand in binary
  * from the model of docs/pica-numerics.md; the comment on each says which. */
+#include <fenv.h>
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -372,12 +374,106 @@ static void test_dot_dst_litp_flr(void **state) {
   }
 }
 
+/* ---- float24 arithmetic against an independent exact method ---------------- */
+
+/* Random float24 values (as f32 bits) and exact sums, products and fused
+ * sums in long double (64-bit significand: exact for the exponent spreads
+ * drawn below), truncated by the host's own round-toward-zero conversion
+ * to binary32 and then to 17 bits by clearing 7 bits. num.c never changes
+ * the rounding mode; it gets there with doubles and TwoSum instead. */
+#if LDBL_MANT_DIG >= 64
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng >> 16);
+}
+/* A float24 normal with exponent e (unbiased) and a random sign and fraction. */
+static uint32_t f24_at(int e) {
+  uint32_t r = rnd();
+  return (r & 0x80000000u) | (uint32_t)(e + 127) << 23 | (r & 0xffffu) << 7;
+}
+static int rnd_in(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+static uint32_t oracle(long double v) {
+  if (isnan(v)) return QNAN;
+  if (fabsl(v) >= 0x1p64L) return v < 0 ? NINF : PINF;
+  if (fabsl(v) < 0x1p-62L) return ZERO;
+  /* volatile: GCC otherwise moves the conversion past the second
+   * fesetround even with -frounding-math. */
+  volatile long double vv = v;
+  fesetround(FE_TOWARDZERO);
+  volatile float f = (float)vv;
+  fesetround(FE_TONEAREST);
+  return U(f) & ~0x7fu;
+}
+static long double L(uint32_t u) { return (long double)F(u); }
+#endif
+
+static void test_f24_exact(void **state) {
+  (void)state;
+#if LDBL_MANT_DIG >= 64
+  for (int i = 0; i < 200000; i++) {
+    /* Sums: b up to 80 binades below a. A double holds a + b exactly up to
+     * about 36; past 53 it rounds to a itself, the case TwoSum corrects.
+     * Past 40 b is below a's float24 ulp, so only its sign can matter: the
+     * expected value takes 2^(e-30) of b's sign in its place, which a long
+     * double adds exactly. */
+    int e = rnd_in(-60, 62), eb = e - rnd_in(0, 80);
+    if (eb < -62) eb = -62;
+    uint32_t a = f24_at(e), b = f24_at(eb);
+    long double bb = e - eb > 40 ? copysignl(ldexpl(1.0L, e - 30), L(b)) : L(b);
+    assert_int_equal(pica_add(a, b, F24), oracle(L(a) + bb));
+    assert_int_equal(pica_add(b, a, F24), oracle(L(a) + bb));
+    /* Products, reaching past both ends of the range. */
+    uint32_t x = f24_at(rnd_in(-62, 63)), y = f24_at(rnd_in(-62, 63));
+    assert_int_equal(pica_mul(x, y, F24), oracle(L(x) * L(y)));
+    /* Fused sums: c within 20 binades of the product. */
+    uint32_t p = f24_at(rnd_in(-20, 20)), q = f24_at(rnd_in(-20, 20));
+    int ep = ilogbl(L(p) * L(q));
+    uint32_t c = f24_at(ep + rnd_in(-20, 20));
+    assert_int_equal(pica_mad(p, q, c, F24), oracle(L(p) * L(q) + L(c)));
+    /* RCP is exactly the truncated reciprocal; F32 rounds it to nearest. */
+    assert_int_equal(pica_rcp(x, F24), oracle(1.0L / L(x)));
+    assert_int_equal(pica_rcp(x, F32), U((float)(1.0L / L(x))));
+  }
+#else
+  skip();
+#endif
+}
+
+/* RSQ, EX2, LG2 in F24 lie within one float24 ulp of long double libm. */
+static void test_f24_transcendental_accuracy(void **state) {
+  (void)state;
+#if LDBL_MANT_DIG >= 64
+  for (int i = 0; i < 100000; i++) {
+    uint32_t x = f24_at(rnd_in(-62, 63)) & 0x7fffffffu;
+    uint32_t t = f24_at(rnd_in(-8, 5));
+    struct {
+      uint32_t r;
+      long double exact;
+    } c[3] = {{pica_rsq(x, F24), 1.0L / sqrtl(L(x))},
+              {pica_lg2(x, F24), log2l(L(x))},
+              {pica_ex2(t, F24), exp2l(L(t))}};
+    for (int k = 0; k < 3; k++) {
+      if (c[k].exact == 0 || fabsl(c[k].exact) < 0x1p-62L || fabsl(c[k].exact) >= 0x1p64L) continue;
+      assert_int_equal(c[k].r & 0x7fu, 0); /* a float24 */
+      long double ulp = ldexpl(1.0L, ilogbl(c[k].exact) - 16);
+      assert_true(fabsl(L(c[k].r) - c[k].exact) < ulp);
+    }
+  }
+#else
+  skip();
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f24_to_f32),      cmocka_unit_test(test_f32_to_f24),
       cmocka_unit_test(test_special_values),  cmocka_unit_test(test_max_min_compare),
       cmocka_unit_test(test_cmp_ops),         cmocka_unit_test(test_flush),
       cmocka_unit_test(test_f24_rounding),    cmocka_unit_test(test_dot_dst_litp_flr),
+      cmocka_unit_test(test_f24_exact),       cmocka_unit_test(test_f24_transcendental_accuracy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
