@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "isa/uop/uop.h"
 
 /* The carrier's float and back (uop.h's lane helpers). */
@@ -32,12 +33,21 @@ uint32_t pica_num_load(uint32_t x, pica_num_mode m) {
 
 /* ---- rounding --------------------------------------------------------------- */
 
-/* |v| truncated toward zero to 17 significant bits (v finite, nonzero). */
-static double trunc17(double v) {
-  int e;
-  frexp(v, &e); /* v = f * 2^e, 0.5 <= |f| < 1 */
-  return ldexp(trunc(ldexp(v, 17 - e)), e - 17);
+/* A double's bits and back. Every double here is normal or zero (the
+ * smallest, a product of two 2^-62s, is 2^-124), so clearing the low 36 of
+ * its 52 fraction bits truncates it toward zero to 17 significant bits, and
+ * one less in the bits is the next double toward zero. */
+static uint64_t dbits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
 }
+static double dval(uint64_t u) {
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+#define LOW36 ((UINT64_C(1) << 36) - 1)
 
 /* The f24 result of the exact value s + e (s the double nearest it, e the
  * error, |e| <= half an ulp of s, e = 0 when s is exact): NaN -> PICA_NAN,
@@ -45,13 +55,15 @@ static double trunc17(double v) {
 static uint32_t out24(double s, double e) {
   if (isnan(s)) return PICA_NAN;
   if (isinf(s)) return bits((float)s);
+  uint64_t u = dbits(s);
   /* s on the 17-bit grid while the exact value lies just inside it: the
-   * truncation is the grid point below |s| (nextafter lands between). */
-  if (s != 0 && e != 0 && (e < 0) != (s < 0) && trunc17(s) == s) s = nextafter(s, 0.0);
-  double a = fabs(s);
+   * truncation is the grid point below |s| (one double inward lands
+   * between the two). */
+  if (s != 0 && e != 0 && (e < 0) != (s < 0) && !(u & LOW36)) u--;
+  double a = fabs(dval(u));
   if (a >= 0x1p64) return bits(s < 0 ? -INFINITY : INFINITY);
   if (a < 0x1p-62) return 0;
-  return bits((float)trunc17(s));
+  return bits((float)dval(u & ~LOW36)); /* exact: 17 bits, in float range */
 }
 
 /* An arithmetic input in F24: subnormals (below 2^-62) are +0. */

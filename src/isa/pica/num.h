@@ -20,7 +20,8 @@
  *  - PICA_NUM_F32: what Citra/azahar compute: IEEE binary32 round to
  *    nearest, subnormals and -0 kept, only MUL's 0 x inf = 0 rule added.
  * In both modes every NaN an operation produces is PICA_NAN; RCP and RSQ
- * of -0 are +inf (the hardware has no -0).
+ * of -0 are +inf (the hardware has no -0). Inputs need not be float24
+ * values: any binary32 is taken at its value (after F24's flush).
  *
  * HOST ENVIRONMENT. PICA_NUM_F32 results are the host's binary32
  * arithmetic and expect the C default floating-point environment (round to
