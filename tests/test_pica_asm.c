@@ -149,22 +149,24 @@ static void test_opdesc(void **state) {
   text_of(0x4C000000u, e, 1, "mov o0, v0");
 }
 
-/* 3ds-examples simple_tri.v.pica as picasso assembles it. */
+/* 3ds-examples simple_tri.v.pica as picasso assembles it: 8 words, 7
+ * operand descriptors. */
+static const uint32_t tri_code[8] = {0x4E000000u, 0x4E07F001u, 0x08020802u, 0x08021803u,
+                                     0x08022804u, 0x08023805u, 0x4C201006u, 0x88000000u};
+static const uint32_t tri_od[7] = {0x0000036Eu, 0x00000AA1u, 0x0006C368u, 0x0006C364u,
+                                   0x0006C362u, 0x0006C361u, 0x0000036Fu};
+
 static void test_simple_tri(void **state) {
   (void)state;
-  const uint32_t code[8] = {0x4E000000u, 0x4E07F001u, 0x08020802u, 0x08021803u,
-                            0x08022804u, 0x08023805u, 0x4C201006u, 0x88000000u};
-  const uint32_t od[7] = {0x0000036Eu, 0x00000AA1u, 0x0006C368u, 0x0006C364u,
-                          0x0006C362u, 0x0006C361u, 0x0000036Fu};
   char *text;
   gs_diag d = {0};
-  assert_int_equal(pica_disasm(code, 8, od, 7, &text, &d), GS_OK);
+  assert_int_equal(pica_disasm(tri_code, 8, tri_od, 7, &text, &d), GS_OK);
   const char *want[8] = {"mov r0.xyz, v0", "mov r0.w, c95.y", "dp4 o0.x, c0, r0", "dp4 o0.y, c1, r0",
                          "dp4 o0.z, c2, r0", "dp4 o0.w, c3, r0", "mov o1, v1", "end"};
   const char *p = text;
   for (int k = 0; k < 8; k++) {
     char tail[32];
-    snprintf(tail, sizeof tail, "; %03x: %08x\n", k, code[k]);
+    snprintf(tail, sizeof tail, "; %03x: %08x\n", k, tri_code[k]);
     const char *e = strchr(p, '\n');
     assert_non_null(e);
     if (strncmp(p, "    ", 4) || strncmp(p + 4, want[k], strlen(want[k])) || !strstr(p, tail) || strstr(p, tail) > e)
@@ -214,18 +216,14 @@ static void le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v
  * 8 words; descriptors at +0x48, 7 entries of 8 bytes); DVLE header 0x40
  * bytes, then 2 constants (20 bytes each), 2 outputs, 1 uniform, symbols. */
 static size_t simple_tri_shbin(uint8_t *f) {
-  static const uint32_t code[8] = {0x4E000000u, 0x4E07F001u, 0x08020802u, 0x08021803u,
-                                   0x08022804u, 0x08023805u, 0x4C201006u, 0x88000000u};
-  static const uint32_t od[7] = {0x0000036Eu, 0x00000AA1u, 0x0006C368u, 0x0006C364u,
-                                 0x0006C362u, 0x0006C361u, 0x0000036Fu};
   memset(f, 0, 0x118);
   memcpy(f, "DVLB", 4), le32(f + 4, 1), le32(f + 8, 0x8C);
   uint8_t *p = f + 0x0C;
   memcpy(p, "DVLP", 4);
   le32(p + 0x08, 0x28), le32(p + 0x0C, 8), le32(p + 0x10, 0x48), le32(p + 0x14, 7);
   le32(p + 0x20, 0x80), le32(p + 0x24, 0);
-  for (int k = 0; k < 8; k++) le32(p + 0x28 + 4 * k, code[k]);
-  for (int k = 0; k < 7; k++) le32(p + 0x48 + 8 * k, od[k]), le32(p + 0x4C + 8 * k, 0xF); /* 2nd word: unknown */
+  for (int k = 0; k < 8; k++) le32(p + 0x28 + 4 * k, tri_code[k]);
+  for (int k = 0; k < 7; k++) le32(p + 0x48 + 8 * k, tri_od[k]), le32(p + 0x4C + 8 * k, 0xF); /* 2nd word: unknown */
   uint8_t *e = f + 0x8C;
   memcpy(e, "DVLE", 4), le16(e + 4, 0x1002), e[6] = 0;
   le32(e + 0x08, 0), le32(e + 0x0C, 8), le16(e + 0x10, 0x0003), le16(e + 0x12, 0x0003);
@@ -326,9 +324,135 @@ static void test_registry(void **state) {
   f[0] = 'X';
   assert_int_equal(isa->disassemble(f, n, 0, &text, &d), GS_EINVAL);
   assert_null(text);
+}
+
+/* ---- the assembler ------------------------------------------------------------------ */
+
+/* Assembles src through the registry and reads the SHBIN back. */
+static void asm_shbin(const char *src, pica_shbin *s) {
   gs_isa_binary b;
-  assert_int_equal(isa->assemble("nop\n", "p.pica", 0, &b, &d), GS_EASM);
-  assert_non_null(strstr(d.msg, "p.pica:1:1:"));
+  gs_diag d = {0};
+  if (gs_isa_by_name("pica")->assemble(src, "t.pica", 0, &b, &d) != GS_OK) fail_msg("%s", d.msg);
+  if (pica_shbin_read(b.bytes, b.size, s, &d) != GS_OK) fail_msg("%s", d.msg);
+  assert_int_equal(b.nlines, s->ncode);
+  gs_isa_binary_free(&b);
+}
+
+static uint32_t asm_word(const char *src) {
+  pica_shbin s;
+  asm_shbin(src, &s);
+  assert_int_equal(s.ncode, 1);
+  uint32_t w = s.code[0];
+  pica_shbin_free(&s);
+  return w;
+}
+
+/* The published words come out of their texts (each alone: descriptor 0). */
+static void test_asm_published(void **state) {
+  (void)state;
+  static const struct { const char *text; uint32_t word; } t[] = {
+      {"nop", 0x84000000u}, {"end", 0x88000000u}, {"emit", 0xA8000000u}, {"break", 0x80000000u},
+      {"mov o0, v0", 0x4C000000u}, {"mov r0, c5[a0.x]", 0x4E0A5000u}, {"add o0, v0, v1", 0x00000080u},
+      {"dphi o0, v0, c3", 0x60001180u}, {"dph o0, v0, c3", 0x60001180u}, /* picasso picks the I form */
+      {"cmp c0, lt, ge, r1", 0xBAA20880u}, {"call 0x002, 1", 0x90000801u}, {"ifc cmp.x, 3, 2", 0xA3800C02u},
+      {"for i1, 0x10", 0xA4404000u}, {"jmpu !b3, 7", 0xB4C01C01u}, {"setemit 2, prim", 0xAE800000u},
+      {"mad o0, v0, c1, r2", 0xE0008640u}, {"madi o0, v0, r1, c2", 0xC0011440u},
+      {"mad o0, v0, r1, c2", 0xC0011440u}, /* a wide SRC3 makes it madi */
+      {"mova a0.xy, v0", 0x48000000u}, {"MOV O0, V0 ; comment", 0x4C000000u},
+  };
+  for (size_t k = 0; k < sizeof t / sizeof *t; k++) {
+    uint32_t w = asm_word(t[k].text);
+    if (w != t[k].word) fail_msg("'%s': 0x%08x, want 0x%08x", t[k].text, w, t[k].word);
+  }
+  pica_shbin s;
+  asm_shbin("mova a0.xy, v0", &s);
+  assert_int_equal(s.opdesc[0] & 0xF, 0xC); /* mask x and y */
+  pica_shbin_free(&s);
+  asm_shbin("add o0.yw, -v0.wzyx, v1.y", &s); /* mask 0x5, SRC1 negate + 0xE4, SRC2 0x55 */
+  assert_int_equal(s.opdesc[0] & 0x3FFFFF, 0x5u | 1u << 4 | 0xE4u << 5 | 0x55u << 14);
+  pica_shbin_free(&s);
+}
+
+/* simple_tri in this syntax gives picasso's 8 words; its descriptors agree
+ * with picasso's on every bit the instructions read (mask, SRC1; SRC2 for dp4). */
+static void test_asm_simple_tri(void **state) {
+  (void)state;
+  pica_shbin s;
+  asm_shbin("; simple_tri\nmain:\n    mov r0.xyz, v0\n    mov r0.w, c95.yyyy\n"
+            "    dp4 o0.x, c0, r0\n    dp4 o0.y, c1, r0\n    dp4 o0.z, c2, r0\n    dp4 o0.w, c3, r0\n"
+            "    mov o1, v1\n    end\n", &s);
+  assert_int_equal(s.ncode, 8);
+  assert_int_equal(s.nopdesc, 7);
+  for (int k = 0; k < 8; k++) assert_int_equal(s.code[k], tri_code[k]);
+  for (int k = 0; k < 7; k++) {
+    uint32_t care = k >= 2 && k <= 5 ? 0x3FFFFFu : 0x1FFFu;
+    assert_int_equal(s.opdesc[k] & care, tri_od[k] & care);
+  }
+  pica_shbin_free(&s);
+}
+
+/* Text -> SHBIN -> text -> the same SHBIN, with labels, every format, mad
+ * descriptors placed first. */
+static void test_asm_round_trip(void **state) {
+  (void)state;
+  const char *src = "start:\n  mov r1.xy, -c10[aL].wzyx\n  cmp r1, eq, ne, v2\n"
+                    "  ifc cmp.x && !cmp.y, else, 1\n  add o0.w, c3[a0.y], -r1.z\n"
+                    "else: sgei r2, v1, c7\n  callc !cmp.x || cmp.y, sub, 2\n  callu b15, sub, 2\n"
+                    "  ifu b2, 0x00a, 0\n  jmpc !cmp.y, start\n  jmpu b0, start\n  for i3, sub\n"
+                    "  breakc cmp.x\n  setemit 1, prim inv\n  setemit 0\n  emit\n"
+                    "sub: madi r3, v0, -r1.x, c4[a0.x].zw\n  mad o2.xz, r0, c9, v3\n"
+                    "  ex2 r4, c1.w\n  litp r5, r6\n  mova a0.y, c1\n  slt r7, c2, r0\n  end\n";
+  pica_shbin s;
+  gs_isa_binary b, b2;
+  gs_diag d = {0};
+  const gs_isa *isa = gs_isa_by_name("pica");
+  if (isa->assemble(src, "rt.pica", 0, &b, &d) != GS_OK) fail_msg("%s", d.msg);
+  assert_int_equal(pica_shbin_read(b.bytes, b.size, &s, &d), GS_OK);
+  assert_int_equal(s.ncode, 22);
+  assert_true((s.code[15] & 0x1F) < 2 && (s.code[16] & 0x1F) < 2); /* the two mad descriptors: 0 and 1 */
+  assert_int_equal(s.code[2] >> 26, 0x28);           /* ifc */
+  assert_int_equal((s.code[2] >> 10) & 0xFFF, 4);    /* else: word 4 */
+  assert_int_equal((s.code[2] >> 22) & 3, 1);        /* && */
+  assert_int_equal((s.code[2] >> 24) & 3, 2);        /* REFX 1, REFY 0 */
+  assert_int_equal((s.code[10] >> 10) & 0xFFF, 15);  /* for i3, sub */
+  assert_int_equal(b.lines[4].line, 6);              /* "else:" line's instruction */
+  pica_shbin_free(&s);
+  char *text;
+  if (isa->disassemble(b.bytes, b.size, 0, &text, &d) != GS_OK) fail_msg("%s", d.msg);
+  assert_non_null(strstr(text, "    madi r3, v0, -r1.x, c4[a0.x].zw "));
+  assert_non_null(strstr(text, "    ifc cmp.x && !cmp.y, 0x004, 1 "));
+  if (isa->assemble(text, "rt2.pica", 0, &b2, &d) != GS_OK) fail_msg("%s\n%s", d.msg, text);
+  assert_int_equal(b2.size, b.size);
+  assert_memory_equal(b2.bytes, b.bytes, b.size);
+  free(text);
+  gs_isa_binary_free(&b);
+  gs_isa_binary_free(&b2);
+}
+
+static void asm_fails(const char *src, const char *part) {
+  gs_isa_binary b;
+  gs_diag d = {0};
+  assert_int_equal(gs_isa_by_name("pica")->assemble(src, "e.pica", 0, &b, &d), GS_EASM);
+  if (!strstr(d.msg, part)) fail_msg("'%s': '%s' lacks '%s'", src, d.msg, part);
+}
+
+static void test_asm_errors(void **state) {
+  (void)state;
+  asm_fails("nop\n  frob o0, v0", "e.pica:2:3: unknown instruction 'frob'");
+  asm_fails("add o0, v0, c1", "e.pica:1:1: add: source 2 ('c1') must be v0-v15 or r0-r15");
+  asm_fails("mov o0, c96", "no such register");
+  asm_fails("mov v0, v1", "not a destination");
+  asm_fails("mov o0.yx, v1", "xyzw order");
+  asm_fails("mov o0, v1[a1]", "[a0.x], [a0.y] or [aL]");
+  asm_fails("jmpc cmp.x, nowhere", "undefined label 'nowhere'");
+  asm_fails("a:\na: nop", "e.pica:2:1: label 'a' defined twice");
+  asm_fails("for i4, 0", "i0-i3");
+  asm_fails("cmp c0, lt, xx, r1", "not 'xx'");
+  asm_fails("ifc cmp.x && cmp.x, 0, 0", "not a condition");
+  asm_fails("mova a1, v0", "a0.x, a0.y or a0.xy");
+  asm_fails("add o0, v0", "add takes 3 operand(s), not 2");
+  asm_fails("; nothing", "no instructions");
+  asm_fails("setemit 3", "0-2");
 }
 
 int main(void) {
@@ -337,6 +461,8 @@ int main(void) {
       cmocka_unit_test(test_relative),            cmocka_unit_test(test_opdesc),
       cmocka_unit_test(test_simple_tri),          cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_shbin),                cmocka_unit_test(test_registry),
+      cmocka_unit_test(test_asm_published),      cmocka_unit_test(test_asm_simple_tri),
+      cmocka_unit_test(test_asm_round_trip),     cmocka_unit_test(test_asm_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

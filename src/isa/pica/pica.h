@@ -156,4 +156,11 @@ typedef struct pica_shbin {
 int pica_shbin_read(const uint8_t *bytes, size_t size, pica_shbin *out, gs_diag *d);
 void pica_shbin_free(pica_shbin *s);
 
+/* Assembles the disassembler's syntax (plain instructions, `label:`, `;`
+ * comments; docs/pica.md) into a SHBIN with one vertex executable (main 0,
+ * end = the word count, no tables); out->lines name each word's byte offset
+ * in the file. Errors (GS_EASM) name file:line:column. */
+struct gs_isa_binary;
+int pica_asm(const char *src, const char *file, struct gs_isa_binary *out, gs_diag *d);
+
 #endif
