@@ -333,6 +333,11 @@ static void test_dot_dst_litp_flr(void **state) {
   }
   /* F24 truncates each addition, left to right: (1 + 2^-17) + 2^-17 is
    * 1 then 1; F32 keeps both halves, 1 + 2^-16. */
+  /* -0 products: F32 starts from +0 as Citra does, and (+0) + (-0) = +0;
+   * F24 never makes -0. */
+  const uint32_t m1[4] = {MONE, MONE, MONE, MONE}, z4[4] = {ZERO, ZERO, ZERO, ZERO};
+  assert_int_equal(pica_dp3(m1, z4, F32), ZERO);
+  assert_int_equal(pica_dp4(m1, z4, F24), ZERO);
   const uint32_t one3[4] = {ONE, ONE, ONE, ONE};
   const uint32_t tiny[4] = {ONE, 0x37000000u, 0x37000000u, ZERO};
   assert_int_equal(pica_dp3(one3, tiny, F24), ONE);

@@ -118,8 +118,8 @@ uint32_t pica_mad(uint32_t a, uint32_t b, uint32_t c, pica_num_mode m) {
 /* ((p0 + p1) + p2) + p3 over n products, the last b[3] itself when dph. */
 static uint32_t dot(const uint32_t a[4], const uint32_t b[4], int n, int dph, pica_num_mode m) {
   if (m == PICA_NUM_F32) {
-    float t = mul32(fl(a[0]), fl(b[0]));
-    for (int i = 1; i < n; i++) t += (dph && i == 3) ? fl(b[3]) : mul32(fl(a[i]), fl(b[i]));
+    float t = 0.0f; /* Citra's inner product starts from +0: -0 products sum to +0 */
+    for (int i = 0; i < n; i++) t += (dph && i == 3) ? fl(b[3]) : mul32(fl(a[i]), fl(b[i]));
     return out32(t);
   }
   /* F24: the partial sum is the f24 result of each addition; products exact. */
@@ -200,15 +200,28 @@ int32_t pica_mova(uint32_t a) {
 
 /* ---- transcendentals ---------------------------------------------------------- */
 
-/* Finish a transcendental computed in double. */
-static uint32_t fin(double r, pica_num_mode m) { return m == PICA_NUM_F32 ? out32((float)r) : out24(r, 0); }
-/* The input as a double: F24 flushes subnormals, both modes make -0 +0. */
-static double tin(uint32_t a, pica_num_mode m) {
-  double d = m == PICA_NUM_F32 ? (double)fl(a) : in24(a);
+/* F24: the input as a double, subnormals flushed, -0 made +0; the result
+ * computed in double is truncated like every other. */
+static double tin(uint32_t a) {
+  double d = in24(a);
   return d == 0 ? 0.0 : d;
 }
+/* F32: the input as a float, -0 made +0; the operation in float as
+ * Citra's interpreter writes it. */
+static float tin32(uint32_t a) {
+  float f = fl(a);
+  return f == 0 ? 0.0f : f;
+}
 
-uint32_t pica_rcp(uint32_t a, pica_num_mode m) { return fin(1.0 / tin(a, m), m); }
-uint32_t pica_rsq(uint32_t a, pica_num_mode m) { return fin(1.0 / sqrt(tin(a, m)), m); }
-uint32_t pica_ex2(uint32_t a, pica_num_mode m) { return fin(exp2(tin(a, m)), m); }
-uint32_t pica_lg2(uint32_t a, pica_num_mode m) { return fin(log2(tin(a, m)), m); }
+uint32_t pica_rcp(uint32_t a, pica_num_mode m) {
+  return m == PICA_NUM_F32 ? out32(1.0f / tin32(a)) : out24(1.0 / tin(a), 0);
+}
+uint32_t pica_rsq(uint32_t a, pica_num_mode m) {
+  return m == PICA_NUM_F32 ? out32(1.0f / sqrtf(tin32(a))) : out24(1.0 / sqrt(tin(a)), 0);
+}
+uint32_t pica_ex2(uint32_t a, pica_num_mode m) {
+  return m == PICA_NUM_F32 ? out32(exp2f(tin32(a))) : out24(exp2(tin(a)), 0);
+}
+uint32_t pica_lg2(uint32_t a, pica_num_mode m) {
+  return m == PICA_NUM_F32 ? out32(log2f(tin32(a))) : out24(log2(tin(a)), 0);
+}

@@ -70,7 +70,8 @@ uint32_t pica_mul(uint32_t a, uint32_t b, pica_num_mode m);
 uint32_t pica_mad(uint32_t a, uint32_t b, uint32_t c, pica_num_mode m);
 /* Dot products of the swizzled sources, summed ((p0 + p1) + p2) + p3 with
  * MUL's 0 x inf rule for each product p_i = a[i] * b[i]. F24: products
- * exact, each addition truncated; F32: every step rounded. DPH is DP4 with
+ * exact, each addition truncated; F32: every step rounded, the sum started
+ * from +0 as Citra's (so -0 products give +0). DPH is DP4 with
  * a[3] replaced by 1.0, so it adds b[3] unmultiplied. */
 uint32_t pica_dp3(const uint32_t a[4], const uint32_t b[4], pica_num_mode m);
 uint32_t pica_dp4(const uint32_t a[4], const uint32_t b[4], pica_num_mode m);
@@ -115,10 +116,10 @@ int32_t pica_mova(uint32_t a);
 
 /* ---- transcendentals (of component 0, broadcast by the caller) ----------- */
 
-/* RCP 1/a, RSQ 1/sqrt(a), EX2 2^a, LG2 log2(a). F32: computed in double,
- * rounded once to binary32 (Citra's interpreter: correctly rounded RCP,
- * libm elsewhere). F24: computed in double, then truncated like every
- * result (within one f24 ulp below the exact value; docs/pica-numerics.md).
+/* RCP 1/a, RSQ 1/sqrt(a), EX2 2^a, LG2 log2(a). F32: in float as Citra's
+ * interpreter writes them (1.0f / a, 1.0f / sqrtf(a), exp2f, log2f). F24:
+ * computed in double, then truncated like every result (within one f24 ulp
+ * of the exact value; docs/pica-numerics.md).
  * Special values: rcp(+-0) = +inf, rcp(+-inf) = +0, rsq(+-0) = +inf,
  * rsq(+inf) = +0, rsq(x < 0) = NaN, ex2(-inf) = +0, ex2(+inf) = +inf,
  * lg2(+-0) = -inf, lg2(x < 0) = NaN, lg2(+inf) = +inf; NaN in, NaN out. */
