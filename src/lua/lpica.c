@@ -1,0 +1,189 @@
+/* lpica.c — gpusim.pica: one PICA200 vertex shader invocation run alone
+ * (issue 10; docs/pica.md, "Running a program alone"):
+ *
+ *   r = gpusim.pica.run{program = shbin, entry = n, inputs = {[0] = {x, y, z, w}, ...},
+ *                       float_uniforms = {[i] = {x, y, z, w}}, int_uniforms = {[i] = {x, y, z, w}},
+ *                       bool_uniforms = {[i] = true|false}, float = "f24"|"f32"}
+ *
+ * program: SHBIN bytes (gpusim.asm("pica", text)); entry: the DVLE (0 the
+ * first, the default); inputs v0-v15; the uniforms c0-c95, i0-i3 and b0-b15
+ * (given ones override the DVLE's constants, which are applied first);
+ * float: the arithmetic, float24 (default) or IEEE binary32. Returns
+ * {outputs = {[i] = {x, y, z, w}}} for every output register the program
+ * writes or the DVLE's output map declares (components never written are
+ * 0), written = {[i] = mask} (bit 0 x .. bit 3 w), a0 = {x, y}, aL = n,
+ * cmp = {x, y} (booleans), instructions = n. Errors name the word address.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include "isa/pica/exec.h"
+#include "lua/lgpusim.h"
+
+typedef struct run_state {
+  pica_shbin shbin;
+  int have_shbin;
+  pica_insn *insn;
+  pica_state st;
+} run_state;
+
+static int state_gc(lua_State *L) {
+  run_state *r = luaL_checkudata(L, 1, "gpusim.pica.run_state");
+  if (r->have_shbin) pica_shbin_free(&r->shbin), r->have_shbin = 0;
+  free(r->insn), r->insn = NULL;
+  return 0;
+}
+
+static uint32_t fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float fval(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* The vector t[key] at idx (a table of 4 numbers), into v as f32 bits. */
+static void vec4(lua_State *L, int idx, const char *what, lua_Integer key, uint32_t v[4], int integer) {
+  if (!lua_istable(L, idx)) luaL_error(L, "gpusim.pica.run: %s[%d] must be a table {x, y, z, w}", what, (int)key);
+  for (int k = 0; k < 4; k++) {
+    lua_geti(L, idx, k + 1);
+    if (integer) {
+      lua_Integer n;
+      int ok = 0;
+      n = lua_tointegerx(L, -1, &ok);
+      if (!ok || n < -128 || n > 255)
+        luaL_error(L, "gpusim.pica.run: %s[%d] component %d must be an integer 0..255 (or -128..-1)", what, (int)key, k + 1);
+      v[k] = (uint32_t)(n & 0xff);
+    } else {
+      if (lua_type(L, -1) != LUA_TNUMBER)
+        luaL_error(L, "gpusim.pica.run: %s[%d] component %d must be a number", what, (int)key, k + 1);
+      v[k] = fbits((float)lua_tonumber(L, -1));
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* For each [i] = value of field `name` (i in 0..max-1): fn. */
+#define EACH_INDEX(L, name, max, body)                                                                  \
+  do {                                                                                                  \
+    if (lua_getfield(L, 1, name) != LUA_TNIL) {                                                         \
+      luaL_argexpected(L, lua_istable(L, -1), 1, "field '" name "' as a table");                     \
+      lua_pushnil(L);                                                                                   \
+      while (lua_next(L, -2)) {                                                                         \
+        int ok_ = 0;                                                                                    \
+        lua_Integer key = lua_tointegerx(L, -2, &ok_);                                                  \
+        if (!ok_ || key < 0 || key >= (max))                                                            \
+          luaL_error(L, "gpusim.pica.run: %s: index %s is not 0..%d", name, luaL_tolstring(L, -2, NULL), \
+                     (int)(max) - 1);                                                                    \
+        body;                                                                                           \
+        lua_pop(L, 1);                                                                                  \
+      }                                                                                                 \
+    }                                                                                                   \
+    lua_pop(L, 1);                                                                                      \
+  } while (0)
+
+static void push_vec(lua_State *L, const uint32_t v[4]) {
+  lua_createtable(L, 4, 0);
+  for (int k = 0; k < 4; k++) {
+    lua_pushnumber(L, fval(v[k]));
+    lua_rawseti(L, -2, k + 1);
+  }
+}
+
+static int l_run(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  run_state *r = lua_newuserdatauv(L, sizeof *r, 0);
+  memset(r, 0, sizeof *r);
+  if (luaL_newmetatable(L, "gpusim.pica.run_state")) {
+    lua_pushcfunction(L, state_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  gs_diag d;
+  gs_diag_clear(&d);
+  size_t size;
+  if (lua_getfield(L, 1, "program") != LUA_TSTRING)
+    return luaL_error(L, "gpusim.pica.run: program must be SHBIN bytes (gpusim.asm(\"pica\", text))");
+  const char *bytes = lua_tolstring(L, -1, &size);
+  if (pica_shbin_read((const uint8_t *)bytes, size, &r->shbin, &d) < 0) return lgs_error(L, "pica.run", d.msg);
+  r->have_shbin = 1;
+  lua_pop(L, 1);
+  const pica_shbin *sb = &r->shbin;
+  lua_Integer entry = (lua_getfield(L, 1, "entry"), luaL_optinteger(L, -1, 0));
+  lua_pop(L, 1);
+  if (entry < 0 || (size_t)entry >= sb->ndvle)
+    return luaL_error(L, "gpusim.pica.run: entry %d: the SHBIN has %d executable(s) (DVLE 0..%d)", (int)entry,
+                      (int)sb->ndvle, (int)sb->ndvle - 1);
+  const pica_dvle *dv = &sb->dvle[entry];
+  if (dv->type != 0) return luaL_error(L, "gpusim.pica.run: DVLE %d is a geometry shader; gpusim runs vertex shaders", (int)entry);
+  const char *fl = (lua_getfield(L, 1, "float"), luaL_optstring(L, -1, "f24"));
+  if (strcmp(fl, "f24") && strcmp(fl, "f32")) return luaL_error(L, "gpusim.pica.run: float '%s': \"f24\" or \"f32\"", fl);
+  lua_pop(L, 1);
+  pica_state *st = &r->st;
+  st->mode = fl[1] == '3' ? PICA_NUM_F32 : PICA_NUM_F24;
+  /* the DVLE's constants, then what the call gives */
+  for (size_t k = 0; k < dv->nconsts; k++) {
+    const pica_const *c = &dv->consts[k];
+    if (c->type == 0) st->b = (uint16_t)((st->b & ~(1u << (c->reg & 15))) | ((c->v[0] & 1u) << (c->reg & 15)));
+    else if (c->type == 1) for (int j = 0; j < 4; j++) st->i[c->reg & 3][j] = (uint8_t)c->v[j];
+    else if (c->reg < 96) for (int j = 0; j < 4; j++) st->c[c->reg][j] = pica_num_load(pica_f24_to_f32(c->v[j]), st->mode);
+  }
+  uint32_t v[4];
+  EACH_INDEX(L, "float_uniforms", 96, {
+    vec4(L, -1, "float_uniforms", key, v, 0);
+    for (int j = 0; j < 4; j++) st->c[key][j] = pica_num_load(v[j], st->mode);
+  });
+  EACH_INDEX(L, "int_uniforms", 4, {
+    vec4(L, -1, "int_uniforms", key, v, 1);
+    for (int j = 0; j < 4; j++) st->i[key][j] = (uint8_t)v[j];
+  });
+  EACH_INDEX(L, "bool_uniforms", 16, {
+    st->b = (uint16_t)((st->b & ~(1u << key)) | ((unsigned)lua_toboolean(L, -1) << key));
+  });
+  EACH_INDEX(L, "inputs", 16, {
+    vec4(L, -1, "inputs", key, v, 0);
+    for (int j = 0; j < 4; j++) st->v[key][j] = pica_num_load(v[j], st->mode);
+  });
+  /* decode, then run from the DVLE's main */
+  if (!(r->insn = calloc(sb->ncode ? sb->ncode : 1, sizeof *r->insn))) return luaL_error(L, "gpusim.pica.run: out of memory");
+  for (size_t k = 0; k < sb->ncode; k++)
+    if (pica_decode(sb->code[k], (uint32_t)k, sb->opdesc, sb->nopdesc, &r->insn[k], &d) < 0)
+      return lgs_error(L, "pica.run", d.msg);
+  pica_program p = {r->insn, sb->ncode};
+  if (pica_run_ref(st, &p, dv->main, 1u << 24, &d) < 0) return lgs_error(L, "pica.run", d.msg);
+
+  lua_createtable(L, 0, 6);
+  lua_newtable(L); /* outputs */
+  lua_newtable(L); /* written */
+  uint16_t declared = 0;
+  for (size_t k = 0; k < dv->noutputs; k++) declared |= (uint16_t)(1u << (dv->outputs[k].reg & 15));
+  for (int o = 0; o < 16; o++) {
+    if (!st->written[o] && !(declared >> o & 1)) continue;
+    push_vec(L, st->o[o]);
+    lua_rawseti(L, -3, o);
+    lua_pushinteger(L, st->written[o]);
+    lua_rawseti(L, -2, o);
+  }
+  lua_setfield(L, -3, "written");
+  lua_setfield(L, -2, "outputs");
+  lua_createtable(L, 2, 0);
+  lua_pushinteger(L, st->a0[0]), lua_rawseti(L, -2, 1);
+  lua_pushinteger(L, st->a0[1]), lua_rawseti(L, -2, 2);
+  lua_setfield(L, -2, "a0");
+  lua_pushinteger(L, st->al), lua_setfield(L, -2, "aL");
+  lua_createtable(L, 2, 0);
+  lua_pushboolean(L, st->cmp[0]), lua_rawseti(L, -2, 1);
+  lua_pushboolean(L, st->cmp[1]), lua_rawseti(L, -2, 2);
+  lua_setfield(L, -2, "cmp");
+  lua_pushinteger(L, (lua_Integer)st->steps), lua_setfield(L, -2, "instructions");
+  return 1;
+}
+
+const luaL_Reg lgs_pica_funcs[] = {
+  {"run", l_run},
+  {NULL, NULL}
+};
