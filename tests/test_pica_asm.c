@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include "isa/isa.h"
 #include "isa/pica/pica.h"
+#include "isa/pica/table.h"
 
 /* Descriptor 0: write xyzw, every source .xyzw, no negation (bits 0-3 mask
  * 0xF; SRC1 selector 0x1B at bits 5-12; SRC2 at 14-21; SRC3 at 23-30). */
@@ -192,6 +193,8 @@ static void test_refusals(void **state) {
   refused(0x48200000u, od, 1, "no field");               /* mova with a DST */
   refused(0x90000101u, od, 1, "no field");               /* call with bit 8 */
   refused(0xA5000000u, od, 1, "i0-i3");                  /* for i4 */
+  refused(0xAF000000u, od, 1, "slots 0-2");              /* setemit 3 */
+  refused(0x92000801u, od, 1, "condition bits");         /* call with REFX */
   refused(0xB4C01C02u, od, 1, "inversion");              /* jmpu NUM 2 */
   refused(0xB0000001u, od, 1, "NUM");                    /* jmpc with NUM */
   refused(0x00000081u, od, 1, "past the table");         /* desc 1 of 1 */
@@ -455,6 +458,48 @@ static void test_asm_errors(void **state) {
   asm_fails("setemit 3", "0-2");
 }
 
+/* Random words that decode: their text assembles back to the same word (DESC
+ * 0, the REF bit a single-flag condition does not print set) and to a
+ * descriptor equal on every bit the text shows. */
+static void test_random_round_trip(void **state) {
+  (void)state;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  unsigned tried = 0;
+  const gs_isa *isa = gs_isa_by_name("pica");
+  for (int n = 0; n < 4000; n++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t w = (uint32_t)(x >> 32), od[1] = {(uint32_t)x};
+    pica_insn i;
+    gs_diag d = {0};
+    if (pica_ops[w >> 26].fmt == PICA_F0) w &= 0xFC000000u; /* else refused: unused bits */
+    if (pica_ops[w >> 26].fmt == PICA_F4) w &= 0xFFC00000u;
+    if (pica_ops[w >> 26].fmt == PICA_F2 || pica_ops[w >> 26].fmt == PICA_F3) w &= ~0x300u;
+    if (pica_ops[w >> 26].fmt == PICA_F1U) w &= (w >> 26) == PICA_MOVA ? ~0x03E00F80u : ~0xF80u;
+    unsigned f = pica_ops[w >> 26].fmt; /* DESC 0: the one descriptor */
+    w = f == PICA_F5 || f == PICA_F5I ? w & ~0x1Fu : f == PICA_F1 || f == PICA_F1I || f == PICA_F1U || f == PICA_F1C ? w & ~0x7Fu : w;
+    if (pica_decode(w, 0, od, 1, &i, &d) != GS_OK) continue;
+    char text[160];
+    pica_format_insn(&i, text, sizeof text);
+    if (i.nsrc && (i.op == PICA_MOVA ? !(i.mask & 0xC) : i.op != PICA_CMP && !i.mask)) continue;
+    uint32_t want = w;
+    if (i.fmt == PICA_F2 && i.condop == PICA_COND_X) want |= 1u << 24;
+    if (i.fmt == PICA_F2 && i.condop == PICA_COND_Y) want |= 1u << 25;
+    gs_isa_binary b;
+    if (isa->assemble(text, "r.pica", 0, &b, &d) != GS_OK) fail_msg("0x%08x '%s': %s", w, text, d.msg);
+    pica_shbin s;
+    assert_int_equal(pica_shbin_read(b.bytes, b.size, &s, &d), GS_OK);
+    if (s.code[0] != want) fail_msg("'%s': 0x%08x, want 0x%08x", text, s.code[0], want);
+    uint32_t care = i.op == PICA_MOVA ? 0xCu : i.op == PICA_CMP ? 0u : 0xFu;
+    for (unsigned k = 0; k < i.nsrc; k++) care |= (k == 0 ? 0x1FF0u : k == 1 ? 0x3FE000u : 0x7FC00000u);
+    if (i.nsrc && (s.opdesc[0] & care) != (od[0] & care))
+      fail_msg("'%s': descriptor 0x%08x, want 0x%08x on 0x%08x", text, s.opdesc[0], od[0], care);
+    pica_shbin_free(&s);
+    gs_isa_binary_free(&b);
+    tried++;
+  }
+  if (tried < 2000) fail_msg("only %u of 4000 words decoded", tried);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_encodings), cmocka_unit_test(test_fields),
@@ -463,6 +508,7 @@ int main(void) {
       cmocka_unit_test(test_shbin),                cmocka_unit_test(test_registry),
       cmocka_unit_test(test_asm_published),      cmocka_unit_test(test_asm_simple_tri),
       cmocka_unit_test(test_asm_round_trip),     cmocka_unit_test(test_asm_errors),
+      cmocka_unit_test(test_random_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,12 @@ int pica_decode(uint32_t word, uint32_t pc, const uint32_t *opdesc, size_t nopde
   if (out->op == PICA_JMPU && out->num > 1)
     return gs_diag_set(d, GS_EINVAL, "pica: word 0x%03x: 0x%08x: jmpu has NUM 0x%02x (only bit 0, the inversion, has "
                        "a meaning)", pc, word, out->num);
+  if (out->op == PICA_CALL && (out->condop || out->refx || out->refy))
+    return gs_diag_set(d, GS_EINVAL, "pica: word 0x%03x: 0x%08x: call has condition bits 0x%08x (unused, must be 0)", pc,
+                       word, word & 0x03C00000u);
+  if (out->op == PICA_SETEMIT && out->vtxid > 2)
+    return gs_diag_set(d, GS_EINVAL, "pica: word 0x%03x: 0x%08x: setemit vertex %u (the emit buffer has slots 0-2)", pc,
+                       word, out->vtxid);
   if (out->op == PICA_BREAKC && out->target)
     return gs_diag_set(d, GS_EINVAL, "pica: word 0x%03x: 0x%08x: breakc has DST 0x%03x (unused, must be 0)", pc, word,
                        out->target);

@@ -93,7 +93,8 @@ const char *pica_op_name(unsigned op);
 /* Decodes word, found at word address pc, with the operand descriptor table
  * opdesc[0..nopdesc) (the instructions with no operands ignore it). Refuses
  * (GS_EINVAL, naming pc and the field) the unknown opcodes, a reserved
- * field value (CMP operators 6 and 7, a LOOP uniform above i3), nonzero bits
+ * field value (CMP operators 6 and 7, a LOOP uniform above i3, SETEMIT
+ * vertex 3), nonzero bits
  * in fields no source gives a meaning, and a descriptor index past the
  * table. */
 int pica_decode(uint32_t word, uint32_t pc, const uint32_t *opdesc, size_t nopdesc, pica_insn *out, gs_diag *d);
