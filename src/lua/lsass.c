@@ -1,7 +1,7 @@
 /* lsass.c — gpusim.sass: a Maxwell SASS program run alone (src/isa/sass/solo.h).
  *
  *   r = gpusim.sass.run{code = bin, sph = bytes_or_table, inputs = {...},
- *                       cb = {[0] = {...}}, budget = n}
+ *                       cb = {[0] = {...}}, budget = n, interpreter = "fast"|"reference"}
  *
  * code: the program's code (gpusim.asm("sass", text)); sph: its 80-byte
  * header or a field table (gpusim.sph); without one a header is built from
@@ -262,6 +262,11 @@ static int l_run(lua_State *L) {
   }
   lua_pop(L, 1);
   st->s.budget = (lua_getfield(L, 1, "budget"), (uint64_t)luaL_optinteger(L, -1, 0));
+  lua_pop(L, 1);
+  const char *interp = (lua_getfield(L, 1, "interpreter"), luaL_optstring(L, -1, "fast"));
+  if (strcmp(interp, "fast") && strcmp(interp, "reference"))
+    return luaL_error(L, "gpusim.sass.run: interpreter '%s': \"fast\" or \"reference\"", interp);
+  st->s.interpreter = interp[0] == 'r' ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
   lua_pop(L, 1);
   read_cb(L, st, 1);
   read_lanes(L, st, inputs, pixel);

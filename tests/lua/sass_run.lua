@@ -70,6 +70,14 @@ local h = gpusim.sph.decode(gpusim.sph.encode{SphType = 2, Version = 3, ShaderTy
 r = gpusim.sass.run{code = kil, sph = h, inputs = {{}}}
 assert(r.exceptions == 0 and r.lanes[1].killed == true)
 
+-- The reference interpreter gives the same words as the fast one (the default).
+local ref = gpusim.sass.run{code = code, interpreter = "reference",
+                            inputs = {{[0x80] = 1.0, [0x84] = 2.0, [0x88] = 3.0, [0x8c] = 4.0}}, cb = {[0] = {3.0, 0.5}}}
+local fast = gpusim.sass.run{code = code, inputs = {{[0x80] = 1.0, [0x84] = 2.0, [0x88] = 3.0, [0x8c] = 4.0}},
+                             cb = {[0] = {3.0, 0.5}}}
+for a = 0x70, 0x7c, 4 do assert(ref.lanes[1].out[a] == fast.lanes[1].out[a] and ref.lanes[1].out[a] ~= nil) end
+assert(ref.steps == fast.steps)
+
 -- Errors: what and where.
 fails({"gpusim.sass.run", "budget of 100", "pc 0x0008"}, gpusim.sass.run,
       {code = gpusim.asm("sass", "l:\n  BRA l ;\n"), inputs = {{}}, budget = 100})
@@ -78,5 +86,6 @@ fails({"c[0x1][0x0]", "constant buffer 1"}, gpusim.sass.run,
 fails({"1 to 32"}, gpusim.sass.run, {code = code, inputs = {}})
 fails({"inputs[1]", "0x3fc"}, gpusim.sass.run, {code = code, inputs = {{[0x81] = 1.0}}})
 fails({"stage"}, gpusim.sass.run, {code = code, stage = "geometry", inputs = {{}}})
+fails({"interpreter", "reference"}, gpusim.sass.run, {code = code, interpreter = "jit", inputs = {{}}})
 print("sass_run: ok")
 
