@@ -2,7 +2,9 @@
  * control flow exactly as 3dbrew's "Control Flow" model (LOOP runs i.x + 1
  * times with aL from i.y stepping by i.z, also after the last pass; IF with
  * its else block; CALL and return; BREAKC; a jump that ends a loop body is
- * never taken; BREAK outside a loop hangs) and relative addressing's rules
+ * never taken; BREAK outside a loop hangs; the fourth chained CALL pop
+ * loses its pc; the 8-deep IF ring loses its oldest entry) and relative
+ * addressing's rules
  * with 3dbrew's worked examples (base c40). Programs are built as decoded
  * instructions; every expected value is worked out by hand.
  */
@@ -160,6 +162,56 @@ static void test_relative_addressing(void **state) {
   assert_true(st.r[0][0] == fbits(5.0f));
 }
 
+/* Four calls, each the last word of its caller's body, end together: after
+ * the innermost body the CALL stack pops four times in one step, and the
+ * fourth pop's pc update is lost, so execution goes on at the third's
+ * return address (word 12), not the first's (word 1). */
+static void test_fourth_call_pop(void **state) {
+  (void)state;
+  reset();
+  pica_insn code[42];
+  for (int k = 0; k < 42; k++) code[k] = flow(PICA_END, 0, 0);
+  code[0] = flow(PICA_CALL, 10, 2);                 /* A: 10-11, returns to 1 */
+  code[1] = alu(PICA_MOV, R(1), C(1), 0);           /* the first's return: not reached */
+  code[10] = flow(PICA_NOP, 0, 0);
+  code[11] = flow(PICA_CALL, 20, 2);                /* B: 20-21, returns to 12 = A's end */
+  code[12] = alu(PICA_MOV, R(2), C(1), 0);          /* the third's return */
+  code[20] = flow(PICA_NOP, 0, 0);
+  code[21] = flow(PICA_CALL, 30, 2);                /* C: 30-31, returns to 22 = B's end */
+  code[30] = flow(PICA_NOP, 0, 0);
+  code[31] = flow(PICA_CALL, 40, 1);                /* D: 40, returns to 32 = C's end */
+  code[40] = alu(PICA_ADD, R(0), R(0), C(0));
+  gs_diag d;
+  assert_int_equal(run(code, 42, &d), 0);
+  assert_true(st.r[0][0] == ONE);
+  assert_true(st.r[2][0] == fbits(10.0f));
+  assert_true(st.r[1][0] == 0);
+  assert_int_equal(st.ncall, 0);
+}
+
+/* The IF stack holds 8: nine nested true IFUs push nine entries and the
+ * oldest, the outermost's, is lost — so when its then block ends nothing
+ * pops, and its else block (word 36) runs as straight code. IF k sits at
+ * word k with its else block at 20 + 2 (8 - k), one word each. */
+static void test_if_ring(void **state) {
+  (void)state;
+  reset();
+  st.b = 1;
+  pica_insn code[38];
+  for (int k = 0; k < 38; k++) code[k] = flow(PICA_NOP, 0, 0);
+  for (int k = 0; k <= 8; k++) {
+    code[k] = flow(PICA_IFU, (unsigned)(20 + 2 * (8 - k)), 1);
+    code[k].uid = 0;
+    if (k) code[20 + 2 * (8 - k)] = end(); /* the inner else blocks: skipped */
+  }
+  code[36] = alu(PICA_MOV, R(0), C(1), 0);  /* the outermost's else block */
+  code[37] = end();
+  gs_diag d;
+  assert_int_equal(run(code, 38, &d), 0);
+  assert_true(st.r[0][0] == fbits(10.0f));
+  assert_int_equal(st.nif, 0);
+}
+
 /* Errors: BREAK outside a loop hangs the GPU; running off the end; the budget. */
 static void test_errors(void **state) {
   (void)state;
@@ -181,6 +233,7 @@ int main(void) {
       cmocka_unit_test(test_loop),          cmocka_unit_test(test_if_else),
       cmocka_unit_test(test_call),          cmocka_unit_test(test_breakc),
       cmocka_unit_test(test_jump_ending_a_body), cmocka_unit_test(test_relative_addressing),
+      cmocka_unit_test(test_fourth_call_pop), cmocka_unit_test(test_if_ring),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
