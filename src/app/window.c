@@ -28,7 +28,6 @@ struct gs_window {
   SDL_Renderer *renderer;
   SDL_Texture *texture;
   int width, height;     /* the frame size */
-  int vsync;             /* the renderer waits for vertical blank */
   Uint64 last_present;   /* SDL_GetTicks64() of the previous frame, 0 if none */
   int quit;              /* the user asked to quit */
 };
@@ -64,9 +63,6 @@ static int create_renderer(gs_window *win, gs_diag *d) {
   win->renderer = SDL_CreateRenderer(win->window, -1, SDL_RENDERER_PRESENTVSYNC);
   if (!win->renderer) win->renderer = SDL_CreateRenderer(win->window, -1, 0);
   if (!win->renderer) return sdl_error(d, "SDL_CreateRenderer");
-  SDL_RendererInfo info;
-  win->vsync = SDL_GetRendererInfo(win->renderer, &info) == 0 &&
-               (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
   if (SDL_RenderSetLogicalSize(win->renderer, win->width, win->height) != 0)
     return sdl_error(d, "SDL_RenderSetLogicalSize");
   return GS_OK;

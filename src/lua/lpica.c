@@ -19,6 +19,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include "isa/pica/exec.h"
+#include "isa/uop/uop.h"
 #include "lua/lgpusim.h"
 
 typedef struct run_state {
@@ -33,17 +34,6 @@ static int state_gc(lua_State *L) {
   if (r->have_shbin) pica_shbin_free(&r->shbin), r->have_shbin = 0;
   free(r->insn), r->insn = NULL;
   return 0;
-}
-
-static uint32_t fbits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static float fval(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
 }
 
 /* The vector t[key] at idx (a table of 4 numbers), into v as f32 bits. */
@@ -61,7 +51,7 @@ static void vec4(lua_State *L, int idx, const char *what, lua_Integer key, uint3
     } else {
       if (lua_type(L, -1) != LUA_TNUMBER)
         luaL_error(L, "gpusim.pica.run: %s[%d] component %d must be a number", what, (int)key, k + 1);
-      v[k] = fbits((float)lua_tonumber(L, -1));
+      v[k] = gs_lane_u((float)lua_tonumber(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -89,7 +79,7 @@ static void vec4(lua_State *L, int idx, const char *what, lua_Integer key, uint3
 static void push_vec(lua_State *L, const uint32_t v[4]) {
   lua_createtable(L, 4, 0);
   for (int k = 0; k < 4; k++) {
-    lua_pushnumber(L, fval(v[k]));
+    lua_pushnumber(L, gs_lane_f(v[k]));
     lua_rawseti(L, -2, k + 1);
   }
 }

@@ -29,23 +29,13 @@
 #include <lauxlib.h>
 #include "isa/sass/solo.h"
 #include "isa/sass/table.h"
+#include "isa/uop/uop.h"
 #include "lua/lgpusim.h"
-
-static uint32_t fbits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-static float fval(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 /* The value at idx as 32 bits: a float's bits or an integer's own. */
 static uint32_t word_arg(lua_State *L, int idx, const char *what) {
   if (lua_isinteger(L, idx)) return (uint32_t)lua_tointeger(L, idx);
-  if (lua_type(L, idx) == LUA_TNUMBER) return fbits((float)lua_tonumber(L, idx));
+  if (lua_type(L, idx) == LUA_TNUMBER) return gs_lane_u((float)lua_tonumber(L, idx));
   return (uint32_t)luaL_error(L, "gpusim.sass.run: %s must be a number, got %s", what, luaL_typename(L, idx));
 }
 
@@ -148,7 +138,7 @@ static void read_lanes(lua_State *L, run_state *st, int inputs, int pixel) {
       unsigned a = addr_key(L, what);
       if (a != (unsigned)-1) {
         uint32_t v = word_arg(L, -1, what);
-        if (pixel) ln->value[a / 4] = fval(v);
+        if (pixel) ln->value[a / 4] = gs_lane_f(v);
         else sass_attr_buf_store(&ln->in, a, v);
       } else if (lua_type(L, -2) == LUA_TSTRING && pixel) {
         const char *k = lua_tostring(L, -2);
@@ -192,13 +182,13 @@ static void push_result(lua_State *L, const run_state *st, int pixel) {
         if (s->out_map.target_reg[t] == SASS_PS_NONE) continue;
         lua_createtable(L, 4, 0);
         for (int c = 0; c < 4; c++) {
-          lua_pushnumber(L, fval(ln->colour[t][c]));
+          lua_pushnumber(L, gs_lane_f(ln->colour[t][c]));
           lua_rawseti(L, -2, c + 1);
         }
         lua_rawseti(L, -2, t);
       }
       lua_setfield(L, -2, "colour");
-      lua_pushnumber(L, fval(ln->depth));
+      lua_pushnumber(L, gs_lane_f(ln->depth));
       lua_setfield(L, -2, "depth");
       lua_pushinteger(L, ln->sample_mask);
       lua_setfield(L, -2, "sample_mask");
@@ -208,7 +198,7 @@ static void push_result(lua_State *L, const run_state *st, int pixel) {
       lua_newtable(L);
       for (unsigned a = 0; a < SASS_ATTR_WORDS; a++)
         if (gs_sph_attr_has(&ln->out.written, 4 * a)) {
-          lua_pushnumber(L, fval(ln->out.v[a]));
+          lua_pushnumber(L, gs_lane_f(ln->out.v[a]));
           lua_rawseti(L, -2, 4 * a);
         }
       lua_setfield(L, -2, "out");

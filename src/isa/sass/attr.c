@@ -11,6 +11,7 @@
 
 #include <string.h>
 #include "isa/sass/sass.h"
+#include "isa/uop/uop.h" /* gs_lane_f, gs_lane_u */
 
 /* ---- buffers ----------------------------------------------------------------- */
 
@@ -218,18 +219,6 @@ int sass_ipa_map_init(sass_ipa_map *m, const gs_sph *ps, gs_diag *d) {
   return GS_OK;
 }
 
-static uint32_t f2u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-static float u2f(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 uint32_t sass_ipa(const sass_ipa_map *m, const gs_frag_io *io, unsigned lane, const sass_frag_sys *sys,
                   const sass_ipa_op *op, uint32_t rb) {
   unsigned addr = op->addr;
@@ -256,9 +245,9 @@ uint32_t sass_ipa(const sass_ipa_map *m, const gs_frag_io *io, unsigned lane, co
   }
   }
   float f = (float)p;
-  if (op->mode == SASS_IPA_MULTIPLY || (op->mode == SASS_IPA_SC && !op->flat_shade)) f = f * u2f(rb);
+  if (op->mode == SASS_IPA_MULTIPLY || (op->mode == SASS_IPA_SC && !op->flat_shade)) f = f * gs_lane_f(rb);
   if (op->sat) f = f > 0.0f ? (f < 1.0f ? f : 1.0f) : 0.0f; /* NaN, -0 and below: +0 */
-  return f2u(f);
+  return gs_lane_u(f);
 }
 
 /* ---- pixel shader outputs ---------------------------------------------------------------- */

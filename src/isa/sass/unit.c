@@ -52,6 +52,9 @@ typedef struct entry {
   unsigned nregs;     /* the registers it names (sass_program_nregs) */
   sass_ipa_map map;   /* a pixel program's inputs and outputs, from its SPH */
   sass_ps_out out;
+  sass_attr_ctx attr; /* a vertex program's attribute maps, from its SPH */
+  uint16_t in_addr[128], out_addr[128]; /* the generic components its IMAP / OMAP map, in address order */
+  unsigned nin, nout;
 } entry;
 
 typedef struct sass_ctx {
@@ -169,6 +172,13 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
     if (ok && sph.sph_type == GS_SPH_TYPE_PS &&
         (sass_ipa_map_init(&e->map, &sph, u->diag) < 0 || sass_ps_out_init(&e->out, &sph, 0, u->diag) < 0))
       ok = 0;
+    if (ok && sph.sph_type == GS_SPH_TYPE_VTG && sph.shader_type == GS_SPH_VERTEX) {
+      if (sass_attr_ctx_init(&e->attr, GS_SPH_VERTEX, &sph, NULL, NULL, u->diag) < 0) ok = 0;
+      for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
+        if (gs_sph_imap(&sph, a)) e->in_addr[e->nin++] = (uint16_t)a;
+        if (gs_sph_omap(&sph, a)) e->out_addr[e->nout++] = (uint16_t)a;
+      }
+    }
     if (ok && !(e->fast = sass_prepare_fast(&e->prog, u->diag))) ok = 0;
     if (ok && c->n == c->cap) {
       size_t cap = c->cap ? 2 * c->cap : 8;
@@ -222,17 +232,6 @@ static int local_of(gs_isa_unit *u, const gs_sph *sph) {
   return GS_OK;
 }
 
-static float fv(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-static uint32_t fb(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 /* x in 12.4 (x in 1/16 pixel), rounded to nearest and saturated. */
 static uint32_t fixed_12_4(float x) {
   if (!(x == x)) return 0;
@@ -250,17 +249,15 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   if (p->sph.sph_type != GS_SPH_TYPE_VTG || p->sph.shader_type != GS_SPH_VERTEX)
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a vertex shader's (ShaderType %u) but it "
                        "runs as the %s", vio->prog.code, p->sph.shader_type, what);
-  sass_attr_ctx ac;
-  int rc = sass_attr_ctx_init(&ac, GS_SPH_VERTEX, &p->sph, NULL, NULL, u->diag);
-  if (rc < 0 || (rc = local_of(u, &p->sph)) < 0) return rc;
+  int rc = local_of(u, &p->sph);
+  if (rc < 0) return rc;
   const uint32_t *vpm = vio->vpm->words;
   unsigned n = vio->count > SASS_LANES ? SASS_LANES : vio->count;
   for (unsigned l = 0; l < n; l++) {
     sass_attr_buf_clear(&u->in[l], 0);
     sass_attr_buf_clear(&u->out[l], 0);
-    unsigned k = 0;
-    for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32) && k < vio->in_rows; a += 4)
-      if (gs_sph_imap(&p->sph, a)) sass_attr_buf_store(&u->in[l], a, vpm[(vio->in_row + k++) * 16 + l]);
+    for (unsigned k = 0; k < e->nin && k < vio->in_rows; k++)
+      sass_attr_buf_store(&u->in[l], e->in_addr[k], vpm[(vio->in_row + k) * 16 + l]);
     u->lane_attr[l] = (sass_attr_io){&u->in[l], 1, &u->out[l], 1, NULL, NULL};
   }
   sass_io io;
@@ -268,7 +265,7 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   io.stage = vio->stage;
   io.gates = vio->gates;
   io.report = vio->report;
-  io.attr = &ac;
+  io.attr = &e->attr;
   io.lane_attr = u->lane_attr;
   bind_uniforms(g, &vio->prog, &io);
   gs_fp_env caller = gs_fp_env_get();
@@ -287,7 +284,7 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     float pos[4];
     for (unsigned c = 0; c < 4; c++) {
       unsigned a = GS_SPH_ATTR_POSITION + 4 * c;
-      pos[c] = gs_sph_attr_has(&o->written, a) ? fv(o->v[a / 4]) : (c == 3 ? 1.0f : 0.0f);
+      pos[c] = gs_sph_attr_has(&o->written, a) ? gs_lane_f(o->v[a / 4]) : (c == 3 ? 1.0f : 0.0f);
     }
     float rw = 1.0f / pos[3];
     uint32_t xs = fixed_12_4(pos[0] * rw * vp[0]), ys = fixed_12_4(pos[1] * rw * vp[1]);
@@ -295,15 +292,14 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     unsigned row = 0, rows = vio->out_rows;
 #define PUT(v) do { if (row < rows) out[(vio->out_row + row) * 16 + l] = (v); row++; } while (0)
     if (vio->stage == GS_STAGE_COORDINATE)
-      for (unsigned c = 0; c < 4; c++) PUT(fb(pos[c]));
+      for (unsigned c = 0; c < 4; c++) PUT(gs_lane_u(pos[c]));
     PUT(ys << 16 | xs);
-    PUT(fb(zs));
-    PUT(fb(rw));
+    PUT(gs_lane_u(zs));
+    PUT(gs_lane_u(rw));
     if (vio->point_size)
-      PUT(gs_sph_attr_has(&o->written, GS_SPH_ATTR_POINT_SIZE) ? o->v[GS_SPH_ATTR_POINT_SIZE / 4] : fb(1.0f));
+      PUT(gs_sph_attr_has(&o->written, GS_SPH_ATTR_POINT_SIZE) ? o->v[GS_SPH_ATTR_POINT_SIZE / 4] : gs_lane_u(1.0f));
     if (vio->stage == GS_STAGE_VERTEX)
-      for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32) && row < rows; a += 4)
-        if (gs_sph_omap(&p->sph, a)) PUT(o->v[a / 4]);
+      for (unsigned k = 0; k < e->nout && row < rows; k++) PUT(o->v[e->out_addr[k] / 4]);
 #undef PUT
   }
   gs_fp_env_set(caller);
@@ -409,7 +405,7 @@ static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, 
 
 /* v in [0, 1] as 8 bits, rounded to nearest (NaN: 0). */
 static uint32_t unorm8(uint32_t bits) {
-  float v = fv(bits);
+  float v = gs_lane_f(bits);
   if (!(v > 0)) return 0;
   if (v >= 1) return 255;
   return (uint32_t)(v * 255.0f + 0.5f);
@@ -454,7 +450,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     for (int l = 0; l < 16; l++) {
       if (om->sample_mask_reg != SASS_PS_NONE) cov[l] &= w->r[om->sample_mask_reg][l];
       if (om->depth_reg != SASS_PS_NONE) {
-        float d = fv(w->r[om->depth_reg][l]);
+        float d = gs_lane_f(w->r[om->depth_reg][l]);
         d = !(d > 0) ? 0 : d > 1 ? 1 : d;
         z[l] = (uint32_t)(d * 16777215.0 + 0.5);
       } else {
@@ -463,10 +459,10 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
       uint32_t c[4];
       for (unsigned k = 0; k < 4; k++)
         c[k] = om->target_reg[0] != SASS_PS_NONE && (om->target_mask[0] >> k & 1) ? w->r[om->target_reg[0] + k][l]
-                                                                                : (k == 3 ? fb(1.0f) : 0);
+                                                                                : (k == 3 ? gs_lane_u(1.0f) : 0);
       if (f->colour64) {
-        rgba[0][l] = gs_half_bits(fv(c[0])) | gs_half_bits(fv(c[1])) << 16;
-        rgba[1][l] = gs_half_bits(fv(c[2])) | gs_half_bits(fv(c[3])) << 16;
+        rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
+        rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
       } else {
         rgba[0][l] = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
       }
