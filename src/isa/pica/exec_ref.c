@@ -1,4 +1,5 @@
 /* exec_ref.c — the PICA200 reference interpreter (exec.h). */
+#include <stdio.h>
 #include <string.h>
 #include "isa/pica/exec.h"
 
@@ -59,16 +60,34 @@ static int ubool(const pica_state *s, unsigned k) { return (s->b >> (k & 15)) & 
     (arr)[(cnt)++] = (val);                                                               \
   } while (0)
 
+int pica_fault(gs_diag *d, int kind, int lane, const pica_program *p, uint32_t pc, uint64_t budget) {
+  char who[32] = "";
+  if (lane >= 0) snprintf(who, sizeof who, ", lane %d", lane);
+  const pica_insn *in = pc < p->n ? &p->insn[pc] : NULL;
+  const char *name = in && pica_op_name(in->op) ? pica_op_name(in->op) : "?";
+  switch (kind) {
+    case PICA_FAULT_PC:
+      return gs_diag_set(d, GS_EFAULT, "PICA200 shader%s: pc 0x%03x is outside the program (%zu words)", who, pc, p->n);
+    case PICA_FAULT_BUDGET:
+      return gs_diag_set(d, GS_EWATCHDOG, "PICA200 shader%s: ran past its budget of %llu instructions (at 0x%03x: an "
+                         "endless loop?)", who, (unsigned long long)budget, pc);
+    case PICA_FAULT_BREAK:
+      return gs_diag_set(d, GS_EHANG, "PICA200 shader%s: %s at 0x%03x outside a loop (the GPU hangs)", who,
+                         in && in->op == PICA_BREAK ? "BREAK" : "BREAKC", pc);
+    default:
+      return gs_diag_set(d, GS_EINVAL, "PICA200 shader%s: %s at 0x%03x is a geometry-shader instruction, which "
+                         "gpusim's vertex stage does not run", who, name, pc);
+  }
+}
+
 int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
   pica_num_mode m = s->mode;
   s->ncall = s->nif = s->nloop = 0;
   s->pc = entry;
   for (;;) {
     uint32_t pc = s->pc;
-    if (pc >= p->n) return gs_diag_set(d, GS_EFAULT, "PICA200 shader: pc 0x%03x is outside the program (%zu words)", pc, p->n);
-    if (s->steps >= budget)
-      return gs_diag_set(d, GS_EWATCHDOG, "PICA200 shader: ran past its budget of %llu instructions (at 0x%03x: an "
-                         "endless loop?)", (unsigned long long)budget, pc);
+    if (pc >= p->n) return pica_fault(d, PICA_FAULT_PC, -1, p, pc, budget);
+    if (s->steps >= budget) return pica_fault(d, PICA_FAULT_BUDGET, -1, p, pc, budget);
     s->steps++;
     const pica_insn *in = &p->insn[pc];
     uint32_t a[4], b[4], c[4], r[4];
@@ -133,9 +152,7 @@ int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t 
         if (!cond(s, in)) break;
         /* fall through */
       case PICA_BREAK:
-        if (!s->nloop)
-          return gs_diag_set(d, GS_EHANG, "PICA200 shader: %s at 0x%03x outside a loop (the GPU hangs)",
-                             in->op == PICA_BREAK ? "BREAK" : "BREAKC", pc);
+        if (!s->nloop) return pica_fault(d, PICA_FAULT_BREAK, -1, p, pc, budget);
         brk = 1;
         break;
       case PICA_CALL: case PICA_CALLC: case PICA_CALLU:
@@ -164,9 +181,7 @@ int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t 
         if (ubool(s, in->uid) == !(in->num & 1)) next = in->target;
         break;
       default:
-        return gs_diag_set(d, GS_EINVAL, "PICA200 shader: %s at 0x%03x is a geometry-shader instruction, which "
-                           "gpusim's vertex stage does not run", pica_op_name(in->op) ? pica_op_name(in->op) : "?",
-                           pc);
+        return pica_fault(d, PICA_FAULT_GSH, -1, p, pc, budget);
     }
     /* the stacks, after the instruction (exec.h) */
     uint32_t final = next;
