@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/bytes.h"
 #include "isa/isa.h"
+#include "v3d/vpm.h"
 
 extern const gs_isa gs_isa_qpu;  /* isa/qpu/isa_qpu.c */
 extern const gs_isa gs_isa_sass; /* isa/sass/isa_sass.c */
@@ -117,4 +118,39 @@ void gs_isa_report_merge(gs_isa_report *into, gs_isa_report *from) {
   if (!into->exceptions || strcmp(from->first, into->first) < 0) memcpy(into->first, from->first, sizeof into->first);
   into->exceptions += from->exceptions;
   memset(from, 0, sizeof *from);
+}
+
+/* x in 12.4 (x in 1/16 pixel), rounded to nearest and saturated. */
+static uint32_t fixed_12_4(float x) {
+  if (!(x == x)) return 0;
+  float r = x < 0 ? x - 0.5f : x + 0.5f;
+  if (r >= 32767.0f) return 0x7fff;
+  if (r <= -32768.0f) return 0x8000;
+  return (uint32_t)(int32_t)r & 0xffffu;
+}
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+void gs_vertex_io_put(const gs_vertex_io *io, unsigned lane, const float pos[4], uint32_t point_size,
+                      const uint32_t *vary, unsigned nvary) {
+  const float *vp = io->viewport;
+  uint32_t *out = io->vpm->words;
+  float rw = 1.0f / pos[3];
+  uint32_t xs = fixed_12_4(pos[0] * rw * vp[0]), ys = fixed_12_4(pos[1] * rw * vp[1]);
+  float zs = pos[2] * rw * vp[2] + vp[3];
+  unsigned row = 0, rows = io->out_rows;
+#define PUT(v) do { if (row < rows) out[(io->out_row + row) * 16 + lane] = (v); row++; } while (0)
+  if (io->stage == GS_STAGE_COORDINATE)
+    for (unsigned c = 0; c < 4; c++) PUT(f32_bits(pos[c]));
+  PUT(ys << 16 | xs);
+  PUT(f32_bits(zs));
+  PUT(f32_bits(rw));
+  if (io->point_size) PUT(point_size);
+  if (io->stage == GS_STAGE_VERTEX)
+    for (unsigned k = 0; k < nvary && row < rows; k++) PUT(vary[k]);
+#undef PUT
 }

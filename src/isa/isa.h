@@ -153,6 +153,17 @@ typedef struct gs_vertex_io {
   unsigned point_size;       /* 1: the shaded vertex carries a point size */
 } gs_vertex_io;
 
+/* For the abi of a unit that transforms vertices (transforms_vertices
+ * below): writes lane `lane`'s shaded vertex into io's output segment (rows
+ * past out_rows dropped) from its clip-space position pos: Xs, Ys =
+ * pos / W x the Clipper XY Scaling in 12.4 (1/16 pixel, rounded to
+ * nearest, saturated), Zs = Z / W x the Z scale + the Z offset, 1/Wc, all
+ * in binary32 in the caller's rounding; a coordinate shader's Xc Yc Zc Wc
+ * first; the point size bits if io asks; then, for a vertex shader, the
+ * nvary varying words. */
+void gs_vertex_io_put(const gs_vertex_io *io, unsigned lane, const float pos[4], uint32_t point_size,
+                      const uint32_t *vary, unsigned nvary);
+
 /* The tile buffer as a fragment program reaches it, one port per batch.
  * cov is the batch's per-lane sample coverage (bit s: sample s), which a Z
  * write narrows for the colour writes after it (RG §5). A unit calls begin

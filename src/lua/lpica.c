@@ -19,6 +19,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include "isa/pica/exec.h"
+#include "isa/pica/unit.h"
 #include "isa/uop/uop.h"
 #include "lua/lgpusim.h"
 
@@ -115,13 +116,8 @@ static int l_run(lua_State *L) {
   lua_pop(L, 1);
   pica_state *st = &r->st;
   st->mode = fl[1] == '3' ? PICA_NUM_F32 : PICA_NUM_F24;
-  /* the DVLE's constants, then what the call gives */
-  for (size_t k = 0; k < dv->nconsts; k++) {
-    const pica_const *c = &dv->consts[k];
-    if (c->type == 0) st->b = (uint16_t)((st->b & ~(1u << (c->reg & 15))) | ((c->v[0] & 1u) << (c->reg & 15)));
-    else if (c->type == 1) for (int j = 0; j < 4; j++) st->i[c->reg & 3][j] = (uint8_t)c->v[j];
-    else if (c->reg < 96) for (int j = 0; j < 4; j++) st->c[c->reg][j] = pica_num_load(pica_f24_to_f32(c->v[j]), st->mode);
-  }
+  /* the DVLE's constants (as the pipeline unit applies them), then what the call gives */
+  pica_dvle_apply_consts(dv, st);
   uint32_t v[4];
   EACH_INDEX(L, "float_uniforms", 96, {
     vec4(L, -1, "float_uniforms", key, v, 0);

@@ -1,11 +1,12 @@
-/* isa_pica.c — DMP PICA200 as a gs_isa (src/isa/isa.h): the assembler (asm.c) and
- * the disassembler of SHBIN files (shbin.c, disasm.c). No shader unit yet: the pipeline refuses
- * PICA200 programs by name (docs/pica.md). */
+/* isa_pica.c — DMP PICA200 as a gs_isa (src/isa/isa.h): the assembler (asm.c), the
+ * disassembler of SHBIN files (shbin.c, disasm.c) and the pipeline unit (unit.c), which runs
+ * a SHBIN's vertex shader as the vertex and coordinate stages (docs/pica-unit.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isa/isa.h"
 #include "isa/pica/pica.h"
+#include "isa/pica/unit.h"
 
 static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
   (void)base; /* targets are word addresses, whatever the load address */
@@ -71,6 +72,17 @@ const gs_isa gs_isa_pica = {
   .title = "DMP PICA200",
   .lanes = 16,
   .code_align = 4,
+  .transforms_vertices = 1,
   .assemble = assemble,
   .disassemble = disassemble,
+  .context_new = pica_context_new,
+  .context_free = pica_context_free,
+  .unit_new = pica_unit_new,
+  .unit_free = pica_unit_free,
+  .prepare = pica_prepare,
+  .trust_code = pica_trust_code,
+  .fp_env = pica_fp_env,
+  .idle = pica_idle,
+  .run_vertex = pica_run_vertex,
+  .run_fragment = pica_run_fragment,
 };
