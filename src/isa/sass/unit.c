@@ -232,15 +232,6 @@ static int local_of(gs_isa_unit *u, const gs_sph *sph) {
   return GS_OK;
 }
 
-/* x in 12.4 (x in 1/16 pixel), rounded to nearest and saturated. */
-static uint32_t fixed_12_4(float x) {
-  if (!(x == x)) return 0;
-  float r = x < 0 ? x - 0.5f : x + 0.5f;
-  if (r >= 32767.0f) return 0x7fff;
-  if (r <= -32768.0f) return 0x8000;
-  return (uint32_t)(int32_t)r & 0xffffu;
-}
-
 int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   const entry *e = find(g, u, vio->prog.code);
   if (!e) return u->diag->code;
@@ -277,8 +268,6 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     return rc;
   }
   /* the shaded vertices */
-  const float *vp = vio->viewport;
-  uint32_t *out = vio->vpm->words;
   for (unsigned l = 0; l < n; l++) {
     const sass_attr_buf *o = &u->out[l];
     float pos[4];
@@ -286,21 +275,12 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
       unsigned a = GS_SPH_ATTR_POSITION + 4 * c;
       pos[c] = gs_sph_attr_has(&o->written, a) ? gs_lane_f(o->v[a / 4]) : (c == 3 ? 1.0f : 0.0f);
     }
-    float rw = 1.0f / pos[3];
-    uint32_t xs = fixed_12_4(pos[0] * rw * vp[0]), ys = fixed_12_4(pos[1] * rw * vp[1]);
-    float zs = pos[2] * rw * vp[2] + vp[3];
-    unsigned row = 0, rows = vio->out_rows;
-#define PUT(v) do { if (row < rows) out[(vio->out_row + row) * 16 + l] = (v); row++; } while (0)
-    if (vio->stage == GS_STAGE_COORDINATE)
-      for (unsigned c = 0; c < 4; c++) PUT(gs_lane_u(pos[c]));
-    PUT(ys << 16 | xs);
-    PUT(gs_lane_u(zs));
-    PUT(gs_lane_u(rw));
-    if (vio->point_size)
-      PUT(gs_sph_attr_has(&o->written, GS_SPH_ATTR_POINT_SIZE) ? o->v[GS_SPH_ATTR_POINT_SIZE / 4] : gs_lane_u(1.0f));
-    if (vio->stage == GS_STAGE_VERTEX)
-      for (unsigned k = 0; k < e->nout && row < rows; k++) PUT(o->v[e->out_addr[k] / 4]);
-#undef PUT
+    uint32_t vary[128];
+    for (unsigned k = 0; k < e->nout; k++) vary[k] = o->v[e->out_addr[k] / 4];
+    gs_vertex_io_put(vio, l, pos,
+                     gs_sph_attr_has(&o->written, GS_SPH_ATTR_POINT_SIZE) ? o->v[GS_SPH_ATTR_POINT_SIZE / 4]
+                                                                           : gs_lane_u(1.0f),
+                     vary, e->nout);
   }
   gs_fp_env_set(caller);
   return GS_OK;
