@@ -5,23 +5,40 @@
 --   gpusim scenes/cube.lua sass       NVIDIA Maxwell SASS for every program
 --   gpusim scenes/cube.lua sass:qpu   a SASS vertex program, a QPU fragment program
 --   gpusim scenes/cube.lua qpu:sass   a QPU vertex program, a SASS fragment program
+--   gpusim scenes/cube.lua pica:qpu   a PICA200 (3DS) vertex shader, a QPU fragment program
+--   gpusim scenes/cube.lua pica:sass  a PICA200 vertex shader, a SASS fragment program
 --
 --   local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass"})
 --
--- `known` lists the instruction sets the scene has programs for. A bad
--- argument is an error that says what would do.
+-- `known` lists the instruction sets the scene has programs for (default
+-- qpu, sass and pica). The PICA200 has vertex programs only (its fragment
+-- stage is fixed function), so `pica` alone, or as the fragment side, is
+-- refused with the pairs that would do. A bad argument is an error that
+-- says what would do.
 local isas = {}
 
+-- instruction sets with no fragment programs
+local vertex_only = {pica = "the PICA200's fragment stage is fixed function: texture combiners, not programs"}
+
 function isas.parse(arg, known)
-  known = known or {"qpu", "sass"}
+  known = known or {"qpu", "sass", "pica"}
   local text = arg or "qpu"
   local vs, fs = text:match("^([%w_]+):([%w_]+)$")
   if not vs then vs, fs = text, text end
-  local ok = {}
-  for _, k in ipairs(known) do ok[k] = true end
+  local ok, fragment = {}, {}
+  for _, k in ipairs(known) do
+    ok[k] = true
+    if not vertex_only[k] then fragment[#fragment + 1] = k end
+  end
+  if ok[vs] and ok[fs] and vertex_only[fs] then
+    local pairs_ = {}
+    for _, f in ipairs(fragment) do pairs_[#pairs_ + 1] = fs .. ":" .. f end
+    error(string.format("instruction sets '%s': %s has no fragment programs (%s); give %s", text, fs,
+                        vertex_only[fs], table.concat(pairs_, " or ")), 2)
+  end
   if not (ok[vs] and ok[fs]) then
     error(string.format("instruction sets '%s': give one of %s, or VERTEX:FRAGMENT such as %s:%s", text,
-                        table.concat(known, ", "), known[#known], known[1]), 2)
+                        table.concat(fragment, ", "), known[#known], fragment[1]), 2)
   end
   return vs, fs
 end

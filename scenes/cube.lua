@@ -6,8 +6,10 @@
 --   gpusim scenes/cube.lua
 --   gpusim --headless -o cube.png scenes/cube.lua
 --   gpusim scenes/cube.lua sass       (NVIDIA Maxwell programs; also sass:qpu, qpu:sass)
+--   gpusim scenes/cube.lua pica:qpu   (a 3DS PICA200 vertex shader; also pica:sass)
 local gpusim = require "gpusim"
 local sass = require "sass_shaders"   -- lua/sass_shaders.lua: Maxwell SASS programs
+local pica = require "pica_shaders"   -- lua/pica_shaders.lua: PICA200 vertex shaders
 local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
 local vm = require "vecmath"
 local mesh = require "mesh"
@@ -142,10 +144,14 @@ local fragment = [[
 -- interpolates (u, v) perspective-correct and looks the texture up with
 -- TEXS, whose handle 0x0 is the word of c[0x0] (the fragment uniforms)
 -- where the texture's config words are. Depth: the rasterised Z, tested
--- by the SASS unit for every pixel.
+-- by the SASS unit for every pixel. The PICA200 vertex shader
+-- (lua/pica_shaders.lua) multiplies by the same matrix, c0-c3 of its float
+-- uniforms, with DP4 in float24, and sends (u, v) on as texcoord0; it pairs
+-- with the QPU's or the SASS fragment program (pica:qpu, pica:sass).
 local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex_mvp(2), fragment = sass.textured},
+  pica = {vertex = pica.vertex_mvp("texcoord0")},
 }
 
 local shader = gpusim.shader {

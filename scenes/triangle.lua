@@ -7,10 +7,13 @@
 --   gpusim --headless -o triangle.png scenes/triangle.lua
 --   gpusim scenes/triangle.lua sass                     (NVIDIA Maxwell programs;
 --                                                        also sass:qpu, qpu:sass)
+--   gpusim scenes/triangle.lua pica:qpu                 (a 3DS PICA200 vertex shader;
+--                                                        also pica:sass)
 -- docs/scenes.md explains every call.
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 local sass = require "sass_shaders"    -- lua/sass_shaders.lua: the same in Maxwell SASS
+local pica = require "pica_shaders"    -- lua/pica_shaders.lua: a PICA200 vertex shader
 -- the instruction sets of the vertex and the fragment programs (lua/isas.lua)
 local vertex_isa, fragment_isa = require("isas").parse(...)
 
@@ -61,10 +64,14 @@ local fragment = [[
 -- that stores the clip-space position and the colour (its unit does the
 -- divide and the viewport transform, and it serves as the coordinate
 -- shader too), and a pixel program that interpolates the colour
--- perspective-correct and leaves it in R0-R3.
+-- perspective-correct and leaves it in R0-R3. And a PICA200 vertex shader
+-- (lua/pica_shaders.lua) whose output map sends the position and the
+-- colour's r, g, b (three varyings) on; the PICA200 has no fragment
+-- programs, so it pairs with the others' (pica:qpu, pica:sass).
 local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex(3), fragment = sass.colour("perspective")},
+  pica = {vertex = pica.vertex("color.rgb")},
 }
 
 local shader = gpusim.shader {

@@ -343,8 +343,14 @@ static void test_outmap(void **state) {
   assert_int_equal(m.src[0x10], 1 * 4 + 3); /* texcoord0 w: o1.w */
   assert_int_equal(m.src[0x14], 6 * 4 + 2); /* view z: o6.z */
   assert_int_equal(m.src[0x03], 0 * 4 + 3);
+  /* texcoord0 in .yzw: u v from y z, w carries nothing */
+  static const out_entry tc[] = {{0, 0, 0xF}, {3, 1, 0xE}};
+  if (outmap(tc, 2, &m, &d) < 0) fail_msg("%s", d.msg);
+  assert_int_equal(m.nvary, 2);
+  assert_int_equal(m.src[0x0C], 1 * 4 + 1);
+  assert_int_equal(m.src[0x0D], 1 * 4 + 2);
+  assert_int_equal(m.src[0x0E], 0xff);
   static const struct { out_entry o[8]; size_t n; const char *msg; } bad[] = {
-    {{{0, 0, 0xF}, {3, 1, 0x7}}, 2, "more components than texcoord0 has (2)"},
     {{{0, 0, 0xF}, {2, 1, 0xF}, {2, 2, 0x1}}, 3, "component 0 of color is already o1.x"},
     {{{2, 1, 0xF}}, 1, "no position"},
     {{{0, 0, 0xF}, {7, 1, 0xF}}, 2, "type 7 is not an output semantic"},

@@ -64,12 +64,8 @@ int pica_outmap_build(const pica_dvle *dv, pica_outmap *m, gs_diag *d) {
                          o->type);
     if (o->reg > 15) return gs_diag_set(d, GS_EINVAL, "output table entry %zu: register o%u (o0-o15)", i, o->reg);
     unsigned k = 0;
-    for (unsigned c = 0; c < 4; c++) {
+    for (unsigned c = 0; c < 4 && k < count[o->type]; c++) { /* components past the type's carry none */
       if (!(o->mask >> c & 1)) continue;
-      if (k == count[o->type])
-        return gs_diag_set(d, GS_EINVAL, "output table entry %zu (%s in o%u): mask 0x%x names more components "
-                           "than %s has (%u)", i, type_names[o->type], o->reg, o->mask, type_names[o->type],
-                           count[o->type]);
       unsigned sem = base[o->type] + k++;
       if (m->src[sem] != 0xff)
         return gs_diag_set(d, GS_EINVAL, "output table entry %zu (%s in o%u): component %u of %s is already "
@@ -265,7 +261,11 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
     else entry_free(e);
   }
   mtx_unlock(&c->lock);
-  if (!found) gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, u->diag->msg);
+  if (!found) {
+    char msg[sizeof u->diag->msg];
+    snprintf(msg, sizeof msg, "%s", u->diag->msg);
+    gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, msg);
+  }
   return u->last = found;
 }
 

@@ -36,10 +36,11 @@ typedef struct pica_outmap {
 
 /* The output map of dv's output table, as a loader builds
  * GPUREG_SH_OUTMAP_Oi: the k-th component set in an entry's mask carries
- * the k-th semantic of its type. Refuses (GS_EINVAL, naming the entry) an
- * unknown type, a mask with more components than the type has, a semantic
- * two entries give, more than 7 registers with semantics, and a map
- * without a position. */
+ * the k-th semantic of its type, and components past the type's count
+ * carry none (texcoord0 in .xyzw: u v from x y), as libctru's
+ * DVLE_GenerateOutmap builds it. Refuses (GS_EINVAL, naming the entry) an
+ * unknown type, a semantic two entries give, more than 7 registers with
+ * semantics, and a map without a position. */
 int pica_outmap_build(const pica_dvle *dv, pica_outmap *m, gs_diag *d);
 
 /* ---- the unit -------------------------------------------------------------------- */
