@@ -412,7 +412,7 @@ static void test_asm_round_trip(void **state) {
   if (isa->assemble(src, "rt.pica", 0, &b, &d) != GS_OK) fail_msg("%s", d.msg);
   assert_int_equal(pica_shbin_read(b.bytes, b.size, &s, &d), GS_OK);
   assert_int_equal(s.ncode, 22);
-  assert_true((s.code[15] & 0x1F) < 2 && (s.code[16] & 0x1F) < 2); /* the two mad descriptors: 0 and 1 */
+  assert_true((s.code[15] & 0x1F) < 32 && (s.code[16] & 0x1F) < 32); /* mad descriptors: 0-31 */
   assert_int_equal(s.code[2] >> 26, 0x28);           /* ifc */
   assert_int_equal((s.code[2] >> 10) & 0xFFF, 4);    /* else: word 4 */
   assert_int_equal((s.code[2] >> 22) & 3, 1);        /* && */
@@ -442,17 +442,18 @@ static void asm_fails(const char *src, const char *part) {
 static void test_asm_errors(void **state) {
   (void)state;
   asm_fails("nop\n  frob o0, v0", "e.pica:2:3: unknown instruction 'frob'");
-  asm_fails("add o0, v0, c1", "e.pica:1:1: add: source 2 ('c1') must be v0-v15 or r0-r15");
+  asm_fails("add o0, v0, c1", "e.pica:1:13: add: source 2 ('c1') must be v0-v15 or r0-r15");
   asm_fails("mov o0, c96", "no such register");
   asm_fails("mov v0, v1", "not a destination");
   asm_fails("mov o0.yx, v1", "xyzw order");
-  asm_fails("mov o0, v1[a1]", "[a0.x], [a0.y] or [aL]");
+  asm_fails("mov o0, c1[a3]", "e.pica:1:12: 'a3': the offset is a0.x, a0.y, aL, aL+k or a number 0-95");
   asm_fails("jmpc cmp.x, nowhere", "undefined label 'nowhere'");
-  asm_fails("a:\na: nop", "e.pica:2:1: label 'a' defined twice");
+  asm_fails("a:\na: nop", "e.pica:2:1: label 'a' is defined twice");
   asm_fails("for i4, 0", "i0-i3");
   asm_fails("cmp c0, lt, xx, r1", "not 'xx'");
-  asm_fails("ifc cmp.x && cmp.x, 0, 0", "not a condition");
-  asm_fails("mova a1, v0", "a0.x, a0.y or a0.xy");
+  asm_fails("ifc cmp.x && cmp.x, 0, 0", "tests cmp.x twice");
+  asm_fails("ifc cmp.z, 0, 0", "e.pica:1:5: 'cmp.z' is not a condition");
+  asm_fails("mova a2, v0", "a0.x, a0.y or a0.xy");
   asm_fails("add o0, v0", "add takes 3 operand(s), not 2");
   asm_fails("; nothing", "no instructions");
   asm_fails("setemit 3", "0-2");
@@ -500,6 +501,264 @@ static void test_random_round_trip(void **state) {
   if (tried < 2000) fail_msg("only %u of 4000 words decoded", tried);
 }
 
+
+/* ---- picasso syntax ------------------------------------------------------------------ */
+
+static void asm_files(const char *src, unsigned flags, gs_isa_binary *b, pica_shbin *s) {
+  gs_diag d = {0};
+  pica_asm_src in = {src, "p.pica"};
+  if (pica_asm_files(&in, 1, flags, b, &d) != GS_OK) fail_msg("%s", d.msg);
+  if (pica_shbin_read(b->bytes, b->size, s, &d) != GS_OK) fail_msg("%s", d.msg);
+}
+
+/* A shader written for this test with the program of 3ds-examples'
+ * simple_tri (uniform matrix, two constants, position and colour out):
+ * picasso's bytes are the hand-laid SHBIN above with the fields picasso
+ * writes its own way (DVLP +0x18 = the DVLP's size 0x80, +0x20 = 0, the
+ * descriptors' second words 0, the DVLE's input mask 0), its descriptors exactly tri_od (don't-care
+ * bits as picasso leaves them). Checked against picasso 2.7.1's output of
+ * the same text, byte for byte. */
+static const char tri_src[] =
+    "; projection, constants, outputs\n"
+    ".fvec projection[4]\n.constf k(0.0, 1.0, -1.0, 0.1)\n.constf k2(0.3, 0.0, 0.0, 0.0)\n"
+    ".alias one k.yyyy\n.out opos position\n.out ocol color\n"
+    ".proc main\n  mov r0.xyz, v0\n  mov r0.w, one\n"
+    "  dp4 opos.x, projection[0], r0\n  dp4 opos.y, projection[1], r0\n"
+    "  dp4 opos.z, projection[2], r0\n  dp4 opos.w, projection[3], r0\n"
+    "  mov ocol, v1\n  end\n.end\n";
+
+static void test_picasso_simple_tri(void **state) {
+  (void)state;
+  uint8_t want[0x118];
+  simple_tri_shbin(want);
+  le32(want + 0x0C + 0x18, 0x80), le32(want + 0x0C + 0x20, 0);
+  for (int k = 0; k < 7; k++) le32(want + 0x0C + 0x4C + 8 * k, 0);
+  le16(want + 0x8C + 0x10, 0); /* picasso's input mask holds only .in registers: none here */
+  gs_isa_binary b;
+  pica_shbin s;
+  asm_files(tri_src, PICA_ASM_NO_LABELS, &b, &s);
+  assert_int_equal(b.size, 0x118);
+  for (size_t k = 0; k < 0x118; k++)
+    if (b.bytes[k] != want[k]) fail_msg("byte 0x%zx: 0x%02x, want 0x%02x", k, b.bytes[k], want[k]);
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+  /* by default the DVLE also names its entry: a label table after the
+   * symbols (0x80 + 11 + 5 = 0x90, already aligned), one 16-byte entry: id
+   * 0, word 0, 8 words, name at symbol offset 11 */
+  asm_files(tri_src, 0, &b, &s);
+  assert_int_equal(b.size, 0x8C + 0x90 + 0x10);
+  assert_memory_equal(b.bytes, want, 0x8C + 0x20);
+  uint8_t *e = b.bytes + 0x8C;
+  assert_int_equal(e[0x20] | e[0x21] << 8, 0x90);
+  assert_int_equal(e[0x24], 1);
+  assert_int_equal(e[0x3C], 16);
+  assert_memory_equal(e + 0x80, "projection\0main\0", 16);
+  const uint8_t label[16] = {0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 11, 0, 0, 0};
+  assert_memory_equal(e + 0x90, label, 16);
+  assert_int_equal(s.dvle[0].nlabels, 1);
+  assert_string_equal(s.dvle[0].labels[0].name, "main");
+  assert_int_equal(s.dvle[0].labels[0].size, 8);
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+}
+
+/* Structured blocks, by hand from picasso's rules (docs/pica.md): ifu DST =
+ * the else block's start, NUM = its length; for DST = the last body word;
+ * ifc without else DST = the word after the block; a padding NOP where a
+ * block would end with a call/jump, be empty, or end with the block it
+ * holds; callu DST/NUM = the procedure's start and length. The same words
+ * come out of picasso 2.7.1. */
+static void test_picasso_blocks(void **state) {
+  (void)state;
+  static const char src[] =
+      ".proc main\n"
+      "  cmp r0, lt, ge, v0\n"   /* 0 */
+      "  ifu b1\n"               /* 1: else at 3, 2 long */
+      "    mov r1, v0\n"         /* 2 */
+      "  .else\n"
+      "    mov r1, v1\n"         /* 3 */
+      "    mov r2, v1\n"         /* 4 */
+      "  .end\n"
+      "  for i2\n"               /* 5: last body word 8 */
+      "    ifc !cmp.x && cmp.y\n" /* 6: ends at 8 */
+      "      breakc cmp.y\n"     /* 7 */
+      "    .end\n"
+      "  .end\n"                 /* 8: NOP, the if and the for would end together */
+      "  callu b2, sub\n"        /* 9: sub = 13, 3 words */
+      "  jmpu !b3, skip\n"       /* 10 */
+      "  nop\n"                  /* 11 */
+      "skip:\n  end\n"           /* 12 */
+      ".end\n"
+      ".proc sub\n  ifc cmp.x\n" /* 13: empty: NOP at 14, DST 15 */
+      "  .end\n.end\n";          /* 15: NOP, the if and the proc would end together */
+  static const uint32_t want[16] = {
+      0xB8000000u | 2u << 24 | 5u << 21 | 0x10u << 12,        /* cmp: CMPX lt, CMPY ge, SRC1 r0, SRC2 v0, desc 0 */
+      0x27u << 26 | 1u << 22 | 3u << 10 | 2u,                 /* ifu b1, DST 3, NUM 2 */
+      0x13u << 26 | 0x11u << 21,                              /* mov r1, v0 (desc 0, shared with cmp) */
+      0x13u << 26 | 0x11u << 21 | 1u << 12,                   /* mov r1, v1 */
+      0x13u << 26 | 0x12u << 21 | 1u << 12,                   /* mov r2, v1 */
+      0x29u << 26 | 2u << 22 | 8u << 10,                      /* for i2, DST 8 */
+      0x28u << 26 | 0u << 25 | 1u << 24 | 1u << 22 | 8u << 10, /* ifc REFX 0, REFY 1, AND, DST 8, NUM 0 */
+      0x23u << 26 | 1u << 25 | 1u << 24 | 3u << 22,           /* breakc cmp.y: CONDOP 3, REFX left 1 */
+      0x21u << 26,                                            /* padding nop */
+      0x26u << 26 | 2u << 22 | 13u << 10 | 3u,                /* callu b2, DST 13, NUM 3 */
+      0x2Du << 26 | 3u << 22 | 12u << 10 | 1u,                /* jmpu !b3: NUM bit 0 */
+      0x21u << 26, 0x22u << 26,                               /* nop, end */
+      0x28u << 26 | 3u << 24 | 2u << 22 | 15u << 10,          /* ifc cmp.x, DST 15 */
+      0x21u << 26, 0x21u << 26,
+  };
+  gs_isa_binary b;
+  pica_shbin s;
+  asm_files(src, 0, &b, &s);
+  assert_int_equal(s.ncode, 16);
+  for (int k = 0; k < 16; k++)
+    if (s.code[k] != want[k]) fail_msg("word %d: 0x%08x, want 0x%08x", k, s.code[k], want[k]);
+  /* one descriptor: cmp reads SRC1 .xy and SRC2, mov the mask and SRC1 .xyzw:
+   * they agree, and share 0x6C36F (mask xyzw, both selectors .xyzw) */
+  assert_int_equal(s.nopdesc, 1);
+  assert_int_equal(s.opdesc[0], 0xFu | 0x1Bu << 5 | 0x1Bu << 14);
+  assert_int_equal(s.dvle[0].main, 0);
+  assert_int_equal(s.dvle[0].end, 13);
+  assert_int_equal(b.lines[8].line, 13); /* the padding NOP: the .end that made it */
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+}
+
+/* Uniforms, constants, inputs and outputs, worked by hand from the SHBIN
+ * tables (3dbrew "SHBIN") and picasso's allocation rules; picasso 2.7.1
+ * gives the same bytes (without .constb, gpusim's). */
+static void test_picasso_tables(void **state) {
+  (void)state;
+  static const char src[] =
+      ".fvec a, b[3], m$x\n.ivec loops\n.bool flag, _hidden, f2\n"
+      ".constf k(1.5, -2.0, 0.1, 1e30)\n.consti n(3, 0, 1, 0)\n.constb t(true)\n"
+      ".setf c10(0.5, 0, 0, 0)\n.seti i1(255, -1, 7, 0)\n.setb b4 on\n"
+      ".in pos\n.in nrm v5\n"
+      ".out opos position\n.out - texcoord0.xy\n.out otc texcoord1 o3.zw\n.out - view o4.xz\n"
+      ".entry start\n.proc start\n  mov opos, pos\n  end\n.end\n";
+  gs_isa_binary b;
+  pica_shbin s;
+  asm_files(src, 0, &b, &s);
+  const pica_dvle *e = &s.dvle[0];
+  assert_int_equal(s.ncode, 2);
+  assert_int_equal(s.code[0], 0x4C000000u); /* mov o0, v0 */
+  assert_int_equal(e->in_mask, 1u << 0 | 1u << 5);
+  assert_int_equal(e->out_mask, 1u << 0 | 1u << 1 | 1u << 3 | 1u << 4);
+  /* constants in order of appearance; .constf/.consti/.constb from the top
+   * (c95, i3, b15); float24 by truncation: 1.5 = 0x3F8000, -2 = 0xC00000,
+   * 0.1f = 0x3DCCCCCD -> exponent 0x7B - 64, mantissa 0x4CCCCD >> 7 =
+   * 0x3B9999; 1e30 is past the float24 range: infinity 0x7F0000 */
+  assert_int_equal(e->nconsts, 6);
+  static const struct { uint8_t type, reg; uint32_t v[4]; } c[6] = {
+      {2, 95, {0x3F8000u, 0xC00000u, 0x3B9999u, 0x7F0000u}}, {1, 3, {3, 0, 1, 0}}, {0, 15, {1, 0, 0, 0}},
+      {2, 10, {0x3E0000u, 0, 0, 0}}, {1, 1, {255, 255, 7, 0}}, {0, 4, {1, 0, 0, 0}}};
+  for (int k = 0; k < 6; k++) {
+    assert_int_equal(e->consts[k].type, c[k].type);
+    assert_int_equal(e->consts[k].reg, c[k].reg);
+    for (int j = 0; j < 4; j++) assert_int_equal(e->consts[k].v[j], c[k].v[j]);
+  }
+  /* outputs: type, register (the first free, or the named one), mask bit 0 = x */
+  static const uint16_t o[4][3] = {{0, 0, 0xF}, {3, 1, 0x3}, {5, 3, 0xC}, {8, 4, 0x5}};
+  assert_int_equal(e->noutputs, 4);
+  for (int k = 0; k < 4; k++) {
+    assert_int_equal(e->outputs[k].type, o[k][0]);
+    assert_int_equal(e->outputs[k].reg, o[k][1]);
+    assert_int_equal(e->outputs[k].mask, o[k][2]);
+  }
+  /* uniforms by register, .in ones too, in the unified numbering (v 0x00, c
+   * 0x10, i 0x70, b 0x78); _hidden takes b1 but no entry; $ becomes . */
+  static const struct { const char *name; uint16_t first, last; } u[8] = {
+      {"pos", 0, 0}, {"nrm", 5, 5}, {"a", 0x10, 0x10}, {"b", 0x11, 0x13}, {"m.x", 0x14, 0x14},
+      {"loops", 0x70, 0x70}, {"flag", 0x78, 0x78}, {"f2", 0x7A, 0x7A}};
+  assert_int_equal(e->nuniforms, 8);
+  for (int k = 0; k < 8; k++) {
+    assert_string_equal(e->uniforms[k].name, u[k].name);
+    assert_int_equal(e->uniforms[k].first, u[k].first);
+    assert_int_equal(e->uniforms[k].last, u[k].last);
+  }
+  assert_int_equal(e->nlabels, 1);
+  assert_string_equal(e->labels[0].name, "start");
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+}
+
+/* Aliases compose swizzles and negation; name[k], name[aL+k], name[a0.y];
+ * rgba and stpq letters; a short swizzle repeats its last letter; mad picks
+ * madi for a wide SRC3 and descriptors of mad land in 0-31 (here slot 2,
+ * shared with a mov that reads only the mask and SRC1). By hand; picasso
+ * 2.7.1 agrees. */
+static void test_picasso_operands(void **state) {
+  (void)state;
+  static const char src[] =
+      ".fvec arr[8]\n.alias foo c9.wzyx\n.alias nfoo -foo.x\n.alias tmp r4.xy\n.proc main\n"
+      "  mov r0.xz, -foo.yx\n"       /* c9, negated, .zwww (foo's y = z, x = w) */
+      "  mov r1, nfoo\n"             /* c9, negated, .wwww */
+      "  mov r2, arr[aL+2]\n"        /* c2, IDX 3 */
+      "  mov r3, arr[5].y\n"         /* c5.yyyy */
+      "  mov tmp, v0\n"              /* r4, mask xy */
+      "  mov r5.rg, v0.bgra\n"       /* mask xy, .zyxw */
+      "  mov r6.st, v1.pq\n"         /* mask xy, .zwww */
+      "  mad r7, v0, arr[a0.y], r1\n"
+      "  madi r7, v0, r1, arr[a0.x]\n"
+      "  dph r8, v0, arr[1]\n"       /* narrow SRC1, wide SRC2: dphi */
+      "  end\n.end\n";
+  gs_isa_binary b;
+  pica_shbin s;
+  asm_files(src, 0, &b, &s);
+  static const uint32_t w[11] = {
+      0x13u << 26 | 0x10u << 21 | 0x29u << 12 | 0, 0x13u << 26 | 0x11u << 21 | 0x29u << 12 | 1,
+      0x13u << 26 | 0x12u << 21 | 3u << 19 | 0x22u << 12 | 2, 0x13u << 26 | 0x13u << 21 | 0x25u << 12 | 3,
+      0x13u << 26 | 0x14u << 21 | 4, 0x13u << 26 | 0x15u << 21 | 5, 0x13u << 26 | 0x16u << 21 | 1u << 12 | 6,
+      7u << 29 | 0x17u << 24 | 2u << 22 | 0u << 17 | 0x20u << 10 | 0x11u << 5 | 2,  /* mad: SRC2 c0 + a0.y */
+      6u << 29 | 0x17u << 24 | 1u << 22 | 0u << 17 | 0x11u << 12 | 0x20u << 5 | 2,  /* madi: SRC3 c0 + a0.x */
+      0x18u << 26 | 0x18u << 21 | 0u << 14 | 0x21u << 7 | 2,                       /* dphi r8, v0, c1 */
+      0x22u << 26};
+  assert_int_equal(s.ncode, 11);
+  for (int k = 0; k < 11; k++)
+    if (s.code[k] != w[k]) fail_msg("word %d: 0x%08x, want 0x%08x", k, s.code[k], w[k]);
+  static const uint32_t od[7] = {
+      0xAu | 1u << 4 | 0xBFu << 5,          /* mask xz, -.zwww */
+      0xFu | 1u << 4 | 0xFFu << 5,          /* -.wwww */
+      0xFu | 0x1Bu << 5 | 0x1Bu << 14 | 0x1Bu << 23, /* mov's, then mad's (and dph's) identity */
+      0xFu | 0x55u << 5,                    /* .yyyy */
+      0xCu | 0x1Bu << 5,                    /* mask xy */
+      0xCu | 0x93u << 5,                    /* .zyxw */
+      0xCu | 0xBFu << 5,                    /* .zwww */
+  };
+  assert_int_equal(s.nopdesc, 7);
+  for (int k = 0; k < 7; k++)
+    if (s.opdesc[k] != od[k]) fail_msg("descriptor %d: 0x%08x, want 0x%08x", k, s.opdesc[k], od[k]);
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+}
+
+/* A mad whose descriptor would land past 31 takes the first slot no mad
+ * uses, and the 7-bit DESC fields already written follow the swap. */
+static void test_picasso_mad_slots(void **state) {
+  (void)state;
+  char src[4096] = ".proc main\n";
+  for (int k = 0; k < 33; k++) /* 33 different selectors (k%4, k/4%4, k/16%4, x): descriptors 0-32 */
+    snprintf(src + strlen(src), sizeof src - strlen(src), "  mov r1, r0.%c%c%cx\n", "xyzw"[k % 4], "xyzw"[k / 4 % 4],
+             "xyzw"[k / 16 % 4]);
+  strcat(src, "  mad r2, r0, r1, r3\n  mad r2, r0, r1, -r3\n  end\n.end\n");
+  gs_isa_binary b;
+  pica_shbin s;
+  asm_files(src, 0, &b, &s);
+  assert_int_equal(s.ncode, 36);
+  assert_int_equal(s.nopdesc, 35);
+  assert_int_equal(s.code[33] & 0x1F, 0);   /* the first mad: 33 swapped with 0 */
+  assert_int_equal(s.code[34] & 0x1F, 1);   /* the second: 34 with 1 */
+  assert_int_equal(s.code[0] & 0x7F, 33);   /* the movs that had 0 and 1 follow */
+  assert_int_equal(s.code[1] & 0x7F, 34);
+  assert_int_equal(s.code[2] & 0x7F, 2);
+  assert_int_equal(s.opdesc[0], 0xFu | 0x1Bu << 5 | 0x1Bu << 14 | 0x1Bu << 23);
+  assert_int_equal(s.opdesc[1], 0xFu | 0x1Bu << 5 | 0x1Bu << 14 | 1u << 22 | 0x1Bu << 23);
+  assert_int_equal(s.opdesc[33], 0xFu);             /* mov r1, r0.xxxx */
+  assert_int_equal(s.opdesc[34], 0xFu | 0x40u << 5); /* .yxxx */
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_encodings), cmocka_unit_test(test_fields),
@@ -508,7 +767,9 @@ int main(void) {
       cmocka_unit_test(test_shbin),                cmocka_unit_test(test_registry),
       cmocka_unit_test(test_asm_published),      cmocka_unit_test(test_asm_simple_tri),
       cmocka_unit_test(test_asm_round_trip),     cmocka_unit_test(test_asm_errors),
-      cmocka_unit_test(test_random_round_trip),
+      cmocka_unit_test(test_random_round_trip),   cmocka_unit_test(test_picasso_simple_tri),
+      cmocka_unit_test(test_picasso_blocks),      cmocka_unit_test(test_picasso_tables),
+      cmocka_unit_test(test_picasso_operands),    cmocka_unit_test(test_picasso_mad_slots),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,6 +129,15 @@ typedef struct pica_uniform {
   uint16_t first, last; /* 0x00-0x0F v, 0x10-0x6F c0-c95, 0x70-0x73 i0-i3, 0x78-0x87 b0-b15 */
 } pica_uniform;
 
+/* A label-table entry (16 bytes in the file: id at 0, word address at 4,
+ * size in words at 8, symbol offset at 12). gpusim's assembler writes one,
+ * the DVLE's entry procedure; picasso writes none. */
+typedef struct pica_label {
+  const char *name;
+  uint32_t addr, size;
+  uint8_t id;
+} pica_label;
+
 typedef struct pica_dvle {
   uint8_t type;          /* 0 vertex, 1 geometry */
   uint8_t merge_outmaps; /* geometry: merge the vertex shader's output map */
@@ -141,6 +150,8 @@ typedef struct pica_dvle {
   size_t noutputs;
   pica_uniform *uniforms;
   size_t nuniforms;
+  pica_label *labels;
+  size_t nlabels;
 } pica_dvle;
 
 typedef struct pica_shbin {
@@ -157,11 +168,33 @@ typedef struct pica_shbin {
 int pica_shbin_read(const uint8_t *bytes, size_t size, pica_shbin *out, gs_diag *d);
 void pica_shbin_free(pica_shbin *s);
 
-/* Assembles the disassembler's syntax (plain instructions, `label:`, `;`
- * comments; docs/pica.md) into a SHBIN with one vertex executable (main 0,
- * end = the word count, no tables); out->lines name each word's byte offset
- * in the file. Errors (GS_EASM) name file:line:column. */
+/* Writes s (code, opdesc, dvle with their tables; file and size unused) as
+ * a SHBIN in picasso's layout: DVLB header, DVLP (10-word header, program,
+ * descriptors as 8-byte entries with a zero second word), then each DVLE:
+ * header, constants, outputs, uniforms, the symbol table (uniform names, then
+ * label names), padding to 4 bytes, and the label entries (when a DVLE has
+ * none, its label table is empty at the outputs' offset, as picasso writes
+ * it). Uniforms are written in the order given. *bytes is malloc'ed. */
+int pica_shbin_write(const pica_shbin *s, uint8_t **bytes, size_t *size, gs_diag *d);
+
+/* Assembles picasso syntax (docs/pica.md: directives, structured blocks,
+ * aliases) or the disassembler's plain listing into a SHBIN: one DVLE,
+ * whose main is the procedure `main` (or the one .entry names) or, in a
+ * text without .proc, word 0 to the end. out->lines name each word's byte
+ * offset in the file. Errors (GS_EASM) name file:line:column. */
 struct gs_isa_binary;
 int pica_asm(const char *src, const char *file, struct gs_isa_binary *out, gs_diag *d);
+
+/* picasso's model of several source files assembled into one SHBIN: one
+ * program and descriptor table, procedures and .fvec/.ivec/.bool uniforms
+ * shared, labels, aliases and .const* per file, one DVLE per file (none
+ * with .nodvle). flags: PICA_ASM_NO_LABELS leaves the label tables empty
+ * (byte-identical to picasso's output). out->lines give source lines of the
+ * file each word came from. */
+typedef struct pica_asm_src {
+  const char *text, *file;
+} pica_asm_src;
+#define PICA_ASM_NO_LABELS 1u
+int pica_asm_files(const pica_asm_src *src, size_t n, unsigned flags, struct gs_isa_binary *out, gs_diag *d);
 
 #endif

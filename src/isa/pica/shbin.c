@@ -96,6 +96,17 @@ static int read_dvle(const rd *r, const char *file, size_t b, uint32_t ncode, pi
                          u->last);
     u->name = file + sym + name;
   }
+  if ((rc = table(r, b, 0x20, 16, &at, &n, "label table")) < 0) return rc;
+  if (n && !(e->labels = calloc(n, sizeof *e->labels))) return gs_diag_set(r->d, GS_ENOMEM, "shbin: out of memory");
+  for (size_t k = 0; k < n; k++, at += 16) {
+    pica_label *l = &e->labels[e->nlabels++];
+    size_t name = u32(r, at + 12);
+    l->id = r->p[at], l->addr = u32(r, at + 4), l->size = u32(r, at + 8);
+    if (name >= nsym || !memchr(r->p + sym + name, 0, nsym - name))
+      return gs_diag_set(r->d, GS_EINVAL, "shbin: 0x%zx: label name at 0x%zx is not a string of the symbol table", at,
+                         name);
+    l->name = file + sym + name;
+  }
   return GS_OK;
 }
 
@@ -141,10 +152,90 @@ void pica_shbin_free(pica_shbin *s) {
     free(s->dvle[k].consts);
     free(s->dvle[k].outputs);
     free(s->dvle[k].uniforms);
+    free(s->dvle[k].labels);
   }
   free(s->dvle);
   free(s->code);
   free(s->opdesc);
   free(s->file);
   memset(s, 0, sizeof *s);
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static void put16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+
+/* The bytes of DVLE e's tables after its 0x40-byte header; sym: symbol
+ * table size. */
+static size_t dvle_size(const pica_dvle *e, size_t *sym) {
+  size_t n = 0;
+  for (size_t k = 0; k < e->nuniforms; k++) n += strlen(e->uniforms[k].name) + 1;
+  for (size_t k = 0; k < e->nlabels; k++) n += strlen(e->labels[k].name) + 1;
+  *sym = n;
+  size_t size = 0x40 + 20 * e->nconsts + 8 * e->noutputs + 8 * e->nuniforms + n;
+  return ((size + 3) & ~(size_t)3) + 16 * e->nlabels;
+}
+
+int pica_shbin_write(const pica_shbin *s, uint8_t **bytes, size_t *size, gs_diag *d) {
+  *bytes = NULL, *size = 0;
+  size_t head = 8 + 4 * s->ndvle, dvlp = 0x28 + 4 * s->ncode + 8 * s->nopdesc, total = head + dvlp, sym;
+  for (size_t k = 0; k < s->ndvle; k++) total += dvle_size(&s->dvle[k], &sym);
+  uint8_t *f = calloc(1, total);
+  if (!f) return gs_diag_set(d, GS_ENOMEM, "shbin: out of memory writing %zu bytes", total);
+  memcpy(f, "DVLB", 4), gs_put_le32(f + 4, (uint32_t)s->ndvle);
+  uint8_t *p = f + head;
+  memcpy(p, "DVLP", 4);
+  gs_put_le32(p + 0x08, 0x28), gs_put_le32(p + 0x0C, (uint32_t)s->ncode);
+  gs_put_le32(p + 0x10, (uint32_t)(0x28 + 4 * s->ncode)), gs_put_le32(p + 0x14, (uint32_t)s->nopdesc);
+  gs_put_le32(p + 0x18, (uint32_t)dvlp);
+  for (size_t k = 0; k < s->ncode; k++) gs_put_le32(p + 0x28 + 4 * k, s->code[k]);
+  for (size_t k = 0; k < s->nopdesc; k++) gs_put_le32(p + 0x28 + 4 * s->ncode + 8 * k, s->opdesc[k]);
+  size_t off = head + dvlp;
+  for (size_t k = 0; k < s->ndvle; k++) {
+    const pica_dvle *e = &s->dvle[k];
+    size_t esize = dvle_size(e, &sym), at = 0x40;
+    uint8_t *b = f + off;
+    gs_put_le32(f + 8 + 4 * k, (uint32_t)off);
+    memcpy(b, "DVLE", 4), put16(b + 4, 0x1002), b[6] = e->type, b[7] = e->merge_outmaps;
+    gs_put_le32(b + 8, e->main), gs_put_le32(b + 12, e->end);
+    put16(b + 0x10, e->in_mask), put16(b + 0x12, e->out_mask);
+    b[0x14] = e->gs_mode, b[0x15] = e->gs_fixed_start, b[0x16] = e->gs_variable_num, b[0x17] = e->gs_fixed_num;
+    gs_put_le32(b + 0x18, (uint32_t)at), gs_put_le32(b + 0x1C, (uint32_t)e->nconsts);
+    for (size_t i = 0; i < e->nconsts; i++, at += 20) {
+      const pica_const *c = &e->consts[i];
+      put16(b + at, c->type), put16(b + at + 2, c->reg);
+      if (c->type == 2)
+        for (int j = 0; j < 4; j++) gs_put_le32(b + at + 4 + 4 * j, c->v[j]);
+      else if (c->type == 1)
+        for (int j = 0; j < 4; j++) b[at + 4 + j] = (uint8_t)c->v[j];
+      else gs_put_le32(b + at + 4, c->v[0]);
+    }
+    gs_put_le32(b + 0x20, (uint32_t)at); /* an empty label table sits here (picasso) */
+    gs_put_le32(b + 0x28, (uint32_t)at), gs_put_le32(b + 0x2C, (uint32_t)e->noutputs);
+    for (size_t i = 0; i < e->noutputs; i++, at += 8)
+      put16(b + at, e->outputs[i].type), put16(b + at + 2, e->outputs[i].reg), put16(b + at + 4, e->outputs[i].mask);
+    size_t symat = at + 8 * e->nuniforms, name = 0;
+    gs_put_le32(b + 0x30, (uint32_t)at), gs_put_le32(b + 0x34, (uint32_t)e->nuniforms);
+    gs_put_le32(b + 0x38, (uint32_t)symat), gs_put_le32(b + 0x3C, (uint32_t)sym);
+    for (size_t i = 0; i < e->nuniforms; i++, at += 8) {
+      const pica_uniform *u = &e->uniforms[i];
+      size_t l = strlen(u->name) + 1;
+      gs_put_le32(b + at, (uint32_t)name), put16(b + at + 4, u->first), put16(b + at + 6, u->last);
+      memcpy(b + symat + name, u->name, l);
+      name += l;
+    }
+    size_t lat = (symat + sym + 3) & ~(size_t)3;
+    if (e->nlabels) gs_put_le32(b + 0x20, (uint32_t)lat), gs_put_le32(b + 0x24, (uint32_t)e->nlabels);
+    for (size_t i = 0; i < e->nlabels; i++, lat += 16) {
+      const pica_label *l = &e->labels[i];
+      size_t len = strlen(l->name) + 1;
+      b[lat] = l->id, gs_put_le32(b + lat + 4, l->addr), gs_put_le32(b + lat + 8, l->size);
+      gs_put_le32(b + lat + 12, (uint32_t)name);
+      memcpy(b + symat + name, l->name, len);
+      name += len;
+    }
+    off += esize;
+  }
+  *bytes = f, *size = total;
+  return GS_OK;
 }
