@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/clones.h"
 #include "isa/pica/exec.h"
 
 void pica_batch_get(const pica_batch *b, unsigned lane, pica_state *s) {
@@ -204,17 +205,20 @@ static void pf_retire(pf_run *R, const pf_group *g, uint32_t lanes) {
 typedef uint32_t pf_vec[4][PICA_LANES];
 
 static inline void pf_read(const pica_batch *b, const pf_src *s, pf_vec out) {
+  const uint32_t neg = s->neg; /* locals: out may alias what s points to, as far as the compiler knows */
   if (s->kind == PF_LANE) {
     const char *base = (const char *)b + s->off;
     for (unsigned c = 0; c < 4; c++) {
       uint32_t v[PICA_LANES];
       memcpy(v, base + (size_t)s->comp[c] * sizeof v, sizeof v);
-      for (unsigned l = 0; l < PICA_LANES; l++) out[c][l] = v[l] ^ s->neg;
+      for (unsigned l = 0; l < PICA_LANES; l++) v[l] ^= neg;
+      memcpy(out[c], v, sizeof v);
     }
   } else if (s->kind == PF_UNI) {
     for (unsigned c = 0; c < 4; c++) {
-      uint32_t x = (s->off < 96 ? b->c[s->off][s->comp[c]] : PICA_ONE) ^ s->neg;
-      for (unsigned l = 0; l < PICA_LANES; l++) out[c][l] = x;
+      uint32_t x = (s->off < 96 ? b->c[s->off][s->comp[c]] : PICA_ONE) ^ neg, v[PICA_LANES];
+      for (unsigned l = 0; l < PICA_LANES; l++) v[l] = x;
+      memcpy(out[c], v, sizeof v);
     }
   } else {
     /* an offset outside a signed byte counts as 0; the index wraps at 128;
@@ -233,15 +237,23 @@ static inline void pf_read(const pica_batch *b, const pf_src *s, pf_vec out) {
  * zero per lane). */
 static inline void pf_write(pica_batch *b, const pf_insn *in, const pf_vec r, const uint32_t lm[PICA_LANES]) {
   char *base = (char *)b + in->dst;
+  const unsigned mask = in->mask;
+  uint32_t m[PICA_LANES];
+  memcpy(m, lm, sizeof m);
   for (unsigned c = 0; c < 4; c++) {
-    if (!(in->mask & (1u << c))) continue;
-    uint32_t v[PICA_LANES];
+    if (!(mask & (1u << c))) continue;
+    uint32_t v[PICA_LANES], x[PICA_LANES];
     memcpy(v, base + c * sizeof v, sizeof v);
-    for (unsigned l = 0; l < PICA_LANES; l++) v[l] = (r[c][l] & lm[l]) | (v[l] & ~lm[l]);
+    memcpy(x, r[c], sizeof x);
+    for (unsigned l = 0; l < PICA_LANES; l++) v[l] = (x[l] & m[l]) | (v[l] & ~m[l]);
     memcpy(base + c * sizeof v, v, sizeof v);
   }
-  if (in->out)
-    for (unsigned l = 0; l < PICA_LANES; l++) b->written[in->dreg][l] |= (uint16_t)(in->mask & lm[l]);
+  if (in->out) {
+    uint16_t w[PICA_LANES];
+    memcpy(w, b->written[in->dreg], sizeof w);
+    for (unsigned l = 0; l < PICA_LANES; l++) w[l] |= (uint16_t)(mask & m[l]);
+    memcpy(b->written[in->dreg], w, sizeof w);
+  }
 }
 
 /* The lanes (of mask) whose format-2 condition holds. */
@@ -257,12 +269,52 @@ static uint32_t pf_cond(const pica_batch *b, const pf_insn *in, uint32_t mask) {
 #define PF_PUSH(arr, cnt, depth)                                          \
   ((cnt) == (depth) ? (memmove(&(arr)[0], &(arr)[1], ((depth) - 1) * sizeof (arr)[0]), (depth) - 1) : (cnt)++)
 
+/* ---- the operations over lanes ------------------------------------------------------
+ *
+ * Each kernel runs one of num.h's lane forms over the 4 components x 16
+ * lanes of its operands (a dot product over the 16 lanes), compiled for
+ * plain x86-64 and with AVX2 (core/clones.h), where GCC vectorises them. */
+
+#define PF_K2(name, fn)                                                                        \
+  GS_CLONES static void name(uint32_t *restrict q, const uint32_t *restrict a, const uint32_t *restrict b) { \
+    for (unsigned i = 0; i < 4 * PICA_LANES; i++) q[i] = fn(a[i], b[i]);                      \
+  }
+#define PF_K3(name, fn)                                                                        \
+  GS_CLONES static void name(uint32_t *restrict q, const uint32_t *restrict a, const uint32_t *restrict b, \
+                             const uint32_t *restrict c) {                                     \
+    for (unsigned i = 0; i < 4 * PICA_LANES; i++) q[i] = fn(a[i], b[i], c[i]);                \
+  }
+#define PF_KDOT(name, fn, n, dph)                                                              \
+  GS_CLONES static void name(uint32_t *restrict q, const uint32_t *restrict a, const uint32_t *restrict b) { \
+    const unsigned L = PICA_LANES;                                                             \
+    for (unsigned l = 0; l < L; l++)                                                           \
+      q[l] = fn(a[l], a[L + l], a[2 * L + l], a[3 * L + l], b[l], b[L + l], b[2 * L + l], b[3 * L + l], n, dph); \
+  }
+PF_K2(pf_add24, pica_add_f24)
+PF_K2(pf_add32, pica_add_f32)
+PF_K2(pf_mul24, pica_mul_f24)
+PF_K2(pf_mul32, pica_mul_f32)
+PF_K2(pf_max, pica_max_l)
+PF_K2(pf_min, pica_min_l)
+PF_K2(pf_sge, pica_sge_l)
+PF_K2(pf_slt, pica_slt_l)
+PF_K3(pf_mad24, pica_mad_f24)
+PF_K3(pf_mad32, pica_mad_f32)
+PF_KDOT(pf_dp3_24, pica_dot_f24, 3, 0)
+PF_KDOT(pf_dp4_24, pica_dot_f24, 4, 0)
+PF_KDOT(pf_dph_24, pica_dot_f24, 4, 1)
+PF_KDOT(pf_dp3_32, pica_dot_f32, 3, 0)
+PF_KDOT(pf_dp4_32, pica_dot_f32, 4, 0)
+PF_KDOT(pf_dph_32, pica_dot_f32, 4, 1)
+
+typedef void (*pf_k2)(uint32_t *restrict, const uint32_t *restrict, const uint32_t *restrict);
+
 /* ---- one group ---------------------------------------------------------------- */
 
 /* Runs group g until its lanes end or fail; a divergent condition moves the
  * lanes where it holds into a new group at *spawn (returns 1 then, g
  * stopped before the instruction with the other lanes), else returns 0. */
-static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
+GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
   pica_batch *b = R->b;
   const pf_insn *prog = R->f->in;
   const size_t n = R->f->p.n;
@@ -309,54 +361,32 @@ static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
     uint32_t next = pc + 1;
     int brk = 0;
     switch (in->op) {
-      case PICA_ADD:
+      case PICA_ADD: case PICA_MUL: case PICA_MAX: case PICA_MIN: case PICA_SGE: case PICA_SGEI: case PICA_SLT:
+      case PICA_SLTI: {
+        pf_k2 k = in->op == PICA_ADD ? (m == PICA_NUM_F32 ? pf_add32 : pf_add24)
+                : in->op == PICA_MUL ? (m == PICA_NUM_F32 ? pf_mul32 : pf_mul24)
+                : in->op == PICA_MAX ? pf_max : in->op == PICA_MIN ? pf_min
+                : (in->op == PICA_SGE || in->op == PICA_SGEI) ? pf_sge : pf_slt;
         pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_add(A[c][l], B[c][l], m);
+        k(Q[0], A[0], B[0]);
         pf_write(b, in, Q, lm);
         break;
-      case PICA_MUL:
+      }
+      case PICA_DP3: case PICA_DP4: case PICA_DPH: case PICA_DPHI: {
+        pf_k2 k = in->op == PICA_DP3 ? (m == PICA_NUM_F32 ? pf_dp3_32 : pf_dp3_24)
+                : in->op == PICA_DP4 ? (m == PICA_NUM_F32 ? pf_dp4_32 : pf_dp4_24)
+                : (m == PICA_NUM_F32 ? pf_dph_32 : pf_dph_24);
         pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_mul(A[c][l], B[c][l], m);
+        k(Q[0], A[0], B[0]);
+        memcpy(Q[1], Q[0], sizeof Q[0]), memcpy(Q[2], Q[0], sizeof Q[0]), memcpy(Q[3], Q[0], sizeof Q[0]);
         pf_write(b, in, Q, lm);
         break;
-      case PICA_MAX:
+      }
+      case PICA_DST: case PICA_DSTI: /* (1, a.y * b.y, a.z, b.w): pica_dst */
         pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_max(A[c][l], B[c][l]);
-        pf_write(b, in, Q, lm);
-        break;
-      case PICA_MIN:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_min(A[c][l], B[c][l]);
-        pf_write(b, in, Q, lm);
-        break;
-      case PICA_SGE: case PICA_SGEI:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_sge(A[c][l], B[c][l]);
-        pf_write(b, in, Q, lm);
-        break;
-      case PICA_SLT: case PICA_SLTI:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_slt(A[c][l], B[c][l]);
-        pf_write(b, in, Q, lm);
-        break;
-      case PICA_DP3: case PICA_DP4: case PICA_DPH: case PICA_DPHI: case PICA_DST: case PICA_DSTI:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
-        for (unsigned l = 0; l < PICA_LANES; l++) {
-          uint32_t a[4] = {A[0][l], A[1][l], A[2][l], A[3][l]}, x[4] = {B[0][l], B[1][l], B[2][l], B[3][l]}, r[4];
-          if (in->op == PICA_DST || in->op == PICA_DSTI) {
-            pica_dst(a, x, r, m);
-          } else {
-            r[0] = in->op == PICA_DP3 ? pica_dp3(a, x, m) : in->op == PICA_DP4 ? pica_dp4(a, x, m) : pica_dph(a, x, m);
-            r[1] = r[2] = r[3] = r[0];
-          }
-          for (unsigned c = 0; c < 4; c++) Q[c][l] = r[c];
-        }
+        for (unsigned l = 0; l < PICA_LANES; l++)
+          Q[0][l] = PICA_ONE, Q[1][l] = m == PICA_NUM_F32 ? pica_mul_f32(A[1][l], B[1][l]) : pica_mul_f24(A[1][l], B[1][l]);
+        memcpy(Q[2], A[2], sizeof Q[2]), memcpy(Q[3], B[3], sizeof Q[3]);
         pf_write(b, in, Q, lm);
         break;
       case PICA_EX2: case PICA_LG2: case PICA_RCP: case PICA_RSQ:
@@ -410,8 +440,7 @@ static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
         break;
       case PICA_MAD: case PICA_MADI:
         pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B), pf_read(b, &in->s[2], C);
-        for (unsigned c = 0; c < 4; c++)
-          for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_mad(A[c][l], B[c][l], C[c][l], m);
+        (m == PICA_NUM_F32 ? pf_mad32 : pf_mad24)(Q[0], A[0], B[0], C[0]);
         pf_write(b, in, Q, lm);
         break;
       case PICA_NOP:

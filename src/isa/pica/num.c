@@ -33,103 +33,28 @@ uint32_t pica_num_load(uint32_t x, pica_num_mode m) {
 
 /* ---- rounding --------------------------------------------------------------- */
 
-/* A double's bits and back. Every double here is normal or zero (the
- * smallest, a product of two 2^-62s, is 2^-124), so clearing the low 36 of
- * its 52 fraction bits truncates it toward zero to 17 significant bits, and
- * one less in the bits is the next double toward zero. */
-static uint64_t dbits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-static double dval(uint64_t u) {
-  double d;
-  memcpy(&d, &u, 8);
-  return d;
-}
-#define LOW36 ((UINT64_C(1) << 36) - 1)
-
-/* The f24 result of the exact value s + e (s the double nearest it, e the
- * error, |e| <= half an ulp of s, e = 0 when s is exact): NaN -> PICA_NAN,
- * truncated toward zero to 17 bits, |.| >= 2^64 -> inf, < 2^-62 -> +0. */
-static uint32_t out24(double s, double e) {
-  if (isnan(s)) return PICA_NAN;
-  if (isinf(s)) return bits((float)s);
-  uint64_t u = dbits(s);
-  /* s on the 17-bit grid while the exact value lies just inside it: the
-   * truncation is the grid point below |s| (one double inward lands
-   * between the two). */
-  if (s != 0 && e != 0 && (e < 0) != (s < 0) && !(u & LOW36)) u--;
-  double a = fabs(dval(u));
-  if (a >= 0x1p64) return bits(s < 0 ? -INFINITY : INFINITY);
-  if (a < 0x1p-62) return 0;
-  return bits((float)dval(u & ~LOW36)); /* exact: 17 bits, in float range */
-}
-
-/* An arithmetic input in F24: subnormals (below 2^-62) are +0. */
-static double in24(uint32_t u) {
-  double d = fl(u);
-  return fabs(d) < 0x1p-62 ? 0.0 : d;
-}
-
-/* An F32 result: NaN canonical. */
-static uint32_t out32(float f) { return isnan(f) ? PICA_NAN : bits(f); }
-
-/* Knuth's TwoSum: s + e == a + b exactly (a, b finite). */
-static double two_sum(double a, double b, double *e) {
-  double s = a + b, bb = s - a;
-  *e = (a - (s - bb)) + (b - bb);
-  return s;
-}
-
-/* Exact sum of two doubles, then out24. */
-static uint32_t add24(double a, double b) {
-  double e = 0, s = (isfinite(a) && isfinite(b)) ? two_sum(a, b, &e) : a + b;
-  return out24(s, isfinite(s) ? e : 0);
-}
-
-/* The exact product with MUL's 0 x inf = 0 rule (double, F24 inputs). */
-static double mul24(double a, double b) {
-  double p = a * b;
-  return (isnan(p) && !isnan(a) && !isnan(b)) ? 0.0 : p;
-}
-static float mul32(float a, float b) {
-  float p = a * b;
-  return (isnan(p) && !isnan(a) && !isnan(b)) ? 0.0f : p;
-}
+/* The rounding and the F24/F32 steps are num.h's lane forms. */
+static double in24(uint32_t u) { return pica_in24(u); }
+static uint32_t out24(double s, double e) { return pica_out24(s, e); }
+static uint32_t out32(float f) { return pica_out32(f); }
 
 /* ---- arithmetic -------------------------------------------------------------- */
 
 uint32_t pica_add(uint32_t a, uint32_t b, pica_num_mode m) {
-  if (m == PICA_NUM_F32) return out32(fl(a) + fl(b));
-  return add24(in24(a), in24(b));
+  return m == PICA_NUM_F32 ? pica_add_f32(a, b) : pica_add_f24(a, b);
 }
 
 uint32_t pica_mul(uint32_t a, uint32_t b, pica_num_mode m) {
-  if (m == PICA_NUM_F32) return out32(mul32(fl(a), fl(b)));
-  return out24(mul24(in24(a), in24(b)), 0);
+  return m == PICA_NUM_F32 ? pica_mul_f32(a, b) : pica_mul_f24(a, b);
 }
 
 uint32_t pica_mad(uint32_t a, uint32_t b, uint32_t c, pica_num_mode m) {
-  if (m == PICA_NUM_F32) return out32(mul32(fl(a), fl(b)) + fl(c));
-  return add24(mul24(in24(a), in24(b)), in24(c));
+  return m == PICA_NUM_F32 ? pica_mad_f32(a, b, c) : pica_mad_f24(a, b, c);
 }
 
-/* ((p0 + p1) + p2) + p3 over n products, the last b[3] itself when dph. */
 static uint32_t dot(const uint32_t a[4], const uint32_t b[4], int n, int dph, pica_num_mode m) {
-  if (m == PICA_NUM_F32) {
-    float t = 0.0f; /* Citra's inner product starts from +0: -0 products sum to +0 */
-    for (int i = 0; i < n; i++) t += (dph && i == 3) ? fl(b[3]) : mul32(fl(a[i]), fl(b[i]));
-    return out32(t);
-  }
-  /* F24: the partial sum is the f24 result of each addition; products exact. */
-  double t = mul24(in24(a[0]), in24(b[0]));
-  uint32_t r = 0;
-  for (int i = 1; i < n; i++) {
-    r = add24(t, (dph && i == 3) ? in24(b[3]) : mul24(in24(a[i]), in24(b[i])));
-    t = fl(r);
-  }
-  return r;
+  return m == PICA_NUM_F32 ? pica_dot_f32(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], n, dph)
+                           : pica_dot_f24(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], n, dph);
 }
 
 uint32_t pica_dp3(const uint32_t a[4], const uint32_t b[4], pica_num_mode m) { return dot(a, b, 3, 0, m); }
@@ -151,10 +76,10 @@ uint32_t pica_flr(uint32_t a, pica_num_mode m) {
 
 /* ---- selects and compares ---------------------------------------------------- */
 
-uint32_t pica_max(uint32_t a, uint32_t b) { return fl(a) > fl(b) ? a : b; }
-uint32_t pica_min(uint32_t a, uint32_t b) { return fl(a) < fl(b) ? a : b; }
-uint32_t pica_sge(uint32_t a, uint32_t b) { return fl(a) >= fl(b) ? PICA_ONE : 0; }
-uint32_t pica_slt(uint32_t a, uint32_t b) { return fl(a) < fl(b) ? PICA_ONE : 0; }
+uint32_t pica_max(uint32_t a, uint32_t b) { return pica_max_l(a, b); }
+uint32_t pica_min(uint32_t a, uint32_t b) { return pica_min_l(a, b); }
+uint32_t pica_sge(uint32_t a, uint32_t b) { return pica_sge_l(a, b); }
+uint32_t pica_slt(uint32_t a, uint32_t b) { return pica_slt_l(a, b); }
 
 int pica_cmp(uint32_t a, uint32_t b, unsigned op) {
   float x = fl(a), y = fl(b);

@@ -34,6 +34,7 @@
 #define GS_ISA_PICA_NUM_H
 
 #include <stdint.h>
+#include <string.h>
 
 typedef enum { PICA_NUM_F24 = 0, PICA_NUM_F32 = 1 } pica_num_mode;
 
@@ -127,5 +128,119 @@ uint32_t pica_rcp(uint32_t a, pica_num_mode m);
 uint32_t pica_rsq(uint32_t a, pica_num_mode m);
 uint32_t pica_ex2(uint32_t a, pica_num_mode m);
 uint32_t pica_lg2(uint32_t a, pica_num_mode m);
+
+/* ---- lane forms --------------------------------------------------------------
+ *
+ * The arithmetic above, per mode, inline and without branches, so that a
+ * loop over lanes calling them vectorises (the batch interpreter,
+ * exec_fast.c); the functions above are these. */
+
+static inline float pica_fl_(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint32_t pica_bits_(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline uint64_t pica_dbits_(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+static inline double pica_dval_(uint64_t u) {
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+static inline double pica_dabs_(double d) { return pica_dval_(pica_dbits_(d) & ~(UINT64_C(1) << 63)); }
+
+/* An F24 arithmetic input: subnormals (below 2^-62) are +0. */
+static inline double pica_in24(uint32_t u) {
+  double d = pica_fl_(u);
+  return pica_dabs_(d) < 0x1p-62 ? 0.0 : d;
+}
+
+/* The F24 result of the exact value s + e (s the double nearest it, e the
+ * error, |e| <= half an ulp of s, 0 when s is exact or not finite): NaN ->
+ * PICA_NAN, truncated toward zero to 17 significant bits, |.| >= 2^64 ->
+ * inf, < 2^-62 -> +0. Every double here is normal or zero (the smallest, a
+ * product of two 2^-62s, is 2^-124), so clearing the low 36 of its 52
+ * fraction bits truncates it, and one less in the bits is the next double
+ * toward zero: when s lies on the 17-bit grid while the exact value lies
+ * just inside it, the truncation is the grid point below |s|. */
+static inline uint32_t pica_out24(double s, double e) {
+  const uint64_t low36 = (UINT64_C(1) << 36) - 1;
+  uint64_t u = pica_dbits_(s);
+  uint64_t inward = (s != 0) & (e != 0) & ((e < 0) != (s < 0)) & ((u & low36) == 0);
+  u -= inward;
+  double a = pica_dabs_(pica_dval_(u));
+  uint32_t r = pica_bits_((float)pica_dval_(u & ~low36)); /* exact when it is kept: 17 bits, in range */
+  r = a < 0x1p-62 ? 0 : r;
+  r = a >= 0x1p64 ? (uint32_t)(pica_dbits_(s) >> 32 & 0x80000000u) | 0x7f800000u : r;
+  return s != s ? PICA_NAN : r;
+}
+
+/* The exact sum of two F24 inputs (Knuth's TwoSum: s + e == a + b), then
+ * pica_out24. */
+static inline uint32_t pica_add24_(double a, double b) {
+  double s = a + b, bb = s - a;
+  double e = (a - (s - bb)) + (b - bb);
+  return pica_out24(s, pica_dabs_(s) <= 0x1.fffffffffffffp1023 ? e : 0.0);
+}
+/* The exact product with MUL's 0 x inf = 0 rule (F24 inputs): a NaN
+ * product of two numbers is +0 (as masks, which GCC vectorises). */
+static inline double pica_mul24_(double a, double b) {
+  double p = a * b;
+  uint64_t zero = (0 - (uint64_t)(p != p)) & (0 - (uint64_t)(a == a)) & (0 - (uint64_t)(b == b));
+  return pica_dval_(pica_dbits_(p) & ~zero);
+}
+/* F32: the same rule. */
+static inline float pica_mul32_(float a, float b) {
+  float p = a * b;
+  uint32_t zero = (0 - (uint32_t)(p != p)) & (0 - (uint32_t)(a == a)) & (0 - (uint32_t)(b == b));
+  return pica_fl_(pica_bits_(p) & ~zero);
+}
+static inline uint32_t pica_out32(float f) { return f != f ? PICA_NAN : pica_bits_(f); }
+
+static inline uint32_t pica_add_f24(uint32_t a, uint32_t b) { return pica_add24_(pica_in24(a), pica_in24(b)); }
+static inline uint32_t pica_add_f32(uint32_t a, uint32_t b) { return pica_out32(pica_fl_(a) + pica_fl_(b)); }
+static inline uint32_t pica_mul_f24(uint32_t a, uint32_t b) { return pica_out24(pica_mul24_(pica_in24(a), pica_in24(b)), 0); }
+static inline uint32_t pica_mul_f32(uint32_t a, uint32_t b) { return pica_out32(pica_mul32_(pica_fl_(a), pica_fl_(b))); }
+static inline uint32_t pica_mad_f24(uint32_t a, uint32_t b, uint32_t c) {
+  return pica_add24_(pica_mul24_(pica_in24(a), pica_in24(b)), pica_in24(c));
+}
+static inline uint32_t pica_mad_f32(uint32_t a, uint32_t b, uint32_t c) {
+  return pica_out32(pica_mul32_(pica_fl_(a), pica_fl_(b)) + pica_fl_(c));
+}
+
+/* Dot products ((p0 + p1) + p2) + p3 of n = 3 or 4 products, the last
+ * b3 itself when dph. F24: products exact, each addition truncated; F32:
+ * every step rounded, the sum started from +0 as Citra's (so -0 products
+ * give +0). */
+static inline uint32_t pica_dot_f24(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1,
+                                    uint32_t b2, uint32_t b3, int n, int dph) {
+  uint32_t r = pica_add24_(pica_mul24_(pica_in24(a0), pica_in24(b0)), pica_mul24_(pica_in24(a1), pica_in24(b1)));
+  r = pica_add24_(pica_fl_(r), pica_mul24_(pica_in24(a2), pica_in24(b2)));
+  if (n == 4) r = pica_add24_(pica_fl_(r), dph ? pica_in24(b3) : pica_mul24_(pica_in24(a3), pica_in24(b3)));
+  return r;
+}
+static inline uint32_t pica_dot_f32(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1,
+                                    uint32_t b2, uint32_t b3, int n, int dph) {
+  float t = 0.0f;
+  t += pica_mul32_(pica_fl_(a0), pica_fl_(b0));
+  t += pica_mul32_(pica_fl_(a1), pica_fl_(b1));
+  t += pica_mul32_(pica_fl_(a2), pica_fl_(b2));
+  if (n == 4) t += dph ? pica_fl_(b3) : pica_mul32_(pica_fl_(a3), pica_fl_(b3));
+  return pica_out32(t);
+}
+
+/* MAX, MIN, SGE, SLT (the functions above). */
+static inline uint32_t pica_max_l(uint32_t a, uint32_t b) { return pica_fl_(a) > pica_fl_(b) ? a : b; }
+static inline uint32_t pica_min_l(uint32_t a, uint32_t b) { return pica_fl_(a) < pica_fl_(b) ? a : b; }
+static inline uint32_t pica_sge_l(uint32_t a, uint32_t b) { return pica_fl_(a) >= pica_fl_(b) ? PICA_ONE : 0; }
+static inline uint32_t pica_slt_l(uint32_t a, uint32_t b) { return pica_fl_(a) < pica_fl_(b) ? PICA_ONE : 0; }
 
 #endif
