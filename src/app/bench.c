@@ -28,6 +28,7 @@
 #include "isa/qpu/table.h"
 #include "isa/sass/exec.h"
 #include "isa/sass/num.h"
+#include "isa/pica/exec.h"
 #include "isa/sass/solo.h"
 #include "isa/sass/table.h"
 
@@ -221,6 +222,94 @@ static int sass_bench(int runs, uint32_t iterations, uint32_t ref_iterations, do
   return 0;
 }
 
+/* ---- PICA200: a vertex batch of 16 lanes ----------------------------------------------- */
+
+/* The PICA200 ALU-bound program: LOOP i1 around LOOP i0 around BODY
+ * dependent instructions cycling ADD, MUL, MAD and DP4 (float24), passes
+ * = (i0.x + 1) x (i1.x + 1). */
+static pica_insn *pica_alu_chain(size_t *n) {
+  pica_insn *c = calloc(BODY + 4, sizeof *c);
+  if (!c) return NULL;
+  c[0].op = PICA_LOOP, c[0].uid = 1, c[0].target = BODY + 2;
+  c[1].op = PICA_LOOP, c[1].uid = 0, c[1].target = BODY + 1;
+  for (int k = 0; k < BODY; k++) {
+    pica_insn *i = &c[2 + k];
+    static const uint8_t ops[] = {PICA_ADD, PICA_MUL, PICA_MAD, PICA_DP4};
+    i->op = ops[k % 4], i->mask = 0xF, i->dst = (uint8_t)(PICA_REG_R + k % 4);
+    i->src[0] = (pica_src){(uint8_t)(PICA_REG_R + k % 4), 0, 0, 0x1B};
+    i->src[1] = (pica_src){(uint8_t)(PICA_REG_C + k % 4), 0, 0, 0x1B};
+    i->src[2] = (pica_src){PICA_REG_R + 2, 0, 0, 0x1B};
+    if (k % 4 == 3) i->src[0].reg = PICA_REG_R, i->src[1].reg = PICA_REG_R + 1;
+  }
+  c[BODY + 2].op = PICA_NOP;
+  c[BODY + 3].op = PICA_END;
+  *n = BODY + 4;
+  return c;
+}
+
+/* Runs `passes` passes of the chain `runs` times, as one batch of 16
+ * vertices (fast) or one vertex through the reference; returns the median
+ * seconds (< 0 on error) and the instructions of one vertex. */
+static double pica_time_runs(int fast, uint32_t passes, int runs, uint64_t *insns) {
+  static pica_batch b;
+  static pica_state s, v;
+  double t[32], med = -1;
+  size_t n = 0;
+  pica_insn *code = pica_alu_chain(&n);
+  pica_program p = {code, n};
+  pica_fast *f = NULL;
+  gs_diag d;
+  gs_diag_clear(&d);
+  if (!code || (fast && pica_fast_compile(&p, &f, &d) < 0)) {
+    fprintf(stderr, "gpusim bench: PICA200 chain: %s\n", code ? d.msg : "out of memory");
+    goto out;
+  }
+  uint32_t outer = (passes + 255) / 256, inner = (passes + outer - 1) / outer;
+  memset(&s, 0, sizeof s);
+  s.i[0][0] = (uint8_t)(inner - 1), s.i[1][0] = (uint8_t)(outer - 1);
+  static const float cv[4] = {0.001f, 1.0f, 0.5f, 0.25f};
+  for (int k = 0; k < 4; k++)
+    for (int c = 0; c < 4; c++) memcpy(&s.c[k][c], &cv[k], 4), memcpy(&s.r[k][c], &cv[3 - k], 4);
+  for (int r = 0; r < runs; r++) {
+    pica_batch_fill(&b, &s, PICA_LANES);
+    v = s;
+    double t0 = now();
+    int rc = fast ? pica_run_batch(&b, f, 0, UINT64_C(1) << 40, &d) : pica_run_ref(&v, &p, 0, UINT64_C(1) << 40, &d);
+    t[r] = now() - t0;
+    if (rc < 0) {
+      fprintf(stderr, "gpusim bench: %s\n", d.msg);
+      goto out;
+    }
+    *insns = fast ? b.steps[0] : v.steps;
+  }
+  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  med = t[runs / 2];
+out:
+  pica_fast_free(f);
+  free(code);
+  return med;
+}
+
+/* Prints the PICA200 lines: instructions per second of the batch (16
+ * vertices each) and of one vertex through the reference, and vertex
+ * instructions (lane operations) per second. */
+static int pica_bench(int runs, uint32_t passes, uint32_t ref_passes) {
+  uint64_t nf = 0, nr = 0;
+  printf("PICA ALU, PICA200 interpreter, ALU-bound chain (add/mul/mad/dp4 in float24, a batch of 16 vertices), "
+         "1 thread, median of %d\n", runs);
+  printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mvertex-instr/s");
+  double tf = pica_time_runs(1, passes, runs, &nf);
+  if (tf < 0) return -1;
+  double ipsf = nf / tf;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", nf, ipsf / 1e6, ipsf * PICA_LANES / 1e6);
+  double tr = pica_time_runs(0, ref_passes, runs, &nr);
+  if (tr < 0) return -1;
+  double ipsr = nr / tr;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", nr, ipsr / 1e6, ipsr / 1e6);
+  printf("  fast / reference, vertex instructions: %.1fx\n", ipsf * PICA_LANES / ipsr);
+  return 0;
+}
+
 static int cmp_result(const void *a, const void *b) {
   double x = ((const gs_v3d_bench_result *)a)->seconds, y = ((const gs_v3d_bench_result *)b)->seconds;
   return (x > y) - (x < y);
@@ -325,6 +414,7 @@ int gs_bench_main(int argc, char **argv) {
   printf("  fast / reference: %.1fx; fast / real VideoCore IV (750 Minstr/s, 12 QPUs): %.2fx\n",
          ipsf / ipsr, ipsf / 750e6);
   if (sass_bench(runs, iterations, ref_iterations, ipsf * 32) < 0) goto out;
+  if (pica_bench(runs, iterations / 8 ? iterations / 8 : 1, ref_iterations / 8 ? ref_iterations / 8 : 1) < 0) goto out;
   if (pipeline_benches(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
   rc = 0;
 out:
