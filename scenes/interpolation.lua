@@ -13,9 +13,12 @@
 --   gpusim --headless -o interpolation.png scenes/interpolation.lua
 --   gpusim scenes/interpolation.lua sass        (NVIDIA Maxwell programs; also
 --                                                sass:qpu, qpu:sass)
+--   gpusim scenes/interpolation.lua pica:qpu    (a 3DS PICA200 vertex shader; also
+--                                                pica:sass)
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 local sass = require "sass_shaders"    -- lua/sass_shaders.lua: Maxwell SASS programs
+local pica = require "pica_shaders"    -- lua/pica_shaders.lua: PICA200 vertex shaders
 local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
 
 local target = gpusim.target {width = 384, height = 128, format = "rgba8888"}
@@ -70,13 +73,16 @@ local fragment = [[
 -- pixel program says how it interpolates in its own code as well, as
 -- NVIDIA's compiler writes it: IPA.CONSTANT for flat, IPA.PASS for screen
 -- (the plane's value as it is), and for perspective IPA of a/w multiplied
--- by W (lua/sass_shaders.lua).
+-- by W (lua/sass_shaders.lua). A PICA200 vertex shader (lua/pica_shaders.lua)
+-- sends the colour on as its output map's color.rgb; the interpolation is
+-- the fragment side's, so it pairs with either (pica:qpu, pica:sass).
 local modes = {"flat", "perspective", "screen"}
 local shaders = {}
 for i, mode in ipairs(modes) do
   local programs = {
     qpu = {coordinate = coordinate, vertex = vertex_shader, fragment = fragment},
     sass = {vertex = sass.vertex(3), fragment = sass.colour(mode)},
+    pica = {vertex = pica.vertex("color.rgb")},
   }
   shaders[i] = gpusim.shader {
     coordinate = programs[vertex_isa].coordinate,

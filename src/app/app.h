@@ -77,6 +77,9 @@ const char *gs_cli_option(int argc, char **argv, int *i, const char *opt, int *m
 /* `gpusim bench`: interpreter benchmarks. 0 on success, 1 on failure, 2 on
  * a usage error. */
 int gs_bench_main(int argc, char **argv);
+/* The vertex-bound frame's table of `gpusim bench` (bench_vertex.c): the
+ * median of `runs`; quick: a small frame. 0, or -1 after a message. */
+int gs_bench_vertex_frames(int runs, int quick);
 
 /* `gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]` (diff.c). 0 when
  * no pixel differs by more than T, 1 when some do, 2 on a usage error, an

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "app/app.h"
 #include "core/pool.h"
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
@@ -363,7 +364,9 @@ static void usage(FILE *f) {
           "  chain on 16 lanes), fast and reference interpreters, single-threaded; the\n"
           "  same for a Maxwell SASS warp (fadd/fmul/iadd chain on 32 lanes); then\n"
           "  the pipeline on a fill-bound and a triangle-bound frame with 1 thread and\n"
-          "  with every core, with the fragment program in QPU code and in Maxwell SASS.\n"
+          "  with every core, with the fragment program in QPU code and in Maxwell SASS;\n"
+          "  and a vertex-bound frame (tiny triangles) with the vertex programs in QPU\n"
+          "  code, Maxwell SASS and PICA200.\n"
           "  Prints the median of N runs (default 5; 3 for the pipeline).\n");
 }
 
@@ -416,6 +419,7 @@ int gs_bench_main(int argc, char **argv) {
   if (sass_bench(runs, iterations, ref_iterations, ipsf * 32) < 0) goto out;
   if (pica_bench(runs, iterations / 8 ? iterations / 8 : 1, ref_iterations / 8 ? ref_iterations / 8 : 1) < 0) goto out;
   if (pipeline_benches(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
+  if (gs_bench_vertex_frames(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
   rc = 0;
 out:
   free(w);

@@ -1,0 +1,128 @@
+-- scene_pica_scenes.lua — the scenes' PICA200 (3DS) vertex shaders
+-- (lua/pica_shaders.lua) paired with the QPU's and the SASS fragment
+-- programs: scenes/triangle.lua, scenes/interpolation.lua and
+-- scenes/cube.lua as pica:qpu and pica:sass, against the reference images
+-- tests/ref/*.png (which tests/lua/scene_triangle.lua, scene_interpolation.lua
+-- and scene_cube.lua back with formulas and a ray cast) and against the
+-- formulas where a test has them.
+--
+-- Tolerance. The PICA200 unit computes in float24: 16 fraction bits, so a
+-- position or a matrix product is truncated by up to 2^-16 relative (the
+-- sum of four truncated products a few times that, 2^-14 of a 256-pixel
+-- screen is 0.016 pixel); and the abi snaps the screen position to 12.4
+-- rounding to nearest where the scenes' QPU programs truncate (ftoi), so a
+-- vertex may move by up to 1/16 pixel. A pixel whose centre lies that
+-- close to a triangle's edge, or a texture coordinate that close to a
+-- texel boundary, may change; no other pixel may. So each image must equal
+-- the reference except in at most 0.5% of the pixels, every one of which
+-- lies within one pixel (8-neighbourhood) of a colour change in the
+-- reference: a face edge, the triangle's border or a texel boundary. The
+-- colours themselves go through the unit exactly (0 and 1 are float24
+-- values; the colour fix-up |c| <= 1 leaves them alone), and the SASS pixel
+-- program rounds to nearest where the QPU truncates, so a channel may also
+-- differ by 1 anywhere (the tolerance of tests/ref/manifest.lua).
+-- Measured (by more than 1 in a channel): triangle and interpolation 0
+-- pixels in both pairings (pica:sass differs from the interpolation
+-- reference by one step in 29 pixels, as qpu:sass does); cube 190 pixels
+-- at t = 0, the same image the SASS vertex program gives, one of them 2
+-- pixels from a colour change (below), and 54 at t = 1.
+local gpusim = require "gpusim"
+local load_image = debug.getregistry()["gpusim.load_image"]
+assert(load_image, "run by the gpusim program, which reads PNG files")
+
+-- The reference image of a scene: pixel(x, y) with y from the bottom, as
+-- target:pixel counts it (the file's rows are top first).
+local function reference(name)
+  local w, h, bytes = load_image("tests/ref/" .. name .. ".png")
+  assert(w, h)
+  return w, h, function(x, y)
+    local i = ((h - 1 - y) * w + x) * 4
+    return bytes:byte(i + 1), bytes:byte(i + 2), bytes:byte(i + 3)
+  end
+end
+
+-- The image of scene rendered with isas at time t: pixel(x, y) as
+-- target:pixel, and the target.
+local function render(scene, isas, t)
+  assert(loadfile("scenes/" .. scene .. ".lua"))(isas)
+  local _, target = gpusim.frame()
+  gpusim.render {time = t or 0, threads = 1}
+  local p = {}
+  for y = 0, target.height - 1 do
+    for x = 0, target.width - 1 do p[y * target.width + x] = {target:pixel(x, y)} end
+  end
+  return function(x, y) return table.unpack(p[y * target.width + x], 1, 3) end, target
+end
+
+-- Compares scene rendered with isas at time t with `want` (w x h pixels,
+-- pixel(x, y)); returns the pixels that differ by more than 1 in a channel,
+-- each of which must lie within `radius` pixels of a colour change in want.
+local function compare(scene, isas, t, w, h, want, radius, what)
+  local got, target = render(scene, isas, t)
+  assert(target.width == w and target.height == h, scene .. ": size")
+  local function same(x1, y1, x2, y2)
+    local r1, g1, b1 = want(x1, y1)
+    local r2, g2, b2 = want(x2, y2)
+    return r1 == r2 and g1 == g2 and b1 == b2
+  end
+  local differ = 0
+  for y = 0, h - 1 do
+    for x = 0, w - 1 do
+      local r, g, b = got(x, y)
+      local rr, rg, rb = want(x, y)
+      if math.abs(r - rr) > 1 or math.abs(g - rg) > 1 or math.abs(b - rb) > 1 then
+        differ = differ + 1
+        local boundary = false
+        for dy = -radius, radius do
+          for dx = -radius, radius do
+            local nx, ny = x + dx, y + dy
+            if nx >= 0 and nx < w and ny >= 0 and ny < h and not same(x, y, nx, ny) then boundary = true end
+          end
+        end
+        assert(boundary, string.format("%s %s: pixel (%d, %d) is %d,%d,%d, %s %d,%d,%d, more than %d pixel(s) "
+                                       .. "from any edge or texel boundary", scene, isas, x, y, r, g, b, what, rr, rg,
+                                       rb, radius))
+      end
+    end
+  end
+  assert(differ <= w * h // 200, string.format("%s %s: %d pixels differ from %s", scene, isas, differ, what))
+  return differ, target
+end
+
+local function against_reference(scene, isas, radius)
+  local w, h, ref = reference(scene)
+  return compare(scene, isas, 0, w, h, ref, radius or 1, "tests/ref/" .. scene .. ".png")
+end
+
+local interp_check = dofile("tests/lua/lib/interp_check.lua")
+-- The QPU image of the cube at t = 1, which tests/lua/scene_cube.lua checks
+-- by its ray cast.
+local qpu_cube_t1 = render("cube", "qpu", 1)
+for _, isas in ipairs {"pica:qpu", "pica:sass"} do
+  local n = against_reference("triangle", isas)
+  print(string.format("scene_pica_scenes triangle %s: ok (%d pixels differ from tests/ref/triangle.png)", isas, n))
+  local m, target = against_reference("interpolation", isas)
+  local checked = interp_check(target, {"flat", "perspective", "screen"}) -- the formulas, to 1 per channel
+  print(string.format("scene_pica_scenes interpolation %s: ok (%d pixels differ; formulas hold at %d, %d, %d "
+                      .. "pixels)", isas, m, checked.flat, checked.perspective, checked.screen))
+  -- At t = 0 the cube's top face is seen nearly edge-on: there a texel is
+  -- less than a pixel high, so a pixel centre moved by a fraction of a
+  -- pixel may sample the next texel even where its neighbours and the
+  -- texel after show the same checker colour; the nearest colour change is
+  -- then 2 pixels away (1 of the 190 pixels). At t = 1 no face is that
+  -- steep.
+  local c = against_reference("cube", isas, 2)
+  local c1 = compare("cube", isas, 1, 256, 256, qpu_cube_t1, 1, "the QPU image")
+  print(string.format("scene_pica_scenes cube %s: ok (%d edge or texel-boundary pixels differ from "
+                      .. "tests/ref/cube.png at t = 0, %d from the QPU image at t = 1)", isas, c, c1))
+end
+
+-- The cube turns: frames at t = 0 and 1 differ, the corner is background.
+assert(loadfile("scenes/cube.lua"))("pica:qpu")
+local _, target = gpusim.frame()
+local f0 = gpusim.render {time = 0, threads = 1}
+local a = gpusim.mem.read_bytes(f0.framebuffer, f0.stride * f0.height)
+local f1 = gpusim.render {time = 1, threads = 1}
+assert(gpusim.mem.read_bytes(f1.framebuffer, f1.stride * f1.height) ~= a, "frames at t = 0 and 1 are the same")
+local r, g, b = target:pixel(0, 0)
+assert(r == 26 and g == 26 and b == 38, "the corner is background")
