@@ -91,7 +91,7 @@ typedef struct dvle_b {
   const char *file;
   char entry[NAMELEN];
   unsigned entry_line, entry_col, first_word, last_word, has_proc, has_entry;
-  int nodvle, gsh, compat, merge;
+  int nodvle, gsh, compat, merge, gsh_dir;
   uint16_t in_mask, out_mask;
   uint8_t gs_mode, gs_fixed_start, gs_var_num, gs_fixed_num;
   uni unis[MAXUNI];
@@ -227,7 +227,10 @@ static int add_alias(actx *a, const char *at, const char *name, int reg, char ki
   return GS_OK;
 }
 
-static unsigned max_out(const actx *a) { return a->cur->gsh ? 7 : 16; }
+/* o0-o6 in a geometry shader declared with .gsh; picasso also limits the
+ * registers after a setemit (which makes the DVLE a geometry shader),
+ * gpusim does not, so that any listing assembles. */
+static unsigned max_out(const actx *a) { return a->cur->gsh_dir ? 7 : 16; }
 
 /* [-]name-or-register[[offset]][.letters], picasso's parseReg: name[k],
  * name[a0.x], name[a0.y], name[aL], name[aL+k] (a0, a1, a2, lcnt: older
@@ -1036,6 +1039,7 @@ static int directive(actx *a, char *dir, char *rest) {
     return GS_OK;
   }
   if (!strcmp(dir, ".gsh")) {
+    e->gsh_dir = 1;
     if (!(t = word(&rest))) {
       e->gsh = e->compat = 1;
       return GS_OK;
@@ -1137,7 +1141,7 @@ static int asm_file(actx *a, const char *src, const char *file, char **keep) {
 
 /* f32 to float24 by truncating the mantissa (picasso's f32tof24): exponent
  * rebiased from 127 to 63, underflow to signed zero, overflow to infinity. */
-static uint32_t f24_trunc(double v) {
+uint32_t pica_f24_picasso(double v) {
   float f = fabs(v) > FLT_MAX && !isnan(v) ? (float)(v < 0 ? -INFINITY : INFINITY) : (float)v;
   uint32_t i;
   memcpy(&i, &f, 4);
@@ -1233,7 +1237,7 @@ int pica_asm_files(const pica_asm_src *src, size_t nsrc, unsigned flags, gs_isa_
       pica_const *p = &o->consts[o->nconsts++];
       p->type = (uint8_t)c->type;
       p->reg = (uint8_t)(c->reg - (c->type == UT_FVEC ? R_C : c->type == UT_IVEC ? R_I : R_B));
-      for (int j = 0; j < 4; j++) p->v[j] = c->type == UT_FVEC ? f24_trunc(c->f[j]) : (uint32_t)c->i[j];
+      for (int j = 0; j < 4; j++) p->v[j] = c->type == UT_FVEC ? pica_f24_picasso(c->f[j]) : (uint32_t)c->i[j];
       if (c->type == UT_BOOL) p->v[1] = p->v[2] = p->v[3] = 0;
     }
     for (int k = 0; k < e->nouts; k++)

@@ -191,6 +191,19 @@ int pica_asm(const char *src, const char *file, struct gs_isa_binary *out, gs_di
  * with .nodvle). flags: PICA_ASM_NO_LABELS leaves the label tables empty
  * (byte-identical to picasso's output). out->lines give source lines of the
  * file each word came from. */
+/* A number as picasso's .constf/.setf store it: to f32 (nearest), then
+ * float24 by truncating the mantissa; below float24's range the zero of
+ * its sign, above (and NaN) infinity (picasso's f32tof24). */
+uint32_t pica_f24_picasso(double v);
+
+/* A SHBIN as assembler text that gives back the same program words,
+ * operand descriptors, constants, output map, uniform table and entry point:
+ * directives (.gsh, .in, .fvec/.ivec/.bool, .setf/.seti/.setb, .out, .proc
+ * and .entry) then the listing with explicit targets. What one text cannot
+ * give back (a second DVLE, tables picasso's directives cannot write) is
+ * said in comment lines. */
+int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d);
+
 typedef struct pica_asm_src {
   const char *text, *file;
 } pica_asm_src;
