@@ -831,6 +831,72 @@ static void test_listing_round_trip(void **state) {
   }
 }
 
+
+/* Two files into one SHBIN, as picasso links them: one program, procedures
+ * and .fvec uniforms shared (shared[2] keeps c0-c1 in both, other takes
+ * c2), .constf per file (both c95), one DVLE each, named by its entry
+ * procedure; call reaches a procedure of the other file. By hand. */
+static void test_picasso_files(void **state) {
+  (void)state;
+  const pica_asm_src src[2] = {
+      {".fvec shared[2]\n.constf ka(1, 2, 3, 4)\n.out - position\n"
+       ".proc main\n  mov o0, shared[1]\n  call util\n  end\n.end\n", "a.pica"},
+      {".fvec other, shared[2]\n.constf kb(5, 6, 7, 8)\n.out - color o2\n.entry second\n"
+       ".proc util\n  mov r0, kb\n.end\n.proc second\n  mov o2, other\n  end\n.end\n", "b.pica"}};
+  gs_isa_binary b;
+  gs_diag d = {0};
+  pica_shbin s;
+  if (pica_asm_files(src, 2, 0, &b, &d) != GS_OK) fail_msg("%s", d.msg);
+  if (pica_shbin_read(b.bytes, b.size, &s, &d) != GS_OK) fail_msg("%s", d.msg);
+  static const uint32_t w[6] = {0x13u << 26 | 0x21u << 12, 0x24u << 26 | 3u << 10 | 1u, 0x22u << 26,
+                                0x13u << 26 | 0x10u << 21 | 0x7Fu << 12, 0x13u << 26 | 2u << 21 | 0x22u << 12,
+                                0x22u << 26};
+  assert_int_equal(s.ncode, 6);
+  for (int k = 0; k < 6; k++)
+    if (s.code[k] != w[k]) fail_msg("word %d: 0x%08x, want 0x%08x", k, s.code[k], w[k]);
+  assert_int_equal(s.ndvle, 2);
+  const pica_dvle *e0 = &s.dvle[0], *e1 = &s.dvle[1];
+  assert_int_equal(e0->main, 0);
+  assert_int_equal(e0->end, 3);
+  assert_int_equal(e1->main, 4);
+  assert_int_equal(e1->end, 6);
+  assert_string_equal(pica_dvle_name(e0), "main");
+  assert_string_equal(pica_dvle_name(e1), "second");
+  assert_int_equal(e0->consts[0].reg, 95);
+  assert_int_equal(e0->consts[0].v[0], 0x3F0000u); /* 1.0 */
+  assert_int_equal(e1->consts[0].reg, 95);
+  assert_int_equal(e1->consts[0].v[0], 0x414000u); /* 5.0 = 1.25 x 2^2: exponent 63 + 2 = 0x41, mantissa 0x4000 */
+  assert_int_equal(e0->outputs[0].reg, 0);
+  assert_int_equal(e1->outputs[0].type, 2);
+  assert_int_equal(e1->outputs[0].reg, 2);
+  assert_int_equal(e1->out_mask, 4);
+  assert_int_equal(e1->nuniforms, 2);
+  assert_string_equal(e1->uniforms[0].name, "shared");
+  assert_int_equal(e1->uniforms[0].first, 0x10);
+  assert_int_equal(e1->uniforms[0].last, 0x11);
+  assert_string_equal(e1->uniforms[1].name, "other");
+  assert_int_equal(e1->uniforms[1].first, 0x12);
+  assert_int_equal(b.lines[4].line, 9); /* b.pica's "mov o2, other" */
+  /* the listing gives back the first DVLE and says the second is not */
+  char *text;
+  if (pica_disasm_shbin(&s, &text, &d) != GS_OK) fail_msg("%s", d.msg);
+  assert_non_null(strstr(text, "; dvle 1 (not reassembled: one text makes one DVLE)"));
+  assert_non_null(strstr(text, ";   label second 0x004\n"));
+  free(text);
+  pica_shbin_free(&s);
+  gs_isa_binary_free(&b);
+  /* a procedure of the same name in both, an entry nowhere */
+  const pica_asm_src dup[2] = {{".proc main\n  end\n.end\n", "a.pica"}, {".proc main\n  end\n.end\n", "b.pica"}};
+  assert_int_equal(pica_asm_files(dup, 2, 0, &b, &d), GS_EASM);
+  assert_non_null(strstr(d.msg, "b.pica:1:7: procedure 'main' is defined twice"));
+  const pica_asm_src noent[1] = {{".entry go\n.proc main\n  end\n.end\n", "c.pica"}};
+  assert_int_equal(pica_asm_files(noent, 1, 0, &b, &d), GS_EASM);
+  assert_non_null(strstr(d.msg, "c.pica:1:8: no procedure 'go' for the entry point"));
+  const pica_asm_src nomain[1] = {{".proc other\n  end\n.end\n", "c.pica"}};
+  assert_int_equal(pica_asm_files(nomain, 1, 0, &b, &d), GS_EASM);
+  assert_non_null(strstr(d.msg, "c.pica:1:1: no procedure 'main' for the entry point (.proc main, or .entry NAME)"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_encodings), cmocka_unit_test(test_fields),
@@ -842,7 +908,7 @@ int main(void) {
       cmocka_unit_test(test_random_round_trip),   cmocka_unit_test(test_picasso_simple_tri),
       cmocka_unit_test(test_picasso_blocks),      cmocka_unit_test(test_picasso_tables),
       cmocka_unit_test(test_picasso_operands),    cmocka_unit_test(test_picasso_mad_slots),
-      cmocka_unit_test(test_listing_round_trip),
+      cmocka_unit_test(test_listing_round_trip),  cmocka_unit_test(test_picasso_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,13 @@
 /* lpica.c — gpusim.pica: one PICA200 vertex shader invocation run alone
  * (issue 10; docs/pica.md, "Running a program alone"):
  *
- *   r = gpusim.pica.run{program = shbin, entry = n, inputs = {[0] = {x, y, z, w}, ...},
+ *   r = gpusim.pica.run{program = shbin, entry = name|n, inputs = {[0] = {x, y, z, w}, ...},
  *                       float_uniforms = {[i] = {x, y, z, w}}, int_uniforms = {[i] = {x, y, z, w}},
  *                       bool_uniforms = {[i] = true|false}, float = "f24"|"f32"}
  *
- * program: SHBIN bytes (gpusim.asm("pica", text)); entry: the DVLE (0 the
- * first, the default); inputs v0-v15; the uniforms c0-c95, i0-i3 and b0-b15
+ * program: SHBIN bytes (gpusim.asm("pica", text)); entry: the DVLE, by
+ * name (its entry label: the .proc it starts at) or index (0 the first, the
+ * default); inputs v0-v15; the uniforms c0-c95, i0-i3 and b0-b15
  * (given ones override the DVLE's constants, which are applied first);
  * float: the arithmetic, float24 (default) or IEEE binary32. Returns
  * {outputs = {[i] = {x, y, z, w}}} for every output register the program
@@ -104,7 +105,26 @@ static int l_run(lua_State *L) {
   r->have_shbin = 1;
   lua_pop(L, 1);
   const pica_shbin *sb = &r->shbin;
-  lua_Integer entry = (lua_getfield(L, 1, "entry"), luaL_optinteger(L, -1, 0));
+  lua_Integer entry = 0;
+  if (lua_getfield(L, 1, "entry") == LUA_TSTRING) { /* a DVLE's name: its entry label */
+    const char *name = lua_tostring(L, -1);
+    entry = -1;
+    for (size_t k = 0; k < sb->ndvle && entry < 0; k++)
+      if (pica_dvle_name(&sb->dvle[k]) && !strcmp(pica_dvle_name(&sb->dvle[k]), name)) entry = (lua_Integer)k;
+    if (entry < 0) {
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (size_t k = 0; k < sb->ndvle; k++) {
+        const char *n = pica_dvle_name(&sb->dvle[k]);
+        lua_pushfstring(L, "%s%d = %s", k ? ", " : "", (int)k, n ? n : "(no name)");
+        luaL_addvalue(&b);
+      }
+      luaL_pushresult(&b);
+      return luaL_error(L, "gpusim.pica.run: entry '%s': no DVLE has that name (the SHBIN's: %s)", name,
+                        lua_tostring(L, -1));
+    }
+  } else
+    entry = luaL_optinteger(L, -1, 0);
   lua_pop(L, 1);
   if (entry < 0 || (size_t)entry >= sb->ndvle)
     return luaL_error(L, "gpusim.pica.run: entry %d: the SHBIN has %d executable(s) (DVLE 0..%d)", (int)entry,

@@ -91,7 +91,9 @@ static int l_asm(lua_State *L) {
 static int l_disasm(lua_State *L) {
   const gs_isa *isa = check_isa(L, 1);
   const char *bin;
-  size_t len = check_binary(L, 2, &bin);
+  size_t len;
+  if (isa->id == GS_ISA_PICA) bin = luaL_checklstring(L, 2, &len); /* a SHBIN file, any length */
+  else len = check_binary(L, 2, &bin);
   uint32_t base = opt_base(L, 3);
   if (len == 0) {
     lua_pushliteral(L, "");

@@ -168,6 +168,10 @@ typedef struct pica_shbin {
 int pica_shbin_read(const uint8_t *bytes, size_t size, pica_shbin *out, gs_diag *d);
 void pica_shbin_free(pica_shbin *s);
 
+/* A DVLE's name: the label-table entry at its main (gpusim's assembler
+ * writes the entry procedure's), NULL if none. */
+const char *pica_dvle_name(const pica_dvle *e);
+
 /* Writes s (code, opdesc, dvle with their tables; file and size unused) as
  * a SHBIN in picasso's layout: DVLB header, DVLP (10-word header, program,
  * descriptors as 8-byte entries with a zero second word), then each DVLE:

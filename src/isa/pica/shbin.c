@@ -147,6 +147,12 @@ int pica_shbin_read(const uint8_t *bytes, size_t size, pica_shbin *out, gs_diag 
   return GS_OK;
 }
 
+const char *pica_dvle_name(const pica_dvle *e) {
+  for (size_t k = 0; k < e->nlabels; k++)
+    if (e->labels[k].addr == e->main) return e->labels[k].name;
+  return NULL;
+}
+
 void pica_shbin_free(pica_shbin *s) {
   for (size_t k = 0; s->dvle && k < s->ndvle; k++) {
     free(s->dvle[k].consts);
