@@ -897,6 +897,79 @@ static void test_picasso_files(void **state) {
   assert_non_null(strstr(d.msg, "c.pica:1:1: no procedure 'main' for the entry point (.proc main, or .entry NAME)"));
 }
 
+
+/* Every kind of bad directive and operand is refused naming
+ * file:line:column of the token at fault. */
+static void test_picasso_errors(void **state) {
+  (void)state;
+  static const struct { const char *src, *msg; } t[] = {
+      {".proc main\n  mov r0, v15\n  mov r0, x9\n.end", "e.pica:3:11: 'x9' is not a register or a name"},
+      {"mov r0, c95[1]", "e.pica:1:9: 'c95[1]': the offset goes past the last register"},
+      {"mov r0, c0[a0.z]", "e.pica:1:12: 'a0.z': the offset is a0.x, a0.y, aL, aL+k or a number 0-95"},
+      {"mov r0, v0.xyzwx", "e.pica:1:12: 'xyzwx': bad component letters"},
+      {"mov r0, v0.q1", "e.pica:1:12: 'q1': bad component letters"},
+      {"mov r0.wx, v0", "e.pica:1:5: 'r0.wx': mask letters must be in xyzw order"},
+      {"mov -r0, v0", "e.pica:1:5: '-r0' is not a destination register"},
+      {"mov r0, o1", "e.pica:1:9: 'o1' is not a source register"},
+      {".proc main\n  ifc cmp.x\n    nop\n.end", "e.pica:1:7: this .proc block has no .end"},
+      {".proc main\n  for i0\n    nop\n", "e.pica:2:3: this for block has no .end"},
+      {".proc main\n .else\n.end", "e.pica:2:2: .else outside an ifc/ifu block"},
+      {".proc main\n ifu b0\n nop\n .else\n nop\n .else\n.end\n.end", "e.pica:6:2: a second .else in one block"},
+      {".end", "e.pica:1:1: .end outside a block"},
+      {"x: nop\nx: nop", "e.pica:2:1: label 'x' is defined twice"},
+      {".alias a r0\n.alias a r1", "e.pica:2:8: 'a' is already defined"},
+      {".alias r3 r0", "e.pica:1:8: 'r3' cannot be an alias name"},
+      {".fvec u\n.alias u r1", "e.pica:2:8: 'u' is already defined"},
+      {".proc main\n.proc main", "e.pica:2:7: procedure 'main' is defined twice"},
+      {".out - color o7", "e.pica:1:14: o7 can only be a dummy output (o0-o6 carry semantics)"},
+      {".out - color o1\n.out - position o1.x", "e.pica:2:17: o1: these components are already an output"},
+      {".out - colour", "e.pica:1:8: 'colour' is not an output type"},
+      {".gsh point c0\n  mov o7, v0", "e.pica:2:7: 'o7': no such register (o0-o6)"},
+      {".fvec u\n.gsh point c0", "e.pica:2:1: .gsh must come before any constant, uniform or output"},
+      {".gsh fixed c8 c8 3", "e.pica:1:15: 'c8' overlaps the uniforms from the first free register on"},
+      {".foo", "e.pica:1:1: unknown directive '.foo'"},
+      {".constf k(1, 2, x, 4)", "e.pica:1:17: 'x' is not a number"},
+      {".constf k(1, 2, 3)", "e.pica:1:10: four values are needed in ( )"},
+      {".consti n(1, 2, 3, 300)", "e.pica:1:20: '300' is not a number -128-255"},
+      {".setf r0(1, 2, 3, 4)", "e.pica:1:7: .setf takes c0-c95, not 'r0'"},
+      {".setb b0 maybe", "e.pica:1:10: 'maybe' is not a bool"},
+      {".in x r0", "e.pica:1:7: .in takes v0-v15, not 'r0'"},
+      {".fvec u[0]", "e.pica:1:9: '0' is not a number 1-96"},
+      {".fvec big[90]\n.fvec more[7]", "e.pica:2:7: no room for the uniform 'more' (7 registers)"},
+      {".constfa arr[]\n.end", "e.pica:2:1: the array 'arr' has no elements"},
+      {"call nowhere", "e.pica:1:6: undefined procedure 'nowhere'"},
+      {"jmpc cmp.x, nowhere", "e.pica:1:13: undefined label 'nowhere'"},
+      {"mov r0, v0, v1", "e.pica:1:1: mov takes 2 operand(s), not 3"},
+      {"ifu !b0\n.end", "e.pica:1:5: ifu cannot invert its condition (only jmpu can)"},
+      {"jmpu i0, 0", "e.pica:1:6: jmpu takes b0-b15, not 'i0'"},
+      {"for b0", "e.pica:1:5: for takes i0-i3, not 'b0'"},
+      {"mad r0, v0, c1, c2", "e.pica:1:17: mad: only one of sources 2 and 3 can be a c register"},
+      {"mad r0, c0, r1, r2", "e.pica:1:9: mad: source 1 ('c0') must be v0-v15 or r0-r15"},
+      {"cmp r0, lt, lt, c0", "e.pica:1:17: cmp: source 2 ('c0') must be v0-v15 or r0-r15"},
+      {"mova a0.z, v0", "e.pica:1:6: mova writes a0.x, a0.y or a0.xy, not 'a0.z'"},
+      {"setemit 0, fast", "e.pica:1:12: setemit flags are prim and inv, not 'fast'"},
+      {"ifc cmp.x || !cmp.x, 0, 0", "e.pica:1:15: 'cmp.x': the condition tests cmp.x twice"},
+      {"# 40 \"orig.v.pica\"\n  mov r0, q0", "orig.v.pica:40:11: 'q0' is not a register or a name"},
+  };
+  for (size_t k = 0; k < sizeof t / sizeof *t; k++) asm_fails(t[k].src, t[k].msg);
+  /* a vertex shader's program memory is 512 words; a geometry shader's is not */
+  char *big = malloc(16 + 11 + 513 * 4 + 6);
+  for (int gsh = 0; gsh < 2; gsh++) {
+    strcpy(big, gsh ? ".gsh\n.proc main\n" : ".proc main\n");
+    for (int k = 0; k < 513; k++) strcat(big, "nop\n");
+    strcat(big, ".end\n");
+    if (!gsh) {
+      asm_fails(big, "e.pica:514:1: more than 512 words: a vertex shader's program memory is full");
+      continue;
+    }
+    gs_isa_binary b;
+    gs_diag d = {0};
+    if (gs_isa_by_name("pica")->assemble(big, "g.pica", 0, &b, &d) != GS_OK) fail_msg("%s", d.msg);
+    gs_isa_binary_free(&b);
+  }
+  free(big);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_encodings), cmocka_unit_test(test_fields),
@@ -909,6 +982,7 @@ int main(void) {
       cmocka_unit_test(test_picasso_blocks),      cmocka_unit_test(test_picasso_tables),
       cmocka_unit_test(test_picasso_operands),    cmocka_unit_test(test_picasso_mad_slots),
       cmocka_unit_test(test_listing_round_trip),  cmocka_unit_test(test_picasso_files),
+      cmocka_unit_test(test_picasso_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1117,6 +1117,15 @@ static int asm_file(actx *a, const char *src, const char *file, char **keep) {
       l = trim(colon + 1);
     }
     if (!*l) continue;
+    if (*l == '#') { /* a C preprocessor's line marker: # LINE ["FILE"] */
+      char *e, *q;
+      long n = strtol(l + 1, &e, 10);
+      if (e == l + 1 || n < 1) return err_at(a, l, "a line marker is # LINE [\"FILE\"]");
+      a->line = (unsigned)n - 1;
+      e = trim(e);
+      if (*e == '"' && (q = strchr(e + 1, '"'))) *q = 0, a->file = e + 1;
+      continue;
+    }
     char *rest = l;
     char *cmd = word(&rest);
     rc = *cmd == '.' ? directive(a, cmd, rest) : instruction(a, cmd, rest ? rest : (char *)"");
