@@ -364,6 +364,7 @@ static void test_asm_published(void **state) {
       {"mad o0, v0, c1, r2", 0xE0008640u}, {"madi o0, v0, r1, c2", 0xC0011440u},
       {"mad o0, v0, r1, c2", 0xC0011440u}, /* a wide SRC3 makes it madi */
       {"mova a0.xy, v0", 0x48000000u}, {"MOV O0, V0 ; comment", 0x4C000000u},
+      {"CMP C0, LT, GE, R1", 0xBAA20880u}, {"IFC CMP.X, 3, 2", 0xA3800C02u}, /* keywords in any case */
   };
   for (size_t k = 0; k < sizeof t / sizeof *t; k++) {
     uint32_t w = asm_word(t[k].text);

@@ -157,6 +157,12 @@ static char *trim(char *s) {
   return s;
 }
 
+/* s in lower case (keywords are case-insensitive, as in picasso). */
+static char *lower(char *s) {
+  for (char *p = s; p && *p; p++) *p = (char)tolower((unsigned char)*p);
+  return s;
+}
+
 /* The next field of *p up to one of delim (consumed), trimmed; NULL at the
  * end. */
 static char *field(char **p, const char *delim) {
@@ -462,7 +468,7 @@ static int parse_cond(actx *a, char *s, uint32_t *w) {
     t = trim(t);
     unsigned neg = 0;
     for (; *t == '!'; t++) neg ^= 1;
-    int f = !strcmp(t, "cmp.x") ? 0 : !strcmp(t, "cmp.y") ? 1 : -1;
+    int f = !strcmp(lower(t), "cmp.x") ? 0 : !strcmp(t, "cmp.y") ? 1 : -1;
     if (f < 0) return err_at(a, t, "'%s' is not a condition (cmp.x, !cmp.y, a && b, a || b)", t);
     if (nf && which[0] == f) return err_at(a, t, "'%s': the condition tests cmp.%c twice", t, "xy"[f]);
     which[nf++] = f, ref[f] = !neg;
@@ -552,6 +558,7 @@ static int instruction(actx *a, char *mn, char *args) {
       static const char *const names[3][2] = {{"a0.x", "a0"}, {"a0.y", "a1"}, {"a0.xy", "a01"}};
       static const unsigned m[3] = {8, 4, 12};
       mask = 0;
+      lower(arg[0]);
       for (unsigned k = 0; k < 3; k++)
         if (!strcmp(arg[0], names[k][0]) || !strcmp(arg[0], names[k][1])) mask = m[k];
       if (!mask) return err_at(a, arg[0], "mova writes a0.x, a0.y or a0.xy, not '%s'", arg[0]);
@@ -570,6 +577,7 @@ static int instruction(actx *a, char *mn, char *args) {
     static const char *const ops[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
     unsigned c[2] = {6, 6};
     for (unsigned j = 0; j < 2; j++) {
+      lower(arg[1 + j]);
       for (unsigned k = 0; k < 6; k++)
         if (!strcmp(arg[1 + j], ops[k])) c[j] = k;
       if (c[j] == 6) return err_at(a, arg[1 + j], "cmp operators are eq ne lt le gt ge, not '%s'", arg[1 + j]);
@@ -607,7 +615,7 @@ static int instruction(actx *a, char *mn, char *args) {
     if ((rc = parse_num(a, arg[0], 0, 2, &v)) < 0) return rc;
     w = pica_put(w, L->vtxid, (uint32_t)v);
     for (char *f, *p = n == 2 ? arg[1] : NULL; (f = word(&p));) {
-      if (!strcmp(f, "prim") || !strcmp(f, "primitive")) w = pica_put(w, L->prim, 1);
+      if (!strcmp(lower(f), "prim") || !strcmp(f, "primitive")) w = pica_put(w, L->prim, 1);
       else if (!strcmp(f, "inv") || !strcmp(f, "invert")) w = pica_put(w, L->winding, 1);
       else return err_at(a, f, "setemit flags are prim and inv, not '%s'", f);
     }
@@ -724,10 +732,13 @@ static int four_values(actx *a, char *s, char **v) {
   return GS_OK;
 }
 
+/* picasso reads a value with atof: its longest prefix that is a number
+ * (so `1.0/128.0` is 1.0); gpusim does too, for the same bytes, but refuses
+ * a value that does not start with one. */
 static int float_value(actx *a, const char *s, double *v) {
   char *e;
   *v = strtod(s, &e);
-  if (!*s || *e) return err_at(a, s, "'%s' is not a number", s);
+  if (e == s) return err_at(a, s, "'%s' is not a number", s);
   return GS_OK;
 }
 
@@ -748,7 +759,8 @@ static int add_const(actx *a, const char *at, const cst *c) {
   return GS_OK;
 }
 
-static int bool_value(actx *a, const char *s, int *v) {
+static int bool_value(actx *a, char *s, int *v) {
+  lower(s);
   static const char *const t[] = {"true", "on", "1"}, *const f[] = {"false", "off", "0"};
   for (int k = 0; k < 3; k++) {
     if (!strcmp(s, t[k])) return *v = 1, GS_OK;
@@ -1006,7 +1018,7 @@ static int directive(actx *a, char *dir, char *rest) {
         *dot = 0, sw = (unsigned)s;
       }
     }
-    int type = out_type(t2);
+    int type = out_type(lower(t2));
     if (type < 0)
       return err_at(a, t2, "'%s' is not an output type (position, normalquat, color, texcoord0, texcoord0w, "
                     "texcoord1, texcoord2, view, dummy)", t2);
@@ -1047,7 +1059,7 @@ static int directive(actx *a, char *dir, char *rest) {
     if (e->gsh) return err_at(a, dir, ".gsh is given twice");
     if (e->nconsts || e->nunis || e->out_mask)
       return err_at(a, dir, ".gsh must come before any constant, uniform or output");
-    int mode = !strcmp(t, "point") ? 0 : !strcmp(t, "variable") || !strcmp(t, "subdivision") ? 1
+    int mode = !strcmp(lower(t), "point") ? 0 : !strcmp(t, "variable") || !strcmp(t, "subdivision") ? 1
              : !strcmp(t, "fixed") || !strcmp(t, "particle") ? 2 : -1;
     if (mode < 0) return err_at(a, t, "'%s' is not a geometry shader mode (point, variable, fixed)", t);
     e->gsh = 1, e->gs_mode = (uint8_t)mode;
