@@ -953,6 +953,12 @@ static void test_picasso_errors(void **state) {
       {"# 40 \"orig.v.pica\"\n  mov r0, q0", "orig.v.pica:40:11: 'q0' is not a register or a name"},
   };
   for (size_t k = 0; k < sizeof t / sizeof *t; k++) asm_fails(t[k].src, t[k].msg);
+  char *els = malloc(32 + 256 * 4 + 16);
+  strcpy(els, ".proc main\nifu b0\nnop\n.else\n"); /* an else block of 256 words: NUM has 8 bits */
+  for (int k = 0; k < 256; k++) strcat(els, "nop\n");
+  strcat(els, ".end\n.end\n");
+  asm_fails(els, "e.pica:261:1: the .else block is 256 words long (NUM reaches 255)");
+  free(els);
   /* a vertex shader's program memory is 512 words; a geometry shader's is not */
   char *big = malloc(16 + 11 + 513 * 4 + 6);
   for (int gsh = 0; gsh < 2; gsh++) {

@@ -828,6 +828,8 @@ static int directive(actx *a, char *dir, char *rest) {
       break;
     case SE_IF:
       if (!b.else_pos) a->code[b.pos] = pica_put(a->code[b.pos], pica_layouts[PICA_F2].target, at);
+      else if (at - b.else_pos > 255)
+        return err_at(a, dir, "the .else block is %u words long (NUM reaches 255)", at - b.else_pos);
       else a->code[b.pos] = (a->code[b.pos] & ~0x3FFu) | (at - b.else_pos);
       a->last_was_end = 1;
       break;
