@@ -925,7 +925,7 @@ static void test_picasso_errors(void **state) {
       {".out - color o7", "e.pica:1:14: o7 can only be a dummy output (o0-o6 carry semantics)"},
       {".out - color o1\n.out - position o1.x", "e.pica:2:17: o1: these components are already an output"},
       {".out - colour", "e.pica:1:8: 'colour' is not an output type"},
-      {".gsh point c0\n  mov o7, v0", "e.pica:2:7: 'o7': no such register (o0-o6)"},
+      {".gsh point c0\n.out - color o7", "e.pica:2:14: .out takes o0-o6 in a geometry shader, not 'o7'"},
       {".fvec u\n.gsh point c0", "e.pica:2:1: .gsh must come before any constant, uniform or output"},
       {".gsh fixed c8 c8 3", "e.pica:1:15: 'c8' overlaps the uniforms from the first free register on"},
       {".foo", "e.pica:1:1: unknown directive '.foo'"},

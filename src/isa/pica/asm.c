@@ -91,7 +91,7 @@ typedef struct dvle_b {
   const char *file;
   char entry[NAMELEN];
   unsigned entry_line, entry_col, first_word, last_word, has_proc, has_entry;
-  int nodvle, gsh, compat, merge, gsh_dir;
+  int nodvle, gsh, compat, merge;
   uint16_t in_mask, out_mask;
   uint8_t gs_mode, gs_fixed_start, gs_var_num, gs_fixed_num;
   uni unis[MAXUNI];
@@ -233,10 +233,12 @@ static int add_alias(actx *a, const char *at, const char *name, int reg, char ki
   return GS_OK;
 }
 
-/* o0-o6 in a geometry shader declared with .gsh; picasso also limits the
- * registers after a setemit (which makes the DVLE a geometry shader),
- * gpusim does not, so that any listing assembles. */
-static unsigned max_out(const actx *a) { return a->cur->gsh_dir ? 7 : 16; }
+/* The output registers .out may name: o0-o6 in a geometry shader (which
+ * has seven outputs), o0-o15 in a vertex shader (picasso's maxOutputReg).
+ * Instructions may name o0-o15 in both, as the encoding can (picasso
+ * refuses o7+ in a geometry shader's instructions), so that any listing
+ * assembles. */
+static unsigned max_out(const actx *a) { return a->cur->gsh ? 7 : 16; }
 
 /* [-]name-or-register[[offset]][.letters], picasso's parseReg: name[k],
  * name[a0.x], name[a0.y], name[aL], name[aL+k] (a0, a1, a2, lcnt: older
@@ -297,7 +299,6 @@ static int parse_reg(actx *a, char *s, opnd *o) {
     static const char kinds[] = "vrcoib";
     static const int base[] = {R_V, R_R, R_C, R_V, R_I, R_B}, count[] = {16, 16, 96, 16, 4, 16};
     int t = (int)(strchr(kinds, o->kind) - kinds), cnt = count[t];
-    if (o->kind == 'o') cnt = (int)max_out(a);
     if (k >= cnt) return err_at(a, p, "'%s': no such register (%c0-%c%d)", p, o->kind, o->kind, cnt - 1);
     o->reg = base[t] + (int)k + off;
   }
@@ -322,7 +323,7 @@ static int parse_dst(actx *a, char *s, opnd *o, unsigned *mask) {
   int rc = parse_reg(a, s, o);
   if (rc < 0) return rc;
   if (!strchr("or", o->kind) || o->neg || o->idx)
-    return err_at(a, s, "'%s' is not a destination register (o0-o%u, r0-r15)", o->text, max_out(a) - 1);
+    return err_at(a, s, "'%s' is not a destination register (o0-o15, r0-r15)", o->text);
   int m = mask_of(o->swz);
   if (m < 0) return err_at(a, s, "'%s': mask letters must be in xyzw order", o->text);
   *mask = (unsigned)m;
@@ -1010,7 +1011,8 @@ static int directive(actx *a, char *dir, char *rest) {
     unsigned sw = 0x1B;
     if (r) {
       if ((rc = parse_reg(a, r, &o)) < 0) return rc;
-      if (o.kind != 'o' || o.neg || o.idx) return err_at(a, r, ".out takes o0-o%u, not '%s'", max_out(a) - 1, r);
+      if (o.kind != 'o' || o.neg || o.idx || o.reg >= (int)max_out(a))
+        return err_at(a, r, ".out takes o0-o%u%s, not '%s'", max_out(a) - 1, a->cur->gsh ? " in a geometry shader" : "", r);
       reg = o.reg, sw = o.swz;
     } else {
       char *dot = strchr(t2, '.');
@@ -1053,7 +1055,6 @@ static int directive(actx *a, char *dir, char *rest) {
     return GS_OK;
   }
   if (!strcmp(dir, ".gsh")) {
-    e->gsh_dir = 1;
     if (!(t = word(&rest))) {
       e->gsh = e->compat = 1;
       return GS_OK;

@@ -159,6 +159,14 @@ static int text_name(const char *s, char *buf, size_t n, int uniform) {
   return 1;
 }
 
+/* A name from the file in a comment: printable ASCII, others as \xNN (a
+ * newline would end the comment). */
+static void put_name(out *o, const char *s) {
+  for (; *s; s++)
+    if (*s >= 0x20 && *s < 0x7F && *s != '\\') put(o, "%c", *s);
+    else put(o, "\\x%02x", (unsigned char)*s);
+}
+
 static void mask_text(out *o, unsigned mask) {
   put(o, ".");
   for (unsigned k = 0; k < 4; k++)
@@ -170,7 +178,10 @@ static void dvle_comments(out *o, const pica_dvle *e, size_t k) {
   char v[4][32];
   put(o, "; dvle %zu (not reassembled: one text makes one DVLE): %s shader, main 0x%03x, end 0x%03x, inputs "
       "0x%04x, outputs 0x%04x\n", k, e->type ? "geometry" : "vertex", e->main, e->end, e->in_mask, e->out_mask);
-  for (size_t i = 0; i < e->nlabels; i++) put(o, ";   label %s 0x%03x\n", e->labels[i].name, e->labels[i].addr);
+  for (size_t i = 0; i < e->nlabels; i++) {
+    put(o, ";   label "), put_name(o, e->labels[i].name);
+    put(o, " 0x%03x\n", e->labels[i].addr);
+  }
   for (size_t i = 0; i < e->noutputs; i++) {
     put(o, ";   .out - %s o%u", out_types[e->outputs[i].type % 10], e->outputs[i].reg);
     mask_text(o, e->outputs[i].mask);
@@ -183,8 +194,10 @@ static void dvle_comments(out *o, const pica_dvle *e, size_t k) {
     else if (c->type == 1) put(o, ";   .seti i%u(%u, %u, %u, %u)\n", c->reg, c->v[0], c->v[1], c->v[2], c->v[3]);
     else put(o, ";   .setf c%u(%s, %s, %s, %s)\n", c->reg, v[0], v[1], v[2], v[3]);
   }
-  for (size_t i = 0; i < e->nuniforms; i++)
-    put(o, ";   uniform %s 0x%02x-0x%02x\n", e->uniforms[i].name, e->uniforms[i].first, e->uniforms[i].last);
+  for (size_t i = 0; i < e->nuniforms; i++) {
+    put(o, ";   uniform "), put_name(o, e->uniforms[i].name);
+    put(o, " 0x%02x-0x%02x\n", e->uniforms[i].first, e->uniforms[i].last);
+  }
 }
 
 /* The uniform table of e as .in/.fvec/.ivec/.bool lines that allocate the
@@ -206,7 +219,8 @@ static void uniform_lines(out *o, const pica_dvle *e, int gsh_space, unsigned fi
              (t < 0 ? size == 1 : u->first >= next[t] && u->last < (t == 2 ? btop : top[t]));
     for (size_t j = 0; ok && j < i; j++) ok = strcmp(u->name, e->uniforms[j].name) != 0;
     if (!ok) {
-      put(o, "; uniform %s 0x%02x-0x%02x cannot be declared again in this order\n", u->name, u->first, u->last);
+      put(o, "; uniform "), put_name(o, u->name);
+      put(o, " 0x%02x-0x%02x cannot be declared again in this order\n", u->first, u->last);
       continue;
     }
     prev = u->last;
@@ -237,9 +251,8 @@ int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d) {
   const pica_dvle *e = &s->dvle[0];
   char v[4][32];
   put(&o, "; DVLB: %zu executable(s), %zu program words, %zu operand descriptors\n", s->ndvle, s->ncode, s->nopdesc);
-  int gsh_space = 0, dummy = 0;
+  int gsh_space = 0;
   unsigned first = 95;
-  for (size_t i = 0; i < e->noutputs; i++) dummy |= e->outputs[i].type == 9;
   for (size_t i = 0; i < e->nuniforms; i++)
     if (e->uniforms[i].first >= 0x10 && e->uniforms[i].first < 0x70 && e->uniforms[i].first - 0x10u < first)
       first = e->uniforms[i].first - 0x10u;
@@ -252,11 +265,9 @@ int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d) {
     if (e->gs_mode == 1) put(&o, " %u", e->gs_variable_num);
     if (e->gs_mode == 2) put(&o, " c%u %u", e->gs_fixed_start, e->gs_fixed_num);
     put(&o, "\n");
-  } else if (e->type == 1) { /* picasso's older form: uniforms shared with the vertex shaders */
-    if (gs_bytes)
-      put(&o, "; geometry shader mode %u (c%u, %u, %u) cannot be written with .gsh\n", e->gs_mode, e->gs_fixed_start,
-          e->gs_variable_num, e->gs_fixed_num);
-    put(&o, ".gsh\n");
+  } else if (e->type == 1 && gs_bytes) {
+    put(&o, "; geometry shader mode %u (c%u, %u, %u) cannot be written with .gsh\n", e->gs_mode, e->gs_fixed_start,
+        e->gs_variable_num, e->gs_fixed_num);
   }
   uniform_lines(&o, e, gsh_space, first);
   for (size_t i = 0; i < e->nconsts; i++) {
@@ -279,7 +290,7 @@ int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d) {
   int merge = 0;
   for (size_t i = 0; i < e->noutputs; i++) {
     const pica_output *p = &e->outputs[i];
-    unsigned maxo = e->type ? 7 : 16;
+    unsigned maxo = gsh_space ? 7 : 16;
     if (!p->mask || p->reg >= maxo || (p->reg >= 7 && p->type != 9) || (used >> (4 * p->reg) & p->mask)) {
       put(&o, "; output %s o%u mask 0x%x cannot be declared\n", out_types[p->type % 10], p->reg, p->mask);
       continue;
@@ -290,6 +301,8 @@ int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d) {
     mask_text(&o, p->mask);
     put(&o, "\n");
   }
+  if (e->type == 1 && !gsh_space) /* picasso's older form, after the outputs it would limit to o0-o6 */
+    put(&o, ".gsh\n");
   if (outs != e->out_mask) put(&o, "; the DVLE's output mask 0x%04x is not its outputs' (0x%04x)\n", e->out_mask, outs);
   uint16_t ins = 0;
   for (size_t i = 0; i < e->nuniforms; i++)
