@@ -15,9 +15,10 @@
  * under the group's lane mask. A batch starts as one group. The flow
  * instructions on uniforms (CALL, CALLU, IFU, JMPU, LOOP, BREAK) act on
  * the group as a whole; those on the cmp flags (IFC, CALLC, JMPC, BREAKC),
- * when the lanes disagree, split the group in two before the instruction —
+ * when the lanes disagree, split the group in two at the instruction —
  * the lanes whose condition holds and the others, each with a copy of the
- * control state — and both run on from there, one after the other. A lane
+ * control state — and both run on from there; groups that meet again in
+ * one control state are joined (pica_run_batch). A lane
  * therefore meets exactly the instructions the reference runs for it, in
  * the same order, with the same operands (aL is kept per lane and every
  * LOOP entry saves each lane's own). The budget is checked per lane, each
@@ -311,18 +312,22 @@ typedef void (*pf_k2)(uint32_t *restrict, const uint32_t *restrict, const uint32
 
 /* ---- one group ---------------------------------------------------------------- */
 
-/* Runs group g until its lanes end or fail; a divergent condition moves the
- * lanes where it holds into a new group at *spawn (returns 1 then, g
- * stopped before the instruction with the other lanes), else returns 0. */
-GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
+/* Runs group g until its lanes end or fail (returns 0) or, after one
+ * instruction at least, its pc reaches `stop` (returns 2). A condition its
+ * lanes disagree on moves the lanes where it holds into a new group at
+ * *spawn, stopped before the instruction (*spawned = 1), while g runs it
+ * with the other lanes and returns 2 after it. */
+GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint32_t stop, int *spawned) {
   pica_batch *b = R->b;
   const pf_insn *prog = R->f->in;
   const size_t n = R->f->p.n;
   const pica_num_mode m = b->mode;
   uint32_t lm[PICA_LANES];
   for (unsigned l = 0; l < PICA_LANES; l++) lm[l] = 0u - ((g->mask >> l) & 1u);
-  for (;;) {
+  *spawned = 0;
+  for (int first = 1;; first = 0) {
     uint32_t pc = g->pc;
+    if (pc >= stop && !first) return 2;
     if (pc >= n) {
       pf_fail(R, g->mask, PICA_FAULT_PC, pc);
       pf_retire(R, g, g->mask);
@@ -353,7 +358,8 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
         spawn->limit = pf_limit(b, t, R->budget);
         g->mask &= ~t;
         g->limit = pf_limit(b, g->mask, R->budget);
-        return 1;
+        for (unsigned l = 0; l < PICA_LANES; l++) lm[l] = 0u - ((g->mask >> l) & 1u);
+        *spawned = 1; /* g runs the instruction without t's lanes, then returns */
       }
     }
     g->steps++;
@@ -519,14 +525,44 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn) {
       }
     }
     g->pc = final;
+    if (*spawned) return 2;
   }
 }
 
+/* Whether groups x and y have one control state (they may then run as
+ * one). */
+static int pf_same(const pf_group *x, const pf_group *y) {
+  return x->pc == y->pc && x->ncall == y->ncall && x->nif == y->nif && x->nloop == y->nloop &&
+         !memcmp(x->call, y->call, x->ncall * sizeof x->call[0]) &&
+         !memcmp(x->ifs, y->ifs, x->nif * sizeof x->ifs[0]) &&
+         !memcmp(x->loop, y->loop, x->nloop * sizeof x->loop[0]);
+}
+
+/* Joins y's lanes to x (same control state): each lane's count so far goes
+ * to its batch count, each lane keeps its saved aL. */
+static void pf_merge(pf_run *R, pf_group *x, const pf_group *y) {
+  pf_retire(R, x, x->mask);
+  pf_retire(R, y, y->mask);
+  for (unsigned k = 0; k < x->nloop; k++)
+    for (uint32_t m = y->mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      x->saved_al[k][l] = y->saved_al[k][l];
+    }
+  x->mask |= y->mask;
+  x->steps = 0;
+  x->limit = pf_limit(R->b, x->mask, R->budget);
+}
+
+/* Groups run lowest pc first, each until it passes the next lowest, and
+ * groups that meet in one control state are joined: after an IFC with an
+ * else block, a JMPC over a few words, a CALLC or a BREAKC, the lanes run
+ * together again once the paths meet. Lanes are independent, so the order
+ * changes nothing but the time. */
 int pica_run_batch(pica_batch *b, const pica_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
   if (b->lanes < 1 || b->lanes > PICA_LANES)
     return gs_diag_set(d, GS_EARG, "PICA200 batch: %u lanes (1 to %d)", b->lanes, PICA_LANES);
   pf_run R = {b, f, budget, -1, 0, 0};
-  pf_group groups[PICA_LANES]; /* groups waiting; lanes are split, never shared, so 16 is enough */
+  pf_group groups[PICA_LANES]; /* a lane is in one group at most, so 16 is enough */
   unsigned ng = 1;
   pf_group *g = &groups[0];
   g->mask = (1u << b->lanes) - 1;
@@ -535,9 +571,24 @@ int pica_run_batch(pica_batch *b, const pica_fast *f, uint32_t entry, uint64_t b
   g->limit = pf_limit(b, g->mask, budget);
   g->ncall = g->nif = g->nloop = 0;
   while (ng) {
-    g = &groups[ng - 1];
-    if (pf_run_group(&R, g, &groups[ng])) ng++; /* the new group runs first */
-    else ng--;
+    unsigned k = 0;
+    uint32_t stop = UINT32_MAX;
+    if (ng > 1) {
+      for (unsigned i = 0; i < ng; i++)
+        for (unsigned j = i + 1; j < ng; j++)
+          if (pf_same(&groups[i], &groups[j])) {
+            pf_merge(&R, &groups[i], &groups[j]);
+            groups[j--] = groups[--ng];
+          }
+      for (unsigned i = 1; i < ng; i++)
+        if (groups[i].pc < groups[k].pc) k = i;
+      for (unsigned i = 0; i < ng; i++)
+        if (i != k && groups[i].pc < stop) stop = groups[i].pc;
+    }
+    int spawned, rc = pf_run_group(&R, &groups[k], &groups[ng], stop, &spawned);
+    ng += (unsigned)spawned;
+    if (rc == 0) groups[k] = groups[--ng]; /* ended */
+
   }
   if (R.fail_lane >= 0) return pica_fault(d, R.fail_kind, R.fail_lane, &f->p, R.fail_pc, budget);
   return GS_OK;
