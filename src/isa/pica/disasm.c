@@ -309,6 +309,9 @@ int pica_disasm_shbin(const pica_shbin *s, char **text, gs_diag *d) {
     if (e->uniforms[i].first < 0x10) ins |= (uint16_t)(1u << e->uniforms[i].first);
   if (ins != e->in_mask) put(&o, "; the DVLE's input mask 0x%04x is not its .in registers' (0x%04x)\n", e->in_mask, ins);
   if (merge != e->merge_outmaps) put(&o, "; the DVLE's merge flag %u cannot be given back\n", e->merge_outmaps);
+  int setemit = 0;
+  for (size_t k = 0; k < s->ncode; k++) setemit |= s->code[k] >> 26 == PICA_SETEMIT;
+  if (!e->type && setemit) put(&o, "; the program has setemit, which makes this text's DVLE a geometry shader\n");
   if (!e->type && s->ncode > 512) put(&o, "; a vertex shader's program memory holds 512 words, not %zu\n", s->ncode);
   /* the entry: a procedure around main..end when the DVLE names it or
    * starts elsewhere than word 0 (a text without .proc runs all its words) */
