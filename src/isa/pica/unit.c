@@ -27,8 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 #include "isa/pica/unit.h"
+#include "isa/progcache.h"
 #include "isa/uop/uop.h"
 #include "v3d/v3d.h"
 #include "v3d/vpm.h"
@@ -90,10 +90,7 @@ int pica_outmap_build(const pica_dvle *dv, pica_outmap *m, gs_diag *d) {
 /* ---- the program cache ------------------------------------------------------------- */
 
 typedef struct entry {
-  gs_addr code;
-  uint32_t size;
-  uint8_t *bytes;       /* the code it was read from */
-  int retired;          /* the memory changed: kept until idle */
+  gs_prog_entry base;   /* address and code (isa/progcache.h) */
   pica_shbin shbin;
   int have_shbin;
   pica_insn *insn;      /* the program's words, decoded */
@@ -107,49 +104,73 @@ typedef struct entry {
   unsigned sph_vary;    /* the generic output components the SPH declares */
 } entry;
 
-typedef struct pica_ctx {
-  mtx_t lock;
-  entry **e;
-  size_t n, cap;
-} pica_ctx;
-
-void *pica_context_new(gs_gpu *g) {
-  (void)g;
-  pica_ctx *c = calloc(1, sizeof *c);
-  if (c && mtx_init(&c->lock, mtx_plain) != thrd_success) {
-    free(c);
-    return NULL;
-  }
-  return c;
-}
-
-static void entry_free(entry *e) {
+static void entry_destroy(gs_prog_entry *b) {
+  entry *e = (entry *)b;
   if (!e) return;
   pica_fast_free(e->fast);
   if (e->have_shbin) pica_shbin_free(&e->shbin);
   free(e->insn);
-  free(e->bytes);
   free(e);
 }
 
-void pica_context_free(void *ctx) {
-  pica_ctx *c = ctx;
-  if (!c) return;
-  for (size_t i = 0; i < c->n; i++) entry_free(c->e[i]);
-  free(c->e);
-  mtx_destroy(&c->lock);
-  free(c);
+/* Reads, decodes and checks the SHBIN (size bytes at code) into e, with
+ * SPH sph. */
+static int entry_init(entry *e, const uint8_t *code, uint32_t size, const gs_sph *sph, gs_diag *d) {
+  int rc = pica_shbin_read(code, size, &e->shbin, d);
+  if (rc < 0) return rc;
+  e->have_shbin = 1;
+  const pica_shbin *s = &e->shbin;
+  if (!s->ndvle) return gs_diag_set(d, GS_EINVAL, "the SHBIN has no executable (DVLE)");
+  e->dv = &s->dvle[0];
+  if (e->dv->type != 0)
+    return gs_diag_set(d, GS_EINVAL, "DVLE 0 is a geometry shader; gpusim's PICA200 unit runs vertex shaders");
+  if (!(e->insn = calloc(s->ncode ? s->ncode : 1, sizeof *e->insn)))
+    return gs_diag_set(d, GS_ENOMEM, "out of memory for a PICA200 program");
+  for (size_t k = 0; k < s->ncode; k++)
+    if ((rc = pica_decode(s->code[k], (uint32_t)k, s->opdesc, s->nopdesc, &e->insn[k], d)) < 0) return rc;
+  e->prog = (pica_program){e->insn, s->ncode};
+  if ((rc = pica_fast_compile(&e->prog, &e->fast, d)) < 0) return rc;
+  if ((rc = pica_outmap_build(e->dv, &e->map, d)) < 0) return rc;
+  e->init.mode = PICA_NUM_F24;
+  pica_dvle_apply_consts(e->dv, &e->init);
+  if (sph->sph_type != GS_SPH_TYPE_VTG || sph->shader_type != GS_SPH_VERTEX)
+    return gs_diag_set(d, GS_EINVAL, "the program's SPH is not a vertex shader's (ShaderType %u)", sph->shader_type);
+  for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
+    unsigned g = (a - GS_SPH_ATTR_GENERIC(0)) / 16;
+    if (gs_sph_imap(sph, a)) {
+      if (g >= 16)
+        return gs_diag_set(d, GS_EINVAL, "the SPH maps generic input %u; the PICA200 has input registers v0-v15", g);
+      e->in_reg[e->nin++] = (uint8_t)(a - GS_SPH_ATTR_GENERIC(0)) / 4;
+    }
+    if (gs_sph_omap(sph, a)) e->sph_vary++;
+  }
+  return GS_OK;
 }
 
-void pica_idle(gs_gpu *g) {
-  pica_ctx *c = gs_isa_context(g, GS_ISA_PICA);
-  if (!c) return;
-  size_t k = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->e[i]->retired) entry_free(c->e[i]);
-    else c->e[k++] = c->e[i];
-  c->n = k;
+static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_program_header *h, gs_diag *d) {
+  entry *e = calloc(1, sizeof *e);
+  gs_sph sph;
+  if (!e) {
+    gs_diag_set(d, GS_ENOMEM, "out of memory for a PICA200 program");
+    return NULL;
+  }
+  if (gs_sph_decode(h->sph_words, &sph, d) < 0 || entry_init(e, code, size, &sph, d) < 0) {
+    entry_destroy(&e->base);
+    return NULL;
+  }
+  return &e->base;
 }
+
+static const gs_prog_cache_ops cache_ops = {GS_ISA_PICA, "PICA200", entry_make, entry_destroy};
+
+void *pica_context_new(gs_gpu *g) {
+  (void)g;
+  return gs_prog_cache_new(&cache_ops);
+}
+
+void pica_context_free(void *ctx) { gs_prog_cache_free(ctx); }
+
+void pica_idle(gs_gpu *g) { gs_prog_cache_idle(gs_isa_context(g, GS_ISA_PICA)); }
 
 struct gs_isa_unit {
   int num;
@@ -183,90 +204,12 @@ gs_fp_env pica_fp_env(const gs_gpu *g, gs_fp_env base) {
 #endif
 }
 
-/* Reads, decodes and checks the SHBIN of e (e->bytes) with SPH sph. */
-static int entry_init(entry *e, const gs_sph *sph, gs_diag *d) {
-  int rc = pica_shbin_read(e->bytes, e->size, &e->shbin, d);
-  if (rc < 0) return rc;
-  e->have_shbin = 1;
-  const pica_shbin *s = &e->shbin;
-  if (!s->ndvle) return gs_diag_set(d, GS_EINVAL, "the SHBIN has no executable (DVLE)");
-  e->dv = &s->dvle[0];
-  if (e->dv->type != 0)
-    return gs_diag_set(d, GS_EINVAL, "DVLE 0 is a geometry shader; gpusim's PICA200 unit runs vertex shaders");
-  if (!(e->insn = calloc(s->ncode ? s->ncode : 1, sizeof *e->insn)))
-    return gs_diag_set(d, GS_ENOMEM, "out of memory for a PICA200 program");
-  for (size_t k = 0; k < s->ncode; k++)
-    if ((rc = pica_decode(s->code[k], (uint32_t)k, s->opdesc, s->nopdesc, &e->insn[k], d)) < 0) return rc;
-  e->prog = (pica_program){e->insn, s->ncode};
-  if ((rc = pica_fast_compile(&e->prog, &e->fast, d)) < 0) return rc;
-  if ((rc = pica_outmap_build(e->dv, &e->map, d)) < 0) return rc;
-  e->init.mode = PICA_NUM_F24;
-  pica_dvle_apply_consts(e->dv, &e->init);
-  if (sph->sph_type != GS_SPH_TYPE_VTG || sph->shader_type != GS_SPH_VERTEX)
-    return gs_diag_set(d, GS_EINVAL, "the program's SPH is not a vertex shader's (ShaderType %u)", sph->shader_type);
-  for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
-    unsigned g = (a - GS_SPH_ATTR_GENERIC(0)) / 16;
-    if (gs_sph_imap(sph, a)) {
-      if (g >= 16)
-        return gs_diag_set(d, GS_EINVAL, "the SPH maps generic input %u; the PICA200 has input registers v0-v15", g);
-      e->in_reg[e->nin++] = (uint8_t)(a - GS_SPH_ATTR_GENERIC(0)) / 4;
-    }
-    if (gs_sph_omap(sph, a)) e->sph_vary++;
-  }
-  return GS_OK;
-}
-
-/* The prepared program at code: from the unit's last, the cache, or read
- * now. Errors (in the unit's diag) name the address. */
+/* The prepared program at code (errors in the unit's diag name the
+ * address). */
 static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
-  gs_program_header h;
-  int rc = gs_program_header_read(g->mem, code, &h, u->diag);
-  if (rc < 0) return NULL;
-  if (rc == 0 || h.isa != GS_ISA_PICA) {
-    gs_diag_set(u->diag, GS_EINVAL, "0x%08x: no PICA200 program header in front of the code", code);
-    return NULL;
-  }
-  const uint8_t *bytes = gs_mem_ptr(g->mem, code, h.code_bytes);
-  if (!bytes) {
-    gs_diag_set(u->diag, GS_EFAULT, "0x%08x: the program's %u bytes of SHBIN are outside allocated GPU memory", code,
-                h.code_bytes);
-    return NULL;
-  }
-  const entry *l = u->last;
-  if (l && l->code == code && l->size == h.code_bytes && (u->trusted || !memcmp(l->bytes, bytes, l->size))) return l;
-  pica_ctx *c = gs_isa_context(g, GS_ISA_PICA);
-  entry *found = NULL;
-  mtx_lock(&c->lock);
-  for (size_t i = 0; i < c->n && !found; i++) {
-    entry *e = c->e[i];
-    if (e->retired || e->code != code) continue;
-    if (e->size == h.code_bytes && !memcmp(e->bytes, bytes, e->size)) found = e;
-    else e->retired = 1; /* the program there changed */
-  }
-  if (!found) {
-    gs_sph sph;
-    entry *e = calloc(1, sizeof *e);
-    int ok = e && (e->bytes = malloc(h.code_bytes ? h.code_bytes : 1)) != NULL;
-    if (!ok) gs_diag_set(u->diag, GS_ENOMEM, "out of memory for a PICA200 program");
-    if (ok) memcpy(e->bytes, bytes, h.code_bytes), e->code = code, e->size = h.code_bytes;
-    if (ok && gs_sph_decode(h.sph_words, &sph, u->diag) < 0) ok = 0;
-    if (ok && entry_init(e, &sph, u->diag) < 0) ok = 0;
-    if (ok && c->n == c->cap) {
-      size_t cap = c->cap ? 2 * c->cap : 8;
-      entry **ne = realloc(c->e, cap * sizeof *ne);
-      if (ne) c->e = ne, c->cap = cap;
-      else ok = 0, gs_diag_set(u->diag, GS_ENOMEM, "out of memory for the PICA200 program cache");
-    }
-    if (ok) c->e[c->n++] = found = e;
-    else entry_free(e);
-  }
-  mtx_unlock(&c->lock);
-  if (!found) {
-    char msg[sizeof u->diag->msg];
-    snprintf(msg, sizeof msg, "%s", u->diag->msg);
-    gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, msg);
-  }
-  return u->last = found;
+  gs_prog_cache *c = gs_isa_context(g, GS_ISA_PICA);
+  return u->last = (const entry *)gs_prog_cache_find(c, g->mem, code, u->last ? &u->last->base : NULL, u->trusted,
+                                                    u->diag);
 }
 
 int pica_prepare(gs_gpu *g, gs_isa_unit *u, gs_addr code) { return find(g, u, code) ? GS_OK : u->diag->code; }

@@ -28,7 +28,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 #include "core/bytes.h"
 #include "core/half.h"
 #include "isa/sass/exec.h"
@@ -36,6 +35,7 @@
 #include "isa/sass/solo.h"
 #include "isa/sass/table.h"
 #include "isa/sass/unit.h"
+#include "isa/progcache.h"
 #include "v3d/tmu.h"
 #include "v3d/v3d.h"
 #include "v3d/vpm.h"
@@ -43,10 +43,7 @@
 /* ---- the program cache --------------------------------------------------------- */
 
 typedef struct entry {
-  gs_addr code;
-  uint32_t size;
-  uint8_t *bytes;     /* the code it was decoded from */
-  int retired;        /* the memory changed: kept until idle */
+  gs_prog_entry base; /* address and code (isa/progcache.h) */
   sass_program prog;
   sass_fast *fast;    /* prog prepared for the fast interpreter */
   unsigned nregs;     /* the registers it names (sass_program_nregs) */
@@ -57,48 +54,52 @@ typedef struct entry {
   unsigned nin, nout;
 } entry;
 
-typedef struct sass_ctx {
-  mtx_t lock;
-  entry **e;
-  size_t n, cap;
-} sass_ctx;
-
-void *sass_context_new(gs_gpu *g) {
-  (void)g;
-  sass_ctx *c = calloc(1, sizeof *c);
-  if (c && mtx_init(&c->lock, mtx_plain) != thrd_success) {
-    free(c);
-    return NULL;
-  }
-  return c;
-}
-
-static void entry_free(entry *e) {
+static void entry_destroy(gs_prog_entry *b) {
+  entry *e = (entry *)b;
   if (!e) return;
   sass_fast_free(e->fast);
   sass_program_free(&e->prog);
-  free(e->bytes);
   free(e);
 }
 
-void sass_context_free(void *ctx) {
-  sass_ctx *c = ctx;
-  if (!c) return;
-  for (size_t i = 0; i < c->n; i++) entry_free(c->e[i]);
-  free(c->e);
-  mtx_destroy(&c->lock);
-  free(c);
+/* Decodes the size bytes at code with the SPH of h, and what its stage
+ * needs from the SPH. */
+static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_program_header *h, gs_diag *d) {
+  gs_sph sph;
+  entry *e = calloc(1, sizeof *e);
+  int ok = e != NULL;
+  if (!ok) gs_diag_set(d, GS_ENOMEM, "out of memory for a SASS program");
+  if (ok && gs_sph_decode(h->sph_words, &sph, d) < 0) ok = 0;
+  if (ok && sass_program_init(&e->prog, code, size, &sph, d) < 0) ok = 0;
+  if (ok) e->nregs = sass_program_nregs(&e->prog);
+  if (ok && sph.sph_type == GS_SPH_TYPE_PS &&
+      (sass_ipa_map_init(&e->map, &sph, d) < 0 || sass_ps_out_init(&e->out, &sph, 0, d) < 0))
+    ok = 0;
+  if (ok && sph.sph_type == GS_SPH_TYPE_VTG && sph.shader_type == GS_SPH_VERTEX) {
+    if (sass_attr_ctx_init(&e->attr, GS_SPH_VERTEX, &sph, NULL, NULL, d) < 0) ok = 0;
+    for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
+      if (gs_sph_imap(&sph, a)) e->in_addr[e->nin++] = (uint16_t)a;
+      if (gs_sph_omap(&sph, a)) e->out_addr[e->nout++] = (uint16_t)a;
+    }
+  }
+  if (ok && !(e->fast = sass_prepare_fast(&e->prog, d))) ok = 0;
+  if (!ok) {
+    entry_destroy(e ? &e->base : NULL);
+    return NULL;
+  }
+  return &e->base;
 }
 
-void sass_idle(gs_gpu *g) {
-  sass_ctx *c = gs_isa_context(g, GS_ISA_SASS);
-  if (!c) return;
-  size_t k = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->e[i]->retired) entry_free(c->e[i]);
-    else c->e[k++] = c->e[i];
-  c->n = k;
+static const gs_prog_cache_ops cache_ops = {GS_ISA_SASS, "SASS", entry_make, entry_destroy};
+
+void *sass_context_new(gs_gpu *g) {
+  (void)g;
+  return gs_prog_cache_new(&cache_ops);
 }
+
+void sass_context_free(void *ctx) { gs_prog_cache_free(ctx); }
+
+void sass_idle(gs_gpu *g) { gs_prog_cache_idle(gs_isa_context(g, GS_ISA_SASS)); }
 
 struct gs_isa_unit {
   int num;
@@ -137,64 +138,9 @@ gs_fp_env sass_fp_env(const gs_gpu *g, gs_fp_env base) {
 /* The prepared program at code: from the unit's last, the cache, or decoded
  * now. Errors (in the unit's diag) name the address. */
 static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
-  gs_program_header h;
-  int rc = gs_program_header_read(g->mem, code, &h, u->diag);
-  if (rc < 0) return NULL;
-  if (rc == 0 || h.isa != GS_ISA_SASS) {
-    gs_diag_set(u->diag, GS_EINVAL, "0x%08x: no SASS program header in front of the code", code);
-    return NULL;
-  }
-  const uint8_t *bytes = gs_mem_ptr(g->mem, code, h.code_bytes);
-  if (!bytes) {
-    gs_diag_set(u->diag, GS_EFAULT, "0x%08x: the program's %u bytes of code are outside allocated GPU memory", code,
-                h.code_bytes);
-    return NULL;
-  }
-  const entry *l = u->last;
-  if (l && l->code == code && l->size == h.code_bytes && (u->trusted || !memcmp(l->bytes, bytes, l->size))) return l;
-  sass_ctx *c = gs_isa_context(g, GS_ISA_SASS);
-  entry *found = NULL;
-  mtx_lock(&c->lock);
-  for (size_t i = 0; i < c->n && !found; i++) {
-    entry *e = c->e[i];
-    if (e->retired || e->code != code) continue;
-    if (e->size == h.code_bytes && !memcmp(e->bytes, bytes, e->size)) found = e;
-    else e->retired = 1; /* the program there changed */
-  }
-  if (!found) {
-    gs_sph sph;
-    entry *e = calloc(1, sizeof *e);
-    int ok = e && (e->bytes = malloc(h.code_bytes ? h.code_bytes : 1)) != NULL;
-    if (ok) memcpy(e->bytes, bytes, h.code_bytes), e->code = code, e->size = h.code_bytes;
-    if (ok && gs_sph_decode(h.sph_words, &sph, u->diag) < 0) ok = 0;
-    if (ok && sass_program_init(&e->prog, bytes, h.code_bytes, &sph, u->diag) < 0) ok = 0;
-    if (ok) e->nregs = sass_program_nregs(&e->prog);
-    if (ok && sph.sph_type == GS_SPH_TYPE_PS &&
-        (sass_ipa_map_init(&e->map, &sph, u->diag) < 0 || sass_ps_out_init(&e->out, &sph, 0, u->diag) < 0))
-      ok = 0;
-    if (ok && sph.sph_type == GS_SPH_TYPE_VTG && sph.shader_type == GS_SPH_VERTEX) {
-      if (sass_attr_ctx_init(&e->attr, GS_SPH_VERTEX, &sph, NULL, NULL, u->diag) < 0) ok = 0;
-      for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
-        if (gs_sph_imap(&sph, a)) e->in_addr[e->nin++] = (uint16_t)a;
-        if (gs_sph_omap(&sph, a)) e->out_addr[e->nout++] = (uint16_t)a;
-      }
-    }
-    if (ok && !(e->fast = sass_prepare_fast(&e->prog, u->diag))) ok = 0;
-    if (ok && c->n == c->cap) {
-      size_t cap = c->cap ? 2 * c->cap : 8;
-      entry **ne = realloc(c->e, cap * sizeof *ne);
-      if (ne) c->e = ne, c->cap = cap;
-      else ok = 0, gs_diag_set(u->diag, GS_ENOMEM, "out of memory for the SASS program cache");
-    }
-    if (ok) c->e[c->n++] = found = e;
-    else {
-      if (e && !e->bytes) gs_diag_set(u->diag, GS_ENOMEM, "out of memory for a SASS program");
-      entry_free(e);
-    }
-  }
-  mtx_unlock(&c->lock);
-  if (!found) gs_diag_set(u->diag, u->diag->code ? u->diag->code : GS_ENOMEM, "0x%08x: %s", code, u->diag->msg);
-  return u->last = found;
+  gs_prog_cache *c = gs_isa_context(g, GS_ISA_SASS);
+  return u->last = (const entry *)gs_prog_cache_find(c, g->mem, code, u->last ? &u->last->base : NULL, u->trusted,
+                                                    u->diag);
 }
 
 /* Runs the warp through the context's interpreter (gs_gpu_config.interpreter). */
