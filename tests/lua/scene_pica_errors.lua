@@ -24,29 +24,14 @@ local vertices = gpusim.buffer {
   format = {"f32x4", "f32x3"},
   data = {{-0.8, -0.8, 0, 1, 1, 0, 0}, {0.8, -0.8, 0, 1, 0, 1, 0}, {0, 0.8, 0, 1, 0, 0, 1}},
 }
-local qpu_fragment = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
+local sass = require "sass_shaders" -- the fragment program: colour r g b from varyings 0-2
 
--- A shader of a PICA200 vertex program (picasso text) and the QPU
--- fragment program above, or `fragment` as given; renders one frame.
+-- A shader of a PICA200 vertex program (picasso text) and the SASS pixel
+-- program, or `fragment` as given; renders one frame.
 local function draw(vertex, fragment, ncolour)
   local shader = gpusim.shader {
     vertex = {isa = "pica", source = vertex},
-    fragment = fragment or {isa = "qpu", source = qpu_fragment},
+    fragment = fragment or {isa = "sass", source = sass.colour()},
     inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
     coordinate_inputs = {"position"},
     varyings = {{name = "color", components = ncolour or 3}},
