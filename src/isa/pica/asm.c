@@ -1176,9 +1176,15 @@ uint32_t pica_f24_picasso(double v) {
   return sign << 23 | (uint32_t)exp << 16 | mant;
 }
 
-static int cmp_uni(const void *x, const void *y) {
-  const uni *p = x, *q = y;
-  return (p->pos > q->pos) - (p->pos < q->pos);
+/* Uniforms by register, equal ones in the order declared (.in may name a
+ * register twice), as picasso's sort leaves them. */
+static void sort_unis(uni *u, int n) {
+  for (int k = 1; k < n; k++) {
+    uni t = u[k];
+    int j = k;
+    for (; j > 0 && u[j - 1].pos > t.pos; j--) u[j] = u[j - 1];
+    u[j] = t;
+  }
 }
 
 int pica_asm_files(const pica_asm_src *src, size_t nsrc, unsigned flags, gs_isa_binary *out, gs_diag *d) {
@@ -1267,7 +1273,7 @@ int pica_asm_files(const pica_asm_src *src, size_t nsrc, unsigned flags, gs_isa_
     for (int k = 0; k < e->nouts; k++)
       o->outputs[o->noutputs].type = e->outs[k].type, o->outputs[o->noutputs].reg = e->outs[k].reg,
       o->outputs[o->noutputs++].mask = e->outs[k].mask;
-    qsort(e->unis, (size_t)e->nunis, sizeof *e->unis, cmp_uni);
+    sort_unis(e->unis, e->nunis);
     for (int k = 0; k < e->nunis; k++) {
       uni *u = &e->unis[k];
       for (char *p = u->name; *p; p++)

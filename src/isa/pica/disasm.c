@@ -209,13 +209,13 @@ static void uniform_lines(out *o, const pica_dvle *e, int gsh_space, unsigned fi
   unsigned next[3] = {0x10, 0x70, 0x78}, gaps = 0;
   if (gsh_space) next[0] = 0x10 + first; /* .gsh MODE cF: floats from cF; b15 is the hardware's */
   unsigned btop = gsh_space ? 0x87 : 0x88;
-  unsigned prev = 0;
+  int prev = -1, prev_in = 0; /* the last register declared; inputs may share one (.in a v0, .in b v0) */
   for (size_t i = 0; i < e->nuniforms; i++) {
     const pica_uniform *u = &e->uniforms[i];
     char name[64];
     int t = u->first < 0x10 ? -1 : u->first < 0x70 ? 0 : u->first < 0x74 ? 1 : u->first >= 0x78 ? 2 : 3;
     unsigned size = (unsigned)(u->last - u->first + 1);
-    int ok = text_name(u->name, name, sizeof name, 1) && t != 3 && (!i || u->first > prev) &&
+    int ok = text_name(u->name, name, sizeof name, 1) && t != 3 && (int)u->first > prev - (t < 0 && prev_in) &&
              (t < 0 ? size == 1 : u->first >= next[t] && u->last < (t == 2 ? btop : top[t]));
     for (size_t j = 0; ok && j < i; j++) ok = strcmp(u->name, e->uniforms[j].name) != 0;
     if (!ok) {
@@ -223,7 +223,7 @@ static void uniform_lines(out *o, const pica_dvle *e, int gsh_space, unsigned fi
       put(o, " 0x%02x-0x%02x cannot be declared again in this order\n", u->first, u->last);
       continue;
     }
-    prev = u->last;
+    prev = u->last, prev_in = t < 0;
     if (t < 0) {
       put(o, ".in %s v%u\n", name, u->first);
       continue;
