@@ -82,6 +82,7 @@ enum { PF_LANE, PF_UNI, PF_REL }; /* source kinds */
 typedef struct pf_src {
   uint8_t kind;
   uint8_t rel;       /* PF_REL: 0 a0.x, 1 a0.y, 2 aL */
+  uint8_t direct;    /* PF_LANE read as it is: swizzle xyzw, no negation */
   uint8_t comp[4];   /* swizzle: the source component of each component */
   uint32_t neg;      /* 0x80000000 to negate, else 0 */
   uint32_t off;      /* PF_LANE: byte offset of the register in pica_batch; PF_UNI/PF_REL: c index */
@@ -133,6 +134,7 @@ int pica_fast_compile(const pica_program *p, pica_fast **out, gs_diag *d) {
         b->kind = PF_LANE;
         b->off = (uint32_t)(a->reg < PICA_REG_R ? offsetof(pica_batch, v) : offsetof(pica_batch, r)) +
                  (uint32_t)(a->reg & 15) * (uint32_t)sizeof(((pica_batch *)0)->r[0]);
+        b->direct = a->swz == 0x1B && !a->neg;
       } else {
         /* relative addressing applies to uniforms only (exec_ref.c) */
         b->kind = a->idx == PICA_IDX_NONE ? PF_UNI : PF_REL;
@@ -205,8 +207,13 @@ static void pf_retire(pf_run *R, const pf_group *g, uint32_t lanes) {
 
 typedef uint32_t pf_vec[4][PICA_LANES];
 
-static inline void pf_read(const pica_batch *b, const pf_src *s, pf_vec out) {
+typedef const uint32_t (*pf_ptr)[PICA_LANES];
+
+/* Source s's 4 components x 16 lanes: the register itself when it is read
+ * as it is (a v or r register, swizzle xyzw, no negation), else out filled. */
+static GS_CLONE_INLINE pf_ptr pf_read(const pica_batch *b, const pf_src *s, pf_vec out) {
   const uint32_t neg = s->neg; /* locals: out may alias what s points to, as far as the compiler knows */
+  if (s->direct) return (pf_ptr)(const void *)((const char *)b + s->off);
   if (s->kind == PF_LANE) {
     const char *base = (const char *)b + s->off;
     for (unsigned c = 0; c < 4; c++) {
@@ -232,11 +239,12 @@ static inline void pf_read(const pica_batch *b, const pf_src *s, pf_vec out) {
       for (unsigned c = 0; c < 4; c++) out[c][l] = (idx < 96 ? b->c[idx][s->comp[c]] : PICA_ONE) ^ s->neg;
     }
   }
+  return (pf_ptr)out;
 }
 
 /* Writes the instruction's components of r in the lanes of lm (all ones or
  * zero per lane). */
-static inline void pf_write(pica_batch *b, const pf_insn *in, const pf_vec r, const uint32_t lm[PICA_LANES]) {
+static GS_CLONE_INLINE void pf_write(pica_batch *b, const pf_insn *in, const pf_vec r, const uint32_t lm[PICA_LANES]) {
   char *base = (char *)b + in->dst;
   const unsigned mask = in->mask;
   uint32_t m[PICA_LANES];
@@ -363,7 +371,8 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
       }
     }
     g->steps++;
-    pf_vec A, B, C, Q;
+    pf_vec As, Bs, Cs, Q;
+    pf_ptr A, B, C;
     uint32_t next = pc + 1;
     int brk = 0;
     switch (in->op) {
@@ -373,7 +382,7 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
                 : in->op == PICA_MUL ? (m == PICA_NUM_F32 ? pf_mul32 : pf_mul24)
                 : in->op == PICA_MAX ? pf_max : in->op == PICA_MIN ? pf_min
                 : (in->op == PICA_SGE || in->op == PICA_SGEI) ? pf_sge : pf_slt;
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
+        A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs);
         k(Q[0], A[0], B[0]);
         pf_write(b, in, Q, lm);
         break;
@@ -382,21 +391,21 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         pf_k2 k = in->op == PICA_DP3 ? (m == PICA_NUM_F32 ? pf_dp3_32 : pf_dp3_24)
                 : in->op == PICA_DP4 ? (m == PICA_NUM_F32 ? pf_dp4_32 : pf_dp4_24)
                 : (m == PICA_NUM_F32 ? pf_dph_32 : pf_dph_24);
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
+        A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs);
         k(Q[0], A[0], B[0]);
         memcpy(Q[1], Q[0], sizeof Q[0]), memcpy(Q[2], Q[0], sizeof Q[0]), memcpy(Q[3], Q[0], sizeof Q[0]);
         pf_write(b, in, Q, lm);
         break;
       }
       case PICA_DST: case PICA_DSTI: /* (1, a.y * b.y, a.z, b.w): pica_dst */
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
+        A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs);
         for (unsigned l = 0; l < PICA_LANES; l++)
           Q[0][l] = PICA_ONE, Q[1][l] = m == PICA_NUM_F32 ? pica_mul_f32(A[1][l], B[1][l]) : pica_mul_f24(A[1][l], B[1][l]);
         memcpy(Q[2], A[2], sizeof Q[2]), memcpy(Q[3], B[3], sizeof Q[3]);
         pf_write(b, in, Q, lm);
         break;
       case PICA_EX2: case PICA_LG2: case PICA_RCP: case PICA_RSQ:
-        pf_read(b, &in->s[0], A);
+        A = pf_read(b, &in->s[0], As);
         for (unsigned l = 0; l < PICA_LANES; l++) {
           uint32_t a = A[0][l];
           Q[0][l] = in->op == PICA_EX2 ? pica_ex2(a, m) : in->op == PICA_LG2 ? pica_lg2(a, m)
@@ -406,7 +415,7 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         pf_write(b, in, Q, lm);
         break;
       case PICA_LITP:
-        pf_read(b, &in->s[0], A);
+        A = pf_read(b, &in->s[0], As);
         for (unsigned l = 0; l < PICA_LANES; l++) {
           uint32_t a[4] = {A[0][l], A[1][l], A[2][l], A[3][l]}, r[4];
           int cf[2];
@@ -417,17 +426,17 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         pf_write(b, in, Q, lm);
         break;
       case PICA_FLR:
-        pf_read(b, &in->s[0], A);
+        A = pf_read(b, &in->s[0], As);
         for (unsigned c = 0; c < 4; c++)
           for (unsigned l = 0; l < PICA_LANES; l++) Q[c][l] = pica_flr(A[c][l], m);
         pf_write(b, in, Q, lm);
         break;
       case PICA_MOV:
-        pf_read(b, &in->s[0], A);
+        A = pf_read(b, &in->s[0], As);
         pf_write(b, in, A, lm);
         break;
       case PICA_MOVA:
-        pf_read(b, &in->s[0], A);
+        A = pf_read(b, &in->s[0], As);
         for (unsigned k = 0; k < 2; k++) {
           if (!(in->mask & (1u << k))) continue;
           for (unsigned l = 0; l < PICA_LANES; l++) {
@@ -437,7 +446,7 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         }
         break;
       case PICA_CMP:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B);
+        A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs);
         for (unsigned l = 0; l < PICA_LANES; l++) {
           uint8_t x = (uint8_t)pica_cmp(A[0][l], B[0][l], in->cmpx), y = (uint8_t)pica_cmp(A[1][l], B[1][l], in->cmpy);
           b->cmp[0][l] = lm[l] ? x : b->cmp[0][l];
@@ -445,7 +454,7 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         }
         break;
       case PICA_MAD: case PICA_MADI:
-        pf_read(b, &in->s[0], A), pf_read(b, &in->s[1], B), pf_read(b, &in->s[2], C);
+        A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs), C = pf_read(b, &in->s[2], Cs);
         (m == PICA_NUM_F32 ? pf_mad32 : pf_mad24)(Q[0], A[0], B[0], C[0]);
         pf_write(b, in, Q, lm);
         break;
