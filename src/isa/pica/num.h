@@ -35,6 +35,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "isa/uop/uop.h"
 
 typedef enum { PICA_NUM_F24 = 0, PICA_NUM_F32 = 1 } pica_num_mode;
 
@@ -135,16 +136,8 @@ uint32_t pica_lg2(uint32_t a, pica_num_mode m);
  * loop over lanes calling them vectorises (the batch interpreter,
  * exec_fast.c); the functions above are these. */
 
-static inline float pica_fl_(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint32_t pica_bits_(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
+/* The carrier's float and back are uop.h's gs_lane_f and gs_lane_u; a
+ * double's bits and back: */
 static inline uint64_t pica_dbits_(double d) {
   uint64_t u;
   memcpy(&u, &d, 8);
@@ -159,7 +152,7 @@ static inline double pica_dabs_(double d) { return pica_dval_(pica_dbits_(d) & ~
 
 /* An F24 arithmetic input: subnormals (below 2^-62) are +0. */
 static inline double pica_in24(uint32_t u) {
-  double d = pica_fl_(u);
+  double d = gs_lane_f(u);
   return pica_dabs_(d) < 0x1p-62 ? 0.0 : d;
 }
 
@@ -177,7 +170,7 @@ static inline uint32_t pica_out24(double s, double e) {
   uint64_t inward = (s != 0) & (e != 0) & ((e < 0) != (s < 0)) & ((u & low36) == 0);
   u -= inward;
   double a = pica_dabs_(pica_dval_(u));
-  uint32_t r = pica_bits_((float)pica_dval_(u & ~low36)); /* exact when it is kept: 17 bits, in range */
+  uint32_t r = gs_lane_u((float)pica_dval_(u & ~low36)); /* exact when it is kept: 17 bits, in range */
   r = a < 0x1p-62 ? 0 : r;
   r = a >= 0x1p64 ? (uint32_t)(pica_dbits_(s) >> 32 & 0x80000000u) | 0x7f800000u : r;
   return s != s ? PICA_NAN : r;
@@ -201,19 +194,19 @@ static inline double pica_mul24_(double a, double b) {
 static inline float pica_mul32_(float a, float b) {
   float p = a * b;
   uint32_t zero = (0 - (uint32_t)(p != p)) & (0 - (uint32_t)(a == a)) & (0 - (uint32_t)(b == b));
-  return pica_fl_(pica_bits_(p) & ~zero);
+  return gs_lane_f(gs_lane_u(p) & ~zero);
 }
-static inline uint32_t pica_out32(float f) { return f != f ? PICA_NAN : pica_bits_(f); }
+static inline uint32_t pica_out32(float f) { return f != f ? PICA_NAN : gs_lane_u(f); }
 
 static inline uint32_t pica_add_f24(uint32_t a, uint32_t b) { return pica_add24_(pica_in24(a), pica_in24(b)); }
-static inline uint32_t pica_add_f32(uint32_t a, uint32_t b) { return pica_out32(pica_fl_(a) + pica_fl_(b)); }
+static inline uint32_t pica_add_f32(uint32_t a, uint32_t b) { return pica_out32(gs_lane_f(a) + gs_lane_f(b)); }
 static inline uint32_t pica_mul_f24(uint32_t a, uint32_t b) { return pica_out24(pica_mul24_(pica_in24(a), pica_in24(b)), 0); }
-static inline uint32_t pica_mul_f32(uint32_t a, uint32_t b) { return pica_out32(pica_mul32_(pica_fl_(a), pica_fl_(b))); }
+static inline uint32_t pica_mul_f32(uint32_t a, uint32_t b) { return pica_out32(pica_mul32_(gs_lane_f(a), gs_lane_f(b))); }
 static inline uint32_t pica_mad_f24(uint32_t a, uint32_t b, uint32_t c) {
   return pica_add24_(pica_mul24_(pica_in24(a), pica_in24(b)), pica_in24(c));
 }
 static inline uint32_t pica_mad_f32(uint32_t a, uint32_t b, uint32_t c) {
-  return pica_out32(pica_mul32_(pica_fl_(a), pica_fl_(b)) + pica_fl_(c));
+  return pica_out32(pica_mul32_(gs_lane_f(a), gs_lane_f(b)) + gs_lane_f(c));
 }
 
 /* Dot products ((p0 + p1) + p2) + p3 of n = 3 or 4 products, the last
@@ -223,24 +216,24 @@ static inline uint32_t pica_mad_f32(uint32_t a, uint32_t b, uint32_t c) {
 static inline uint32_t pica_dot_f24(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1,
                                     uint32_t b2, uint32_t b3, int n, int dph) {
   uint32_t r = pica_add24_(pica_mul24_(pica_in24(a0), pica_in24(b0)), pica_mul24_(pica_in24(a1), pica_in24(b1)));
-  r = pica_add24_(pica_fl_(r), pica_mul24_(pica_in24(a2), pica_in24(b2)));
-  if (n == 4) r = pica_add24_(pica_fl_(r), dph ? pica_in24(b3) : pica_mul24_(pica_in24(a3), pica_in24(b3)));
+  r = pica_add24_(gs_lane_f(r), pica_mul24_(pica_in24(a2), pica_in24(b2)));
+  if (n == 4) r = pica_add24_(gs_lane_f(r), dph ? pica_in24(b3) : pica_mul24_(pica_in24(a3), pica_in24(b3)));
   return r;
 }
 static inline uint32_t pica_dot_f32(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1,
                                     uint32_t b2, uint32_t b3, int n, int dph) {
   float t = 0.0f;
-  t += pica_mul32_(pica_fl_(a0), pica_fl_(b0));
-  t += pica_mul32_(pica_fl_(a1), pica_fl_(b1));
-  t += pica_mul32_(pica_fl_(a2), pica_fl_(b2));
-  if (n == 4) t += dph ? pica_fl_(b3) : pica_mul32_(pica_fl_(a3), pica_fl_(b3));
+  t += pica_mul32_(gs_lane_f(a0), gs_lane_f(b0));
+  t += pica_mul32_(gs_lane_f(a1), gs_lane_f(b1));
+  t += pica_mul32_(gs_lane_f(a2), gs_lane_f(b2));
+  if (n == 4) t += dph ? gs_lane_f(b3) : pica_mul32_(gs_lane_f(a3), gs_lane_f(b3));
   return pica_out32(t);
 }
 
 /* MAX, MIN, SGE, SLT (the functions above). */
-static inline uint32_t pica_max_l(uint32_t a, uint32_t b) { return pica_fl_(a) > pica_fl_(b) ? a : b; }
-static inline uint32_t pica_min_l(uint32_t a, uint32_t b) { return pica_fl_(a) < pica_fl_(b) ? a : b; }
-static inline uint32_t pica_sge_l(uint32_t a, uint32_t b) { return pica_fl_(a) >= pica_fl_(b) ? PICA_ONE : 0; }
-static inline uint32_t pica_slt_l(uint32_t a, uint32_t b) { return pica_fl_(a) < pica_fl_(b) ? PICA_ONE : 0; }
+static inline uint32_t pica_max_l(uint32_t a, uint32_t b) { return gs_lane_f(a) > gs_lane_f(b) ? a : b; }
+static inline uint32_t pica_min_l(uint32_t a, uint32_t b) { return gs_lane_f(a) < gs_lane_f(b) ? a : b; }
+static inline uint32_t pica_sge_l(uint32_t a, uint32_t b) { return gs_lane_f(a) >= gs_lane_f(b) ? PICA_ONE : 0; }
+static inline uint32_t pica_slt_l(uint32_t a, uint32_t b) { return gs_lane_f(a) < gs_lane_f(b) ? PICA_ONE : 0; }
 
 #endif
