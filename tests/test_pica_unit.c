@@ -310,6 +310,30 @@ static void test_errors(void **state) {
   fixture_free(&f);
 }
 
+/* A SHBIN whose first executable is a geometry shader (picasso's model of
+ * two files): the unit runs the first vertex shader, DVLE 1, and names it
+ * in its errors. */
+static void test_first_vertex_dvle(void **state) {
+  (void)state;
+  const pica_asm_src src[2] = {
+    {".gsh\n.entry gmain\n.out - position o0\n.proc gmain\n    setemit 0\n    mov o0, v0\n    emit\n"
+     "    end\n.end\n", "gs.pica"},
+    {".out opos position\n.proc main\n    mov opos, -v0\n    break\n    end\n.end\n", "vs.pica"},
+  };
+  gs_isa_binary b = {0};
+  gs_diag d = {0};
+  if (pica_asm_files(src, 2, 0, &b, &d) < 0) fail_msg("%s", d.msg);
+  fixture f;
+  fixture_init(&f);
+  uniforms(&f, transform_unif, 24);
+  put_inputs(&f);
+  gs_addr code = load(&f, b.bytes, b.size, in_masks, 1, NULL, 0);
+  const char *msg[] = {"(DVLE 1, main at word 0x", "BREAK at 0x", NULL};
+  expect(&f, run(&f, GS_STAGE_COORDINATE, code, 4, 7, 2), GS_EHANG, msg);
+  fixture_free(&f);
+  gs_isa_binary_free(&b);
+}
+
 static int outmap(const out_entry *o, size_t n, pica_outmap *m, gs_diag *d) {
   pica_output out[16];
   for (size_t k = 0; k < n; k++) out[k] = (pica_output){o[k].type, o[k].reg, o[k].mask};
@@ -369,6 +393,7 @@ int main(void) {
     cmocka_unit_test(test_cache),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_outmap),
+    cmocka_unit_test(test_first_vertex_dvle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

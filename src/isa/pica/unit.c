@@ -4,7 +4,7 @@
  * program. docs/pica-unit.md is the chapter; in short:
  *
  * The program is a SHBIN (the code bytes behind the program header); its
- * first executable (DVLE 0, a vertex shader) runs from its main word.
+ * first vertex-shader executable (DVLE) runs from its main word.
  * Inputs: the VCD's words for a vertex (column `lane` of the VPM input
  * segment, row in_row + k) go to the input registers in the order the
  * program's SPH maps its generic input components: generic attribute g,
@@ -96,7 +96,8 @@ typedef struct entry {
   pica_insn *insn;      /* the program's words, decoded */
   pica_program prog;
   pica_fast *fast;      /* prog prepared for pica_run_batch */
-  const pica_dvle *dv;  /* the executable that runs: DVLE 0 */
+  const pica_dvle *dv;  /* the executable that runs: the first vertex shader's */
+  unsigned dvle;        /* its index */
   pica_outmap map;
   pica_state init;      /* the numeric mode and the DVLE's constants */
   uint8_t in_reg[64];   /* VPM word k -> input register x 4 + component */
@@ -120,10 +121,11 @@ static int entry_init(entry *e, const uint8_t *code, uint32_t size, const gs_sph
   if (rc < 0) return rc;
   e->have_shbin = 1;
   const pica_shbin *s = &e->shbin;
-  if (!s->ndvle) return gs_diag_set(d, GS_EINVAL, "the SHBIN has no executable (DVLE)");
-  e->dv = &s->dvle[0];
-  if (e->dv->type != 0)
-    return gs_diag_set(d, GS_EINVAL, "DVLE 0 is a geometry shader; gpusim's PICA200 unit runs vertex shaders");
+  for (size_t k = 0; k < s->ndvle && !e->dv; k++)
+    if (s->dvle[k].type == 0) e->dv = &s->dvle[k], e->dvle = (unsigned)k;
+  if (!e->dv)
+    return gs_diag_set(d, GS_EINVAL, "the SHBIN has no vertex shader executable (of %zu DVLEs, none of type 0); "
+                       "gpusim's PICA200 unit runs vertex shaders", s->ndvle);
   if (!(e->insn = calloc(s->ncode ? s->ncode : 1, sizeof *e->insn)))
     return gs_diag_set(d, GS_ENOMEM, "out of memory for a PICA200 program");
   for (size_t k = 0; k < s->ncode; k++)
@@ -306,9 +308,9 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   if (rc < 0) {
     char msg[sizeof u->diag->msg];
     snprintf(msg, sizeof msg, "%s", u->diag->msg);
-    return gs_diag_set(u->diag, rc, "PICA200 unit %d, %s 0x%08x (DVLE 0, main at word 0x%03x), a batch of %u "
-                       "vertices (lane k: the batch's vertex k): %s", u->num, what, vio->prog.code, e->dv->main, n,
-                       msg);
+    return gs_diag_set(u->diag, rc, "PICA200 unit %d, %s 0x%08x (DVLE %u, main at word 0x%03x), a batch of %u "
+                       "vertices (lane k: the batch's vertex k): %s", u->num, what, vio->prog.code, e->dvle,
+                       e->dv->main, n, msg);
   }
   return GS_OK;
 }
