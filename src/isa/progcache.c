@@ -59,6 +59,7 @@ static gs_prog_entry *make(gs_prog_cache *c, gs_addr code, const uint8_t *bytes,
     return NULL;
   }
   e->code = code, e->size = h->code_bytes, e->bytes = copy, e->retired = 0;
+  memcpy(e->sph_words, h->sph_words, sizeof e->sph_words);
   if (c->n == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 8;
     gs_prog_entry **ne = realloc(c->e, cap * sizeof *ne);
@@ -70,6 +71,10 @@ static gs_prog_entry *make(gs_prog_cache *c, gs_addr code, const uint8_t *bytes,
     c->e = ne, c->cap = cap;
   }
   return c->e[c->n++] = e;
+}
+
+static int same_sph(const gs_prog_entry *e, const gs_program_header *h) {
+  return !memcmp(e->sph_words, h->sph_words, sizeof e->sph_words);
 }
 
 gs_prog_entry *gs_prog_cache_find(gs_prog_cache *c, const gs_mem *m, gs_addr code, const gs_prog_entry *last,
@@ -87,14 +92,15 @@ gs_prog_entry *gs_prog_cache_find(gs_prog_cache *c, const gs_mem *m, gs_addr cod
                 h.code_bytes);
     return NULL;
   }
-  if (last && last->code == code && last->size == h.code_bytes && (trusted || !memcmp(last->bytes, bytes, last->size)))
+  if (last && last->code == code && last->size == h.code_bytes &&
+      (trusted || (!memcmp(last->bytes, bytes, last->size) && same_sph(last, &h))))
     return (gs_prog_entry *)last;
   gs_prog_entry *found = NULL;
   mtx_lock(&c->lock);
   for (size_t i = 0; i < c->n && !found; i++) {
     gs_prog_entry *e = c->e[i];
     if (e->retired || e->code != code) continue;
-    if (e->size == h.code_bytes && !memcmp(e->bytes, bytes, e->size)) found = e;
+    if (e->size == h.code_bytes && !memcmp(e->bytes, bytes, e->size) && same_sph(e, &h)) found = e;
     else e->retired = 1; /* the program there changed */
   }
   if (!found) found = make(c, code, bytes, &h, d);

@@ -3,8 +3,8 @@
  * and looked up by address for every batch: the SASS and PICA200 units.
  *
  * An entry is keyed by its code address and holds a copy of the code it
- * was made from: a lookup that finds the same bytes there takes it, one
- * that finds other bytes retires it (kept until gs_prog_cache_idle, since
+ * was made from and of its header's SPH: a lookup that finds the same
+ * bytes and SPH there takes it, one that finds others retires it (kept until gs_prog_cache_idle, since
  * another worker may still run it) and makes a new one. A unit passes the
  * entry of its last batch first, which is taken without a lock when the
  * bytes are the same or the unit trusts its code (gs_isa.trust_code).
@@ -20,6 +20,8 @@ typedef struct gs_prog_entry {
   gs_addr code;
   uint32_t size;
   uint8_t *bytes; /* the cache's copy of the code */
+  uint32_t sph_words[GS_SPH_WORDS]; /* and of its header's SPH: the same code behind another header (a vertex
+                                       program reused as the coordinate shader, memory reused) is another entry */
   int retired;    /* the code at its address changed: freed when idle */
 } gs_prog_entry;
 

@@ -189,7 +189,10 @@ static int l_run(lua_State *L) {
   return 1;
 }
 
+int lgs_pica_combiners(lua_State *L); /* lcombiner.c */
+
 const luaL_Reg lgs_pica_funcs[] = {
   {"run", l_run},
+  {"combiners", lgs_pica_combiners},
   {NULL, NULL}
 };

@@ -32,6 +32,7 @@
 #include "gpusim/v3d.h"
 #include "core/half.h"
 #include "core/bytes.h"
+#include "driver/combiner.h"
 #include "isa/isa.h"
 #include "lua/lgpusim.h"
 
@@ -1039,6 +1040,59 @@ static void build_sph(lua_State *L, const gs_sph_decl *decl, const char *stage, 
   if (gs_sph_build(decl, out, &d) < 0) luaL_error(L, "gpusim.shader: %s shader SPH: %s", stage, d.msg);
 }
 
+/* fragment = {combiners = {...}}: the PICA200's fixed-function fragment
+ * stage, which the driver turns into a QPU fragment program for the
+ * varyings (src/driver/combiner.h): argument 1 is replaced by a copy whose
+ * fragment field is that program, {isa = "qpu", source = text}. */
+static void combiner_program(lua_State *L) {
+  if (lua_getfield(L, 1, "fragment") != LUA_TTABLE || lua_getfield(L, -1, "combiners") == LUA_TNIL) {
+    lua_settop(L, 3);
+    return;
+  }
+  int frag = lua_gettop(L) - 1;
+  lua_pushnil(L);
+  while (lua_next(L, frag)) {
+    lua_pop(L, 1);
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    if (strcmp(k, "combiners") != 0 && strcmp(k, "isa") != 0)
+      arg_error(L, 1, "field 'fragment': with combiners, no other key than isa (got %s)",
+                lua_type(L, -1) == LUA_TSTRING ? k : luaL_typename(L, -1));
+  }
+  extern void lgs_combiner_arg(lua_State *L, int idx, const char *fn, gs_tev *t); /* lcombiner.c */
+  gs_tev t;
+  lgs_combiner_arg(L, -1, "gpusim.shader: field 'fragment.combiners'", &t);
+  gs_tev_varying v[GS_TEV_MAX_VARYINGS];
+  size_t n = 0;
+  lua_getfield(L, 1, "varyings"); /* checked by parse_io_list */
+  for (lua_Integer i = 1; lua_istable(L, -1) && i <= luaL_len(L, -1) && n < GS_TEV_MAX_VARYINGS; i++, n++) {
+    lua_geti(L, -1, i);
+    lua_getfield(L, -1, "name");
+    lua_getfield(L, -2, "components");
+    v[n].name = lua_tostring(L, -2);
+    v[n].components = (unsigned)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+  }
+  char *text;
+  gs_diag d;
+  if (gs_tev_qpu_source(&t, v, n, &text, &d) < 0) arg_error(L, 1, "field 'fragment.combiners': %s", d.msg);
+  lua_newtable(L); /* the copy of argument 1 */
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_settable(L, -4);
+  }
+  lua_createtable(L, 0, 2);
+  lua_pushliteral(L, "qpu");
+  lua_setfield(L, -2, "isa");
+  lua_pushstring(L, text);
+  free(text);
+  lua_setfield(L, -2, "source");
+  lua_setfield(L, -2, "fragment");
+  lua_replace(L, 1);
+  lua_settop(L, 3);
+}
+
 /* gpusim.shader{isa=, vertex=, coordinate=, fragment=, inputs=, varyings=,
  * coordinate_inputs=} -> a shader: three programs, each with its SPH. */
 static int l_shader_new(lua_State *L) {
@@ -1065,6 +1119,7 @@ static int l_shader_new(lua_State *L) {
   if (total > GS_DRV_MAX_VARYINGS)
     arg_error(L, 1, "field 'varyings': %d components; at most %d", (int)total, GS_DRV_MAX_VARYINGS);
   uint8_t cs_mask = parse_cs_inputs(L, 1, 2);
+  combiner_program(L);
 
   gs_sph sph[3];
   gs_sph_decl decl;
