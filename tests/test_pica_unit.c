@@ -233,6 +233,26 @@ static void test_vertex_and_coordinate(void **state) {
   }
 }
 
+/* gs_gpu_config.pica_float = GS_PICA_F32: binary32 keeps c4.x = 1 + 2^-20,
+ * so view.x = 2^-20 (0x35800000) where float24 gives 0; the rest as above. */
+static void test_f32_mode(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  gs_gpu_config_of(f.g)->pica_float = GS_PICA_F32;
+  gs_addr code = load_transform(&f, vary_masks, 3);
+  put_inputs(&f);
+  assert_int_equal(run(&f, GS_STAGE_VERTEX, code, 9, 12, 2), GS_OK);
+  assert_int_equal(out(&f, 9, 0), 0x35800000u);
+  assert_int_equal(out(&f, 0, 0), 0x00000F00u);
+  assert_true(outf(&f, 10, 0) == 0.5f && outf(&f, 3, 0) == 0.5f);
+  gs_gpu_config_of(f.g)->pica_float = GS_PICA_F24; /* the same program, the mode changed between runs */
+  put_inputs(&f);
+  assert_int_equal(run(&f, GS_STAGE_VERTEX, code, 9, 12, 2), GS_OK);
+  assert_int_equal(out(&f, 9, 0), 0);
+  fixture_free(&f);
+}
+
 /* The cache keys a program by address and content: a changed constant
  * (c94.x 0.5 -> 1.0) in the SHBIN at the same address is read again. */
 static void test_cache(void **state) {
@@ -391,6 +411,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_vertex_and_coordinate),
     cmocka_unit_test(test_cache),
+    cmocka_unit_test(test_f32_mode),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_outmap),
     cmocka_unit_test(test_first_vertex_dvle),

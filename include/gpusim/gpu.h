@@ -25,6 +25,9 @@ typedef struct gs_gpu gs_gpu;
 enum { GS_ROUND_TOWARD_ZERO = 0, GS_ROUND_NEAREST_EVEN = 1 };
 /* Which interpreter runs QPU programs. */
 enum { GS_INTERP_FAST = 0, GS_INTERP_REFERENCE = 1 };
+/* The PICA200 unit's arithmetic in the pipeline: the hardware's float24, or
+ * IEEE binary32 as Citra computes (docs/pica-numerics.md). */
+enum { GS_PICA_F24 = 0, GS_PICA_F32 = 1 };
 
 typedef struct gs_gpu_config {
   size_t mem_limit;         /* bytes of GPU memory; 0 = GS_MEM_DEFAULT_LIMIT */
@@ -32,6 +35,7 @@ typedef struct gs_gpu_config {
   int qpus;                 /* number of QPUs, 1..12; 0 = 12 */
   int rounding;             /* GS_ROUND_* */
   int interpreter;          /* GS_INTERP_* */
+  int pica_float;           /* GS_PICA_* */
 } gs_gpu_config;
 
 /* Creates a context; cfg may be NULL for defaults. Returns NULL when the

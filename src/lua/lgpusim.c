@@ -171,6 +171,8 @@ void lgs_closebox(lua_State *L, int idx) {
 
 static const char *const interpreter_names[] = {"fast", "reference", NULL};   /* GS_INTERP_* */
 static const char *const rounding_names[] = {"toward_zero", "nearest_even", NULL}; /* GS_ROUND_* */
+static const char *const pica_float_names[] = {"f24", "f32", NULL};                /* GS_PICA_* */
+_Static_assert(GS_PICA_F24 == 0 && GS_PICA_F32 == 1, "pica_float_names follows GS_PICA_*");
 _Static_assert(GS_INTERP_FAST == 0 && GS_INTERP_REFERENCE == 1, "interpreter_names follows GS_INTERP_*");
 _Static_assert(GS_ROUND_TOWARD_ZERO == 0 && GS_ROUND_NEAREST_EVEN == 1, "rounding_names follows GS_ROUND_*");
 
@@ -180,13 +182,14 @@ void lgs_read_config(lua_State *L, int arg, gs_gpu_config *cfg, const char *watc
   lua_Integer v;
   next.interpreter = lgs_optfield_option(L, arg, arg, "interpreter", cfg->interpreter, interpreter_names);
   next.rounding = lgs_optfield_option(L, arg, arg, "rounding", cfg->rounding, rounding_names);
+  next.pica_float = lgs_optfield_option(L, arg, arg, "pica_float", cfg->pica_float, pica_float_names);
   if (lgs_optfield_int(L, arg, arg, watchdog_field, 1, LUA_MAXINTEGER, &v)) next.watchdog = (uint64_t)v;
   if (lgs_optfield_int(L, arg, arg, "qpus", 1, 12, &v)) next.qpus = (int)v;
   *cfg = next;
 }
 
 /* gpusim.config([t]): sets the fields given in t (interpreter, watchdog,
- * rounding, qpus), then returns a table of all current settings. */
+ * rounding, qpus, pica_float), then returns a table of all current settings. */
 static int l_config(lua_State *L) {
   gs_gpu_config *cfg = gs_gpu_config_of(lgs_gpu(L));
   if (!lua_isnoneornil(L, 1)) {
@@ -197,7 +200,7 @@ static int l_config(lua_State *L) {
     lua_pop(L, 1);
     *cfg = next;
   }
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   lua_pushstring(L, interpreter_names[cfg->interpreter == GS_INTERP_REFERENCE]);
   lua_setfield(L, -2, "interpreter");
   lua_pushstring(L, rounding_names[cfg->rounding == GS_ROUND_NEAREST_EVEN]);
@@ -208,6 +211,8 @@ static int l_config(lua_State *L) {
   lua_setfield(L, -2, "qpus");
   lua_pushinteger(L, (lua_Integer)cfg->mem_limit);
   lua_setfield(L, -2, "mem_limit");
+  lua_pushstring(L, pica_float_names[cfg->pica_float == GS_PICA_F32]);
+  lua_setfield(L, -2, "pica_float");
   return 1;
 }
 

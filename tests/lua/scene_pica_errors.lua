@@ -64,6 +64,13 @@ gpusim.config {interpreter = "reference"}
 assert(bytes() == fast, "the reference interpreter draws another image")
 gpusim.config {interpreter = "fast"}
 
+-- the numeric mode: float24 by default, binary32 on request, nothing else
+assert(gpusim.config().pica_float == "f24")
+gpusim.config {pica_float = "f32"}
+assert(gpusim.config().pica_float == "f32" and bytes() == fast, "the triangle in binary32")
+fails({"pica_float", "f24", "f32"}, gpusim.config, {pica_float = "f16"})
+gpusim.config {pica_float = "f24"}
+
 -- a PICA200 program as the fragment shader
 fails({"fragment shader", "PICA200", "fixed function"}, draw, pass, {isa = "pica", source = pass})
 

@@ -11,7 +11,8 @@
  * component c is vg.c; components no word fills are (0, 0, 0, 1). Float
  * uniforms: the DVLE's constant table first, then the draw's uniform stream
  * over c0, c1, ... (words 4k..4k+3 are ck's x y z w), every value loaded
- * in the run's numeric mode (float24: truncated to 16 fraction bits).
+ * in the context's numeric mode (gs_gpu_config.pica_float: float24, whose
+ * loads truncate to 16 fraction bits, or binary32).
  * Integer and bool uniforms come from the constant table alone. Every
  * vertex starts with zero temporaries, outputs, a0, aL and flags.
  *
@@ -99,7 +100,7 @@ typedef struct entry {
   const pica_dvle *dv;  /* the executable that runs: the first vertex shader's */
   unsigned dvle;        /* its index */
   pica_outmap map;
-  pica_state init;      /* the numeric mode and the DVLE's constants */
+  pica_state init[2];   /* the DVLE's constants, by numeric mode (PICA_NUM_F24, _F32) */
   uint8_t in_reg[64];   /* VPM word k -> input register x 4 + component */
   unsigned nin;
   unsigned sph_vary;    /* the generic output components the SPH declares */
@@ -133,8 +134,10 @@ static int entry_init(entry *e, const uint8_t *code, uint32_t size, const gs_sph
   e->prog = (pica_program){e->insn, s->ncode};
   if ((rc = pica_fast_compile(&e->prog, &e->fast, d)) < 0) return rc;
   if ((rc = pica_outmap_build(e->dv, &e->map, d)) < 0) return rc;
-  e->init.mode = PICA_NUM_F24;
-  pica_dvle_apply_consts(e->dv, &e->init);
+  for (int m = 0; m < 2; m++) {
+    e->init[m].mode = m ? PICA_NUM_F32 : PICA_NUM_F24;
+    pica_dvle_apply_consts(e->dv, &e->init[m]);
+  }
   if (sph->sph_type != GS_SPH_TYPE_VTG || sph->shader_type != GS_SPH_VERTEX)
     return gs_diag_set(d, GS_EINVAL, "the program's SPH is not a vertex shader's (ShaderType %u)", sph->shader_type);
   for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < GS_SPH_ATTR_GENERIC(32); a += 4) {
@@ -272,7 +275,7 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   /* every vertex starts from this state: the constants, the uniforms, zero
    * temporaries, outputs, a0, aL and flags, inputs (0, 0, 0, 1) */
   pica_state *s = &u->st;
-  *s = e->init;
+  *s = e->init[g->cfg.pica_float == GS_PICA_F32];
   load_uniforms(g, &vio->prog, s);
   for (unsigned r = 0; r < 16; r++) s->v[r][3] = PICA_ONE;
   const uint32_t *vpm = vio->vpm->words;
