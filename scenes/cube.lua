@@ -6,11 +6,12 @@
 --   gpusim scenes/cube.lua
 --   gpusim --headless -o cube.png scenes/cube.lua
 --   gpusim scenes/cube.lua sass       (NVIDIA Maxwell programs; also sass:qpu, qpu:sass)
---   gpusim scenes/cube.lua pica:qpu   (a 3DS PICA200 vertex shader; also pica:sass)
+--   gpusim scenes/cube.lua pica:qpu   (a 3DS PICA200 vertex shader; also pica:sass, and pica
+--                                      with a texture combiner)
 local gpusim = require "gpusim"
 local sass = require "sass_shaders"   -- lua/sass_shaders.lua: Maxwell SASS programs
 local pica = require "pica_shaders"   -- lua/pica_shaders.lua: PICA200 vertex shaders
-local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
+local vertex_isa, fragment_isa = require("isas").parse(..., nil, {"qpu", "sass", "pica"})  -- lua/isas.lua
 local vm = require "vecmath"
 local mesh = require "mesh"
 local mat4 = vm.mat4
@@ -147,20 +148,26 @@ local fragment = [[
 -- by the SASS unit for every pixel. The PICA200 vertex shader
 -- (lua/pica_shaders.lua) multiplies by the same matrix, c0-c3 of its float
 -- uniforms, with DP4 in float24, and sends (u, v) on as texcoord0; it pairs
--- with the QPU's or the SASS fragment program (pica:qpu, pica:sass).
+-- with the QPU's or the SASS fragment program (pica:qpu, pica:sass), or
+-- with the PICA200's fixed-function fragment stage (pica): one texture
+-- combiner stage that takes texture 0's texel, which the driver turns into
+-- a QPU program (docs/pica-combiners.md); `depth` has it write the
+-- rasterised Z for the depth test. The varying is named for the combiners:
+-- texcoord0 gives texture 0's coordinates.
 local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex_mvp(2), fragment = sass.textured},
-  pica = {vertex = pica.vertex_mvp("texcoord0")},
+  pica = {vertex = pica.vertex_mvp("texcoord0"), combiners = {{sources = {"texture0"}}, depth = true}},
 }
 
 local shader = gpusim.shader {
   coordinate = programs[vertex_isa].coordinate,
   vertex = {isa = vertex_isa, source = programs[vertex_isa].vertex},
-  fragment = {isa = fragment_isa, source = programs[fragment_isa].fragment},
+  fragment = fragment_isa == "pica" and {combiners = programs.pica.combiners}
+             or {isa = fragment_isa, source = programs[fragment_isa].fragment},
   inputs = {{name = "position", components = 4}, {name = "uv", components = 2}},
   coordinate_inputs = {"position"},
-  varyings = {{name = "uv", components = 2}},
+  varyings = {{name = "texcoord0", components = 2}},
 }
 
 gpusim.frame(function(frame, t)

@@ -8,14 +8,15 @@
 --   gpusim scenes/triangle.lua sass                     (NVIDIA Maxwell programs;
 --                                                        also sass:qpu, qpu:sass)
 --   gpusim scenes/triangle.lua pica:qpu                 (a 3DS PICA200 vertex shader;
---                                                        also pica:sass)
+--                                                        also pica:sass, and pica with
+--                                                        texture combiners)
 -- docs/scenes.md explains every call.
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 local sass = require "sass_shaders"    -- lua/sass_shaders.lua: the same in Maxwell SASS
 local pica = require "pica_shaders"    -- lua/pica_shaders.lua: a PICA200 vertex shader
 -- the instruction sets of the vertex and the fragment programs (lua/isas.lua)
-local vertex_isa, fragment_isa = require("isas").parse(...)
+local vertex_isa, fragment_isa = require("isas").parse(..., nil, {"qpu", "sass", "pica"})
 
 local target = gpusim.target {width = 320, height = 240, format = "rgba8888"}
 
@@ -67,17 +68,22 @@ local fragment = [[
 -- perspective-correct and leaves it in R0-R3. And a PICA200 vertex shader
 -- (lua/pica_shaders.lua) whose output map sends the position and the
 -- colour's r, g, b (three varyings) on; the PICA200 has no fragment
--- programs, so it pairs with the others' (pica:qpu, pica:sass).
+-- programs, so it pairs with the others' (pica:qpu, pica:sass), or with its
+-- own fixed-function fragment stage (pica): one texture combiner stage that
+-- takes the colour's r, g, b and a constant alpha of 1, which the driver
+-- turns into a QPU program (docs/pica-combiners.md).
 local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex(3), fragment = sass.colour("perspective")},
-  pica = {vertex = pica.vertex("color.rgb")},
+  pica = {vertex = pica.vertex("color.rgb"),
+          combiners = {{rgb = {sources = {"primary_color"}}, alpha = {sources = {"constant"}}, constant = {0, 0, 0, 1}}}},
 }
 
 local shader = gpusim.shader {
   coordinate = programs[vertex_isa].coordinate,
   vertex = {isa = vertex_isa, source = programs[vertex_isa].vertex},
-  fragment = {isa = fragment_isa, source = programs[fragment_isa].fragment},
+  fragment = fragment_isa == "pica" and {combiners = programs.pica.combiners}
+             or {isa = fragment_isa, source = programs[fragment_isa].fragment},
   inputs = {
     {name = "position", components = 4},
     {name = "color", components = 3},
