@@ -225,6 +225,9 @@ typedef struct gs_isa {
    * and coordinate shader; 0: the programs write the shaded vertex
    * themselves, as VideoCore IV programs do. */
   unsigned transforms_vertices;
+  /* 1: the ISA has no fragment programs (the PICA200's fragment stage is
+   * fixed function): scenes refuse one, its unit's run_fragment fails. */
+  unsigned vertex_only;
   /* The benchmark frames' fragment program in this ISA's assembly (the
    * rasterised Z and the colour 0xff336699), or NULL. */
   const char *bench_fragment;

@@ -939,6 +939,9 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
                            runs as the coordinate shader too, with the coordinate shader's header */
   lua_settop(L, lua_gettop(L) - (p == PROG_COORDINATE));
   isa = program_isa(L, arg, from, isa);
+  if (p == PROG_FRAGMENT && isa->vertex_only)
+    arg_error(L, arg, "field 'fragment': %s has no fragment programs (its fragment stage is fixed function); give "
+              "a fragment program of another instruction set", isa->title);
   int t = lua_getfield(L, arg, prog_fields[from]);
   int field = lua_gettop(L);
   gs_isa_binary *bin = lua_newuserdatauv(L, sizeof *bin, 0); /* freed below or by the box */

@@ -1,7 +1,7 @@
 -- scene_pica_errors.lua — a PICA200 vertex shader's mistakes in a scene
 -- are errors that say where (docs/pica-unit.md, "Errors"): the scene
 -- argument `pica` alone or as the fragment side; a PICA200 program as a
--- draw's fragment shader; an output map whose varyings do not match the
+-- shader's fragment program (gpusim.shader refuses it); an output map whose varyings do not match the
 -- shader's declaration; an output table without a position; BREAK outside
 -- a loop (the word address, the lane, the unit); a runaway loop stopped by
 -- the watchdog; and the reference interpreter draws the same image as the
@@ -71,8 +71,9 @@ assert(gpusim.config().pica_float == "f32" and bytes() == fast, "the triangle in
 fails({"pica_float", "f24", "f32"}, gpusim.config, {pica_float = "f16"})
 gpusim.config {pica_float = "f24"}
 
--- a PICA200 program as the fragment shader
-fails({"fragment shader", "PICA200", "fixed function"}, draw, pass, {isa = "pica", source = pass})
+-- a PICA200 program as the fragment shader: refused by gpusim.shader
+fails({"scene_pica_errors.lua:", "field 'fragment'", "PICA200 has no fragment programs", "fixed function"}, draw,
+      pass, {isa = "pica", source = pass})
 
 -- colour r g b a (4 varyings) where the shader declares 3
 fails({"output map gives 4 varying component(s)", "declares 3"}, draw,

@@ -32,6 +32,7 @@ const gs_isa gs_isa_pica = {
   .lanes = 16,
   .code_align = 4,
   .transforms_vertices = 1,
+  .vertex_only = 1,
   .assemble = assemble,
   .disassemble = disassemble,
   .context_new = pica_context_new,
