@@ -41,7 +41,8 @@ void pica_dvle_apply_consts(const pica_dvle *dv, pica_state *s) {
     const pica_const *c = &dv->consts[k];
     if (c->type == 0) s->b = (uint16_t)((s->b & ~(1u << (c->reg & 15))) | ((c->v[0] & 1u) << (c->reg & 15)));
     else if (c->type == 1) for (int j = 0; j < 4; j++) s->i[c->reg & 3][j] = (uint8_t)c->v[j];
-    else if (c->reg < 96) for (int j = 0; j < 4; j++) s->c[c->reg][j] = pica_num_load(pica_f24_to_f32(c->v[j]), s->mode);
+    else if (c->reg < 96)
+      for (int j = 0; j < 4; j++) s->c[c->reg][j] = pica_num_load(pica_f24_to_f32(c->v[j]), s->mode);
   }
 }
 
@@ -301,7 +302,8 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
       if ((rc = pica_run_ref(s, &e->prog, e->dv->main, budget, u->diag)) < 0) {
         char msg[sizeof u->diag->msg];
         snprintf(msg, sizeof msg, "%s", u->diag->msg);
-        gs_diag_set(u->diag, rc, "PICA200 shader, lane %u: %s", l, msg + (strncmp(msg, "PICA200 shader: ", 16) ? 0 : 16));
+        const char *what_failed = strncmp(msg, "PICA200 shader: ", 16) ? msg : msg + 16;
+        gs_diag_set(u->diag, rc, "PICA200 shader, lane %u: %s", l, what_failed); /* as pica_run_batch names it */
       } else {
         put_vertex(u, e, vio, 0, l);
       }
