@@ -157,17 +157,19 @@ static inline double pica_in24(uint32_t u) {
 }
 
 /* The F24 result of the exact value s + e (s the double nearest it, e the
- * error, |e| <= half an ulp of s, 0 when s is exact or not finite): NaN ->
- * PICA_NAN, truncated toward zero to 17 significant bits, |.| >= 2^64 ->
- * inf, < 2^-62 -> +0. Every double here is normal or zero (the smallest, a
- * product of two 2^-62s, is 2^-124), so clearing the low 36 of its 52
- * fraction bits truncates it, and one less in the bits is the next double
- * toward zero: when s lies on the 17-bit grid while the exact value lies
- * just inside it, the truncation is the grid point below |s|. */
+ * error, |e| <= half an ulp of s, 0 when s is exact, so 0 when s is 0; any
+ * value when s is not finite): NaN -> PICA_NAN, truncated toward zero to
+ * 17 significant bits, |.| >= 2^64 -> inf, < 2^-62 -> +0. Every finite
+ * double here is normal or zero (the smallest, a product of two 2^-62s, is
+ * 2^-124), so clearing the low 36 of its 52 fraction bits truncates it, and
+ * one less in the bits is the next double toward zero: when s lies on the
+ * 17-bit grid while the exact value lies just inside it, the truncation is
+ * the grid point below |s|. (An infinite s may so step to the largest
+ * double, which is 2^64 and above all the same.) */
 static inline uint32_t pica_out24(double s, double e) {
   const uint64_t low36 = (UINT64_C(1) << 36) - 1;
   uint64_t u = pica_dbits_(s);
-  uint64_t inward = (s != 0) & (e != 0) & ((e < 0) != (s < 0)) & ((u & low36) == 0);
+  uint64_t inward = (e != 0) & ((e < 0) != (s < 0)) & ((u & low36) == 0);
   u -= inward;
   double a = pica_dabs_(pica_dval_(u));
   uint32_t r = gs_lane_u((float)pica_dval_(u & ~low36)); /* exact when it is kept: 17 bits, in range */
@@ -176,12 +178,12 @@ static inline uint32_t pica_out24(double s, double e) {
   return s != s ? PICA_NAN : r;
 }
 
-/* The exact sum of two F24 inputs (Knuth's TwoSum: s + e == a + b), then
- * pica_out24. */
+/* The exact sum of two F24 inputs (Knuth's TwoSum: s + e == a + b for
+ * finite a and b; e is 0 when s is), then pica_out24. */
 static inline uint32_t pica_add24_(double a, double b) {
   double s = a + b, bb = s - a;
   double e = (a - (s - bb)) + (b - bb);
-  return pica_out24(s, pica_dabs_(s) <= 0x1.fffffffffffffp1023 ? e : 0.0);
+  return pica_out24(s, e);
 }
 /* The exact product with MUL's 0 x inf = 0 rule (F24 inputs): a NaN
  * product of two numbers is +0 (as masks, which GCC vectorises). */
