@@ -50,8 +50,8 @@ void pica_batch_get(const pica_batch *b, unsigned lane, pica_state *s) {
   s->steps = b->steps[lane];
 }
 
-void pica_batch_set(pica_batch *b, unsigned lane, const pica_state *s) {
-  b->mode = s->mode;
+/* Lane k's own fields from s. */
+static void pf_set_lane(pica_batch *b, unsigned lane, const pica_state *s) {
   for (unsigned k = 0; k < 16; k++) {
     for (unsigned c = 0; c < 4; c++) {
       b->v[k][c][lane] = s->v[k][c];
@@ -60,20 +60,30 @@ void pica_batch_set(pica_batch *b, unsigned lane, const pica_state *s) {
     }
     b->written[k][lane] = s->written[k];
   }
-  memcpy(b->c, s->c, sizeof b->c);
-  memcpy(b->i, s->i, sizeof b->i);
-  b->b = s->b;
   b->a0[0][lane] = s->a0[0], b->a0[1][lane] = s->a0[1];
   b->al[lane] = s->al;
   b->cmp[0][lane] = (uint8_t)(s->cmp[0] != 0), b->cmp[1][lane] = (uint8_t)(s->cmp[1] != 0);
   b->steps[lane] = s->steps;
 }
 
-void pica_batch_fill(pica_batch *b, const pica_state *s, unsigned lanes) {
-  for (unsigned k = 0; k < PICA_LANES; k++) pica_batch_set(b, k, s);
-  b->lanes = lanes;
+/* The shared fields from s. */
+static void pf_set_shared(pica_batch *b, const pica_state *s) {
+  b->mode = s->mode;
+  memcpy(b->c, s->c, sizeof b->c);
+  memcpy(b->i, s->i, sizeof b->i);
+  b->b = s->b;
 }
 
+void pica_batch_set(pica_batch *b, unsigned lane, const pica_state *s) {
+  pf_set_shared(b, s);
+  pf_set_lane(b, lane, s);
+}
+
+void pica_batch_fill(pica_batch *b, const pica_state *s, unsigned lanes) {
+  pf_set_shared(b, s);
+  for (unsigned k = 0; k < PICA_LANES; k++) pf_set_lane(b, k, s);
+  b->lanes = lanes;
+}
 
 /* ---- the predecoded program --------------------------------------------------- */
 
