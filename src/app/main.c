@@ -43,7 +43,7 @@
 
 static const char usage_text[] =
   "usage: gpusim [options] SCRIPT.lua [ARGS...]\n"
-  "       gpusim asm --isa ISA IN.s -o OUT.bin [--base ADDR]\n"
+  "       gpusim asm --isa ISA IN.s [IN2.s ...] -o OUT.bin [--base ADDR]\n"
   "       gpusim disasm --isa ISA IN.bin [--base ADDR] [-o OUT.s]\n"
   "       gpusim view IMAGE.png [--frames N]\n"
   "       gpusim diff A.png B.png [--tolerance T] [-o DIFF.png]\n"
@@ -86,11 +86,13 @@ static const char usage_text[] =
   "Tools:\n"
   "  asm           assemble text into a binary of 64-bit instruction words,\n"
   "                little-endian (SASS: 32-byte groups of a control word and\n"
-  "                three instructions). OUT.bin is written whole\n"
+  "                three instructions; PICA200: a SHBIN, from one or more\n"
+  "                files in picasso syntax). OUT.bin is written whole\n"
   "                or not at all. IN or OUT may be - for stdin or stdout.\n"
-  "  disasm        disassemble a binary (its size a multiple of 8; SASS: 32)\n"
-  "                to OUT.s, or to stdout without -o\n"
-  "    --isa ISA   instruction set: qpu (VideoCore IV), sass (NVIDIA Maxwell)\n"
+  "  disasm        disassemble a binary (its size a multiple of 8; SASS: 32;\n"
+  "                PICA200: a SHBIN) to OUT.s, or to stdout without -o\n"
+  "    --isa ISA   instruction set: qpu (VideoCore IV), sass (NVIDIA Maxwell),\n"
+  "                pica (DMP PICA200, the 3DS's vertex shaders)\n"
   "    --base ADDR bus address the code is loaded at (default 0), used by\n"
   "                absolute branches to labels\n"
   "  view          show an image (PNG, or another format stb_image reads) in\n"
@@ -133,9 +135,13 @@ static int usage_error(const char *tool, const char *fmt, ...) {
 
 /* ---- asm and disasm ------------------------------------------------------- */
 
+enum { TOOL_MAX_INPUTS = 16 };
+
 typedef struct tool_args {
   const gs_isa *isa; /* --isa */
-  const char *in;    /* the input file */
+  const char *in;    /* the (first) input file */
+  const char *ins[TOOL_MAX_INPUTS]; /* asm: every input file, for an ISA that links several */
+  int nin;
   const char *out;   /* -o, NULL if not given */
   uint32_t base;     /* --base */
 } tool_args;
@@ -162,10 +168,11 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
       return usage_error(tool, "option '%s' needs a value", argv[i]);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return usage_error(tool, "unknown option '%s'", argv[i]);
-    } else if (a->in) {
-      return usage_error(tool, "more than one input file ('%s')", argv[i]);
+    } else if (a->nin == TOOL_MAX_INPUTS) {
+      return usage_error(tool, "more than %d input files ('%s')", TOOL_MAX_INPUTS, argv[i]);
     } else {
-      a->in = argv[i];
+      a->ins[a->nin++] = argv[i];
+      if (!a->in) a->in = argv[i];
     }
   }
   if (!isa) return usage_error(tool, "--isa is required (known: %s)", gs_isa_names());
@@ -174,6 +181,9 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
     return EXIT_USAGE;
   }
   if (!a->in) return usage_error(tool, "no input file");
+  if (a->nin > 1 && (strcmp(tool, "asm") != 0 || !a->isa->assemble_files))
+    return usage_error(tool, "more than one input file ('%s')%s", a->ins[1],
+                       strcmp(tool, "asm") == 0 ? "; only PICA200 programs link several files" : "");
   if (base) {
     char *end;
     errno = 0;
@@ -186,14 +196,20 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
 }
 
 static const char asm_usage[] =
-  "usage: gpusim asm --isa qpu|sass IN.s -o OUT.bin [--base ADDR]\n"
-  "Assembles IN.s into OUT.bin: 64-bit instruction words, little-endian, low\n"
-  "32 bits first. OUT.bin is written whole or not at all. - is stdin/stdout.\n"
-  "Errors are printed as IN.s:LINE:COL: error: ... and exit with status 1.\n";
+  "usage: gpusim asm --isa qpu|sass|pica IN.s -o OUT.bin [--base ADDR]\n"
+  "       gpusim asm --isa pica IN1.pica IN2.pica ... -o OUT.shbin\n"
+  "Assembles IN.s into OUT.bin: QPU, 64-bit instruction words, little-endian,\n"
+  "low 32 bits first; SASS, 32-byte groups of a control word and three\n"
+  "instructions; PICA200, picasso syntax into a SHBIN file, several files into\n"
+  "one SHBIN with an executable (DVLE) each, as picasso links them. OUT.bin is\n"
+  "written whole or not at all. - is stdin/stdout. Errors are printed as\n"
+  "IN.s:LINE:COL: error: ... and exit with status 1.\n";
 
 static const char disasm_usage[] =
-  "usage: gpusim disasm --isa qpu|sass IN.bin [--base ADDR] [-o OUT.s]\n"
-  "Disassembles IN.bin (a multiple of 8 bytes; SASS: of 32) to OUT.s, or to stdout.\n";
+  "usage: gpusim disasm --isa qpu|sass|pica IN.bin [--base ADDR] [-o OUT.s]\n"
+  "Disassembles IN.bin (QPU: a multiple of 8 bytes; SASS: of 32; PICA200: a\n"
+  "SHBIN file) to OUT.s, or to stdout, in text that assembles back to the same\n"
+  "bytes.\n";
 
 /* gpusim asm: assembles a file. argv[0] is "asm". */
 static int tool_asm(int argc, char **argv) {
@@ -201,23 +217,30 @@ static int tool_asm(int argc, char **argv) {
   int rc = parse_tool_args(argc, argv, asm_usage, &a);
   if (rc >= 0) return rc;
   if (!a.out) return usage_error("asm", "no output file (-o OUT.bin)");
-  const char *name = strcmp(a.in, "-") == 0 ? "<stdin>" : a.in;
-  char *text;
-  size_t len;
-  if (gs_cli_read_file(a.in, &text, &len) < 0) {
-    fprintf(stderr, "gpusim asm: cannot read %s: %s\n", name, strerror(errno));
-    return 1;
-  }
-  if (strlen(text) != len) {
-    fprintf(stderr, "gpusim asm: %s: NUL byte at offset %zu: not a text file\n", name, strlen(text));
-    free(text);
-    return 1;
+  char *texts[TOOL_MAX_INPUTS];
+  const char *names[TOOL_MAX_INPUTS];
+  int n = 0;
+  rc = 0;
+  for (; n < a.nin && !rc; n++) {
+    names[n] = strcmp(a.ins[n], "-") == 0 ? "<stdin>" : a.ins[n];
+    size_t len;
+    if (gs_cli_read_file(a.ins[n], &texts[n], &len) < 0) {
+      fprintf(stderr, "gpusim asm: cannot read %s: %s\n", names[n], strerror(errno));
+      texts[n] = NULL;
+      rc = 1;
+    } else if (strlen(texts[n]) != len) {
+      fprintf(stderr, "gpusim asm: %s: NUL byte at offset %zu: not a text file\n", names[n], strlen(texts[n]));
+      rc = 1;
+    }
   }
   gs_isa_binary bin;
   gs_diag d;
   gs_diag_clear(&d);
-  rc = a.isa->assemble(text, name, a.base, &bin, &d);
-  free(text);
+  if (!rc)
+    rc = a.nin > 1 ? a.isa->assemble_files((const char *const *)texts, names, (size_t)a.nin, a.base, &bin, &d)
+                   : a.isa->assemble(texts[0], names[0], a.base, &bin, &d);
+  for (int i = 0; i < n; i++) free(texts[i]);
+  if (rc > 0) return rc;
   if (rc < 0) {
     fprintf(stderr, "%s\n", d.msg[0] ? d.msg : "gpusim asm: assembly failed");
     return 1;

@@ -235,6 +235,11 @@ typedef struct gs_isa {
   /* Assembles src (NUL-terminated) to be loaded at bus address base; errors
    * name file:line:column. */
   int (*assemble)(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d);
+  /* Assembles n files into one binary, as the ISA's own tools link them
+   * (PICA200: one SHBIN with a DVLE per file, as picasso does), or NULL:
+   * one file at a time. */
+  int (*assemble_files)(const char *const *src, const char *const *file, size_t n, uint32_t base,
+                        gs_isa_binary *out, gs_diag *d);
   /* Disassembles size bytes loaded at base into malloc'ed text that
    * assembles back to the same bytes. */
   int (*disassemble)(const uint8_t *bytes, size_t size, uint32_t base, char **text, gs_diag *d);

@@ -13,6 +13,18 @@ static int assemble(const char *src, const char *file, uint32_t base, gs_isa_bin
   return pica_asm(src, file, out, d);
 }
 
+/* Several files into one DVLB, a DVLE per file (picasso's model, asm.c). */
+static int assemble_files(const char *const *src, const char *const *file, size_t n, uint32_t base,
+                          gs_isa_binary *out, gs_diag *d) {
+  (void)base;
+  pica_asm_src *s = calloc(n ? n : 1, sizeof *s);
+  if (!s) return gs_diag_set(d, GS_ENOMEM, "pica: out of memory");
+  for (size_t i = 0; i < n; i++) s[i].text = src[i], s[i].file = file[i];
+  int rc = pica_asm_files(s, n, 0, out, d);
+  free(s);
+  return rc;
+}
+
 /* The SHBIN as assembler text: directives, then the program (disasm.c). */
 static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **text, gs_diag *d) {
   (void)base;
@@ -34,6 +46,7 @@ const gs_isa gs_isa_pica = {
   .transforms_vertices = 1,
   .vertex_only = 1,
   .assemble = assemble,
+  .assemble_files = assemble_files,
   .disassemble = disassemble,
   .context_new = pica_context_new,
   .context_free = pica_context_free,
