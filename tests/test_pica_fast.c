@@ -530,8 +530,12 @@ static void test_fill_get(void **state) {
     assert_memory_equal(t.c, s.c, sizeof s.c);
     assert_memory_equal(t.written, s.written, sizeof s.written);
     assert_int_equal(t.al, s.al);
+    assert_int_equal(t.a0[0], s.a0[0]);
     assert_int_equal(t.a0[1], s.a0[1]);
     assert_int_equal(t.cmp[0], 1);
+    assert_int_equal(t.cmp[1], 0);
+    assert_memory_equal(t.i, s.i, sizeof s.i);
+    assert_int_equal(t.b, s.b);
     assert_int_equal(t.mode, PICA_NUM_F32);
     assert_int_equal(t.steps, s.steps);
   }

@@ -79,9 +79,27 @@ void pica_batch_set(pica_batch *b, unsigned lane, const pica_state *s) {
   pf_set_lane(b, lane, s);
 }
 
+/* Every lane of the 16-lane vector v set to x. */
+static void pf_splat(uint32_t v[PICA_LANES], uint32_t x) {
+  for (unsigned l = 0; l < PICA_LANES; l++) v[l] = x;
+}
+
 void pica_batch_fill(pica_batch *b, const pica_state *s, unsigned lanes) {
   pf_set_shared(b, s);
-  for (unsigned k = 0; k < PICA_LANES; k++) pf_set_lane(b, k, s);
+  for (unsigned k = 0; k < 16; k++) {
+    for (unsigned c = 0; c < 4; c++) {
+      pf_splat(b->v[k][c], s->v[k][c]);
+      pf_splat(b->r[k][c], s->r[k][c]);
+      pf_splat(b->o[k][c], s->o[k][c]);
+    }
+    for (unsigned l = 0; l < PICA_LANES; l++) b->written[k][l] = s->written[k];
+  }
+  pf_splat((uint32_t *)b->a0[0], (uint32_t)s->a0[0]);
+  pf_splat((uint32_t *)b->a0[1], (uint32_t)s->a0[1]);
+  pf_splat((uint32_t *)b->al, (uint32_t)s->al);
+  memset(b->cmp[0], s->cmp[0] != 0, sizeof b->cmp[0]);
+  memset(b->cmp[1], s->cmp[1] != 0, sizeof b->cmp[1]);
+  for (unsigned l = 0; l < PICA_LANES; l++) b->steps[l] = s->steps;
   b->lanes = lanes;
 }
 
