@@ -14,6 +14,13 @@
  * writes or the DVLE's output map declares (components never written are
  * 0), written = {[i] = mask} (bit 0 x .. bit 3 w), a0 = {x, y}, aL = n,
  * cmp = {x, y} (booleans), instructions = n. Errors name the word address.
+ *
+ * A geometry shader's DVLE runs too (its inputs given as the GS input mode
+ * would place them: v-registers or float uniforms): the result also has
+ * emitted = {{outputs = ..., written = ..., slot = k}, ...}, the vertices
+ * EMIT sent in order, and primitives = {{i1, i2, i3, winding = bool}, ...},
+ * the triangles an EMIT with SETEMIT's primitive flag made from the emit
+ * buffer's three slots (indices into emitted). docs/pica-run.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +93,55 @@ static void push_vec(lua_State *L, const uint32_t v[4]) {
   }
 }
 
+/* The output registers the program writes (written) or the DVLE declares,
+ * as outputs = {[i] = {x, y, z, w}} and written = {[i] = mask}, into the
+ * table on top. */
+static void push_outputs(lua_State *L, const uint32_t o[16][4], const uint16_t written[16], uint16_t declared) {
+  lua_newtable(L); /* outputs */
+  lua_newtable(L); /* written */
+  for (int k = 0; k < 16; k++) {
+    if (!written[k] && !(declared >> k & 1)) continue;
+    push_vec(L, o[k]);
+    lua_rawseti(L, -3, k);
+    lua_pushinteger(L, written[k]);
+    lua_rawseti(L, -2, k);
+  }
+  lua_setfield(L, -3, "written");
+  lua_setfield(L, -2, "outputs");
+}
+
+/* A geometry shader's emitted vertices and primitives (exec.h's emit). */
+typedef struct emit_ctx {
+  lua_State *L;
+  int emitted, primitives; /* stack indices of the two lists */
+  lua_Integer n, nprim;
+  lua_Integer slot[3];     /* the emitted vertex in each slot of the emit buffer, 0: none yet */
+  uint16_t declared;
+} emit_ctx;
+
+static int on_emit(void *ctx, const pica_state *s, gs_diag *d) {
+  emit_ctx *e = ctx;
+  lua_State *L = e->L;
+  if (s->emit_prim) {
+    for (int k = 0; k < 3; k++)
+      if (!e->slot[k] && k != s->emit_vtx)
+        return gs_diag_set(d, GS_EINVAL, "PICA200 shader: EMIT at 0x%03x ends a primitive, but vertex slot %d of the "
+                           "emit buffer was never emitted", s->pc, k);
+  }
+  lua_createtable(L, 0, 3);
+  push_outputs(L, s->o, s->written, e->declared);
+  lua_pushinteger(L, s->emit_vtx), lua_setfield(L, -2, "slot");
+  lua_rawseti(L, e->emitted, ++e->n);
+  e->slot[s->emit_vtx] = e->n;
+  if (s->emit_prim) {
+    lua_createtable(L, 3, 1);
+    for (int k = 0; k < 3; k++) lua_pushinteger(L, e->slot[k]), lua_rawseti(L, -2, k + 1);
+    lua_pushboolean(L, s->emit_winding), lua_setfield(L, -2, "winding");
+    lua_rawseti(L, e->primitives, ++e->nprim);
+  }
+  return GS_OK;
+}
+
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   run_state *r = lua_newuserdatauv(L, sizeof *r, 0);
@@ -130,7 +186,6 @@ static int l_run(lua_State *L) {
     return luaL_error(L, "gpusim.pica.run: entry %d: the SHBIN has %d executable(s) (DVLE 0..%d)", (int)entry,
                       (int)sb->ndvle, (int)sb->ndvle - 1);
   const pica_dvle *dv = &sb->dvle[entry];
-  if (dv->type != 0) return luaL_error(L, "gpusim.pica.run: DVLE %d is a geometry shader; gpusim runs vertex shaders", (int)entry);
   const char *fl = (lua_getfield(L, 1, "float"), luaL_optstring(L, -1, "f24"));
   if (strcmp(fl, "f24") && strcmp(fl, "f32")) return luaL_error(L, "gpusim.pica.run: float '%s': \"f24\" or \"f32\"", fl);
   lua_pop(L, 1);
@@ -160,22 +215,24 @@ static int l_run(lua_State *L) {
     if (pica_decode(sb->code[k], (uint32_t)k, sb->opdesc, sb->nopdesc, &r->insn[k], &d) < 0)
       return lgs_error(L, "pica.run", d.msg);
   pica_program p = {r->insn, sb->ncode};
-  if (pica_run_ref(st, &p, dv->main, 1u << 24, &d) < 0) return lgs_error(L, "pica.run", d.msg);
-
-  lua_createtable(L, 0, 6);
-  lua_newtable(L); /* outputs */
-  lua_newtable(L); /* written */
   uint16_t declared = 0;
   for (size_t k = 0; k < dv->noutputs; k++) declared |= (uint16_t)(1u << (dv->outputs[k].reg & 15));
-  for (int o = 0; o < 16; o++) {
-    if (!st->written[o] && !(declared >> o & 1)) continue;
-    push_vec(L, st->o[o]);
-    lua_rawseti(L, -3, o);
-    lua_pushinteger(L, st->written[o]);
-    lua_rawseti(L, -2, o);
+  emit_ctx ec = {L, 0, 0, 0, 0, {0, 0, 0}, declared};
+  if (dv->type == 1) { /* a geometry shader: EMIT and SETEMIT run */
+    lua_newtable(L);
+    ec.emitted = lua_gettop(L);
+    lua_newtable(L);
+    ec.primitives = lua_gettop(L);
+    st->emit = on_emit, st->emit_ctx = &ec;
   }
-  lua_setfield(L, -3, "written");
-  lua_setfield(L, -2, "outputs");
+  if (pica_run_ref(st, &p, dv->main, 1u << 24, &d) < 0) return lgs_error(L, "pica.run", d.msg);
+
+  lua_createtable(L, 0, 8);
+  push_outputs(L, st->o, st->written, declared);
+  if (dv->type == 1) {
+    lua_pushvalue(L, ec.emitted), lua_setfield(L, -2, "emitted");
+    lua_pushvalue(L, ec.primitives), lua_setfield(L, -2, "primitives");
+  }
   lua_createtable(L, 2, 0);
   lua_pushinteger(L, st->a0[0]), lua_rawseti(L, -2, 1);
   lua_pushinteger(L, st->a0[1]), lua_rawseti(L, -2, 2);

@@ -49,6 +49,20 @@ typedef struct pica_state {
   unsigned ncall, nif, nloop;
   uint32_t pc;
   uint64_t steps;            /* instructions run */
+  /* Geometry shaders (SETEMIT, EMIT): run only with emit set, else refused
+   * as in the vertex stage. SETEMIT keeps its vertex slot (0-2), primitive
+   * and winding flags for the next EMIT; EMIT calls emit(emit_ctx, s, d)
+   * with the vertex in o (written: what was written since this bank was
+   * last emitted) and then swaps o with the other bank of output
+   * registers, so that a component not written between two EMITs keeps the
+   * value of two EMITs before (the hardware's two output banks, found by
+   * azahar's developers on a 3DS; docs/pica-run.md). A nonzero return of
+   * emit stops the run with that error. */
+  int (*emit)(void *emit_ctx, const struct pica_state *s, gs_diag *d);
+  void *emit_ctx;
+  uint8_t emit_vtx, emit_prim, emit_winding;
+  uint32_t o_other[16][4];
+  uint16_t written_other[16];
 } pica_state;
 
 /* A decoded program: code word address k is insn[k]. */
@@ -120,7 +134,10 @@ int pica_fast_compile(const pica_program *p, pica_fast **out, gs_diag *d);
 void pica_fast_free(pica_fast *f);
 
 /* Runs lanes 0..b->lanes-1 from word address entry until END, each with
- * its own budget as pica_run_ref (steps counted per lane). */
+ * its own budget as pica_run_ref (steps counted per lane); b->lanes outside
+ * 1..PICA_LANES is GS_EARG. Lanes on different paths run in groups that
+ * split at IFC, CALLC, JMPC and BREAKC and join where the paths meet
+ * (exec_fast.c; docs/pica-run.md). */
 int pica_run_batch(pica_batch *b, const pica_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
 
 /* The reference's error messages (exec_ref.c), lane < 0 naming none: kind

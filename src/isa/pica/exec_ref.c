@@ -180,6 +180,21 @@ int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t 
       case PICA_JMPU:
         if (ubool(s, in->uid) == !(in->num & 1)) next = in->target;
         break;
+      case PICA_SETEMIT:
+        if (!s->emit) return pica_fault(d, PICA_FAULT_GSH, -1, p, pc, budget);
+        s->emit_vtx = in->vtxid, s->emit_prim = in->prim, s->emit_winding = in->winding;
+        break;
+      case PICA_EMIT: {
+        if (!s->emit) return pica_fault(d, PICA_FAULT_GSH, -1, p, pc, budget);
+        int rc = s->emit(s->emit_ctx, s, d);
+        if (rc < 0) return rc;
+        uint32_t t[16][4];
+        uint16_t w[16];
+        memcpy(t, s->o, sizeof t), memcpy(s->o, s->o_other, sizeof t), memcpy(s->o_other, t, sizeof t);
+        memcpy(w, s->written, sizeof w), memcpy(s->written, s->written_other, sizeof w);
+        memcpy(s->written_other, w, sizeof w);
+        break;
+      }
       default:
         return pica_fault(d, PICA_FAULT_GSH, -1, p, pc, budget);
     }
