@@ -118,7 +118,6 @@ typedef struct pf_src {
 
 typedef struct pf_insn {
   uint8_t op;        /* PICA_* (the first of its range) */
-  uint8_t nsrc;
   uint8_t mask;      /* components written: bit c for component c (0 x .. 3 w) */
   uint8_t out;       /* the destination is an output register (its written mask follows) */
   uint8_t dreg;      /* destination register number (o or r) */
@@ -144,7 +143,6 @@ int pica_fast_compile(const pica_program *p, pica_fast **out, gs_diag *d) {
     const pica_insn *x = &p->insn[k];
     pf_insn *y = &in[k];
     y->op = x->op;
-    y->nsrc = x->nsrc;
     for (unsigned c = 0; c < 4; c++)
       if (x->mask & (8u >> c)) y->mask |= (uint8_t)(1u << c);
     y->out = x->dst < PICA_REG_R;
@@ -425,11 +423,13 @@ GS_CLONES static int pf_run_group(pf_run *R, pf_group *g, pf_group *spawn, uint3
         pf_write(b, in, Q, lm);
         break;
       }
-      case PICA_DST: case PICA_DSTI: /* (1, a.y * b.y, a.z, b.w): pica_dst */
+      case PICA_DST: case PICA_DSTI:
         A = pf_read(b, &in->s[0], As), B = pf_read(b, &in->s[1], Bs);
-        for (unsigned l = 0; l < PICA_LANES; l++)
-          Q[0][l] = PICA_ONE, Q[1][l] = m == PICA_NUM_F32 ? pica_mul_f32(A[1][l], B[1][l]) : pica_mul_f24(A[1][l], B[1][l]);
-        memcpy(Q[2], A[2], sizeof Q[2]), memcpy(Q[3], B[3], sizeof Q[3]);
+        for (unsigned l = 0; l < PICA_LANES; l++) {
+          uint32_t a[4] = {A[0][l], A[1][l], A[2][l], A[3][l]}, x[4] = {B[0][l], B[1][l], B[2][l], B[3][l]}, r[4];
+          pica_dst(a, x, r, m);
+          for (unsigned c = 0; c < 4; c++) Q[c][l] = r[c];
+        }
         pf_write(b, in, Q, lm);
         break;
       case PICA_EX2: case PICA_LG2: case PICA_RCP: case PICA_RSQ:
