@@ -325,5 +325,6 @@ int pica_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned 
   *ran = 0;
   return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: a PICA200 program cannot be the fragment shader: the PICA200's "
                      "fragment stage is fixed function (texture combiners), with no programs; pair a PICA200 "
-                     "vertex shader with a QPU or SASS fragment shader", io[0].prog.code);
+                     "vertex shader with a QPU or SASS fragment shader (the driver turns combiners into QPU code)",
+                     io[0].prog.code);
 }
