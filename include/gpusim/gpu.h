@@ -28,6 +28,11 @@ enum { GS_INTERP_FAST = 0, GS_INTERP_REFERENCE = 1 };
 /* The PICA200 unit's arithmetic in the pipeline: the hardware's float24, or
  * IEEE binary32 as Citra computes (docs/pica-numerics.md). */
 enum { GS_PICA_F24 = 0, GS_PICA_F32 = 1 };
+/* What a PICA200 vertex starts from in the pipeline: zero temporaries,
+ * outputs, a0, aL and flags (deterministic, the default), or what the
+ * unit's previous batch left, as the hardware keeps a shader unit's state
+ * between invocations (docs/pica-unit.md, "State"). */
+enum { GS_PICA_STATE_ZERO = 0, GS_PICA_STATE_PERSIST = 1 };
 
 typedef struct gs_gpu_config {
   size_t mem_limit;         /* bytes of GPU memory; 0 = GS_MEM_DEFAULT_LIMIT */
@@ -35,7 +40,8 @@ typedef struct gs_gpu_config {
   int qpus;                 /* number of QPUs, 1..12; 0 = 12 */
   int rounding;             /* GS_ROUND_* */
   int interpreter;          /* GS_INTERP_* */
-  int pica_float;           /* GS_PICA_* */
+  int pica_float;           /* GS_PICA_F24, GS_PICA_F32 */
+  int pica_state;           /* GS_PICA_STATE_* */
 } gs_gpu_config;
 
 /* Creates a context; cfg may be NULL for defaults. Returns NULL when the

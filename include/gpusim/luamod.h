@@ -48,8 +48,9 @@
  *          -- st[i] = {ended = bool, host_interrupt = bool, instructions = n, qpu = n};
  *          -- a fault raises the simulator's message (QPU, pc, address)
  *   gpusim.config([{...}])                 -- read/set the defaults of the run options:
- *          -- returns {interpreter, watchdog, rounding, qpus, mem_limit, pica_float};
+ *          -- returns {interpreter, watchdog, rounding, qpus, mem_limit, pica_float, pica_state};
  *          -- pica_float = "f24"|"f32": the PICA200 unit's arithmetic (docs/pica-unit.md)
+ *          -- pica_state = "zero"|"persist": what a PICA200 vertex starts from (docs/pica-unit.md)
  *
  * Control lists (src/lua/lv3d.c; docs/pipeline.md):
  *   gpusim.v3d.run{bin = {start, stop}, render = {start, stop} [, threads = n]}

@@ -173,6 +173,8 @@ static const char *const interpreter_names[] = {"fast", "reference", NULL};   /*
 static const char *const rounding_names[] = {"toward_zero", "nearest_even", NULL}; /* GS_ROUND_* */
 static const char *const pica_float_names[] = {"f24", "f32", NULL};                /* GS_PICA_* */
 _Static_assert(GS_PICA_F24 == 0 && GS_PICA_F32 == 1, "pica_float_names follows GS_PICA_*");
+static const char *const pica_state_names[] = {"zero", "persist", NULL};           /* GS_PICA_STATE_* */
+_Static_assert(GS_PICA_STATE_ZERO == 0 && GS_PICA_STATE_PERSIST == 1, "pica_state_names follows GS_PICA_STATE_*");
 _Static_assert(GS_INTERP_FAST == 0 && GS_INTERP_REFERENCE == 1, "interpreter_names follows GS_INTERP_*");
 _Static_assert(GS_ROUND_TOWARD_ZERO == 0 && GS_ROUND_NEAREST_EVEN == 1, "rounding_names follows GS_ROUND_*");
 
@@ -183,13 +185,15 @@ void lgs_read_config(lua_State *L, int arg, gs_gpu_config *cfg, const char *watc
   next.interpreter = lgs_optfield_option(L, arg, arg, "interpreter", cfg->interpreter, interpreter_names);
   next.rounding = lgs_optfield_option(L, arg, arg, "rounding", cfg->rounding, rounding_names);
   next.pica_float = lgs_optfield_option(L, arg, arg, "pica_float", cfg->pica_float, pica_float_names);
+  next.pica_state = lgs_optfield_option(L, arg, arg, "pica_state", cfg->pica_state, pica_state_names);
   if (lgs_optfield_int(L, arg, arg, watchdog_field, 1, LUA_MAXINTEGER, &v)) next.watchdog = (uint64_t)v;
   if (lgs_optfield_int(L, arg, arg, "qpus", 1, 12, &v)) next.qpus = (int)v;
   *cfg = next;
 }
 
 /* gpusim.config([t]): sets the fields given in t (interpreter, watchdog,
- * rounding, qpus, pica_float), then returns a table of all current settings. */
+ * rounding, qpus, pica_float, pica_state), then returns a table of all current
+ * settings. */
 static int l_config(lua_State *L) {
   gs_gpu_config *cfg = gs_gpu_config_of(lgs_gpu(L));
   if (!lua_isnoneornil(L, 1)) {
@@ -200,7 +204,7 @@ static int l_config(lua_State *L) {
     lua_pop(L, 1);
     *cfg = next;
   }
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   lua_pushstring(L, interpreter_names[cfg->interpreter == GS_INTERP_REFERENCE]);
   lua_setfield(L, -2, "interpreter");
   lua_pushstring(L, rounding_names[cfg->rounding == GS_ROUND_NEAREST_EVEN]);
@@ -213,6 +217,8 @@ static int l_config(lua_State *L) {
   lua_setfield(L, -2, "mem_limit");
   lua_pushstring(L, pica_float_names[cfg->pica_float == GS_PICA_F32]);
   lua_setfield(L, -2, "pica_float");
+  lua_pushstring(L, pica_state_names[cfg->pica_state == GS_PICA_STATE_PERSIST]);
+  lua_setfield(L, -2, "pica_state");
   return 1;
 }
 

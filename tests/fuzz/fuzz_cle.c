@@ -30,7 +30,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < HEADER || size - HEADER > IMAGE_BYTES) return 0;
-  gs_gpu_config cfg = {512u << 10, 1024, 0, GS_ROUND_TOWARD_ZERO, GS_INTERP_FAST, GS_PICA_F24};
+  gs_gpu_config cfg = {512u << 10, 1024, 0, GS_ROUND_TOWARD_ZERO, GS_INTERP_FAST, GS_PICA_F24, GS_PICA_STATE_ZERO};
   gs_gpu *g = gs_gpu_new(&cfg);
   if (!g) fuzz_fail("gs_gpu_new failed");
   gs_mem *m = gs_gpu_mem(g);

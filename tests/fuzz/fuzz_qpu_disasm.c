@@ -31,7 +31,7 @@ typedef struct outcome {
 
 static void run(const uint8_t *bytes, size_t n, int interpreter, outcome *o) {
   memset(o, 0, sizeof *o);
-  gs_gpu_config cfg = {1u << 20, 4096, 2, GS_ROUND_TOWARD_ZERO, interpreter, GS_PICA_F24};
+  gs_gpu_config cfg = {1u << 20, 4096, 2, GS_ROUND_TOWARD_ZERO, interpreter, GS_PICA_F24, GS_PICA_STATE_ZERO};
   gs_gpu *g = gs_gpu_new(&cfg);
   if (!g) fuzz_fail("gs_gpu_new failed");
   gs_mem *m = gs_gpu_mem(g);

@@ -185,6 +185,7 @@ struct gs_isa_unit {
   int trusted;
   const entry *last; /* the program of the last batch */
   pica_state st;     /* the batch's starting state; the vertex the reference runs */
+  pica_state carry;  /* gs_gpu_config.pica_state persist: what the last batch left (r, o, a0, aL, cmp) */
   pica_batch batch;  /* the vertices the fast path runs */
 };
 
@@ -265,6 +266,15 @@ static void put_vertex(const gs_isa_unit *u, const entry *e, const gs_vertex_io 
   gs_vertex_io_put(vio, l, pos, gs_lane_u(1.0f), vary, e->map.nvary);
 }
 
+/* The state that carries from one batch to the next with pica_state
+ * persist: temporaries, outputs, a0, aL and the flags. */
+static void carry(pica_state *to, const pica_state *from) {
+  memcpy(to->r, from->r, sizeof to->r);
+  memcpy(to->o, from->o, sizeof to->o);
+  to->a0[0] = from->a0[0], to->a0[1] = from->a0[1], to->al = from->al;
+  to->cmp[0] = from->cmp[0], to->cmp[1] = from->cmp[1];
+}
+
 int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   const entry *e = find(g, u, vio->prog.code);
   if (!e) return u->diag->code;
@@ -274,9 +284,12 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
                        "but its SPH (the shader's varyings) declares %u (docs/pica-unit.md, \"Outputs\")",
                        vio->prog.code, e->map.nvary, e->sph_vary);
   /* every vertex starts from this state: the constants, the uniforms, zero
-   * temporaries, outputs, a0, aL and flags, inputs (0, 0, 0, 1) */
+   * temporaries, outputs, a0, aL and flags (or, with pica_state persist, the
+   * last batch's), inputs (0, 0, 0, 1) */
   pica_state *s = &u->st;
   *s = e->init[g->cfg.pica_float == GS_PICA_F32];
+  int persist = g->cfg.pica_state == GS_PICA_STATE_PERSIST;
+  if (persist) carry(s, &u->carry);
   load_uniforms(g, &vio->prog, s);
   for (unsigned r = 0; r < 16; r++) s->v[r][3] = PICA_ONE;
   const uint32_t *vpm = vio->vpm->words;
@@ -293,6 +306,11 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
         b->v[e->in_reg[k] >> 2][e->in_reg[k] & 3][l] = pica_num_load(vpm[(vio->in_row + k) * 16 + l], s->mode);
     rc = pica_run_batch(b, e->fast, e->dv->main, budget, u->diag);
     for (unsigned l = 0; l < n && rc >= 0; l++) put_vertex(u, e, vio, 1, l);
+    if (persist && rc >= 0) {
+      pica_state last;
+      pica_batch_get(b, n - 1, &last);
+      carry(&u->carry, &last);
+    }
   } else {
     pica_state start = *s;
     for (unsigned l = 0; l < n && rc >= 0; l++) {
@@ -308,6 +326,7 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
         put_vertex(u, e, vio, 0, l);
       }
     }
+    if (persist && rc >= 0) carry(&u->carry, s); /* the last vertex's */
   }
   gs_fp_env_set(caller);
   if (rc < 0) {
