@@ -1,0 +1,104 @@
+/* exec.h — the Apple AGX (G13) reference interpreter: one SIMD group of 32
+ * threads (lanes) through decoded instructions (agx.h), one instruction at
+ * a time for every active lane, with the numerics of num.h.
+ *
+ * REGISTERS. Each lane has 256 16-bit halves (r0l r0h .. r127l r127h); a
+ * 32-bit register is two halves (low first), a 64-bit pair four. Only the
+ * halves below the declared register count (nregs, in halves) may be
+ * touched; any other access is an error naming the pc. 256 32-bit uniform
+ * registers (512 halves) are shared and read only. Special registers come
+ * from get_sr: thread_index_in_simdgroup (52), is_active_thread (63) and
+ * the active-thread counts (58, 59) are the group's own; the others are
+ * asked of the sr callback (an error without one).
+ *
+ * CONTROL FLOW, exactly as Dougall Johnson's applegpu models it (checked
+ * on an M1) and Mesa's compiler uses it: r0l, the low half of r0, is each
+ * lane's nesting counter (0 active; k > 0 inactive, k pops from active),
+ * an ordinary register otherwise. The exec mask is recomputed, as
+ * exec = (r0l == 0) over the present lanes, only by if/else/while (icmp
+ * and fcmp forms) and pop_exec, which update r0l in every present lane,
+ * active or not (n the nest field, cond the lane's compare):
+ *   if       r0l != 0: r0l += n;  else r0l = cond ? 0 : 1
+ *   else     r0l == 0: r0l = n;  r0l == 1: r0l = cond ? 0 : 1;  else kept
+ *   while    r0l < n: r0l = cond ? 0 : n;  else kept
+ *   pop_exec r0l = max(0, r0l - n)
+ * (r0l wraps at 16 bits). Every other instruction acts in the active lanes
+ * only: an inactive lane neither reads nor writes (a write to r0l such as
+ * mov_imm r0l, 0 changes the counter, not the mask). jmp_exec_any and
+ * jmp_exec_none jump the whole group, by a byte offset from their own
+ * address, when any / no lane is active. stop ends the group (whatever
+ * the mask: what the hardware does with inactive lanes is unpublished;
+ * docs/agx-run.md); trap is an error.
+ *
+ * MEMORY. load/store go through the mem callback, one element at a time;
+ * a refused access is an error naming the pc, the lane and the address. A
+ * register a load writes is pending until the wait of its group (a or b);
+ * reading it before is an error (the hardware would read a stale value).
+ */
+#ifndef GS_ISA_AGX_EXEC_H
+#define GS_ISA_AGX_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gpusim/diag.h"
+#include "isa/agx/agx.h"
+
+enum { AGX_LANES = 32, AGX_HALVES = 256, AGX_UHALVES = 512 };
+
+/* Device memory: reads (write = 0) or writes n bytes at address addr from
+ * or to buf; returns 0, or nonzero when the access is outside memory. */
+typedef int (*agx_mem_fn)(void *ctx, uint64_t addr, void *buf, unsigned n, int write);
+/* Special register sr of lane: returns 0 and *v, or nonzero when the
+ * caller does not provide it. */
+typedef int (*agx_sr_fn)(void *ctx, unsigned lane, unsigned sr, uint32_t *v);
+
+typedef struct agx_state {
+  uint16_t r[AGX_LANES][AGX_HALVES]; /* r[lane][half] */
+  uint16_t u[AGX_UHALVES];           /* uniform halves, read only */
+  uint32_t present;                  /* lanes that exist (bit i: lane i) */
+  uint32_t exec;                     /* active lanes (a subset of present) */
+  unsigned nregs;                    /* declared register count in halves (0 = 256) */
+  uint8_t pending[AGX_HALVES];       /* 1 + wait group of an outstanding load into this half, 0 none */
+  uint32_t pc;                       /* byte address of the next instruction */
+  uint64_t steps;                    /* instructions run */
+  int stopped;                       /* 1 after stop */
+  agx_mem_fn mem;
+  void *mem_ctx;
+  agx_sr_fn sr;
+  void *sr_ctx;
+} agx_state;
+
+/* A decoded program: insn[k] at byte address sum of insn[0..k-1].len. */
+typedef struct agx_program {
+  const agx_instr *insn;
+  size_t n;
+} agx_program;
+
+/* s zeroed, with lanes 0..lanes-1 present and active, every register 0. */
+void agx_state_init(agx_state *s, unsigned lanes);
+
+/* 32-bit register N (halves 2N, 2N+1) of lane, and back. */
+uint32_t agx_reg32(const agx_state *s, unsigned lane, unsigned n);
+void agx_set_reg32(agx_state *s, unsigned lane, unsigned n, uint32_t v);
+/* 32-bit uniform N, and setting it. */
+void agx_set_unif32(agx_state *s, unsigned n, uint32_t v);
+
+/* Runs from the instruction at byte address entry until stop, the end of
+ * the program (falling off it is an error: the hardware runs on into
+ * whatever follows) or an error (GS_E*, naming the pc): an instruction the
+ * interpreter does not run, a register beyond the declared count, a jump
+ * into the middle of an instruction or out of the program, a refused
+ * memory access, a read before its load's wait, trap, the budget
+ * (instructions of the group). */
+int agx_run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d);
+
+/* A flat memory for agx_state.mem: size bytes at data, at GPU addresses
+ * base..base+size-1. */
+typedef struct agx_flat_mem {
+  uint64_t base;
+  uint8_t *data;
+  size_t size;
+} agx_flat_mem;
+int agx_flat_mem_access(void *ctx, uint64_t addr, void *buf, unsigned n, int write);
+
+#endif

@@ -1,0 +1,583 @@
+/* test_agx_exec.c — the AGX reference interpreter (src/isa/agx/exec.h): the
+ * r0l nesting counter and the exec mask exactly as applegpu's model of the
+ * hardware (if/else/while/pop_exec with nest counts 0-3 on every lane,
+ * active or not; the mask changed by nothing else), Mesa's control-flow
+ * shapes (if/else, a loop with break and continue) traced by hand,
+ * jmp_exec_any/none jumping the whole group, the ALU per lane with 16-bit
+ * halves and 64-bit pairs, selects, device loads and stores through a
+ * memory callback, and the errors, each naming the pc. Programs are built
+ * as decoded instructions with the lengths of their real encodings; every
+ * expected value is worked out by hand in the comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "isa/agx/exec.h"
+
+/* ---- building programs ------------------------------------------------------ */
+
+static agx_opnd reg(unsigned half, unsigned bits) {
+  agx_opnd o;
+  memset(&o, 0, sizeof o);
+  o.kind = AGX_K_REG, o.bits = (uint8_t)bits, o.count = 1, o.index = (uint16_t)half;
+  return o;
+}
+static agx_opnd R(unsigned n) { return reg(2 * n, 32); }     /* rN */
+static agx_opnd RL(unsigned n) { return reg(2 * n, 16); }    /* rNl */
+static agx_opnd RH(unsigned n) { return reg(2 * n + 1, 16); } /* rNh */
+static agx_opnd DR(unsigned n) { return reg(2 * n, 64); }    /* drN */
+static agx_opnd imm(uint32_t v) {
+  agx_opnd o;
+  memset(&o, 0, sizeof o);
+  o.kind = AGX_K_IMM, o.count = 1, o.value = v;
+  return o;
+}
+static agx_opnd fimm(unsigned code) {
+  agx_opnd o = imm(code);
+  o.kind = AGX_K_FIMM;
+  return o;
+}
+static agx_opnd unif(unsigned half, unsigned bits) {
+  agx_opnd o = reg(half, bits);
+  o.kind = AGX_K_UNIF;
+  return o;
+}
+static agx_opnd sr(unsigned n) {
+  agx_opnd o = imm(0);
+  o.kind = AGX_K_SR, o.index = (uint16_t)n;
+  return o;
+}
+static agx_opnd NEG(agx_opnd o) { o.neg = 1; return o; }
+
+/* The length of the encoding the assembler would pick (short forms). */
+static uint8_t len_of(unsigned op) {
+  switch (op) {
+    case AGX_STOP: case AGX_TRAP: case AGX_WAIT: return 2;
+    case AGX_FADD: case AGX_FMUL: case AGX_HADD: case AGX_HMUL: case AGX_GET_SR: case AGX_LDIMM: return 4;
+    case AGX_IADD: case AGX_ISUB: case AGX_IMAD: case AGX_ICMPSEL: case AGX_FCMPSEL: case AGX_LOAD:
+    case AGX_STORE: case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: return 8;
+    default: return 6;
+  }
+}
+static agx_instr I(unsigned op) {
+  agx_instr in;
+  memset(&in, 0, sizeof in);
+  in.op = (uint8_t)op, in.len = len_of(op);
+  return in;
+}
+static agx_instr op2(unsigned op, agx_opnd d, agx_opnd a, agx_opnd b) {
+  agx_instr in = I(op);
+  in.dst = d, in.src[0] = a, in.src[1] = b;
+  return in;
+}
+static agx_instr op3(unsigned op, agx_opnd d, agx_opnd a, agx_opnd b, agx_opnd c) {
+  agx_instr in = op2(op, d, a, b);
+  in.src[2] = c;
+  return in;
+}
+static agx_instr ldimm(agx_opnd d, uint32_t v) {
+  agx_instr in = op2(AGX_LDIMM, d, imm(v), imm(0));
+  in.src[1].kind = AGX_K_NONE;
+  return in;
+}
+static agx_instr iadd(agx_opnd d, agx_opnd a, agx_opnd b) { return op2(AGX_IADD, d, a, b); }
+/* if/else/while: op, A, B, nest, cond */
+static agx_instr cf(unsigned op, agx_opnd a, agx_opnd b, unsigned nest, unsigned cond) {
+  agx_instr in = I(op);
+  in.src[0] = a, in.src[1] = b, in.nest = (uint8_t)nest, in.cond = (uint8_t)cond;
+  return in;
+}
+static agx_instr pop(unsigned n) {
+  agx_instr in = I(AGX_POP_EXEC);
+  in.nest = (uint8_t)n;
+  return in;
+}
+/* update_exec (n = 0) / push_exec n: if_fcmp eq, 0.0, 0.0 */
+static agx_instr push(unsigned n) { return cf(AGX_IF_FCMP, fimm(0), fimm(0), n, AGX_FEQ); }
+/* the unconditional else */
+static agx_instr els(unsigned n) { return cf(AGX_ELSE_FCMP, fimm(0), fimm(0), n, AGX_FEQ); }
+/* a jump to instruction `target` (fixed into a byte offset by prog) */
+static agx_instr jmp(unsigned op, int target) {
+  agx_instr in = I(op);
+  in.offset = target;
+  return in;
+}
+static agx_instr stop(void) { return I(AGX_STOP); }
+
+/* Turns the jumps' target indices into byte offsets. */
+static void fix(agx_instr *code, size_t n) {
+  uint32_t addr[128];
+  uint32_t a = 0;
+  for (size_t k = 0; k < n; k++) addr[k] = a, a += code[k].len;
+  for (size_t k = 0; k < n; k++)
+    if (code[k].op == AGX_JMP_ANY || code[k].op == AGX_JMP_NONE)
+      code[k].offset = (int32_t)(addr[code[k].offset] - addr[k]);
+}
+
+static agx_state st;
+static gs_diag dg;
+
+static int run(const agx_instr *code, size_t n) {
+  agx_instr tmp[64];
+  memcpy(tmp, code, n * sizeof *code);
+  fix(tmp, n);
+  agx_program p = {tmp, n};
+  gs_diag_clear(&dg);
+  return agx_run_ref(&st, &p, 0, 10000, &dg);
+}
+/* Runs the first k instructions of code followed by stop. */
+static int run_prefix(const agx_instr *code, size_t k) {
+  agx_instr tmp[64];
+  memcpy(tmp, code, k * sizeof *code);
+  tmp[k] = stop();
+  return run(tmp, k + 1);
+}
+static unsigned r0l(unsigned lane) { return st.r[lane][0]; }
+
+/* ---- the nesting counter ------------------------------------------------------ */
+
+/* The worked trace: lane 0 active with its condition true, lane 1 active
+ * with it false, lane 2 inactive at depth 1. if: 0 / 1 / 2; else: 1 / 0 /
+ * 2; pop_exec 1: 0 / 0 / 1. The then block runs in lane 0 only, the else
+ * block in lane 1 only, the code after the pop in lanes 0 and 1. */
+static void test_if_else_trace(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      cf(AGX_IF_ICMP, R(1), imm(0), 1, AGX_INE), iadd(R(2), R(2), imm(1)), els(1), iadd(R(3), R(3), imm(1)),
+      pop(1), iadd(R(4), R(4), imm(1)), stop()};
+  static const unsigned after[3][3] = {{0, 1, 2}, {1, 0, 2}, {0, 0, 1}};
+  static const size_t at[3] = {1, 3, 5};
+  for (int stage = 0; stage < 4; stage++) {
+    agx_state_init(&st, 3);
+    st.r[2][0] = 1, st.exec = 3;
+    agx_set_reg32(&st, 0, 1, 5), agx_set_reg32(&st, 2, 1, 7);
+    if (stage < 3) {
+      assert_int_equal(run_prefix(code, at[stage]), 0);
+      for (unsigned l = 0; l < 3; l++) assert_int_equal(r0l(l), after[stage][l]);
+      uint32_t exec = 0;
+      for (unsigned l = 0; l < 3; l++) exec |= (after[stage][l] == 0) << l;
+      assert_int_equal(st.exec, exec);
+    } else {
+      assert_int_equal(run(code, 7), 0);
+      assert_true(st.stopped);
+      static const uint32_t r2[3] = {1, 0, 0}, r3[3] = {0, 1, 0}, r4[3] = {1, 1, 0};
+      for (unsigned l = 0; l < 3; l++) {
+        assert_int_equal(agx_reg32(&st, l, 2), r2[l]);
+        assert_int_equal(agx_reg32(&st, l, 3), r3[l]);
+        assert_int_equal(agx_reg32(&st, l, 4), r4[l]);
+      }
+    }
+  }
+}
+
+/* Each rule with nest counts 0-3 over four lanes at depths 0, 1, 2, 3;
+ * the condition is lane < r9 (ult on r1 = lane id). */
+static void check_rule(agx_instr in, unsigned cond_lanes, const unsigned want[4]) {
+  agx_instr code[2] = {in, stop()};
+  agx_state_init(&st, 4);
+  for (unsigned l = 0; l < 4; l++) st.r[l][0] = (uint16_t)l, agx_set_reg32(&st, l, 1, l), agx_set_reg32(&st, l, 9, cond_lanes);
+  st.exec = 1;
+  assert_int_equal(run(code, 2), 0);
+  uint32_t exec = 0;
+  for (unsigned l = 0; l < 4; l++) {
+    assert_int_equal(r0l(l), want[l]);
+    exec |= (want[l] == 0) << l;
+  }
+  assert_int_equal(st.exec, exec);
+}
+static void test_counter_rules(void **state) {
+  (void)state;
+  agx_opnd lane = R(1), lim = R(9);
+  /* if: r0l != 0 -> r0l + n; r0l == 0 -> cond ? 0 : 1 */
+  for (unsigned n = 0; n < 4; n++) {
+    unsigned t[4] = {0, 1 + n, 2 + n, 3 + n}, f[4] = {1, 1 + n, 2 + n, 3 + n};
+    check_rule(cf(AGX_IF_ICMP, lane, lim, n, AGX_ULT), 4, t);
+    check_rule(cf(AGX_IF_ICMP, lane, lim, n, AGX_ULT), 0, f);
+  }
+  /* else: 0 -> n; 1 -> cond ? 0 : 1; >= 2 kept */
+  for (unsigned n = 0; n < 4; n++) {
+    unsigned t[4] = {n, 0, 2, 3}, f[4] = {n, 1, 2, 3};
+    check_rule(cf(AGX_ELSE_ICMP, lane, lim, n, AGX_ULT), 4, t);
+    check_rule(cf(AGX_ELSE_ICMP, lane, lim, n, AGX_ULT), 0, f);
+  }
+  /* while: r0l < n -> cond ? 0 : n; else kept. Condition per lane: lanes
+   * 0 and 1 true (lane < 2), 2 and 3 false. */
+  static const unsigned wh[4][4] = {{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 0, 2, 3}, {0, 0, 3, 3}};
+  for (unsigned n = 0; n < 4; n++) check_rule(cf(AGX_WHILE_ICMP, lane, lim, n, AGX_ULT), 2, wh[n]);
+  static const unsigned wf[4] = {3, 3, 3, 3};
+  check_rule(cf(AGX_WHILE_FCMP, fimm(0), fimm(0x30), 3, AGX_FGT), 0, wf); /* 0.0 > 1.0 false: r0l < 3 -> 3 */
+  /* pop_exec: max(0, r0l - n) */
+  for (unsigned n = 0; n < 4; n++) {
+    unsigned p[4];
+    for (unsigned l = 0; l < 4; l++) p[l] = l > n ? l - n : 0;
+    check_rule(pop(n), 0, p);
+  }
+  /* push_exec 2 / update_exec: the always-true if */
+  static const unsigned p2[4] = {0, 3, 4, 5}, u0[4] = {0, 1, 2, 3};
+  check_rule(push(2), 0, p2);
+  check_rule(push(0), 0, u0);
+  /* the inverted integer condition (ugte = !ult), float conditions */
+  static const unsigned inv[4] = {1, 1, 2, 3};
+  check_rule(cf(AGX_IF_ICMP, lane, lim, 0, AGX_UGTE), 4, inv);
+  static const unsigned fl[4] = {0, 2, 3, 4};
+  check_rule(cf(AGX_IF_FCMP, fimm(0x30), fimm(0x40), 1, AGX_FLT), 0, fl); /* 1.0 < 2.0 */
+}
+
+/* Nested ifs: depths climb by each nest count and come down pop by pop. */
+static void test_nested(void **state) {
+  (void)state;
+  /* lanes 0-3, r1 = lane: if (lane < 3) { if (lane < 2) { if (lane < 1) {
+   * r5 += 1 } } }, then pop_exec 1 three times; the third if nests by 3 */
+  const agx_instr code[] = {
+      ldimm(RL(0), 0),
+      cf(AGX_IF_ICMP, R(1), imm(3), 1, AGX_ULT), /* 0 0 0 1 */
+      cf(AGX_IF_ICMP, R(1), imm(2), 1, AGX_ULT), /* 0 0 1 2 */
+      cf(AGX_IF_ICMP, R(1), imm(1), 3, AGX_ULT), /* 0 1 4 5 */
+      iadd(R(5), R(5), imm(1)),
+      pop(1),                                    /* 0 0 3 4 */
+      pop(1),                                    /* 0 0 2 3 */
+      pop(2),                                    /* 0 0 0 1 */
+      iadd(R(6), R(6), imm(1)),
+      stop()};
+  static const struct { size_t k; unsigned d[4]; } t[] = {
+      {2, {0, 0, 0, 1}}, {3, {0, 0, 1, 2}}, {4, {0, 1, 4, 5}}, {6, {0, 0, 3, 4}}, {7, {0, 0, 2, 3}}, {8, {0, 0, 0, 1}}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    agx_state_init(&st, 4);
+    for (unsigned l = 0; l < 4; l++) agx_set_reg32(&st, l, 1, l);
+    assert_int_equal(run_prefix(code, t[i].k), 0);
+    for (unsigned l = 0; l < 4; l++) assert_int_equal(r0l(l), t[i].d[l]);
+  }
+  agx_state_init(&st, 4);
+  for (unsigned l = 0; l < 4; l++) agx_set_reg32(&st, l, 1, l);
+  assert_int_equal(run(code, 10), 0);
+  static const uint32_t r5[4] = {1, 0, 0, 0}, r6[4] = {1, 1, 1, 0};
+  for (unsigned l = 0; l < 4; l++) {
+    assert_int_equal(agx_reg32(&st, l, 5), r5[l]);
+    assert_int_equal(agx_reg32(&st, l, 6), r6[l]);
+  }
+  assert_int_equal(st.exec, 7);
+}
+
+/* Writing r0l changes the counter, never the mask, until an exec-stack
+ * instruction recomputes it. */
+static void test_mask_only_by_stack(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      ldimm(RL(0), 1),          /* every lane's counter 1, mask unchanged */
+      iadd(R(2), R(2), imm(1)), /* still runs in all four lanes */
+      push(0),                  /* update_exec: nobody active */
+      iadd(R(3), R(3), imm(1)), /* runs nowhere */
+      pop(1),                   /* everyone back */
+      iadd(R(4), R(4), imm(1)), stop()};
+  agx_state_init(&st, 4);
+  assert_int_equal(run(code, 7), 0);
+  for (unsigned l = 0; l < 4; l++) {
+    assert_int_equal(agx_reg32(&st, l, 2), 1);
+    assert_int_equal(agx_reg32(&st, l, 3), 0);
+    assert_int_equal(agx_reg32(&st, l, 4), 1);
+    assert_int_equal(r0l(l), 0);
+  }
+  assert_int_equal(st.exec, 0xf);
+}
+
+/* A loop with break and continue in Mesa's shape. Per lane: for (i = 1;;
+ * i++) { if (i > limit) break; if (i & 1) continue; sum += i; }. Inside
+ * the ifs break parks the lane at 3 and continue at 2; each if's pop takes
+ * one off, so at the loop end breakers hold 2 and continuers 1, and
+ * `while 0.0, 0.0, 2, feq` reactivates exactly the 1s; after the loop
+ * pop_exec 2 brings the breakers back. Limits 0, 1, 2, 3, 5 give i = 1, 2,
+ * 3, 4, 6 and sums 0, 0, 2, 2, 6 (2 + 4). */
+static void test_loop_break_continue(void **state) {
+  (void)state;
+  agx_instr and1 = op2(AGX_BITOP, R(5), R(1), imm(1));
+  and1.tt = 0x8;
+  agx_instr code[] = {
+      ldimm(RL(0), 0),                            /* 0 */
+      iadd(R(1), R(1), imm(1)),                   /* 1 L: i++ */
+      cf(AGX_IF_ICMP, R(1), R(2), 1, AGX_UGT),    /* 2 if (i > limit) */
+      ldimm(RL(0), 3),                            /* 3   break */
+      pop(0),                                     /* 4 */
+      pop(1),                                     /* 5 */
+      and1,                                       /* 6 */
+      cf(AGX_IF_ICMP, R(5), imm(0), 1, AGX_INE),  /* 7 if (i & 1) */
+      ldimm(RL(0), 2),                            /* 8   continue */
+      pop(0),                                     /* 9 */
+      pop(1),                                     /* 10 */
+      iadd(R(3), R(3), R(1)),                     /* 11 sum += i */
+      cf(AGX_WHILE_FCMP, fimm(0), fimm(0), 2, AGX_FEQ), /* 12 continuers back */
+      jmp(AGX_JMP_ANY, 1),                        /* 13 */
+      pop(2),                                     /* 14 */
+      stop()};
+  static const uint32_t lim[5] = {0, 1, 2, 3, 5}, i[5] = {1, 2, 3, 4, 6}, sum[5] = {0, 0, 2, 2, 6};
+  agx_state_init(&st, 5);
+  for (unsigned l = 0; l < 5; l++) agx_set_reg32(&st, l, 2, lim[l]);
+  assert_int_equal(run(code, 16), 0);
+  for (unsigned l = 0; l < 5; l++) {
+    assert_int_equal(agx_reg32(&st, l, 1), i[l]);
+    assert_int_equal(agx_reg32(&st, l, 3), sum[l]);
+    assert_int_equal(r0l(l), 0);
+  }
+  assert_int_equal(st.exec, 0x1f);
+  /* the group went round six times (lane 4's i = 1..6): 1 + 6 x 13 + 2 */
+  assert_int_equal(st.steps, 81);
+}
+
+/* jmp_exec_none/any jump the whole group on whether any lane is active. */
+static void test_group_jumps(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      ldimm(RL(0), 0), cf(AGX_IF_ICMP, R(1), imm(0), 1, AGX_INE), jmp(AGX_JMP_NONE, 4), iadd(R(2), R(2), imm(1)),
+      pop(1), stop()};
+  /* one lane of four active (lane 2): no jump, lane 2 alone adds */
+  agx_state_init(&st, 4);
+  agx_set_reg32(&st, 2, 1, 9);
+  assert_int_equal(run(code, 6), 0);
+  for (unsigned l = 0; l < 4; l++) assert_int_equal(agx_reg32(&st, l, 2), l == 2);
+  assert_int_equal(st.steps, 6);
+  /* none active: the group jumps over the add */
+  agx_state_init(&st, 4);
+  assert_int_equal(run(code, 6), 0);
+  assert_int_equal(st.steps, 5);
+  assert_int_equal(st.exec, 0xf);
+  /* jmp_exec_any with one lane active: taken (a backward jump counts down r7
+   * of the active lane to 0, then falls through) */
+  agx_instr loop[] = {
+      ldimm(RL(0), 0), cf(AGX_IF_ICMP, R(1), imm(0), 1, AGX_INE), op2(AGX_ISUB, R(7), R(7), imm(1)),
+      cf(AGX_WHILE_ICMP, R(7), imm(0), 1, AGX_INE), jmp(AGX_JMP_ANY, 2), pop(1), stop()};
+  agx_state_init(&st, 4);
+  agx_set_reg32(&st, 1, 1, 1), agx_set_reg32(&st, 1, 7, 3);
+  agx_set_reg32(&st, 3, 7, 3);
+  assert_int_equal(run(loop, 7), 0);
+  assert_int_equal(agx_reg32(&st, 1, 7), 0);
+  assert_int_equal(agx_reg32(&st, 3, 7), 3); /* inactive: untouched */
+  assert_int_equal(st.steps, 2 + 3 * 3 + 2);
+  assert_int_equal(st.exec, 0xf);
+}
+
+/* ---- the ALU per lane ------------------------------------------------------------ */
+
+static uint32_t fb(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static void test_alu_halves_and_pairs(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      op2(AGX_FADD, R(3), RL(1), R(2)),               /* f16 1.5 widened + 0.25 = 1.75 */
+      op2(AGX_FADD, RL(4), R(2), fimm(0x30)),         /* 0.25 + 1.0 = 1.25 -> f16 0x3d00 into r4l only */
+      op2(AGX_HMUL, RH(5), RL(1), RL(1)),             /* 1.5 x 1.5 = 2.25: f16 0x4080 */
+      op2(AGX_FADD, R(6), NEG(R(2)), fimm(0x80)),     /* fneg: -0.25 */
+      iadd(DR(8), DR(8), DR(10)),                     /* 64-bit: 0xffffffff + 1 = 2^32 */
+      op3(AGX_IMAD, DR(12), R(14), R(14), imm(0)),    /* imul: 0xffffffff^2 */
+      op2(AGX_GET_SR, R(15), sr(52), imm(0)),         /* lane id */
+      iadd(RL(16), RH(16), imm(1)),                   /* 16-bit: 0xffff + 1 = 0 into r16l */
+      stop()};
+  code[6].src[1].kind = AGX_K_NONE;
+  agx_state_init(&st, 2);
+  st.exec = 1; /* lane 1 present but inactive: nothing of it changes */
+  for (unsigned l = 0; l < 2; l++) {
+    st.r[l][2] = 0x3e00; /* r1l = f16 1.5 */
+    agx_set_reg32(&st, l, 2, fb(0.25f));
+    agx_set_reg32(&st, l, 4, 0xaaaa5555u);
+    agx_set_reg32(&st, l, 5, 0x12345678u);
+    agx_set_reg32(&st, l, 8, 0xffffffffu), agx_set_reg32(&st, l, 9, 0);
+    agx_set_reg32(&st, l, 10, 1), agx_set_reg32(&st, l, 11, 0);
+    agx_set_reg32(&st, l, 14, 0xffffffffu);
+    agx_set_reg32(&st, l, 16, 0xffff0007u);
+  }
+  assert_int_equal(run(code, 9), 0);
+  assert_int_equal(agx_reg32(&st, 0, 3), fb(1.75f));
+  assert_int_equal(agx_reg32(&st, 0, 4), 0xaaaa3d00u);
+  assert_int_equal(agx_reg32(&st, 0, 5), 0x40805678u);
+  assert_int_equal(agx_reg32(&st, 0, 6), fb(-0.25f));
+  assert_int_equal(agx_reg32(&st, 0, 8), 0), assert_int_equal(agx_reg32(&st, 0, 9), 1);
+  assert_int_equal(agx_reg32(&st, 0, 12), 1), assert_int_equal(agx_reg32(&st, 0, 13), 0xfffffffeu);
+  assert_int_equal(agx_reg32(&st, 0, 15), 0);
+  assert_int_equal(agx_reg32(&st, 0, 16), 0xffff0000u);
+  assert_int_equal(agx_reg32(&st, 1, 3), 0);
+  assert_int_equal(agx_reg32(&st, 1, 4), 0xaaaa5555u);
+  assert_int_equal(agx_reg32(&st, 1, 8), 0xffffffffu);
+  assert_int_equal(agx_reg32(&st, 1, 16), 0xffff0007u);
+}
+
+static void test_selects(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      /* fmin: csel r6, r6, r7, r6, r7, fltn */
+      op2(AGX_FCMPSEL, R(8), R(6), R(7)),
+      /* csel r0h, r1, u4, 1, 0, ult: a 16-bit result of a 32-bit compare */
+      op2(AGX_ICMPSEL, RH(0), R(1), unif(8, 32)),
+      /* integer max of signed values: csel r9, r2, r3, r2, r3, sgt */
+      op2(AGX_ICMPSEL, R(9), R(2), R(3)),
+      stop()};
+  code[0].src[2] = R(6), code[0].src[3] = R(7), code[0].cond = AGX_FLTN;
+  code[1].src[2] = imm(1), code[1].src[3] = imm(0), code[1].cond = AGX_ULT;
+  code[2].src[2] = R(2), code[2].src[3] = R(3), code[2].cond = AGX_SGT;
+  /* lane 0: fmin(NaN, 2) = 2, 5 < 7, max(-1, 1) = 1; lane 1: fmin(1, NaN) = 1, 9 >= 7, max(3, -4) = 3 */
+  static const uint32_t r6[2] = {0x7fc00000u, 0x3f800000u}, r7[2] = {0x40000000u, 0x7fc00001u};
+  static const uint32_t r1[2] = {5, 9}, r2[2] = {0xffffffffu, 3}, r3[2] = {1, 0xfffffffcu};
+  agx_state_init(&st, 2);
+  agx_set_unif32(&st, 4, 7);
+  for (unsigned l = 0; l < 2; l++) {
+    agx_set_reg32(&st, l, 6, r6[l]), agx_set_reg32(&st, l, 7, r7[l]);
+    agx_set_reg32(&st, l, 1, r1[l]), agx_set_reg32(&st, l, 2, r2[l]), agx_set_reg32(&st, l, 3, r3[l]);
+    agx_set_reg32(&st, l, 0, 0xbeef0000u);
+  }
+  assert_int_equal(run(code, 4), 0);
+  assert_int_equal(agx_reg32(&st, 0, 8), 0x40000000u);
+  assert_int_equal(agx_reg32(&st, 1, 8), 0x3f800000u);
+  assert_int_equal(agx_reg32(&st, 0, 0), 0x00010000u);
+  assert_int_equal(agx_reg32(&st, 1, 0), 0x00000000u);
+  assert_int_equal(agx_reg32(&st, 0, 9), 1);
+  assert_int_equal(agx_reg32(&st, 1, 9), 3);
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+static uint8_t mem[64];
+static agx_flat_mem flat = {0x10000, mem, sizeof mem};
+
+static agx_instr memop(unsigned op, agx_opnd data, agx_opnd base, agx_opnd index, unsigned fmt, unsigned mask,
+                       unsigned shift) {
+  agx_instr in = I(op);
+  if (op == AGX_LOAD) in.dst = data;
+  else in.src[0] = data;
+  in.src[1] = base, in.src[2] = index, in.format = (uint8_t)fmt, in.mask = (uint8_t)mask, in.shift = (uint8_t)shift;
+  return in;
+}
+
+static void mem_state(unsigned lanes) {
+  agx_state_init(&st, lanes);
+  for (unsigned k = 0; k < sizeof mem; k++) mem[k] = (uint8_t)k;
+  st.mem = agx_flat_mem_access, st.mem_ctx = &flat;
+  agx_set_unif32(&st, 0, 0x10000), agx_set_unif32(&st, 1, 0); /* du0 = 0x10000 */
+}
+
+/* load r8_r9_r10_r11, du0, r7, lsl 2, i32, xyzw: lane l (r7 = l) reads the
+ * four words at 0x10000 + ((l << 2) + j) x 4, i.e. bytes 16l..16l+15. */
+static void test_load_store(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      memop(AGX_LOAD, reg(16, 32), unif(0, 64), R(7), AGX_FMT_I32, 0xf, 2),
+      I(AGX_WAIT),
+      iadd(R(12), R(8), R(11)),
+      /* store r0l_r0h.. as u8norm (x and z only: two registers, bytes 0 and 2
+       * of element index 48 + j) */
+      memop(AGX_STORE, reg(2, 32), unif(0, 64), imm(48), AGX_FMT_U8NORM, 0x5, 0),
+      stop()};
+  mem_state(2);
+  for (unsigned l = 0; l < 2; l++) agx_set_reg32(&st, l, 7, l);
+  agx_set_reg32(&st, 0, 1, fb(1.0f)), agx_set_reg32(&st, 0, 2, fb(0.5f));
+  st.exec = 1 | 2;
+  assert_int_equal(run(code, 5), 0);
+  for (unsigned l = 0; l < 2; l++)
+    for (unsigned j = 0; j < 4; j++) {
+      unsigned b = 16 * l + 4 * j;
+      assert_int_equal(agx_reg32(&st, l, 8 + j), b | (b + 1) << 8 | (b + 2) << 16 | (uint32_t)(b + 3) << 24);
+    }
+  assert_int_equal(agx_reg32(&st, 0, 12), 0x03020100u + 0x0f0e0d0cu);
+  /* both lanes stored; lane 1's r1, r2 are 0 and the last store wins: 0 */
+  assert_int_equal(mem[48], 0), assert_int_equal(mem[50], 0), assert_int_equal(mem[49], 49);
+  /* one lane: 1.0 -> 255, 0.5 -> 128 (127.5 to even) */
+  mem_state(1);
+  agx_set_reg32(&st, 0, 1, fb(1.0f)), agx_set_reg32(&st, 0, 2, fb(0.5f));
+  assert_int_equal(run(code, 5), 0);
+  assert_int_equal(mem[48], 255), assert_int_equal(mem[50], 128), assert_int_equal(mem[49], 49);
+  /* 16-bit data from u8norm: f16 */
+  agx_instr h[] = {memop(AGX_LOAD, reg(2, 16), unif(0, 64), imm(0), AGX_FMT_U8NORM, 0x1, 0), I(AGX_WAIT), stop()};
+  mem_state(1);
+  mem[0] = 255;
+  assert_int_equal(run(h, 3), 0);
+  assert_int_equal(st.r[0][2], 0x3c00);
+}
+
+static void expect_error(const agx_instr *code, size_t n, int rc, const char *needle) {
+  int got = run(code, n);
+  assert_int_equal(got, rc);
+  if (!strstr(dg.msg, needle)) fail_msg("message \"%s\" lacks \"%s\"", dg.msg, needle);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  /* outside memory: lane 1's index 16 reaches 0x10040 */
+  agx_instr ld[] = {memop(AGX_LOAD, reg(16, 32), unif(0, 64), R(7), AGX_FMT_I32, 0x1, 0), stop()};
+  mem_state(2);
+  agx_set_reg32(&st, 1, 7, 16);
+  expect_error(ld, 2, GS_EFAULT, "pc 0x0000: lane 1: load of 4 bytes at 0x10040 is outside memory");
+  /* a read before the wait */
+  agx_instr early[] = {memop(AGX_LOAD, reg(16, 32), unif(0, 64), imm(0), AGX_FMT_I32, 0x1, 0),
+                       iadd(R(1), R(8), imm(0)), stop()};
+  mem_state(1);
+  expect_error(early, 3, GS_EINVAL, "pc 0x0008: r8l is read before the wait for its load (wait a)");
+  /* the declared register count: 8 halves are r0-r3 */
+  agx_instr far[] = {ldimm(RL(0), 0), iadd(R(4), R(1), imm(1)), stop()};
+  agx_state_init(&st, 1);
+  st.nregs = 8;
+  expect_error(far, 3, GS_EINVAL, "pc 0x0004: r4l is beyond the declared register count (8 halves, r0-r3)");
+  /* trap, falling off the end, a jump into an instruction */
+  agx_instr tr[] = {ldimm(RL(0), 0), I(AGX_TRAP)};
+  agx_state_init(&st, 1);
+  expect_error(tr, 2, GS_EINVAL, "pc 0x0004: trap");
+  agx_instr off[] = {ldimm(RL(0), 0)};
+  agx_state_init(&st, 1);
+  expect_error(off, 1, GS_EFAULT, "pc 0x0004: past the end of the program");
+  agx_instr mid[] = {jmp(AGX_JMP_ANY, 0), stop()};
+  mid[0].offset = 0; /* fixed below to 3 bytes */
+  agx_state_init(&st, 1);
+  {
+    agx_program p = {mid, 2};
+    mid[0].offset = 3;
+    gs_diag_clear(&dg);
+    assert_int_equal(agx_run_ref(&st, &p, 0, 100, &dg), GS_EFAULT);
+    assert_non_null(strstr(dg.msg, "pc 0x0000: jump to 0x0003, which is not the start of an instruction"));
+  }
+  /* the budget */
+  agx_instr spin[] = {jmp(AGX_JMP_ANY, 0)};
+  agx_state_init(&st, 1);
+  expect_error(spin, 1, GS_EWATCHDOG, "budget of 10000");
+  /* an undefined condition, an instruction not run here, a missing sr */
+  agx_instr bad[] = {cf(AGX_IF_ICMP, R(1), imm(0), 1, 3), stop()};
+  agx_state_init(&st, 1);
+  expect_error(bad, 2, GS_EINVAL, "condition code 3 is undefined");
+  agx_instr sv[] = {I(AGX_ST_VAR), stop()};
+  agx_state_init(&st, 1);
+  expect_error(sv, 2, GS_EINVAL, "pc 0x0000: st_var is not run by the reference interpreter");
+  agx_instr gs[] = {op2(AGX_GET_SR, R(1), sr(80), imm(0)), stop()};
+  agx_state_init(&st, 1);
+  expect_error(gs, 2, GS_EINVAL, "special register sr80 is not provided");
+}
+
+/* get_sr: the group's own registers. */
+static void test_special(void **state) {
+  (void)state;
+  agx_instr code[] = {op2(AGX_GET_SR, R(1), sr(58), imm(0)), op2(AGX_GET_SR, R(2), sr(59), imm(0)),
+                      op2(AGX_GET_SR, R(3), sr(63), imm(0)), op2(AGX_GET_SR, R(4), sr(57), imm(0)), stop()};
+  agx_state_init(&st, 8);
+  st.exec = 0xb6; /* lanes 1 2 4 5 7 */
+  assert_int_equal(run(code, 5), 0);
+  static const uint32_t idx[8] = {0, 0, 1, 0, 2, 3, 0, 4};
+  static const uint32_t quad[8] = {0, 2, 2, 0, 3, 3, 0, 3};
+  for (unsigned l = 0; l < 8; l++) {
+    if (!((0xb6 >> l) & 1)) continue;
+    assert_int_equal(agx_reg32(&st, l, 1), idx[l]);
+    assert_int_equal(agx_reg32(&st, l, 2), 5);
+    assert_int_equal(agx_reg32(&st, l, 3), 1);
+    assert_int_equal(agx_reg32(&st, l, 4), quad[l]);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_if_else_trace),     cmocka_unit_test(test_counter_rules),
+      cmocka_unit_test(test_nested),            cmocka_unit_test(test_mask_only_by_stack),
+      cmocka_unit_test(test_loop_break_continue), cmocka_unit_test(test_group_jumps),
+      cmocka_unit_test(test_alu_halves_and_pairs), cmocka_unit_test(test_selects),
+      cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_special),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
