@@ -570,6 +570,172 @@ static void test_special(void **state) {
   }
 }
 
+
+/* ---- the fast interpreter against the reference ---------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (uint32_t)(rng >> 11);
+}
+static uint32_t pick(uint32_t n) { return rnd() % n; }
+
+/* A register value: specials (zeros, subnormals, 2^-126 and its neighbours,
+ * tiny products' operands, infinities, NaNs, the largest float), small
+ * integers, f16 pairs, or random bits. */
+static uint32_t value(void) {
+  static const uint32_t sp[] = {0, 0x80000000u, 0x3f800000u, 0xbfc00000u, 0x00000001u, 0x807fffffu, 0x00800000u,
+                                0x80800001u, 0x1f800000u, 0x20000000u, 0x9f000001u, 0x7f800000u, 0xff800000u,
+                                0x7fc00000u, 0x7f800001u, 0x7f7fffffu, 0x3f000001u, 0x40400000u, 0x3c003e00u,
+                                0x00010400u, 0x7c00fc00u, 0x7e000001u};
+  switch (pick(4)) {
+    case 0: return sp[pick(sizeof sp / sizeof sp[0])];
+    case 1: return pick(9) - 4;
+    default: return rnd() ^ (rnd() << 21);
+  }
+}
+
+static agx_opnd rreg(int bits) { /* r1-r11, halves of them, or dr12/dr14 */
+  if (bits == 64) return DR(12 + 2 * pick(2));
+  return bits == 16 ? reg(2 + pick(22), 16) : R(1 + pick(11));
+}
+static agx_opnd fsrc(int allow16) {
+  agx_opnd o;
+  switch (pick(6)) {
+    case 0: o = fimm(pick(256)); break;
+    case 1: o = unif(2 * pick(8), 32); break;
+    case 2: if (allow16) { o = rreg(16); break; } /* fall through */
+    default: o = rreg(32);
+  }
+  o.abs = pick(4) == 0, o.neg = pick(3) == 0;
+  return o;
+}
+static agx_opnd isrc(int bits) {
+  switch (pick(5)) {
+    case 0: return imm(pick(256));
+    case 1: return unif(2 * pick(8), 32);
+    default: return rreg(bits);
+  }
+}
+
+static agx_instr random_insn(size_t k, size_t n) {
+  static const uint8_t fcond[] = {0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15};
+  static const uint8_t icond[] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
+  static const uint8_t funops[] = {AGX_FLOOR, AGX_SRSQRT, AGX_RCP, AGX_RSQRT, AGX_SIN_PT_1, AGX_LOG2, AGX_EXP2,
+                                   AGX_SIN_PT_2, AGX_CEIL, AGX_TRUNC, AGX_RINT};
+  static const uint8_t cvt[] = {0, 1, 4, 5, 6, 7, 8, 9, 10, 11};
+  agx_instr in;
+  unsigned r = pick(100);
+  if (r < 36) { /* f32 arithmetic, mostly the fast path's shapes */
+    unsigned op = r < 14 ? AGX_FADD : r < 26 ? AGX_FMUL : AGX_FFMA;
+    int wide = pick(5) != 0;
+    in = op3(op, wide ? rreg(32) : rreg(16), fsrc(!wide), fsrc(!wide), fsrc(!wide));
+    if (op != AGX_FFMA) in.src[2].kind = AGX_K_NONE;
+    in.sat = pick(5) == 0;
+  } else if (r < 40) {
+    unsigned op = r < 38 ? AGX_HADD : AGX_HMUL;
+    in = op2(op, rreg(16), rreg(16), rreg(16));
+  } else if (r < 50) {
+    int bits = pick(6) == 0 ? 64 : 32;
+    in = op2(pick(2) ? AGX_IADD : AGX_ISUB, rreg(bits), isrc(bits), isrc(bits));
+    in.shift = (uint8_t)(pick(3) ? 0 : pick(8));
+    in.sat = bits == 32 && pick(4) == 0;
+    in.src[0].sx = pick(2), in.src[1].sx = pick(2);
+  } else if (r < 54) {
+    in = op3(AGX_IMAD, pick(3) ? rreg(32) : rreg(64), isrc(32), isrc(32), isrc(32));
+    in.shift = (uint8_t)pick(3), in.sat = pick(5) == 0 && in.dst.bits == 32;
+  } else if (r < 60) {
+    in = op2(AGX_BITOP, rreg(32), isrc(32), isrc(32));
+    in.tt = (uint8_t)pick(16);
+  } else if (r < 64) {
+    in = op3(AGX_FCMPSEL, rreg(32), fsrc(0), fsrc(0), rreg(32));
+    in.src[3] = pick(2) ? rreg(32) : imm(pick(256)), in.cond = fcond[pick(sizeof fcond)];
+  } else if (r < 68) {
+    in = op3(AGX_ICMPSEL, rreg(32), isrc(32), isrc(32), rreg(32));
+    in.src[3] = imm(pick(256)), in.cond = icond[pick(6)]; /* csel: codes 0-6 */
+  } else if (r < 72) {
+    in = op2(funops[pick(sizeof funops)], rreg(pick(3) ? 32 : 16), fsrc(1), imm(0));
+    in.src[1].kind = AGX_K_NONE, in.sat = pick(6) == 0;
+  } else if (r < 75) {
+    in = op2(AGX_CONVERT, rreg(pick(2) ? 32 : 16), rreg(pick(2) ? 32 : 16), imm(0));
+    in.src[1].kind = AGX_K_NONE, in.mode = cvt[pick(sizeof cvt)], in.round = (uint8_t)pick(2);
+  } else if (r < 77) {
+    in = ldimm(RL(0), pick(4));
+  } else if (r < 90) {
+    static const uint8_t ops[] = {AGX_IF_ICMP, AGX_ELSE_ICMP, AGX_WHILE_ICMP, AGX_IF_FCMP, AGX_ELSE_FCMP,
+                                  AGX_WHILE_FCMP};
+    unsigned op = ops[pick(6)];
+    int fl = op >= AGX_IF_FCMP;
+    in = fl ? cf(op, fsrc(0), fsrc(0), pick(4), fcond[pick(sizeof fcond)])
+            : cf(op, isrc(32), isrc(32), pick(4), icond[pick(sizeof icond)]);
+  } else if (r < 95) {
+    in = pop(pick(4));
+  } else if (r < 98 && k + 2 < n) {
+    in = jmp(AGX_JMP_NONE, (int)(k + 1 + pick((uint32_t)(n - k - 1))));
+  } else if (k > 0) {
+    in = jmp(AGX_JMP_ANY, (int)pick((uint32_t)k));
+  } else {
+    in = pop(1);
+  }
+  return in;
+}
+
+/* 3000 random programs of 4-40 instructions (f32 arithmetic in the fast
+ * path's shapes and outside them, f16, integers with shifts, sat, sx and
+ * pairs, selects, special ops, converts, if/else/while/pop with random
+ * nests and conditions, writes to r0l, forward jmp_exec_none, backward
+ * jmp_exec_any) from random states (partly present and active groups,
+ * counters 0-3, special values, sometimes a declared register count too
+ * small): the fast interpreter leaves the same state, result and message
+ * as the reference, bit for bit. */
+static void test_fast_equals_reference(void **state) {
+  (void)state;
+  static agx_state a, b;
+  unsigned hot_runs = 0, errors = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    size_t n = 4 + pick(37);
+    agx_instr code[48];
+    for (size_t k = 0; k + 1 < n; k++) code[k] = random_insn(k, n);
+    code[n - 1] = stop();
+    agx_instr fixed[48];
+    memcpy(fixed, code, n * sizeof *code);
+    fix(fixed, n);
+    agx_state_init(&a, 32);
+    a.present = pick(4) ? 0xffffffffu : rnd();
+    for (unsigned l = 0; l < AGX_LANES; l++) {
+      for (unsigned h = 2; h < 32; h += 2) agx_set_reg32(&a, l, h / 2, value());
+      a.r[l][0] = (uint16_t)(pick(3) ? 0 : pick(4));
+    }
+    a.exec = 0;
+    for (unsigned l = 0; l < AGX_LANES; l++)
+      if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
+    for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
+    if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
+    memcpy(&b, &a, sizeof a);
+    agx_program p = {fixed, n};
+    agx_fast *f = NULL;
+    gs_diag d1, d2;
+    gs_diag_clear(&d1), gs_diag_clear(&d2);
+    assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
+    int r1 = agx_run_ref(&a, &p, 0, 2000, &d1);
+    int r2 = agx_run_fast(&b, f, 0, 2000, &d2);
+    agx_fast_free(f);
+    if (r1 != r2 || strcmp(d1.msg, d2.msg) || memcmp(&a, &b, sizeof a)) {
+      for (unsigned l = 0; l < AGX_LANES; l++)
+        for (unsigned h = 0; h < AGX_HALVES; h++)
+          if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
+      fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
+               iter, n, r1, d1.msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
+               (unsigned long long)b.steps);
+    }
+    hot_runs += !a.nregs;
+    errors += r1 != 0;
+  }
+  /* both kinds of ending were exercised */
+  assert_true(errors > 100 && errors < 2900);
+  assert_true(hot_runs > 2000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_if_else_trace),     cmocka_unit_test(test_counter_rules),
@@ -577,7 +743,7 @@ int main(void) {
       cmocka_unit_test(test_loop_break_continue), cmocka_unit_test(test_group_jumps),
       cmocka_unit_test(test_alu_halves_and_pairs), cmocka_unit_test(test_selects),
       cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_special),
+      cmocka_unit_test(test_special),           cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,32 @@ void agx_set_unif32(agx_state *s, unsigned n, uint32_t v);
  * (instructions of the group). */
 int agx_run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d);
 
+/* ---- the fast interpreter ---------------------------------------------------------
+ *
+ * EQUIVALENCE (what tests/test_agx_exec.c's random programs check, bit for
+ * bit): agx_run_fast leaves the state, the result and the message exactly
+ * as agx_run_ref would on the same program, state, entry and budget. */
+typedef struct agx_fast agx_fast;
+/* Prepares p (which must outlive the result) for agx_run_fast. */
+int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d);
+void agx_fast_free(agx_fast *f);
+int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
+
+/* ---- shared by the interpreters --------------------------------------------- */
+
+/* One instruction other than a jump, stop or trap at byte address pc, in
+ * the reference's semantics: the ALU in the active lanes, the exec-stack
+ * instructions, memory, wait. Returns 0 or the error (naming pc). */
+int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d);
+/* The run's own errors, as the reference words them: an entry inside an
+ * instruction, running off the end, the budget (arg), a bad instruction
+ * length (arg), a jump to arg inside an instruction, trap. Returns the code. */
+enum { AGX_FAULT_ENTRY, AGX_FAULT_END, AGX_FAULT_BUDGET, AGX_FAULT_LENGTH, AGX_FAULT_JUMP, AGX_FAULT_TRAP };
+int agx_fault(gs_diag *d, int kind, uint32_t pc, uint64_t arg);
+/* The index of the instruction at byte address target, walking from
+ * instruction k at byte address pc; -1 when none starts there. */
+long agx_seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target);
+
 /* A flat memory for agx_state.mem: size bytes at data, at GPU addresses
  * base..base+size-1. */
 typedef struct agx_flat_mem {

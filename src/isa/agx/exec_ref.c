@@ -368,56 +368,75 @@ static const char *op_name(unsigned op) {
   }
 }
 
+int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
+  run x = {s, NULL, pc, 0, d};
+  switch (in->op) {
+    case AGX_IF_ICMP: case AGX_ELSE_ICMP: case AGX_WHILE_ICMP: case AGX_IF_FCMP: case AGX_ELSE_FCMP:
+    case AGX_WHILE_FCMP: case AGX_POP_EXEC:
+      exec_stack(&x, in);
+      break;
+    case AGX_WAIT:
+      for (unsigned h = 0; h < AGX_HALVES; h++)
+        if (s->pending[h] == 1 + (in->group & 1)) s->pending[h] = 0;
+      break;
+    case AGX_BARRIER: case AGX_PIXWAIT: case AGX_PIXREL:
+      break; /* one group in order: nothing to wait for */
+    case AGX_LOAD: case AGX_STORE:
+      memory(&x, in);
+      break;
+    default:
+      if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", op_name(in->op));
+  }
+  return x.err;
+}
+
+int agx_fault(gs_diag *d, int kind, uint32_t pc, uint64_t arg) {
+  run x = {NULL, NULL, pc, 0, d};
+  switch (kind) {
+    case AGX_FAULT_ENTRY: return fail(&x, GS_EARG, "the entry is not the start of an instruction");
+    case AGX_FAULT_END: return fail(&x, GS_EFAULT, "past the end of the program (no stop)");
+    case AGX_FAULT_BUDGET:
+      return fail(&x, GS_EWATCHDOG, "ran past its budget of %llu instructions (an endless loop?)",
+                  (unsigned long long)arg);
+    case AGX_FAULT_LENGTH: return fail(&x, GS_EINVAL, "instruction length %llu", (unsigned long long)arg);
+    case AGX_FAULT_JUMP:
+      return fail(&x, GS_EFAULT, "jump to 0x%04llx, which is not the start of an instruction", (unsigned long long)arg);
+    default: return fail(&x, GS_EINVAL, "trap");
+  }
+}
+
+long agx_seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target) { return seek(p, k, pc, target); }
+
 static int run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
-  run x = {s, p, entry, 0, d};
   long k = seek(p, 0, 0, entry);
   s->stopped = 0;
   s->pc = entry;
-  if (k < 0) return fail(&x, GS_EARG, "the entry is not the start of an instruction");
+  if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
   for (;;) {
-    x.pc = s->pc;
-    if ((size_t)k >= p->n) return fail(&x, GS_EFAULT, "past the end of the program (no stop)");
-    if (s->steps >= budget)
-      return fail(&x, GS_EWATCHDOG, "ran past its budget of %llu instructions (an endless loop?)",
-                  (unsigned long long)budget);
+    uint32_t pc = s->pc;
+    if ((size_t)k >= p->n) return agx_fault(d, AGX_FAULT_END, pc, 0);
+    if (s->steps >= budget) return agx_fault(d, AGX_FAULT_BUDGET, pc, budget);
     s->steps++;
     const agx_instr *in = &p->insn[k];
-    if (in->len < 2 || in->len > AGX_MAX_BYTES || (in->len & 1))
-      return fail(&x, GS_EINVAL, "instruction length %u", in->len);
-    uint32_t npc = x.pc + in->len;
+    if (in->len < 2 || in->len > AGX_MAX_BYTES || (in->len & 1)) return agx_fault(d, AGX_FAULT_LENGTH, pc, in->len);
+    uint32_t npc = pc + in->len;
     long next = k + 1;
-    switch (in->op) {
-      case AGX_IF_ICMP: case AGX_ELSE_ICMP: case AGX_WHILE_ICMP: case AGX_IF_FCMP: case AGX_ELSE_FCMP:
-      case AGX_WHILE_FCMP: case AGX_POP_EXEC:
-        exec_stack(&x, in);
-        break;
-      case AGX_JMP_ANY: case AGX_JMP_NONE:
-        if ((in->op == AGX_JMP_ANY) == (s->exec != 0)) {
-          npc = x.pc + (uint32_t)in->offset;
-          next = seek(p, (size_t)k, x.pc, npc);
-          if (next < 0)
-            return fail(&x, GS_EFAULT, "jump to 0x%04x, which is not the start of an instruction", npc);
-        }
-        break;
-      case AGX_STOP:
-        s->stopped = 1;
-        s->pc = npc;
-        return GS_OK;
-      case AGX_TRAP:
-        return fail(&x, GS_EINVAL, "trap");
-      case AGX_WAIT:
-        for (unsigned h = 0; h < AGX_HALVES; h++)
-          if (s->pending[h] == 1 + (in->group & 1)) s->pending[h] = 0;
-        break;
-      case AGX_BARRIER: case AGX_PIXWAIT: case AGX_PIXREL:
-        break; /* one group in order: nothing to wait for */
-      case AGX_LOAD: case AGX_STORE:
-        memory(&x, in);
-        break;
-      default:
-        if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", op_name(in->op));
+    if (in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE) {
+      if ((in->op == AGX_JMP_ANY) == (s->exec != 0)) {
+        npc = pc + (uint32_t)in->offset;
+        next = seek(p, (size_t)k, pc, npc);
+        if (next < 0) return agx_fault(d, AGX_FAULT_JUMP, pc, npc);
+      }
+    } else if (in->op == AGX_STOP) {
+      s->stopped = 1;
+      s->pc = npc;
+      return GS_OK;
+    } else if (in->op == AGX_TRAP) {
+      return agx_fault(d, AGX_FAULT_TRAP, pc, 0);
+    } else {
+      int rc = agx_exec_insn(s, in, pc, d);
+      if (rc) return rc;
     }
-    if (x.err) return x.err;
     s->pc = npc;
     k = next;
   }

@@ -4,17 +4,11 @@
 #include <math.h>
 #include <string.h>
 #include "core/half.h"
+#include "isa/uop/uop.h"
 
-static uint32_t fbits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static float fval(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
+/* f32 bits and back: uop.h's lane helpers */
+#define fbits gs_lane_u
+#define fval gs_lane_f
 
 double agx_f32_in(uint32_t x) {
   if ((x & 0x7f800000u) == 0) return (x >> 31) ? -0.0 : 0.0;
