@@ -571,6 +571,25 @@ static void test_special(void **state) {
 }
 
 
+/* dfdx/dfdy: fine differences in the quad (lanes 0 1 on the top row, 2 3
+ * below), an inactive lane's value read all the same. v = 1, 3, 10, 30:
+ * dfdx = 2, 2, 20, 20; dfdy = 9, 27, 9, 27 (lane 3 inactive: unwritten). */
+static void test_derivatives(void **state) {
+  (void)state;
+  agx_instr code[] = {op2(AGX_DFDX, R(2), R(1), imm(0)), op2(AGX_DFDY, R(3), R(1), imm(0)), stop()};
+  code[0].src[1].kind = code[1].src[1].kind = AGX_K_NONE;
+  static const float v[4] = {1, 3, 10, 30}, dx[3] = {2, 2, 20}, dy[3] = {9, 27, 9};
+  agx_state_init(&st, 4);
+  st.exec = 7;
+  for (unsigned l = 0; l < 4; l++) agx_set_reg32(&st, l, 1, fb(v[l]));
+  assert_int_equal(run(code, 3), 0);
+  for (unsigned l = 0; l < 3; l++) {
+    assert_int_equal(agx_reg32(&st, l, 2), fb(dx[l]));
+    assert_int_equal(agx_reg32(&st, l, 3), fb(dy[l]));
+  }
+  assert_int_equal(agx_reg32(&st, 3, 2), 0);
+}
+
 /* ---- the fast interpreter against the reference ---------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -743,7 +762,8 @@ int main(void) {
       cmocka_unit_test(test_loop_break_continue), cmocka_unit_test(test_group_jumps),
       cmocka_unit_test(test_alu_halves_and_pairs), cmocka_unit_test(test_selects),
       cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_special),           cmocka_unit_test(test_fast_equals_reference),
+      cmocka_unit_test(test_special),           cmocka_unit_test(test_derivatives),
+      cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
