@@ -90,9 +90,11 @@ static const char usage_text[] =
   "                files in picasso syntax). OUT.bin is written whole\n"
   "                or not at all. IN or OUT may be - for stdin or stdout.\n"
   "  disasm        disassemble a binary (its size a multiple of 8; SASS: 32;\n"
-  "                PICA200: a SHBIN) to OUT.s, or to stdout without -o\n"
+  "                PICA200: a SHBIN; AGX: raw instruction bytes) to OUT.s,\n"
+  "                or to stdout without -o\n"
   "    --isa ISA   instruction set: qpu (VideoCore IV), sass (NVIDIA Maxwell),\n"
-  "                pica (DMP PICA200, the 3DS's vertex shaders)\n"
+  "                pica (DMP PICA200, the 3DS's vertex shaders), agx (Apple\n"
+  "                G13: raw 2-12 byte instructions, Mesa's syntax)\n"
   "    --base ADDR bus address the code is loaded at (default 0), used by\n"
   "                absolute branches to labels\n"
   "  view          show an image (PNG, or another format stb_image reads) in\n"
@@ -196,20 +198,22 @@ static int parse_tool_args(int argc, char **argv, const char *usage, tool_args *
 }
 
 static const char asm_usage[] =
-  "usage: gpusim asm --isa qpu|sass|pica IN.s -o OUT.bin [--base ADDR]\n"
+  "usage: gpusim asm --isa qpu|sass|pica|agx IN.s -o OUT.bin [--base ADDR]\n"
   "       gpusim asm --isa pica IN1.pica IN2.pica ... -o OUT.shbin\n"
   "Assembles IN.s into OUT.bin: QPU, 64-bit instruction words, little-endian,\n"
   "low 32 bits first; SASS, 32-byte groups of a control word and three\n"
   "instructions; PICA200, picasso syntax into a SHBIN file, several files into\n"
-  "one SHBIN with an executable (DVLE) each, as picasso links them. OUT.bin is\n"
+  "one SHBIN with an executable (DVLE) each, as picasso links them; AGX, Mesa's\n"
+  "disassembler syntax into the raw instruction bytes. OUT.bin is\n"
   "written whole or not at all. - is stdin/stdout. Errors are printed as\n"
   "IN.s:LINE:COL: error: ... and exit with status 1.\n";
 
 static const char disasm_usage[] =
-  "usage: gpusim disasm --isa qpu|sass|pica IN.bin [--base ADDR] [-o OUT.s]\n"
+  "usage: gpusim disasm --isa qpu|sass|pica|agx IN.bin [--base ADDR] [-o OUT.s]\n"
   "Disassembles IN.bin (QPU: a multiple of 8 bytes; SASS: of 32; PICA200: a\n"
-  "SHBIN file) to OUT.s, or to stdout, in text that assembles back to the same\n"
-  "bytes.\n";
+  "SHBIN file; AGX: instruction bytes) to OUT.s, or to stdout, in text that\n"
+  "assembles back to the same bytes (AGX: to the same text where Mesa chose a\n"
+  "long form).\n";
 
 /* gpusim asm: assembles a file. argv[0] is "asm". */
 static int tool_asm(int argc, char **argv) {

@@ -11,8 +11,9 @@
 extern const gs_isa gs_isa_qpu;  /* isa/qpu/isa_qpu.c */
 extern const gs_isa gs_isa_sass; /* isa/sass/isa_sass.c */
 extern const gs_isa gs_isa_pica; /* isa/pica/isa_pica.c */
+extern const gs_isa gs_isa_agx;  /* isa/agx/isa_agx.c */
 
-static const gs_isa *const registry[] = {&gs_isa_qpu, &gs_isa_sass, &gs_isa_pica};
+static const gs_isa *const registry[] = {&gs_isa_qpu, &gs_isa_sass, &gs_isa_pica, &gs_isa_agx};
 #define NREGISTRY (sizeof registry / sizeof registry[0])
 
 const gs_isa *gs_isa_at(unsigned n) { return n < NREGISTRY ? registry[n] : NULL; }

@@ -92,7 +92,8 @@ static int l_disasm(lua_State *L) {
   const gs_isa *isa = check_isa(L, 1);
   const char *bin;
   size_t len;
-  if (isa->id == GS_ISA_PICA) bin = luaL_checklstring(L, 2, &len); /* a SHBIN file, any length */
+  if (isa->id == GS_ISA_PICA || isa->id == GS_ISA_AGX) /* a SHBIN file; AGX's 2-12 byte instructions */
+    bin = luaL_checklstring(L, 2, &len);
   else len = check_binary(L, 2, &bin);
   uint32_t base = opt_base(L, 3);
   if (len == 0) {

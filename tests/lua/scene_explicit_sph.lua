@@ -59,8 +59,8 @@ fails({here, "exactly one of source"}, function() shader {sph = ps_header("flat"
 fails({here, "unknown key colour"}, function() shader {source = fs, colour = 1} end)
 fails({"'fragment.sph'", "an SPH is 80 bytes, got 5"}, function() shader {source = fs, sph = "short"} end)
 fails({"'fragment.sph'", "\"Nope\" is not an SPH field"}, function() shader {source = fs, sph = {SphType = 2, Nope = 1}} end)
-fails({here, "'isa'", "'qpu'", "'agx'"}, function()
-  gpusim.shader {isa = "agx", coordinate = shaders.coordinate, vertex = shaders.vertex(0), fragment = fs,
+fails({here, "'isa'", "'qpu'", "'nosuch'"}, function()
+  gpusim.shader {isa = "nosuch", coordinate = shaders.coordinate, vertex = shaders.vertex(0), fragment = fs,
                  inputs = {{name = "position", components = 4}}, varyings = {}}
 end)
 

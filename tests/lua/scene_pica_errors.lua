@@ -15,7 +15,7 @@ local isas = require "isas"
 fails({"instruction sets 'pica'", "no fragment programs", "fixed function", "pica:qpu or pica:sass"}, isas.parse,
       "pica")
 fails({"'qpu:pica'", "no fragment programs"}, isas.parse, "qpu:pica")
-fails({"'agx'", "give one of qpu, sass"}, isas.parse, "agx")
+fails({"'nosuch'", "give one of qpu, sass"}, isas.parse, "nosuch")
 local vs, fs = isas.parse("pica:sass")
 assert(vs == "pica" and fs == "sass")
 
