@@ -55,7 +55,8 @@ static agx_opnd NEG(agx_opnd o) { o.neg = 1; return o; }
 static uint8_t len_of(unsigned op) {
   switch (op) {
     case AGX_STOP: case AGX_TRAP: case AGX_WAIT: return 2;
-    case AGX_FADD: case AGX_FMUL: case AGX_HADD: case AGX_HMUL: case AGX_GET_SR: case AGX_LDIMM: return 4;
+    case AGX_FADD: case AGX_FMUL: case AGX_HADD: case AGX_HMUL: case AGX_GET_SR: case AGX_LDIMM: case AGX_ST_VAR:
+    case AGX_NO_VAR: return 4;
     case AGX_IADD: case AGX_ISUB: case AGX_IMAD: case AGX_ICMPSEL: case AGX_FCMPSEL: case AGX_LOAD:
     case AGX_STORE: case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: return 8;
     default: return 6;
@@ -543,9 +544,9 @@ static void test_errors(void **state) {
   agx_instr bad[] = {cf(AGX_IF_ICMP, R(1), imm(0), 1, 3), stop()};
   agx_state_init(&st, 1);
   expect_error(bad, 2, GS_EINVAL, "condition code 3 is undefined");
-  agx_instr sv[] = {I(AGX_ST_VAR), stop()};
+  agx_instr sv[] = {I(AGX_SMPF), stop()};
   agx_state_init(&st, 1);
-  expect_error(sv, 2, GS_EINVAL, "pc 0x0000: st_var is not run by the reference interpreter");
+  expect_error(sv, 2, GS_EINVAL, "pc 0x0000: smpf is not run by the reference interpreter");
   agx_instr gs[] = {op2(AGX_GET_SR, R(1), sr(80), imm(0)), stop()};
   agx_state_init(&st, 1);
   expect_error(gs, 2, GS_EINVAL, "special register sr80 is not provided");
@@ -588,6 +589,89 @@ static void test_derivatives(void **state) {
     assert_int_equal(agx_reg32(&st, l, 3), fb(dy[l]));
   }
   assert_int_equal(agx_reg32(&st, 3, 2), 0);
+}
+
+/* st_var: the active lanes' words into their UVS, the last store ending
+ * the lane's varyings; no_var ends them with nothing stored. */
+static void test_varyings(void **state) {
+  (void)state;
+  agx_instr code[] = {op2(AGX_ST_VAR, imm(0), R(1), imm(0)), op2(AGX_ST_VAR, imm(0), R(2), imm(3)),
+                      op2(AGX_ST_VAR, imm(0), R(3), RL(4)), stop()};
+  for (int i = 0; i < 3; i++) code[i].dst.kind = AGX_K_NONE;
+  code[2].last = 1;
+  agx_state_init(&st, 2);
+  st.exec = 1;
+  agx_set_reg32(&st, 0, 1, 0x11111111u), agx_set_reg32(&st, 0, 2, 0x22222222u), agx_set_reg32(&st, 0, 3, 0x33333333u);
+  st.r[0][8] = 7; /* r4l: the index of the third store */
+  assert_int_equal(run(code, 4), 0);
+  assert_int_equal(st.uvs[0][0], 0x11111111u);
+  assert_int_equal(st.uvs[0][3], 0x22222222u);
+  assert_int_equal(st.uvs[0][7], 0x33333333u);
+  assert_int_equal(st.uvs_written[0], 0x89);
+  assert_int_equal(st.uvs_written[1], 0); /* inactive */
+  assert_int_equal(st.var_done, 1);
+  /* a store after the last one, an index beyond the UVS, no_var */
+  agx_instr again[] = {code[2], code[0], stop()};
+  agx_state_init(&st, 1);
+  expect_error(again, 3, GS_EINVAL, "pc 0x0004: lane 0: st_var after the lane's last varying store");
+  agx_instr far[] = {op2(AGX_ST_VAR, imm(0), R(1), imm(64)), stop()};
+  far[0].dst.kind = AGX_K_NONE;
+  agx_state_init(&st, 1);
+  expect_error(far, 2, GS_EINVAL, "st_var to UVS word 64");
+  agx_instr none[] = {I(AGX_NO_VAR), stop()};
+  agx_state_init(&st, 3);
+  assert_int_equal(run(none, 2), 0);
+  assert_int_equal(st.var_done, 7);
+  assert_int_equal(st.uvs_written[0], 0);
+}
+
+/* The pixel of each lane for iter: lane 0 at (33, 2), lane 1 at (95, 31). */
+static int pixel(void *ctx, unsigned lane, unsigned n, uint32_t *v) {
+  (void)ctx;
+  static const uint32_t xy[2][2] = {{33, 2}, {95, 31}};
+  if (n != 80 && n != 81) return -1;
+  *v = xy[lane][n - 80];
+  return 0;
+}
+static agx_opnd cfr(unsigned n) {
+  agx_opnd o = imm(0);
+  o.kind = AGX_K_CF, o.index = (uint16_t)n;
+  return o;
+}
+
+/* iter, iterproj, ldcf. cf0 = 1/w constant 0.5; cf1 = (1, 2, 3), cf2 =
+ * (0, -1, 0.25). Tile-relative centres: lane 0 (1.5, 2.5), lane 1 (31.5,
+ * 31.5). cf1: 1.5 + 5 + 3 = 9.5 and 31.5 + 63 + 3 = 97.5; cf2: -2.25 and
+ * -31.25; iterproj divides by 0.5: 19, 195. */
+static void test_iter(void **state) {
+  (void)state;
+  agx_instr code[] = {op2(AGX_ITER, reg(8, 32), cfr(1), imm(0)), op2(AGX_ITERPROJ, reg(12, 32), cfr(1), cfr(0)),
+                      op2(AGX_ITER, reg(20, 16), cfr(1), imm(0)), op2(AGX_LDCF, reg(24, 32), cfr(2), imm(0)), stop()};
+  code[0].dst.count = 2, code[1].dst.count = 1, code[2].dst.count = 1, code[3].dst.count = 3;
+  code[0].src[1].kind = code[2].src[1].kind = code[3].src[1].kind = AGX_K_NONE;
+  agx_state_init(&st, 2);
+  st.sr = pixel;
+  st.cf[0][2] = fb(0.5f);
+  st.cf[1][0] = fb(1.0f), st.cf[1][1] = fb(2.0f), st.cf[1][2] = fb(3.0f);
+  st.cf[2][1] = fb(-1.0f), st.cf[2][2] = fb(0.25f);
+  assert_int_equal(run(code, 5), 0);
+  static const float v1[2] = {9.5f, 97.5f}, v2[2] = {-2.25f, -31.25f}, p1[2] = {19.0f, 195.0f};
+  static const uint16_t h1[2] = {0x48c0, 0x5618}; /* f16 9.5, 97.5 */
+  for (unsigned l = 0; l < 2; l++) {
+    assert_int_equal(agx_reg32(&st, l, 4), fb(v1[l]));
+    assert_int_equal(agx_reg32(&st, l, 5), fb(v2[l]));
+    assert_int_equal(agx_reg32(&st, l, 6), fb(p1[l]));
+    assert_int_equal(st.r[l][20], h1[l]);
+    assert_int_equal(agx_reg32(&st, l, 12), 0);
+    assert_int_equal(agx_reg32(&st, l, 13), fb(-1.0f));
+    assert_int_equal(agx_reg32(&st, l, 14), fb(0.25f));
+  }
+  /* sample interpolation is refused */
+  agx_instr smp[] = {code[0], stop()};
+  smp[0].interp = AGX_INTERP_SAMPLE;
+  agx_state_init(&st, 1);
+  st.sr = pixel;
+  expect_error(smp, 2, GS_EINVAL, "sample interpolation is not modelled");
 }
 
 /* ---- the fast interpreter against the reference ---------------------------------- */
@@ -763,6 +847,7 @@ int main(void) {
       cmocka_unit_test(test_alu_halves_and_pairs), cmocka_unit_test(test_selects),
       cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_special),           cmocka_unit_test(test_derivatives),
+      cmocka_unit_test(test_varyings),          cmocka_unit_test(test_iter),
       cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

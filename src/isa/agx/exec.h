@@ -43,7 +43,7 @@
 #include "gpusim/diag.h"
 #include "isa/agx/agx.h"
 
-enum { AGX_LANES = 32, AGX_HALVES = 256, AGX_UHALVES = 512 };
+enum { AGX_LANES = 32, AGX_HALVES = 256, AGX_UHALVES = 512, AGX_UVS_WORDS = 64, AGX_CFS = 256 };
 
 /* Device memory: reads (write = 0) or writes n bytes at address addr from
  * or to buf; returns 0, or nonzero when the access is outside memory. */
@@ -62,6 +62,17 @@ typedef struct agx_state {
   uint32_t pc;                       /* byte address of the next instruction */
   uint64_t steps;                    /* instructions run */
   int stopped;                       /* 1 after stop */
+  /* Vertex outputs: st_var stores a 32-bit word of the lane's unified
+   * vertex store (UVS); var_done has the lanes that ran their last st_var
+   * (or no_var), after which another is an error. */
+  uint32_t uvs[AGX_LANES][AGX_UVS_WORDS];
+  uint64_t uvs_written[AGX_LANES];   /* bit i: word i stored */
+  uint32_t var_done;
+  /* Fragment inputs: coefficient register N is the plane (A, B, C), f32
+   * bits, of one varying component over the group's primitive: value =
+   * A x + B y + C with x, y the pixel centre relative to its 32 x 32 tile
+   * (iter, iterproj, ldcf; the pixel from sr80/sr81). */
+  uint32_t cf[AGX_CFS][3];
   agx_mem_fn mem;
   void *mem_ctx;
   agx_sr_fn sr;

@@ -250,6 +250,73 @@ static void memory(run *x, const agx_instr *in) {
       s->pending[data->index + k] = (uint8_t)(1 + (in->group & 1));
 }
 
+/* st_var and no_var in the active lanes. */
+static void varying(run *x, const agx_instr *in) {
+  agx_state *s = x->s;
+  for (unsigned l = 0; l < AGX_LANES && !x->err; l++) {
+    if (!ACTIVE(s, l)) continue;
+    if ((s->var_done >> l) & 1) {
+      fail(x, GS_EINVAL, "lane %u: %s after the lane's last varying store", l, in->op == AGX_NO_VAR ? "no_var" : "st_var");
+      return;
+    }
+    if (in->op == AGX_NO_VAR) {
+      s->var_done |= 1u << l;
+      continue;
+    }
+    uint32_t v = (uint32_t)rd(x, &in->src[0], l);
+    uint64_t i = rd(x, &in->src[1], l);
+    if (x->err) return;
+    if (i >= AGX_UVS_WORDS) {
+      fail(x, GS_EINVAL, "lane %u: st_var to UVS word %llu (gpusim keeps %u)", l, (unsigned long long)i, AGX_UVS_WORDS);
+      return;
+    }
+    s->uvs[l][i] = v;
+    s->uvs_written[l] |= UINT64_C(1) << i;
+    if (in->last) s->var_done |= 1u << l;
+  }
+}
+
+/* The plane of cf register c at tile-relative (tx, ty), in double. */
+static double plane(const agx_state *s, unsigned c, double tx, double ty) {
+  return agx_f32_in(s->cf[c][0]) * tx + agx_f32_in(s->cf[c][1]) * ty + agx_f32_in(s->cf[c][2]);
+}
+
+/* iter, iterproj and ldcf in the active lanes. */
+static void interpolate(run *x, const agx_instr *in) {
+  agx_state *s = x->s;
+  const agx_opnd *dst = &in->dst;
+  unsigned count = in->op == AGX_LDCF ? 3 : dst->count ? dst->count : 1;
+  if (in->op != AGX_LDCF && in->interp != AGX_INTERP_CENTER && in->interp != AGX_INTERP_CENTROID) {
+    fail(x, GS_EINVAL, "sample interpolation is not modelled (one sample per pixel)");
+    return;
+  }
+  if (dst->kind != AGX_K_REG || (dst->bits != 16 && dst->bits != 32)) {
+    fail(x, GS_EINVAL, "the destination of an iter is not a run of 16- or 32-bit registers");
+    return;
+  }
+  agx_fround r = dst->bits == 16 ? AGX_R32_16 : AGX_R32;
+  for (unsigned l = 0; l < AGX_LANES && !x->err; l++) {
+    if (!ACTIVE(s, l)) continue;
+    uint64_t c = in->src[0].kind == AGX_K_CF ? in->src[0].index : rd(x, &in->src[0], l);
+    unsigned w = in->src[1].index;
+    if (x->err) return;
+    if (c + (in->op == AGX_LDCF ? 1 : count) > AGX_CFS || (in->op == AGX_ITERPROJ && w >= AGX_CFS)) {
+      fail(x, GS_EINVAL, "lane %u: cf%llu is beyond cf%u", l, (unsigned long long)c, AGX_CFS - 1);
+      return;
+    }
+    if (in->op == AGX_LDCF) {
+      for (unsigned k = 0; k < 3; k++)
+        wr_elem(x, dst, l, k, dst->bits == 16 ? agx_f32_to_f16(s->cf[c][k]) : s->cf[c][k]);
+      continue;
+    }
+    uint32_t px = special(x, l, 80), py = special(x, l, 81);
+    if (x->err) return;
+    double tx = (px & 31) + 0.5, ty = (py & 31) + 0.5;
+    double wv = in->op == AGX_ITERPROJ ? plane(s, w, tx, ty) : 1.0;
+    for (unsigned k = 0; k < count; k++) wr_elem(x, dst, l, k, agx_fresult(plane(s, (unsigned)c + k, tx, ty) / wv, r, 0));
+  }
+}
+
 /* The index of the instruction at byte address target, walking from
  * instruction k at address pc; -1 when none starts there. */
 static long seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target) {
@@ -354,11 +421,6 @@ static const char *op_name(unsigned op) {
   switch (op) {
     case AGX_INTL: return "intl";
     case AGX_UNIFORM_STORE: return "uniform_store";
-    case AGX_ST_VAR: return "st_var";
-    case AGX_NO_VAR: return "no_var";
-    case AGX_ITER: return "iter";
-    case AGX_ITERPROJ: return "iterproj";
-    case AGX_LDCF: return "ldcf";
     case AGX_SAMPLE_MASK: return "sample_mask";
     case AGX_ZS_EMIT: return "zs_emit";
     case AGX_ST_TILE: return "st_tile";
@@ -383,6 +445,12 @@ int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
       break; /* one group in order: nothing to wait for */
     case AGX_LOAD: case AGX_STORE:
       memory(&x, in);
+      break;
+    case AGX_ST_VAR: case AGX_NO_VAR:
+      varying(&x, in);
+      break;
+    case AGX_ITER: case AGX_ITERPROJ: case AGX_LDCF:
+      interpolate(&x, in);
       break;
     default:
       if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", op_name(in->op));
