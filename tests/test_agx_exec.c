@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "isa/agx/exec.h"
+#include "isa/agx/table.h"
 
 /* ---- building programs ------------------------------------------------------ */
 
@@ -674,6 +675,93 @@ static void test_iter(void **state) {
   expect_error(smp, 2, GS_EINVAL, "sample interpolation is not modelled");
 }
 
+/* ---- real encodings ------------------------------------------------------------------- */
+
+/* Decodes hex lines (the table's decoder) into code; returns the count. */
+static size_t decode_hex(const char *const *lines, size_t n, agx_instr *code) {
+  for (size_t i = 0; i < n; i++) {
+    uint8_t b[AGX_MAX_BYTES];
+    size_t len = strlen(lines[i]) / 2;
+    if (len > AGX_MAX_BYTES) len = AGX_MAX_BYTES;
+    for (size_t k = 0; k < len; k++) {
+      unsigned v = 0;
+      for (int j = 0; j < 2; j++) {
+        char c = lines[i][2 * k + j];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+      }
+      b[k] = (uint8_t)v;
+    }
+    unsigned got = 0;
+    char why[128] = "";
+    if (agx_decode(b, len, &code[i], &got, why, sizeof why) != (int)len) fail_msg("%s: %s", lines[i], why);
+  }
+  return n;
+}
+/* Runs code with both interpreters from st; the reference's state stays in st. */
+static void run_both(const agx_instr *code, size_t n) {
+  static agx_state b;
+  memcpy(&b, &st, sizeof st);
+  agx_program p = {code, n};
+  agx_fast *f = NULL;
+  gs_diag d;
+  assert_int_equal(agx_run_ref(&st, &p, 0, 10000, &dg), 0);
+  assert_int_equal(agx_fast_compile(&p, &f, &d), 0);
+  assert_int_equal(agx_run_fast(&b, f, 0, 10000, &d), 0);
+  agx_fast_free(f);
+  assert_memory_equal(&st, &b, sizeof st);
+}
+
+/* Mesa's per-sample loop (agx_linker.c's bytes) for four samples: r1l =
+ * 1, 2, 4, 8 runs the body (iadd r5, r5, 1), r1l = 16 fails `while r1l,
+ * 15, 1, ult`, the group falls out of jmp_any -22 and pops. */
+static void test_real_sample_loop(void **state) {
+  (void)state;
+  static const char *const hex[] = {"62000000", "62040100", "0e154a1200000000", "0e04002084000000",
+                                    "522c42f00000", "00c0eaffffff", "520e00000000", "8800"};
+  agx_instr code[8];
+  decode_hex(hex, 8, code);
+  agx_state_init(&st, 32);
+  run_both(code, 8);
+  for (unsigned l = 0; l < AGX_LANES; l++) {
+    assert_int_equal(agx_reg32(&st, l, 5), 4);
+    assert_int_equal(st.r[l][2], 16);
+    assert_int_equal(r0l(l), 0);
+  }
+  assert_int_equal(st.steps, 2 + 4 * 4 + 2);
+  assert_int_equal(st.exec, 0xffffffffu);
+}
+
+/* A vertex prolog and main shader from real encodings: el = (clamp u2 <
+ * vertex id r5) ? 0 : r5; load r8-r11 from du0 + (el << 2) x 4; then x =
+ * r8 u8 + r9 u12 and st_var r0, 0; st_var r15, 7, last. Vertex ids 0-3
+ * with clamp 2: lane 3 fetches element 0. */
+static void test_real_vertex(void **state) {
+  (void)state;
+  static const char *const hex[] = {"121d84a12400a124", "0541e00e00c8f200", "3800", "1a8150021900",
+                                    "3a81528219400200", "11008080", "913c8780", "8800"};
+  agx_instr code[8];
+  decode_hex(hex, 8, code);
+  mem_state(4);
+  for (unsigned k = 0; k < 16; k++) { /* element e: floats (e + 1, 2e + 1, 0, 1) */
+    float v[4] = {(float)(k / 4 + 1), (float)(2 * (k / 4) + 1), 0, 1};
+    uint32_t u = fb(v[k % 4]);
+    memcpy(&mem[4 * k], &u, 4);
+  }
+  agx_set_unif32(&st, 2, 2);                          /* clamp */
+  agx_set_unif32(&st, 8, fb(2.0f)), agx_set_unif32(&st, 12, fb(10.0f));
+  for (unsigned l = 0; l < 4; l++) agx_set_reg32(&st, l, 5, l), agx_set_reg32(&st, l, 15, 100 + l);
+  run_both(code, 8);
+  static const unsigned el[4] = {0, 1, 2, 0};
+  for (unsigned l = 0; l < 4; l++) {
+    float x = 2.0f * (float)(el[l] + 1) + 10.0f * (float)(2 * el[l] + 1);
+    assert_int_equal(agx_reg32(&st, l, 7), el[l]);
+    assert_int_equal(st.uvs[l][0], fb(x));
+    assert_int_equal(st.uvs[l][7], 100 + l);
+    assert_int_equal(st.uvs_written[l], 0x81);
+  }
+  assert_int_equal(st.var_done, 0xf);
+}
+
 /* ---- the fast interpreter against the reference ---------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -848,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_special),           cmocka_unit_test(test_derivatives),
       cmocka_unit_test(test_varyings),          cmocka_unit_test(test_iter),
+      cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
       cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include "core/fpmode.h"
 #include "isa/agx/exec.h"
 #include "isa/agx/num.h"
+#include "isa/agx/table.h"
 
 void agx_state_init(agx_state *s, unsigned lanes) {
   memset(s, 0, sizeof *s);
@@ -417,18 +418,6 @@ static int alu(run *x, const agx_instr *in) {
   return 0;
 }
 
-static const char *op_name(unsigned op) {
-  switch (op) {
-    case AGX_INTL: return "intl";
-    case AGX_UNIFORM_STORE: return "uniform_store";
-    case AGX_SAMPLE_MASK: return "sample_mask";
-    case AGX_ZS_EMIT: return "zs_emit";
-    case AGX_ST_TILE: return "st_tile";
-    case AGX_LD_TILE: return "ld_tile";
-    case AGX_SMPF: return "smpf";
-    default: return "this instruction";
-  }
-}
 
 int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
   run x = {s, NULL, pc, 0, d};
@@ -453,7 +442,7 @@ int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
       interpolate(&x, in);
       break;
     default:
-      if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", op_name(in->op));
+      if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", agx_op_name(in->op));
   }
   return x.err;
 }
