@@ -675,6 +675,49 @@ static void test_iter(void **state) {
   expect_error(smp, 2, GS_EINVAL, "sample interpolation is not modelled");
 }
 
+/* sample_mask and zs_emit (real encodings): unconditional discard
+ * `sample_mask 255, 0`; Mesa's conditional discard `sample_mask r0l, 0`
+ * (lane 0 kills sample 0, lane 1 none) then `sample_mask 255, 255`;
+ * `zs_emit 255, r2l_r2h_r3l` writes depth r2 and stencil r3l. */
+static size_t decode_hex(const char *const *lines, size_t n, agx_instr *code);
+static void test_fragment_outputs(void **state) {
+  (void)state;
+  static const char *const all[] = {"c17f8003", "8800"};
+  agx_instr code[4];
+  decode_hex(all, 2, code);
+  agx_state_init(&st, 2);
+  assert_int_equal(run(code, 2), 0);
+  assert_int_equal(st.killed[0], 0xff), assert_int_equal(st.tested[0], 0);
+  /* sample_mask r0l, 0 = c1008000 (the live operand an immediate: bit 23);
+   * sample_mask 255, 255 = c17fbf0f (both immediates, 255 split 63 + 3 << 6
+   * into bits 9-14/24-25 and 16-21/26-27), hand-encoded and decoded */
+  static const char *const cond[] = {"c1008000", "c17fbf0f", "8800"};
+  decode_hex(cond, 3, code);
+  agx_state_init(&st, 2);
+  st.r[0][0] = 1, st.r[1][0] = 0;
+  st.exec = 3; /* r0l is a plain register here: no control flow */
+  assert_int_equal(run(code, 3), 0);
+  assert_int_equal(st.killed[0], 0x01), assert_int_equal(st.tested[0], 0xfe);
+  assert_int_equal(st.killed[1], 0x00), assert_int_equal(st.tested[1], 0xff);
+  /* a second test of the same samples */
+  agx_instr twice[] = {code[1], code[1], stop()};
+  agx_state_init(&st, 1);
+  expect_error(twice, 3, GS_EINVAL, "pc 0x0004: lane 0: sample 0 tested again after its depth/stencil test");
+  /* zs_emit, depth and stencil */
+  static const char *const zs[] = {"417f0463", "8800"};
+  decode_hex(zs, 2, code);
+  agx_state_init(&st, 1);
+  agx_set_reg32(&st, 0, 2, fb(0.75f)), agx_set_reg32(&st, 0, 3, 0xabcd0042u);
+  assert_int_equal(run(code, 2), 0);
+  assert_int_equal(st.depth[0], fb(0.75f));
+  assert_int_equal(st.stencil[0], 0x42);
+  assert_int_equal(st.tested[0], 0xff);
+  assert_int_equal(st.zs_done, 1);
+  agx_instr again[] = {code[0], code[0], stop()};
+  agx_state_init(&st, 1);
+  expect_error(again, 3, GS_EINVAL, "lane 0: a second zs_emit");
+}
+
 /* ---- real encodings ------------------------------------------------------------------- */
 
 /* Decodes hex lines (the table's decoder) into code; returns the count. */
@@ -936,7 +979,7 @@ int main(void) {
       cmocka_unit_test(test_load_store),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_special),           cmocka_unit_test(test_derivatives),
       cmocka_unit_test(test_varyings),          cmocka_unit_test(test_iter),
-      cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
+      cmocka_unit_test(test_fragment_outputs),  cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
       cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,14 @@ typedef struct agx_state {
    * A x + B y + C with x, y the pixel centre relative to its 32 x 32 tile
    * (iter, iterproj, ldcf; the pixel from sr80/sr81). */
   uint32_t cf[AGX_CFS][3];
+  /* Fragment outputs, per lane: the samples sample_mask/zs_emit killed
+   * and those whose depth/stencil test they triggered (bit i: sample i;
+   * 255 means every sample whatever the count), the depth (f32 bits) and
+   * stencil zs_emit wrote, and the lanes that ran zs_emit. */
+  uint8_t killed[AGX_LANES], tested[AGX_LANES];
+  uint32_t depth[AGX_LANES];
+  uint16_t stencil[AGX_LANES];
+  uint32_t zs_done;
   agx_mem_fn mem;
   void *mem_ctx;
   agx_sr_fn sr;

@@ -277,6 +277,52 @@ static void varying(run *x, const agx_instr *in) {
   }
 }
 
+/* The samples of mask m of lane l: killed ones stay killed, the others
+ * are tested when in live, else killed; a sample is tested once and
+ * never discarded after its test (Mesa's agx_nir_lower_sample_mask.c). */
+static void samples(run *x, unsigned l, unsigned m, unsigned live) {
+  agx_state *s = x->s;
+  for (unsigned i = 0; i < 8 && !x->err; i++) {
+    unsigned b = 1u << i;
+    if (!(m & b) || (s->killed[l] & b)) continue;
+    if (s->tested[l] & b) {
+      fail(x, GS_EINVAL, "lane %u: sample %u %s after its depth/stencil test", l, i,
+           (live & b) ? "tested again" : "discarded");
+      return;
+    }
+    if (live & b) s->tested[l] |= (uint8_t)b;
+    else s->killed[l] |= (uint8_t)b;
+  }
+}
+
+/* sample_mask and zs_emit in the active lanes. */
+static void fragment_out(run *x, const agx_instr *in) {
+  agx_state *s = x->s;
+  for (unsigned l = 0; l < AGX_LANES && !x->err; l++) {
+    if (!ACTIVE(s, l)) continue;
+    unsigned m = (unsigned)rd(x, &in->src[0], l) & 0xff;
+    if (in->op == AGX_SAMPLE_MASK) {
+      unsigned live = (unsigned)rd(x, &in->src[1], l) & 0xff;
+      if (!x->err) samples(x, l, m, live);
+      continue;
+    }
+    if ((s->zs_done >> l) & 1) {
+      fail(x, GS_EINVAL, "lane %u: a second zs_emit", l);
+      return;
+    }
+    const agx_opnd *o = &in->src[1];
+    unsigned h = o->index, n = (in->zs_depth ? 2 : 0) + (in->zs_stencil ? 1 : 0);
+    if (o->kind != AGX_K_REG || !n || check(x, h, n, 1)) {
+      if (!x->err) fail(x, GS_EINVAL, "zs_emit writes neither depth nor stencil from registers");
+      return;
+    }
+    if (in->zs_depth) s->depth[l] = s->r[l][h] | (uint32_t)s->r[l][h + 1] << 16;
+    if (in->zs_stencil) s->stencil[l] = s->r[l][h + (in->zs_depth ? 2 : 0)];
+    s->zs_done |= 1u << l;
+    samples(x, l, m, 0xff);
+  }
+}
+
 /* The plane of cf register c at tile-relative (tx, ty), in double. */
 static double plane(const agx_state *s, unsigned c, double tx, double ty) {
   return agx_f32_in(s->cf[c][0]) * tx + agx_f32_in(s->cf[c][1]) * ty + agx_f32_in(s->cf[c][2]);
@@ -440,6 +486,9 @@ int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
       break;
     case AGX_ITER: case AGX_ITERPROJ: case AGX_LDCF:
       interpolate(&x, in);
+      break;
+    case AGX_SAMPLE_MASK: case AGX_ZS_EMIT:
+      fragment_out(&x, in);
       break;
     default:
       if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", agx_op_name(in->op));
