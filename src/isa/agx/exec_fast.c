@@ -117,18 +117,42 @@ static inline uint32_t sat32(uint32_t x) {
   return (x >> 31) || (x & 0x7fffffffu) > 0x7f800000u ? 0 : r;
 }
 
+/* Operand o of every lane into v (inactive lanes too: harmless), an f32
+ * one flushed and modified; the lane loops below then vectorise. */
+static void fetch(const agx_state *s, const agx_opnd *o, uint32_t v[AGX_LANES], int fl) {
+  if (o->kind == AGX_K_REG) {
+    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = s->r[l][o->index] | (uint32_t)s->r[l][o->index + 1] << 16;
+  } else {
+    uint32_t c = get32(s, o, 0);
+    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = c;
+  }
+  if (!fl) return;
+  uint32_t keep = o->abs ? 0x7fffffffu : 0xffffffffu, flip = o->neg ? 0x80000000u : 0;
+  for (unsigned l = 0; l < AGX_LANES; l++) {
+    uint32_t x = v[l];
+    x = (x & 0x7f800000u) ? x : x & 0x80000000u;
+    v[l] = (x & keep) ^ flip;
+  }
+}
+
 static void float_op(agx_state *s, const agx_instr *in, unsigned kind) {
+  uint32_t a[AGX_LANES], b[AGX_LANES], c[AGX_LANES], r[AGX_LANES];
+  fetch(s, &in->src[0], a, 1), fetch(s, &in->src[1], b, 1);
+  if (kind == FK_FADD) {
+    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(gs_lane_f(a[l]) + gs_lane_f(b[l]));
+  } else if (kind == FK_FMUL) {
+    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(gs_lane_f(a[l]) * gs_lane_f(b[l]));
+  } else {
+    fetch(s, &in->src[2], c, 1);
+    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(fmaf(gs_lane_f(a[l]), gs_lane_f(b[l]), gs_lane_f(c[l])));
+  }
   for (unsigned l = 0; l < AGX_LANES; l++) {
     if (!((s->exec >> l) & 1)) continue;
-    uint32_t a = fin(get32(s, &in->src[0], l), &in->src[0]), b = fin(get32(s, &in->src[1], l), &in->src[1]);
-    uint32_t c = kind == FK_FFMA ? fin(get32(s, &in->src[2], l), &in->src[2]) : 0;
-    float fa = gs_lane_f(a), fb = gs_lane_f(b);
-    float r = kind == FK_FADD ? fa + fb : kind == FK_FMUL ? fa * fb : fmaf(fa, fb, gs_lane_f(c));
-    uint32_t u = gs_lane_u(r);
+    uint32_t u = r[l];
     if ((u & 0x7fffffffu) <= 0x00800000u) { /* at or below 2^-126: num.h's exact rule */
-      double da = fa, db = fb;
+      double da = gs_lane_f(a[l]), db = gs_lane_f(b[l]);
       u = kind == FK_FADD ? agx_fadd(da, db, AGX_R32, 0)
-        : kind == FK_FMUL ? agx_fmul(da, db, AGX_R32, 0) : agx_ffma(da, db, gs_lane_f(c), AGX_R32, 0);
+        : kind == FK_FMUL ? agx_fmul(da, db, AGX_R32, 0) : agx_ffma(da, db, gs_lane_f(c[l]), AGX_R32, 0);
     }
     u = (u & 0x7fffffffu) > 0x7f800000u ? AGX_F32_NAN : u;
     put32(s, &in->dst, l, in->sat ? sat32(u) : u);
@@ -136,18 +160,18 @@ static void float_op(agx_state *s, const agx_instr *in, unsigned kind) {
 }
 
 static void int_op(agx_state *s, const agx_instr *in, unsigned kind) {
-  unsigned sh = in->shift;
-  for (unsigned l = 0; l < AGX_LANES; l++) {
-    if (!((s->exec >> l) & 1)) continue;
-    uint32_t a = get32(s, &in->src[0], l), b = get32(s, &in->src[1], l), r;
-    if (kind == FK_IADD) {
-      uint32_t t = in->op == AGX_ISUB ? 0u - b : b;
-      r = a + (sh >= 5 ? 0 : t << sh);
-    } else {
-      r = agx_bitop(in->tt, a, b);
-    }
-    put32(s, &in->dst, l, r);
+  uint32_t a[AGX_LANES], b[AGX_LANES], r[AGX_LANES];
+  fetch(s, &in->src[0], a, 0), fetch(s, &in->src[1], b, 0);
+  if (kind == FK_IADD) {
+    /* a + ((+-b) << shift), shifts of 5 and up giving no b term */
+    unsigned sh = in->shift < 5 ? in->shift : 0;
+    uint32_t neg = in->op == AGX_ISUB ? 0xffffffffu : 0, on = in->shift < 5 ? 0xffffffffu : 0;
+    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = a[l] + ((((b[l] ^ neg) - neg) << sh) & on);
+  } else {
+    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = agx_bitop(in->tt, a[l], b[l]);
   }
+  for (unsigned l = 0; l < AGX_LANES; l++)
+    if ((s->exec >> l) & 1) put32(s, &in->dst, l, r[l]);
 }
 
 static int run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
