@@ -214,7 +214,7 @@ static void test_minifloat(void **state) {
   assert_true(agx_minifloat(0x80) == 0 && (1.0f / agx_minifloat(0x80)) < 0); /* -0.0 */
   /* every code is printed and read back as itself */
   for (unsigned code = 0; code < 256; code++) {
-    uint8_t b[6];
+    uint8_t b[AGX_MAX_BYTES];
     char why[120], text[120];
     agx_instr I;
     memset(&I, 0, sizeof I);

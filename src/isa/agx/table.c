@@ -582,6 +582,7 @@ static void f_getsr(codec *c, agx_instr *I) {
   k_dest(c, "7:14 28:29", &I->dst, D_ALU);
   if (c->enc && I->src[0].kind != AGX_K_SR) return fail(c, "mov from a special register takes its name");
   uint32_t sr = I->src[0].index;
+  if (c->enc && !agx_sr_name(sr)) return fail(c, "special register %u has no name", sr);
   cfield(c, "16:21 26:27", &sr, "special register");
   if (!c->enc) {
     memset(&I->src[0], 0, sizeof I->src[0]);
@@ -978,9 +979,10 @@ static void f_smask(codec *c, agx_instr *I) {
     if (I->zs_depth && (v & 1)) fail(c, "odd half index %u for the 32-bit depth", v);
   } else {
     agx_opnd *o = &I->src[1];
+    int d = I->zs_depth, s = I->zs_stencil;
+    if (!d && !s && o->kind == AGX_K_NONE) return; /* neither: no register */
     if (o->kind != AGX_K_REG || o->hint || o->abs || o->neg || o->sx)
       return fail(c, "zs_emit takes the depth/stencil registers");
-    int d = I->zs_depth, s = I->zs_stencil;
     if (!((d && s && o->bits == 16 && o->count == 3) || (d && !s && o->bits == 32 && o->count == 1) ||
           (!d && s && o->bits == 16 && o->count == 1)))
       return fail(c, "zs_emit takes rN (depth), rNl (stencil) or rNl_rNh_rN+1l (both)");
