@@ -486,6 +486,10 @@ static void test_unknown_refused(void **state) {
   refused("2a8154", 6, "truncated");                            /* 6-byte fadd, 3 bytes left */
   refused("7e05422aa400", 6, "truth table");                    /* tt 1010 (mov) with B = r1 */
   refused("0501000d10c00200", 8, "empty mask");
+  /* found by comparing with Mesa's disassembler on bit-flipped corpus lines */
+  refused("4571401510c11200", 8, "unknown bit 28 set in store"); /* Mesa: unknown bit 28 */
+  refused("3111091400622f01", 8, "odd half index 9");             /* Mesa: 32-bit expected */
+  refused("3111089400622f01", 8, "query_lod is not modelled");    /* [31] query_lod */
 }
 
 /* ---- the assembler ---------------------------------------------------------------- */
@@ -539,6 +543,9 @@ static void test_forms_and_labels(void **state) {
   asm_is("jmp_none end ; stop\nend: stop", "20c0080000008800" "8800");
   asm_is("jmp_none pc+8", "20c008000000");
   asm_is("// a comment\n  stop # another\n", "8800");
+  /* zs_emit writing neither depth nor stencil: the sample mask alone (found by fuzzing) */
+  text_is("417f0003", "zs_emit  255");
+  asm_is("zs_emit 255", "417f0003");
 }
 
 static void test_asm_errors(void **state) {
@@ -562,6 +569,7 @@ static void test_asm_errors2(void **state) {
   asm_fails("a:\na: stop", "t.s:2:1:", "defined twice");
   asm_fails("st_var r0l, 2", "t.s:1:1:", "32-bit register");
   asm_fails("csel r0, r1, r2, r3, r4", "t.s:1:22:", "condition");
+  asm_fails("mov r0, sr66", "t.s:1:1:", "special register 66 has no name"); /* found by fuzzing */
 }
 
 /* ---- the registry and listings ------------------------------------------------ */

@@ -71,6 +71,15 @@ static uint32_t cget(codec *c, const char *spec) {
   return v;
 }
 
+/* A field read without claiming its bits (a decision between encodings). */
+static uint32_t cpeek(codec *c, const char *spec) {
+  uint8_t used[AGX_MAX_BYTES];
+  memcpy(used, c->used, sizeof used);
+  uint32_t v = cget(c, spec);
+  memcpy(c->used, used, sizeof used);
+  return v;
+}
+
 static void cput(codec *c, const char *spec, uint32_t v, const char *what) {
   unsigned pos[32], n = bits_walk(spec, pos, 32);
   if (n < 32 && (v >> n)) {
@@ -834,7 +843,7 @@ static void f_load(codec *c, agx_instr *I) {
 static void f_store(codec *c, agx_instr *I) {
   EXACT_OP("0:6", 0x45);
   EXACT_OP("26 46", 3);
-  if (!c->enc && cget(c, "27:29") == 7) { /* 26:29 = 1111: a uniform store */
+  if (!c->enc && cpeek(c, "27:29") == 7) { /* 26:29 = 1111: a uniform store */
     c->nomatch = 1;
     return;
   }
@@ -1024,9 +1033,14 @@ static void f_smpf(codec *c, agx_instr *I) {
   if (!c->enc && !I->mask) return fail(c, "a sample with an empty mask");
   k_run(c, "9:14 72:73", "8", &I->dst, popcount4(I->mask));
   if (!c->enc) {
-    if (cget(c, "38:39") != 0) return fail(c, "smpf with a texture from a register or the heap (not modelled)");
-    if (cget(c, "62")) return fail(c, "smpf with a sampler from a register (not modelled)");
-    if (cget(c, "22") || cget(c, "47")) return fail(c, "smpf with 16-bit or last-use coordinates (not modelled)");
+    static const struct {
+      const char *spec, *what;
+    } nm[] = {{"38:39", "a texture from a register or the heap"}, {"64:68 39", "a bindless heap"},
+              {"62", "a sampler from a register"}, {"22 47", "16-bit or last-use coordinates"},
+              {"80:85 94:95 91", "a compare/offset operand"}, {"23", "shadow"}, {"31", "query_lod"},
+              {"43", "rw"}, {"44", "coherent"}, {"69", "kill"}, {"70", "sparse"}, {"87:90", "gather"}};
+    for (unsigned k = 0; k < sizeof nm / sizeof nm[0]; k++)
+      if (cget(c, nm[k].spec)) return fail(c, "smpf with %s is not modelled", nm[k].what);
   } else {
     if (I->src[0].kind != AGX_K_TS || I->src[1].kind != AGX_K_SS) return fail(c, "smpf takes tsN, ssN");
     if (I->src[2].kind != AGX_K_REG || I->src[2].bits != 32 || (I->src[2].index & 1))
@@ -1041,6 +1055,7 @@ static void f_smpf(codec *c, agx_instr *I) {
     I->src[0].kind = AGX_K_TS, I->src[0].index = (uint16_t)ts, I->src[0].count = 1;
     I->src[1].kind = AGX_K_SS, I->src[1].index = (uint16_t)ss, I->src[1].count = 1;
     opnd_reg(&I->src[2], co, 32, 1);
+    if (co & 1) return fail(c, "odd half index %u for 32-bit coordinates", co);
   }
   cflag(c, "52:55", &I->lod_mode, "lod type");
   agx_opnd *l = &I->src[3];
