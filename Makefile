@@ -91,7 +91,7 @@ install: build
 # fails make fuzz and leaves the reproducer in $(BUILD_FUZZ)/artifacts/.
 BUILD_FUZZ   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := qpu_asm qpu_disasm cle dumpcl sph image sass_asm sass_disasm pica_asm pica_shbin pica_fast agx_asm agx_disasm
+FUZZ_TARGETS := qpu_asm qpu_disasm cle dumpcl sph image sass_asm sass_disasm pica_asm pica_shbin pica_fast agx_asm agx_disasm agx_fast
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 
 fuzz: deps

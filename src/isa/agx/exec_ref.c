@@ -419,13 +419,15 @@ static int alu(run *x, const agx_instr *in) {
         break;
       case AGX_IADD: case AGX_ISUB: {
         uint64_t va = agx_iext(rd(x, a, l), obits(a), a->sx), vb = agx_iext(rd(x, b, l), obits(b), b->sx);
-        r = agx_iadd(va, vb, in->op == AGX_ISUB, in->shift, db, in->sat, a->sx || b->sx);
+        int sat = in->sat && obits(a) <= 32 && obits(b) <= 32; /* sat: sizes up to 32 bits */
+        r = agx_iadd(va, vb, in->op == AGX_ISUB, in->shift, db, sat, a->sx || b->sx);
         break;
       }
       case AGX_IMAD: case AGX_IMSUB: {
         uint64_t va = agx_iext(rd(x, a, l), obits(a), a->sx), vb = agx_iext(rd(x, b, l), obits(b), b->sx);
         uint64_t vc = agx_iext(rd(x, c, l), obits(c), c->sx);
-        r = agx_imad(va, vb, vc, in->op == AGX_IMSUB, in->shift, db, in->sat, a->sx || b->sx || c->sx);
+        int sat = in->sat && obits(c) <= 32;
+        r = agx_imad(va, vb, vc, in->op == AGX_IMSUB, in->shift, db, sat, a->sx || b->sx || c->sx);
         break;
       }
       case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: {

@@ -174,9 +174,9 @@ static uint64_t term(uint64_t x, int neg, unsigned shift) {
 
 uint64_t agx_iadd(uint64_t a, uint64_t b, int neg, unsigned shift, unsigned dbits, int sat, int sgn) {
   if (sat && dbits <= 32) {
-    /* a and b are extended 32-bit values: exact in an int64 */
-    int64_t t = shift >= 5 ? 0 : (neg ? -(int64_t)b : (int64_t)b) * (INT64_C(1) << shift);
-    return clamp_int((int64_t)a + t, dbits, sgn);
+    /* a and b are extended 32-bit values: the sum is exact in 64 bits
+     * (formed unsigned, so that other values wrap instead of overflowing) */
+    return clamp_int((int64_t)(a + term(b, neg, shift)), dbits, sgn);
   }
   return agx_iext(a + term(b, neg, shift), dbits, 0);
 }
@@ -192,8 +192,7 @@ uint64_t agx_imad(uint64_t a, uint64_t b, uint64_t c, int neg, unsigned shift, u
     uint64_t mp = ma * mb;
     if (mp > (UINT64_C(1) << 40)) mp = UINT64_C(1) << 40;
     int64_t p = ((sa < 0) != (sb < 0)) ? -(int64_t)mp : (int64_t)mp;
-    int64_t t = shift >= 5 ? 0 : (neg ? -(int64_t)c : (int64_t)c) * (INT64_C(1) << shift);
-    return clamp_int(p + t, dbits, sgn);
+    return clamp_int((int64_t)((uint64_t)p + term(c, neg, shift)), dbits, sgn);
   }
   return agx_iext(a * b + term(c, neg, shift), dbits, 0);
 }

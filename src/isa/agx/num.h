@@ -124,9 +124,9 @@ int agx_icmp(unsigned cond, uint64_t a, unsigned abits, uint64_t b, unsigned bbi
 uint64_t agx_iext(uint64_t x, unsigned bits, int sx);
 /* iadd/isub: d = a + ((neg ? -b : b) << shift), a and b already extended
  * (agx_iext), shift 0-7 (5 and up make the b term 0), truncated to dbits
- * (16, 32, 64). sat (the sources 32 bits or less): the exact result
- * clamped to the destination's range, signed when sgn (a source had .sx),
- * else unsigned. */
+ * (16, 32, 64). sat (defined for sources of 32 bits or less; others wrap
+ * first): the exact result clamped to the destination's range, signed when
+ * sgn (a source had .sx), else unsigned. */
 uint64_t agx_iadd(uint64_t a, uint64_t b, int neg, unsigned shift, unsigned dbits, int sat, int sgn);
 /* imad: d = a * b + ((neg ? -c : c) << shift), the same rules. */
 uint64_t agx_imad(uint64_t a, uint64_t b, uint64_t c, int neg, unsigned shift, unsigned dbits, int sat, int sgn);
