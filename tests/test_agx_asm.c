@@ -524,6 +524,7 @@ static void test_applegpu_spellings(void **state) {
   asm_is("wait 1", "3801");
   asm_is("threadgroup_barrier", "6800");
   asm_is("TODO.ldcf r0_r1_r2, cf0", "a1010040");
+  asm_is("zs_emit 255, r2l_r2h, 0", "417f0423");
 }
 
 /* The shortest form unless ".long" asks for the long one; labels; several

@@ -41,7 +41,8 @@
  *   STOP TRAP BARRIER          -
  *   WAIT                       group (0 a, 1 b)
  *   LOAD STORE                 d (LOAD) / s0 (STORE) = data run (count = popcount(mask));
- *                              s1 = base (64-bit REG or UNIF pair); s2 = index (REG 32-bit or IMM);
+ *                              s1 = base (64-bit REG or UNIF pair); s2 = index (REG 32-bit, its sx
+ *                              set when sign-extended, or IMM: value already extended to 32 bits);
  *                              format, mask, shift, coherency, group, index_zext
  *   UNIFORM_STORE              d = UNIF run, s0 = REG run (mask gives the halves)
  *   ST_VAR                     s0 = 32-bit REG, s1 = index (IMM or 16-bit REG), last

@@ -707,6 +707,10 @@ static int build(stmt *s, agx_instr *I, char *label, size_t labsize) {
     } else if (peek(s)) {
       if (opnd(s, &I->src[1], 0, "depth/stencil registers")) return -1;
       agx_opnd *o = &I->src[1];
+      if (o->kind == AGX_K_REG && o->bits == 16 && o->count == 2 && !(o->index & 1))
+        o->bits = 32, o->count = 1; /* applegpu's r2l_r2h for the depth register */
+      tok *z = peek(s);
+      if (z && z->k == T_INT && z->i == 0) s->pos++; /* applegpu's third operand, 0 */
       if (o->kind == AGX_K_REG && o->bits == 32 && o->count == 1) I->zs_depth = 1;
       else if (o->kind == AGX_K_REG && o->bits == 16 && o->count == 1) I->zs_stencil = 1;
       else if (o->kind == AGX_K_REG && o->bits == 16 && o->count == 3) I->zs_depth = I->zs_stencil = 1;
