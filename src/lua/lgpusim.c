@@ -262,6 +262,7 @@ int luaopen_gpusim(lua_State *L) {
   { extern const luaL_Reg lgs_sph_funcs[]; open_subtable(L, ctx, "sph", lgs_sph_funcs); } /* lsph.c */
   { extern const luaL_Reg lgs_sass_funcs[]; open_subtable(L, ctx, "sass", lgs_sass_funcs); } /* lsass.c */
   { extern const luaL_Reg lgs_pica_funcs[]; open_subtable(L, ctx, "pica", lgs_pica_funcs); } /* lpica.c */
+  { extern const luaL_Reg lgs_agx_funcs[]; open_subtable(L, ctx, "agx", lgs_agx_funcs); } /* lagx.c */
   lua_pushliteral(L, GS_VERSION);
   lua_setfield(L, -2, "version");
   return 1;
