@@ -13,20 +13,14 @@
 #include "isa/agx/exec.h"
 #include "isa/agx/table.h"
 
-static uint64_t rs;
-static uint32_t rnd(void) {
-  rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
-  return (uint32_t)(rs >> 16);
-}
-
 /* A register value: small numbers, special values or any bits. */
 static uint32_t rval(void) {
   static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
                                      0x00000001u, 0x00800000u, 0x3f800000u, 0x3c003c00u, 0x00010001u};
-  switch (rnd() % 4) {
-    case 0: return special[rnd() % 10];
-    case 1: return rnd() % 16;
-    default: return rnd() ^ (rnd() << 16);
+  switch (fuzz_rnd() % 4) {
+    case 0: return special[fuzz_rnd() % 10];
+    case 1: return fuzz_rnd() % 16;
+    default: return fuzz_rnd() ^ (fuzz_rnd() << 16);
   }
 }
 
@@ -56,13 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   code[n].op = AGX_STOP, code[n].len = 2;
   n++;
 
-  uint64_t h = 1469598103934665603ull; /* FNV-1a of the input seeds the data */
-  for (size_t k = 0; k < size; k++) h = (h ^ data[k]) * 1099511628211ull;
-  rs = h | 1;
-  agx_state_init(&a, 1 + rnd() % AGX_LANES);
+  fuzz_seed(data, size);
+  agx_state_init(&a, 1 + fuzz_rnd() % AGX_LANES);
   for (unsigned l = 0; l < AGX_LANES; l++) {
     for (unsigned r = 0; r < AGX_HALVES / 2; r++) agx_set_reg32(&a, l, r, rval());
-    a.r[l][0] = (uint16_t)(rnd() % 3 ? 0 : rnd() % 4);
+    a.r[l][0] = (uint16_t)(fuzz_rnd() % 3 ? 0 : fuzz_rnd() % 4);
   }
   a.exec = 0;
   for (unsigned l = 0; l < AGX_LANES; l++)
@@ -70,10 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (unsigned u = 0; u < AGX_UHALVES / 2; u++) agx_set_unif32(&a, u, rval());
   /* memory bases in du0 (and some registers) point into the memory */
   agx_set_unif32(&a, 0, 0x1000), agx_set_unif32(&a, 1, 0);
-  if (rnd() % 4 == 0) a.nregs = 8 * (1 + rnd() % 32);
+  if (fuzz_rnd() % 4 == 0) a.nregs = 8 * (1 + fuzz_rnd() % 32);
   for (unsigned c = 0; c < AGX_CFS; c++)
     for (unsigned k = 0; k < 3; k++) a.cf[c][k] = rval();
-  for (unsigned k = 0; k < MEM_SIZE; k++) mem_a[k] = (uint8_t)rnd();
+  for (unsigned k = 0; k < MEM_SIZE; k++) mem_a[k] = (uint8_t)fuzz_rnd();
   memcpy(mem_b, mem_a, sizeof mem_a);
   agx_flat_mem ma = {0x1000, mem_a, MEM_SIZE}, mb = {0x1000, mem_b, MEM_SIZE};
   a.mem = agx_flat_mem_access, a.sr = sr_value;
@@ -85,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gs_diag d1, d2;
   gs_diag_clear(&d1), gs_diag_clear(&d2);
   if (agx_fast_compile(&p, &f, &d2)) fuzz_fail("agx_fast_compile: %s", d2.msg);
-  uint64_t budget = 1 + rnd() % 2000;
+  uint64_t budget = 1 + fuzz_rnd() % 2000;
   int r1 = agx_run_ref(&a, &p, 0, budget, &d1);
   int r2 = agx_run_fast(&b, f, 0, budget, &d2);
   agx_fast_free(f);

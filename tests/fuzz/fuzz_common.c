@@ -20,6 +20,19 @@ uint32_t fuzz_le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static uint64_t rs = 1;
+
+void fuzz_seed(const uint8_t *data, size_t size) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t k = 0; k < size; k++) h = (h ^ data[k]) * 1099511628211ull;
+  rs = h | 1;
+}
+
+uint32_t fuzz_rnd(void) {
+  rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+  return (uint32_t)(rs >> 16);
+}
+
 void fuzz_qpu_roundtrip(const uint64_t *words, size_t n, uint32_t base) {
   gs_diag d;
   for (size_t i = 0; i < n; i++) {

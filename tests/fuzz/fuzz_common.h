@@ -1,7 +1,8 @@
 /* fuzz_common.h — what the fuzz targets (tests/fuzz/fuzz_*.c) share: a
  * failure that stops the run with a message (libFuzzer keeps the input as
- * a crash reproducer), little-endian reads from the input, and the QPU
- * round trip the assembler and the disassembler targets both check.
+ * a crash reproducer), little-endian reads from the input, the random
+ * data generator of the executor targets, and the QPU round trip the
+ * assembler and the disassembler targets both check.
  * docs/fuzzing.md describes the targets.
  */
 #ifndef GS_FUZZ_COMMON_H
@@ -21,6 +22,12 @@ void fuzz_fail(const char *fmt, ...)
 
 /* The little-endian 32-bit word at p. */
 uint32_t fuzz_le32(const uint8_t *p);
+
+/* The executor targets' data generator (xorshift64): fuzz_seed seeds it
+ * with the input's FNV-1a hash, so that every mutation of the input also
+ * changes the data drawn; fuzz_rnd gives the next 32 bits. */
+void fuzz_seed(const uint8_t *data, size_t size);
+uint32_t fuzz_rnd(void);
 
 /* Checks the disassembler's promise on n words loaded at base: the whole
  * listing (gs_qpu_disasm) assembles back to exactly the words, and so does

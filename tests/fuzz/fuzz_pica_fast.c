@@ -15,20 +15,14 @@
 #include "fuzz_common.h"
 #include "isa/pica/exec.h"
 
-static uint64_t rs;
-static uint32_t rnd(void) {
-  rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
-  return (uint32_t)(rs >> 16);
-}
-
 /* A register value: small numbers, special values or any bits. */
 static uint32_t rval(void) {
   static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
                                      0x00000001u, 0x1c800000u, 0x20800000u, 0x5f800000u, 0x3f800000u};
-  unsigned k = rnd() % 4;
-  if (k == 0) return special[rnd() % 10];
-  if (k == 1) return rnd() ^ (rnd() << 16);
-  float f = (float)((int)(rnd() % 2001) - 1000) / 64.0f;
+  unsigned k = fuzz_rnd() % 4;
+  if (k == 0) return special[fuzz_rnd() % 10];
+  if (k == 1) return fuzz_rnd() ^ (fuzz_rnd() << 16);
+  float f = (float)((int)(fuzz_rnd() % 2001) - 1000) / 64.0f;
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
@@ -56,18 +50,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pica_program p = {code, sb.ncode};
   const pica_dvle *dv = &sb.dvle[0];
 
-  uint64_t h = 1469598103934665603ull; /* FNV-1a of the input seeds the data */
-  for (size_t k = 0; k < size; k++) h = (h ^ data[k]) * 1099511628211ull;
-  rs = h | 1;
-  unsigned lanes = 1 + rnd() % PICA_LANES;
+  fuzz_seed(data, size);
+  unsigned lanes = 1 + fuzz_rnd() % PICA_LANES;
   pica_state s;
   memset(&s, 0, sizeof s);
-  s.mode = rnd() & 1 ? PICA_NUM_F32 : PICA_NUM_F24;
+  s.mode = fuzz_rnd() & 1 ? PICA_NUM_F32 : PICA_NUM_F24;
   for (int k = 0; k < 96; k++)
     for (int c = 0; c < 4; c++) s.c[k][c] = rval();
   for (int k = 0; k < 4; k++)
-    for (int c = 0; c < 4; c++) s.i[k][c] = (uint8_t)(c == 0 ? rnd() % 5 : rnd());
-  s.b = (uint16_t)rnd();
+    for (int c = 0; c < 4; c++) s.i[k][c] = (uint8_t)(c == 0 ? fuzz_rnd() % 5 : fuzz_rnd());
+  s.b = (uint16_t)fuzz_rnd();
   for (size_t k = 0; k < dv->nconsts; k++) {
     const pica_const *c = &dv->consts[k];
     if (c->type == 0 && c->reg < 16) s.b = (uint16_t)((s.b & ~(1u << c->reg)) | ((c->v[0] & 1u) << c->reg));
@@ -81,14 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ref[l] = s;
     for (int k = 0; k < 16; k++)
       for (int c = 0; c < 4; c++) ref[l].v[k][c] = rval(), ref[l].r[k][c] = rval();
-    ref[l].a0[0] = (int32_t)(rnd() % 300) - 150, ref[l].a0[1] = (int32_t)(rnd() % 300) - 150;
-    ref[l].al = (int32_t)(rnd() % 300) - 150;
-    ref[l].cmp[0] = (int)(rnd() & 1), ref[l].cmp[1] = (int)(rnd() & 1);
+    ref[l].a0[0] = (int32_t)(fuzz_rnd() % 300) - 150, ref[l].a0[1] = (int32_t)(fuzz_rnd() % 300) - 150;
+    ref[l].al = (int32_t)(fuzz_rnd() % 300) - 150;
+    ref[l].cmp[0] = (int)(fuzz_rnd() & 1), ref[l].cmp[1] = (int)(fuzz_rnd() & 1);
     pica_batch_set(&batch, l, &ref[l]);
   }
   batch.lanes = lanes;
 
-  uint64_t budget = 1 + rnd() % 3000;
+  uint64_t budget = 1 + fuzz_rnd() % 3000;
   int want = 0;
   char want_msg[GS_DIAG_MAX + 64] = "";
   for (unsigned l = 0; l < lanes; l++) {
