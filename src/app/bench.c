@@ -30,6 +30,8 @@
 #include "isa/sass/exec.h"
 #include "isa/sass/num.h"
 #include "isa/pica/exec.h"
+#include "isa/agx/exec.h"
+#include "isa/agx/table.h"
 #include "isa/sass/solo.h"
 #include "isa/sass/table.h"
 
@@ -144,16 +146,24 @@ static double time_runs(gs_gpu *g, int interp, gs_addr code, gs_addr unif, int r
 /* The SASS ALU-bound program: `iterations` loops of BODY dependent
  * instructions cycling FADD, FMUL and IADD (one operation each, as SASS
  * issues them), a counter, ISETP and a branch back. */
-static char *sass_alu_chain(uint32_t iterations) {
-  size_t cap = (size_t)BODY * 32 + 512, n = 0;
+/* The text head, then BODY lines cycling body[0..2], then tail (malloc'ed). */
+static char *text_chain(const char *head, const char *const body[3], const char *tail) {
+  size_t cap = strlen(head) + strlen(tail) + 1, n = 0;
+  for (int k = 0; k < BODY; k++) cap += strlen(body[k % 3]);
   char *t = malloc(cap);
   if (!t) return NULL;
-  n += (size_t)snprintf(t + n, cap - n, "  MOV32I R0, 0x3f800000 ;\n  MOV32I R1, 0x3f800000 ;\n"
-                        "  MOV32I R2, 0x40000000 ;\n  MOV32I R3, 0x%x ;\ntop:\n", iterations);
-  static const char *const body[] = {"  FADD R0, R0, R1 ;\n", "  FMUL R2, R2, R1 ;\n", "  IADD R4, R4, R0 ;\n"};
+  n += (size_t)snprintf(t + n, cap - n, "%s", head);
   for (int k = 0; k < BODY; k++) n += (size_t)snprintf(t + n, cap - n, "%s", body[k % 3]);
-  snprintf(t + n, cap - n, "  IADD32I R3, R3, -0x1 ;\n  ISETP.NE.AND P0, PT, R3, RZ, PT ;\n  @P0 BRA top ;\n  EXIT ;\n");
+  snprintf(t + n, cap - n, "%s", tail);
   return t;
+}
+
+static char *sass_alu_chain(uint32_t iterations) {
+  char head[128];
+  snprintf(head, sizeof head, "  MOV32I R0, 0x3f800000 ;\n  MOV32I R1, 0x3f800000 ;\n"
+           "  MOV32I R2, 0x40000000 ;\n  MOV32I R3, 0x%x ;\ntop:\n", iterations);
+  static const char *const body[] = {"  FADD R0, R0, R1 ;\n", "  FMUL R2, R2, R1 ;\n", "  IADD R4, R4, R0 ;\n"};
+  return text_chain(head, body, "  IADD32I R3, R3, -0x1 ;\n  ISETP.NE.AND P0, PT, R3, RZ, PT ;\n  @P0 BRA top ;\n  EXIT ;\n");
 }
 
 /* Runs the chain of `iterations` loops `runs` times on one warp of 32
@@ -204,20 +214,33 @@ out:
   return med;
 }
 
+/* Times an interpreter's chain through its fast and its reference path
+ * (time(fast, iterations, runs, &instructions) gives the median seconds)
+ * and prints their rows: instructions, millions per second, and millions
+ * of `unit` at `lanes` (fast) and `ref_lanes` lanes per instruction.
+ * Returns 0 with the instructions per second of each, or -1. */
+typedef double (*interp_time_fn)(int fast, uint32_t iterations, int runs, uint64_t *insns);
+static int interp_rows(interp_time_fn time, const char *unit, int runs, uint32_t iterations, uint32_t ref_iterations,
+                       unsigned lanes, unsigned ref_lanes, double *ipsf, double *ipsr) {
+  uint64_t nf = 0, nr = 0;
+  printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", unit);
+  double tf = time(1, iterations, runs, &nf);
+  if (tf < 0) return -1;
+  *ipsf = nf / tf;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", nf, *ipsf / 1e6, *ipsf * lanes / 1e6);
+  double tr = time(0, ref_iterations, runs, &nr);
+  if (tr < 0) return -1;
+  *ipsr = nr / tr;
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", nr, *ipsr / 1e6, *ipsr * ref_lanes / 1e6);
+  return 0;
+}
+
 /* Prints the SASS lines beside the QPU's: its lane operations per second
  * against the QPU fast path's (qpu_lane_ops). */
 static int sass_bench(int runs, uint32_t iterations, uint32_t ref_iterations, double qpu_lane_ops) {
-  uint64_t nf = 0, nr = 0;
   printf("SASS interpreter, ALU-bound chain (fadd/fmul/iadd, 32 lanes, one warp), 1 thread, median of %d\n", runs);
-  printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mlane-ops/s");
-  double tf = sass_time_runs(1, iterations, runs, &nf);
-  if (tf < 0) return -1;
-  double ipsf = nf / tf;
-  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", nf, ipsf / 1e6, ipsf * 32 / 1e6);
-  double tr = sass_time_runs(0, ref_iterations, runs, &nr);
-  if (tr < 0) return -1;
-  double ipsr = nr / tr;
-  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", nr, ipsr / 1e6, ipsr * 32 / 1e6);
+  double ipsf, ipsr;
+  if (interp_rows(sass_time_runs, "Mlane-ops/s", runs, iterations, ref_iterations, 32, 32, &ipsf, &ipsr) < 0) return -1;
   printf("  fast / reference: %.1fx; lane operations against the QPU's fast path: %.2fx\n", ipsf / ipsr,
          ipsf * 32 / qpu_lane_ops);
   return 0;
@@ -295,19 +318,88 @@ out:
  * vertices each) and of one vertex through the reference, and vertex
  * instructions (lane operations) per second. */
 static int pica_bench(int runs, uint32_t passes, uint32_t ref_passes) {
-  uint64_t nf = 0, nr = 0;
   printf("PICA ALU, PICA200 interpreter, ALU-bound chain (add/mul/mad/dp4 in float24, a batch of 16 vertices), "
          "1 thread, median of %d\n", runs);
-  printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mvertex-instr/s");
-  double tf = pica_time_runs(1, passes, runs, &nf);
-  if (tf < 0) return -1;
-  double ipsf = nf / tf;
-  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", nf, ipsf / 1e6, ipsf * PICA_LANES / 1e6);
-  double tr = pica_time_runs(0, ref_passes, runs, &nr);
-  if (tr < 0) return -1;
-  double ipsr = nr / tr;
-  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "reference", nr, ipsr / 1e6, ipsr / 1e6);
+  double ipsf, ipsr;
+  if (interp_rows(pica_time_runs, "Mvertex-instr/s", runs, passes, ref_passes, PICA_LANES, 1, &ipsf, &ipsr) < 0) return -1;
   printf("  fast / reference, vertex instructions: %.1fx\n", ipsf * PICA_LANES / ipsr);
+  return 0;
+}
+
+/* ---- Apple AGX: one SIMD group of 32 lanes --------------------------------------------- */
+
+/* The AGX ALU-bound program: a loop of BODY f32 instructions cycling
+ * fadd/fmul/ffma (the fast forms), then iadd, while against u0 (the
+ * iteration count) and jmp_exec_any, as Mesa's loops are built. */
+static char *agx_alu_chain(void) {
+  static const char *const body[] = {"  fadd r6, r6, r1\n", "  fmul r2, r2, r1\n", "  ffma r4, r4, r1, r2\n"};
+  return text_chain("  ldimm r0l, 0\ntop:\n", body,
+                    "  iadd r3, r3, 1\n  while r3, u0, 1, ult\n  jmp_exec_any top\n  pop_exec 1\n  stop\n");
+}
+
+/* Runs the chain of `iterations` loops `runs` times on one group of 32
+ * lanes through the fast (fast != 0) or the reference interpreter;
+ * returns the median seconds, or < 0 on error. */
+static double agx_time_runs(int fast, uint32_t iterations, int runs, uint64_t *insns) {
+  static agx_state s;
+  double t[32], med = -1;
+  char *src = agx_alu_chain();
+  gs_isa_binary b = {0};
+  agx_instr *insn = NULL;
+  agx_fast *f = NULL;
+  gs_diag d;
+  gs_diag_clear(&d);
+  size_t n = 0;
+  if (!src || agx_asm(src, "bench.s", &b, &d) < 0 || !(insn = calloc(b.size / 2 + 1, sizeof *insn))) {
+    fprintf(stderr, "gpusim bench: AGX chain: %s\n", src && b.bytes ? "out of memory" : d.msg);
+    goto out;
+  }
+  for (size_t off = 0; off < b.size; off += insn[n++].len) {
+    unsigned len;
+    char why[160];
+    if (!agx_decode(b.bytes + off, b.size - off, &insn[n], &len, why, sizeof why)) {
+      fprintf(stderr, "gpusim bench: AGX chain: byte offset 0x%zx: %s\n", off, why);
+      goto out;
+    }
+  }
+  agx_program p = {insn, n};
+  if (fast && agx_fast_compile(&p, &f, &d) < 0) {
+    fprintf(stderr, "gpusim bench: AGX chain: %s\n", d.msg);
+    goto out;
+  }
+  for (int r = 0; r < runs; r++) {
+    agx_state_init(&s, AGX_LANES);
+    for (unsigned l = 0; l < AGX_LANES; l++)
+      agx_set_reg32(&s, l, 1, 0x3f800000u), agx_set_reg32(&s, l, 2, 0x40000000u); /* 1.0, 2.0 */
+    agx_set_unif32(&s, 0, iterations);
+    double t0 = now();
+    int rc = fast ? agx_run_fast(&s, f, 0, UINT64_C(1) << 40, &d) : agx_run_ref(&s, &p, 0, UINT64_C(1) << 40, &d);
+    t[r] = now() - t0;
+    if (rc) {
+      fprintf(stderr, "gpusim bench: %s\n", d.msg);
+      goto out;
+    }
+    *insns = s.steps;
+  }
+  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  med = t[runs / 2];
+out:
+  agx_fast_free(f);
+  free(insn);
+  gs_isa_binary_free(&b);
+  free(src);
+  return med;
+}
+
+/* Prints the AGX lines beside the others: group instructions and lane
+ * operations per second. */
+static int agx_bench(int runs, uint32_t iterations, uint32_t ref_iterations) {
+  printf("AGX ALU, Apple AGX interpreter, ALU-bound chain (fadd/fmul/ffma in f32, one SIMD group of 32 lanes), "
+         "1 thread, median of %d\n", runs);
+  double ipsf, ipsr;
+  if (interp_rows(agx_time_runs, "Mlane-ops/s", runs, iterations, ref_iterations, AGX_LANES, AGX_LANES, &ipsf, &ipsr) < 0)
+    return -1;
+  printf("  fast / reference: %.1fx\n", ipsf / ipsr);
   return 0;
 }
 
@@ -366,7 +458,8 @@ static void usage(FILE *f) {
           "  the pipeline on a fill-bound and a triangle-bound frame with 1 thread and\n"
           "  with every core, with the fragment program in QPU code and in Maxwell SASS;\n"
           "  and a vertex-bound frame (tiny triangles) with the vertex programs in QPU\n"
-          "  code, Maxwell SASS and PICA200.\n"
+          "  code, Maxwell SASS and PICA200. The PICA200 and Apple AGX interpreters run\n"
+          "  ALU-bound chains of their own too.\n"
           "  Prints the median of N runs (default 5; 3 for the pipeline).\n");
 }
 
@@ -420,6 +513,7 @@ int gs_bench_main(int argc, char **argv) {
   /* the reference runs as many passes of its one vertex as the batch of 16: a quarter of the time, not a
    * run so short that the comparison on a loaded machine favours it */
   if (pica_bench(runs, iterations / 8 ? iterations / 8 : 1, iterations / 8 ? iterations / 8 : 1) < 0) goto out;
+  if (agx_bench(runs, iterations / 8 ? iterations / 8 : 1, ref_iterations) < 0) goto out;
   if (pipeline_benches(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
   if (gs_bench_vertex_frames(runs < 3 ? runs : 3, runs == 1 && iterations <= 20) < 0) goto out;
   rc = 0;
