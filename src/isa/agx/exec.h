@@ -133,6 +133,11 @@ int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d);
  * length (arg), a jump to arg inside an instruction, trap. Returns the code. */
 enum { AGX_FAULT_ENTRY, AGX_FAULT_END, AGX_FAULT_BUDGET, AGX_FAULT_LENGTH, AGX_FAULT_JUMP, AGX_FAULT_TRAP };
 int agx_fault(gs_diag *d, int kind, uint32_t pc, uint64_t arg);
+/* Runs an interpreter's loop, run(s, prog, entry, budget, d), with the
+ * host rounding to nearest (num.h's exact code and the fast forms' host
+ * arithmetic assume it) and the caller's rounding mode restored after. */
+typedef int (*agx_loop_fn)(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d);
+int agx_run_nearest(agx_loop_fn run, agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d);
 /* The index of the instruction at byte address target, walking from
  * instruction k at byte address pc; -1 when none starts there. */
 long agx_seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target);

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/fpmode.h"
 #include "isa/agx/exec.h"
 #include "isa/agx/num.h"
 #include "isa/uop/uop.h"
@@ -174,7 +173,8 @@ static void int_op(agx_state *s, const agx_instr *in, unsigned kind) {
     if ((s->exec >> l) & 1) put32(s, &in->dst, l, r[l]);
 }
 
-static int run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
+static int run_fast(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  const agx_fast *f = prog;
   agx_program p = {f->insn, f->n};
   long k = agx_seek(&p, 0, 0, entry);
   s->stopped = 0;
@@ -218,9 +218,5 @@ static int run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t bu
 }
 
 int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
-  int mode = gs_fp_round_get();
-  gs_fp_round_set(GS_FP_NEAREST);
-  int rc = run_fast(s, f, entry, budget, d);
-  gs_fp_round_set(mode);
-  return rc;
+  return agx_run_nearest(run_fast, s, f, entry, budget, d);
 }

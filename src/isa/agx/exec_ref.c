@@ -515,7 +515,8 @@ int agx_fault(gs_diag *d, int kind, uint32_t pc, uint64_t arg) {
 
 long agx_seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target) { return seek(p, k, pc, target); }
 
-static int run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
+static int run_ref(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  const agx_program *p = prog;
   long k = seek(p, 0, 0, entry);
   s->stopped = 0;
   s->pc = entry;
@@ -550,10 +551,14 @@ static int run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t 
   }
 }
 
-int agx_run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
+int agx_run_nearest(agx_loop_fn run, agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
   int mode = gs_fp_round_get();
   gs_fp_round_set(GS_FP_NEAREST);
-  int rc = run_ref(s, p, entry, budget, d);
+  int rc = run(s, prog, entry, budget, d);
   gs_fp_round_set(mode);
   return rc;
+}
+
+int agx_run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
+  return agx_run_nearest(run_ref, s, p, entry, budget, d);
 }
