@@ -9,6 +9,8 @@
 --   gpusim scenes/cube.lua pica:sass  a PICA200 vertex shader, a SASS fragment program
 --   gpusim scenes/cube.lua pica       a PICA200 vertex shader and the PICA200's fixed-function
 --                                     fragment stage: texture combiners (docs/pica-combiners.md)
+--   gpusim scenes/cube.lua agx:qpu    an Apple AGX vertex program, a QPU fragment program
+--                                     (also agx:sass; AGX fragment programs are not run yet)
 --
 --   local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass"}, {"qpu", "sass"})
 --
@@ -23,7 +25,8 @@
 local isas = {}
 
 -- instruction sets with no fragment programs
-local vertex_only = {pica = "the PICA200's fragment stage is fixed function: texture combiners, not programs"}
+local vertex_only = {pica = "the PICA200's fragment stage is fixed function: texture combiners, not programs",
+                     agx = "gpusim's AGX unit runs vertex programs only so far (docs/agx-unit.md)"}
 
 function isas.parse(arg, known, fragments)
   known = known or {"qpu", "sass", "pica"}

@@ -11,7 +11,8 @@
 local gpusim = require "gpusim"
 local sass = require "sass_shaders"   -- lua/sass_shaders.lua: Maxwell SASS programs
 local pica = require "pica_shaders"   -- lua/pica_shaders.lua: PICA200 vertex shaders
-local vertex_isa, fragment_isa = require("isas").parse(..., nil, {"qpu", "sass", "pica"})  -- lua/isas.lua
+local agx = require "agx_shaders"     -- lua/agx_shaders.lua: Apple AGX vertex programs
+local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "pica"})  -- lua/isas.lua
 local vm = require "vecmath"
 local mesh = require "mesh"
 local mat4 = vm.mat4
@@ -158,6 +159,7 @@ local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex_mvp(2), fragment = sass.textured},
   pica = {vertex = pica.vertex_mvp("texcoord0"), combiners = {{sources = {"texture0"}}, depth = true}},
+  agx = {vertex = agx.vertex_mvp(2)},
 }
 
 local shader = gpusim.shader {

@@ -125,7 +125,7 @@ static void uniforms(fixture *f, const float *v, uint32_t n) {
 
 static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
   gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
-                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0};
+                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, NULL};
   memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
   return f->isa->run_vertex(f->g, f->u, &io);
 }

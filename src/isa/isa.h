@@ -151,6 +151,7 @@ typedef struct gs_vertex_io {
    * (record 105, 1/16 pixel) x and y, Clipper Z Scale and Offset (106). */
   float viewport[4];
   unsigned point_size;       /* 1: the shaded vertex carries a point size */
+  const uint32_t *index;     /* the index the VCD fetched lane k's vertex with, or NULL (an ABI's vertex id) */
 } gs_vertex_io;
 
 /* For the abi of a unit that transforms vertices (transforms_vertices

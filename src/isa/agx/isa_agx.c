@@ -1,7 +1,8 @@
 /* isa_agx.c — Apple AGX (G13) as a gs_isa (src/isa/isa.h): the text tools
- * only (asm.c, disasm.c). With no unit hooks the pipeline and scenes
- * refuse AGX programs by themselves. docs/agx.md. */
+ * (asm.c, disasm.c) and the unit in the pipeline (unit.c,
+ * docs/agx-unit.md). docs/agx.md. */
 #include "isa/agx/table.h"
+#include "isa/agx/unit.h"
 #include "isa/isa.h"
 
 static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
@@ -23,4 +24,14 @@ const gs_isa gs_isa_agx = {
   .transforms_vertices = 1,
   .assemble = assemble,
   .disassemble = disassemble,
+  .context_new = agx_context_new,
+  .context_free = agx_context_free,
+  .unit_new = agx_unit_new,
+  .unit_free = agx_unit_free,
+  .prepare = agx_prepare,
+  .trust_code = agx_trust_code,
+  .fp_env = agx_fp_env,
+  .idle = agx_idle,
+  .run_vertex = agx_run_vertex,
+  .run_fragment = agx_run_fragment,
 };

@@ -1,0 +1,76 @@
+-- agx_shaders.lua — Apple AGX (G13) programs for the scenes, in Mesa's AGX
+-- disassembler syntax (docs/agx.md): the counterparts of lua/sass_shaders.lua's
+-- and lua/pica_shaders.lua's vertex programs, written as Mesa's Asahi
+-- compiler lays such programs out under its vertex ABI.
+--
+-- gpusim's AGX unit (docs/agx-unit.md) starts a vertex program as the
+-- driver's vertex prolog would leave it: r5 = the vertex id, r6 = the
+-- instance id, input k of the scene's `inputs` (attribute a = k - 1) in
+-- r(8 + 4a) .. r(8 + 4a + 3) (missing components (0, 0, 0, 1)). The prolog's
+-- uniforms take the first 3n + 3 uniform registers, laid out for n = 8
+-- attributes; word j of the draw's uniform stream is u(27 + j). The program stores the
+-- clip-space position in UVS words 0-3 and varying component j in word 4 + j
+-- with st_var, the final store marked `last`; the divide by W and the
+-- viewport transform are fixed function, which the unit does, so the same
+-- program serves as the coordinate shader.
+local shaders = {}
+
+-- the first uniform register of the stream (AGX_VS_UNIFORM_BASE, src/isa/agx/unit.h)
+local UBASE = 27
+
+-- st_var lines for registers regs[1..] into UVS words first.., the last `last`
+local function stores(regs, first)
+  local out = {}
+  for i, r in ipairs(regs) do
+    out[#out + 1] = string.format("    st_var r%d, %d%s", r, first + i - 1, i == #regs and ", last" or "")
+  end
+  return table.concat(out, "\n")
+end
+
+-- A vertex program for a position already in clip space (input 1: r8-r11)
+-- that passes the n components of input 2 (r12..) on as varying 1.
+function shaders.vertex(n)
+  local vary = {}
+  for c = 0, n - 1 do vary[#vary + 1] = 12 + c end
+  return string.format([[
+    // position in clip space (attribute 0, r8-r11), attribute 1 as %d varying word(s)
+    st_var r8, 0  // Xc: the unit divides by W
+    st_var r9, 1  // Yc
+    st_var r10, 2  // Zc
+    st_var r11, 3  // Wc
+%s
+    stop
+]], n, stores(vary, 4))
+end
+
+-- A vertex program that transforms the position (input 1: x y z in r8-r10,
+-- w taken as 1) by the 4x4 matrix in the first 16 words of the uniform
+-- stream, row by row (u27-u42), and passes
+-- the n components of input 2 (r12..) on as varying 1. ffma is fused: one
+-- rounding per multiply-add, as the SASS program's FFMA.
+function shaders.vertex_mvp(n)
+  local b, rows = UBASE, {}
+  for r = 0, 3 do
+    local u = b + 4 * r
+    rows[#rows + 1] = string.format([[
+    fmul r%d, r8, u%d  // row %d: M%d1 x
+    ffma r%d, r9, u%d, r%d  //   + M%d2 y
+    ffma r%d, r10, u%d, r%d  //   + M%d3 z
+    fadd r%d, r%d, u%d  //   + M%d4]], r, u, r + 1, r + 1, r, u + 1, r, r + 1, r, u + 2, r, r + 1,
+      r, r, u + 3, r + 1)
+  end
+  local vary = {}
+  for c = 0, n - 1 do vary[#vary + 1] = 12 + c end
+  return string.format([[
+    // the position (attribute 0, r8-r10; w = 1) through the matrix in u%d-u%d
+%s
+    st_var r0, 0  // Xc Yc Zc Wc
+    st_var r1, 1
+    st_var r2, 2
+    st_var r3, 3
+%s
+    stop
+]], b, b + 15, table.concat(rows, "\n"), stores(vary, 4))
+end
+
+return shaders

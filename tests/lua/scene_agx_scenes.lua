@@ -1,0 +1,140 @@
+-- scene_agx_scenes.lua — the scenes' Apple AGX vertex programs
+-- (lua/agx_shaders.lua) paired with the QPU's and the SASS fragment
+-- programs: scenes/triangle.lua and scenes/cube.lua as agx:qpu and
+-- agx:sass, against the reference images tests/ref/*.png (which
+-- tests/lua/scene_triangle.lua and scene_cube.lua back with formulas and a
+-- ray cast), and against the SASS vertex programs, which compute the same.
+--
+-- Tolerance. The AGX unit computes in IEEE binary32 (fmul, then ffma fused
+-- with one rounding, then fadd: the SASS program's FMUL, FFMA, FFMA, FADD
+-- exactly), and its abi snaps the screen position to 12.4 rounding to
+-- nearest where the scenes' QPU programs truncate (ftoi), so a vertex may
+-- move by up to 1/16 pixel: a pixel whose centre lies that close to a
+-- triangle's edge, or a texture coordinate that close to a texel boundary,
+-- may change; no other pixel may. So each image must equal the reference
+-- except in at most 0.5% of the pixels, each within one pixel (two for the
+-- cube at t = 0, whose top face is seen nearly edge-on: see
+-- scene_pica_scenes.lua) of a colour change in the reference; a channel may
+-- also differ by 1 anywhere (the SASS pixel program rounds to nearest where
+-- the QPU truncates; tests/ref/manifest.lua). The triangle's vertices are
+-- exact in 12.4 (0.8 x 160 = 128 pixels), so agx:qpu must equal the
+-- reference in every pixel. And since the AGX and SASS vertex programs do
+-- the same binary32 operations in the same order, through the same abi
+-- (gs_vertex_io_put), agx:X must equal sass:X byte for byte.
+local gpusim = require "gpusim"
+local load_image = debug.getregistry()["gpusim.load_image"]
+assert(load_image, "run by the gpusim program, which reads PNG files")
+
+-- The reference image of a scene: pixel(x, y) with y from the bottom, as
+-- target:pixel counts it (the file's rows are top first).
+local function reference(name)
+  local w, h, bytes = load_image("tests/ref/" .. name .. ".png")
+  assert(w, h)
+  return w, h, function(x, y)
+    local i = ((h - 1 - y) * w + x) * 4
+    return bytes:byte(i + 1), bytes:byte(i + 2), bytes:byte(i + 3)
+  end
+end
+
+-- The image of scene rendered with isas at time t: pixel(x, y) as
+-- target:pixel, and the target.
+local function render(scene, isas, t)
+  assert(loadfile("scenes/" .. scene .. ".lua"))(isas)
+  local _, target = gpusim.frame()
+  gpusim.render {time = t or 0, threads = 1}
+  local p = {}
+  for y = 0, target.height - 1 do
+    for x = 0, target.width - 1 do p[y * target.width + x] = {target:pixel(x, y)} end
+  end
+  return function(x, y) return table.unpack(p[y * target.width + x], 1, 3) end, target
+end
+
+-- Compares scene rendered with isas at time t with `want` (w x h pixels,
+-- pixel(x, y)); returns the pixels that differ by more than 1 in a channel,
+-- each of which must lie within `radius` pixels of a colour change in want.
+local function compare(scene, isas, t, w, h, want, radius, what)
+  local got, target = render(scene, isas, t)
+  assert(target.width == w and target.height == h, scene .. ": size")
+  local function same(x1, y1, x2, y2)
+    local r1, g1, b1 = want(x1, y1)
+    local r2, g2, b2 = want(x2, y2)
+    return r1 == r2 and g1 == g2 and b1 == b2
+  end
+  local differ = 0
+  for y = 0, h - 1 do
+    for x = 0, w - 1 do
+      local r, g, b = got(x, y)
+      local rr, rg, rb = want(x, y)
+      if math.abs(r - rr) > 1 or math.abs(g - rg) > 1 or math.abs(b - rb) > 1 then
+        differ = differ + 1
+        local boundary = false
+        for dy = -radius, radius do
+          for dx = -radius, radius do
+            local nx, ny = x + dx, y + dy
+            if nx >= 0 and nx < w and ny >= 0 and ny < h and not same(x, y, nx, ny) then boundary = true end
+          end
+        end
+        assert(boundary, string.format("%s %s: pixel (%d, %d) is %d,%d,%d, %s %d,%d,%d, more than %d pixel(s) "
+                                       .. "from any edge or texel boundary", scene, isas, x, y, r, g, b, what, rr, rg,
+                                       rb, radius))
+      end
+    end
+  end
+  assert(differ <= w * h // 200, string.format("%s %s: %d pixels differ from %s", scene, isas, differ, what))
+  return differ, target
+end
+
+local function against_reference(scene, isas, radius)
+  local w, h, ref = reference(scene)
+  return compare(scene, isas, 0, w, h, ref, radius or 1, "tests/ref/" .. scene .. ".png")
+end
+
+
+local function identical(scene, a, b, t)
+  local want, wt = render(scene, b, t)
+  local got = render(scene, a, t)
+  for y = 0, wt.height - 1 do
+    for x = 0, wt.width - 1 do
+      local r, g, bl = got(x, y)
+      local rr, rg, rb = want(x, y)
+      assert(r == rr and g == rg and bl == rb, string.format("%s %s at t = %g: pixel (%d, %d) is %d,%d,%d, %s's "
+                                                            .. "%d,%d,%d", scene, a, t, x, y, r, g, bl, b, rr, rg, rb))
+    end
+  end
+end
+
+local qpu_cube_t1 = render("cube", "qpu", 1)
+for _, isas in ipairs {"agx:qpu", "agx:sass"} do
+  local n = against_reference("triangle", isas)
+  if isas == "agx:qpu" then assert(n == 0, "triangle agx:qpu: " .. n .. " pixels differ from the reference") end
+  print(string.format("scene_agx_scenes triangle %s: ok (%d pixels differ from tests/ref/triangle.png)", isas, n))
+  local c = against_reference("cube", isas, 2)
+  local c1 = compare("cube", isas, 1, 256, 256, qpu_cube_t1, 1, "the QPU image")
+  print(string.format("scene_agx_scenes cube %s: ok (%d edge or texel-boundary pixels differ from "
+                      .. "tests/ref/cube.png at t = 0, %d from the QPU image at t = 1)", isas, c, c1))
+  local sass_isas = isas:gsub("^agx", "sass")
+  identical("triangle", isas, sass_isas, 0)
+  identical("cube", isas, sass_isas, 0)
+  identical("cube", isas, sass_isas, 1)
+  print(string.format("scene_agx_scenes: %s equals %s byte for byte (triangle; cube at t = 0 and 1)", isas,
+                      sass_isas))
+end
+
+-- The cube turns under the AGX program: frames at t = 0 and 1 differ, the
+-- corner is background.
+assert(loadfile("scenes/cube.lua"))("agx:qpu")
+local _, target = gpusim.frame()
+local f0 = gpusim.render {time = 0, threads = 1}
+local a = gpusim.mem.read_bytes(f0.framebuffer, f0.stride * f0.height)
+local f1 = gpusim.render {time = 1, threads = 1}
+assert(gpusim.mem.read_bytes(f1.framebuffer, f1.stride * f1.height) ~= a, "frames at t = 0 and 1 are the same")
+local r, g, b = target:pixel(0, 0)
+assert(r == 26 and g == 26 and b == 38, "the corner is background")
+
+-- The fragment side is not run yet: `agx` alone and qpu:agx are refused
+-- with the pairs that would do.
+for _, bad in ipairs {"agx", "qpu:agx"} do
+  local ok, err = pcall(loadfile("scenes/triangle.lua"), bad)
+  assert(not ok and tostring(err):find("agx:qpu or agx:sass", 1, true), tostring(err))
+end
+print("scene_agx_scenes: agx and qpu:agx refused (no AGX fragment programs yet)")

@@ -1,0 +1,266 @@
+/* test_agx_unit.c — the Apple AGX unit in the pipeline (src/isa/agx/unit.c):
+ * an AGX vertex program run through the shader-unit contract
+ * (gs_isa.run_vertex) on VPM words, every output word worked out by hand
+ * from the vertex ABI of Mesa's Asahi driver (agx_abi.h, asahi.rst "ABI"):
+ * r5 the vertex id, r6 the instance id, attribute a component c in
+ * r(8 + 4a + c) with the components the SPH does not map (0, 0, 0, 1), the
+ * draw's uniform stream from u27 (the prolog's uniforms for 8 attributes
+ * first, all 0), UVS words 0-3 the clip-space position and 4.. the
+ * varyings, the divide by W and the viewport in 12.4, the coordinate
+ * shader's rows; both interpreters; the errors (no final st_var, trap, an
+ * attribute past the ABI's, a fragment program) naming unit, program, lane
+ * and pc.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "gpusim/driver.h"
+#include "gpusim/gpu.h"
+#include "isa/agx/table.h"
+#include "isa/agx/unit.h"
+#include "v3d/v3d.h"
+#include "v3d/vpm.h"
+
+static uint32_t fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+typedef struct fixture {
+  gs_gpu *g;
+  const gs_isa *isa;
+  gs_isa_unit *u;
+  gs_vpm vpm;
+  gs_diag d;
+  gs_isa_report report;
+  gs_addr unif;
+  uint32_t unif_words;
+} fixture;
+
+static void fixture_init(fixture *f) {
+  memset(f, 0, sizeof *f);
+  f->g = gs_gpu_new(NULL);
+  assert_non_null(f->g);
+  f->isa = gs_isa_by_name("agx");
+  assert_non_null(f->isa);
+  assert_int_equal(f->isa->transforms_vertices, 1);
+  f->u = f->isa->unit_new(f->g, 2, &f->vpm, &f->d);
+  assert_non_null(f->u);
+}
+static void fixture_free(fixture *f) {
+  f->isa->unit_free(f->u);
+  gs_gpu_free(f->g);
+}
+
+/* Assembles text and loads it as an AGX program whose SPH has generic
+ * inputs of the masks in[] (at generic locations first_in..) and position
+ * plus generic outputs of the masks out[]. */
+static gs_addr load_at(fixture *f, const char *text, unsigned first_in, const unsigned *in, size_t nin,
+                       const unsigned *out, size_t nout) {
+  gs_isa_binary b = {0};
+  if (agx_asm(text, "t.s", &b, &f->d) < 0) fail_msg("%s", f->d.msg);
+  gs_sph_io i[8], o[9];
+  for (size_t k = 0; k < nin; k++)
+    i[k] = (gs_sph_io){GS_SPH_ATTR_GENERIC(first_in + k), in[k], GS_PIXEL_IMAP_UNUSED};
+  o[0] = (gs_sph_io){GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED};
+  for (size_t k = 0; k < nout; k++) o[k + 1] = (gs_sph_io){GS_SPH_ATTR_GENERIC(k), out[k], GS_PIXEL_IMAP_UNUSED};
+  gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = i, .n_inputs = nin, .outputs = o, .n_outputs = nout + 1};
+  gs_sph sph;
+  gs_drv_program p;
+  if (gs_sph_build(&decl, &sph, &f->d) < 0 ||
+      gs_drv_program_load_isa(gs_gpu_mem(f->g), GS_ISA_AGX, b.bytes, b.size, &sph, &p, &f->d) < 0)
+    fail_msg("%s", f->d.msg);
+  gs_isa_binary_free(&b);
+  return p.code;
+}
+static gs_addr load(fixture *f, const char *text, const unsigned *in, size_t nin, const unsigned *out, size_t nout) {
+  return load_at(f, text, 0, in, nin, out, nout);
+}
+
+/* The stream: word 0 = 2.0 (u27), word 1 = 0.5 (u28). */
+static void uniforms(fixture *f) {
+  uint32_t w[2] = {fbits(2.0f), fbits(0.5f)};
+  if (gs_mem_alloc(gs_gpu_mem(f->g), sizeof w, 4, &f->unif, &f->d) < 0 ||
+      gs_mem_write(gs_gpu_mem(f->g), f->unif, w, sizeof w, &f->d) < 0)
+    fail_msg("%s", f->d.msg);
+  f->unif_words = 2;
+}
+
+static const uint32_t vertex_ids[2] = {7, 42};
+
+static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
+  gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
+                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, vertex_ids};
+  memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
+  return f->isa->run_vertex(f->g, f->u, &io);
+}
+static uint32_t out(const fixture *f, unsigned row, unsigned lane) { return f->vpm.words[(16 + row) * 16 + lane]; }
+static float outf(const fixture *f, unsigned row, unsigned lane) {
+  float x;
+  uint32_t u = out(f, row, lane);
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+/* x = 2 a0.x (u27 = 2), y = a0.y + 0.5 (u28), z = a0.z, w = a0.w (the
+ * prolog's fill, 1); varyings: the vertex id, the instance id, a1.w (fill
+ * 1), a1.z (fill 0), a1.y. */
+static const char *const prog =
+    "fmul r0, r8, u27\n"
+    "fadd r1, r9, u28\n"
+    "st_var r0, 0\n"
+    "st_var r1, 1\n"
+    "st_var r10, 2\n"
+    "st_var r11, 3\n"
+    "st_var r5, 4\n"
+    "st_var r6, 5\n"
+    "st_var r15, 6\n"
+    "st_var r14, 7\n"
+    "st_var r13, 8, last\n"
+    "stop\n";
+static const unsigned in_masks[2] = {0x7, 0x3}, vary_masks[2] = {0xF, 0x1};
+
+/* VPM rows: a0.x a0.y a0.z a1.x a1.y. Vertex 0: a0 = (0.25, -0.5, 0.5),
+ * a1 = (7, 3); vertex 1: a0 = (-1, 1.5, 0), a1 = (0, -2). */
+static void put_inputs(fixture *f) {
+  static const float v[2][5] = {{0.25f, -0.5f, 0.5f, 7, 3}, {-1, 1.5f, 0, 0, -2}};
+  memset(f->vpm.words, 0, 16 * 16 * sizeof(uint32_t));
+  for (unsigned l = 0; l < 2; l++)
+    for (unsigned k = 0; k < 5; k++) f->vpm.words[k * 16 + l] = fbits(v[l][k]);
+}
+
+/* Worked by hand. Vertex 0: clip (0.5, 0, 0.5, 1): Xs = 0.5 x 2560 = 1280
+ * = 0x0500 (12.4), Ys = 0, Zs = 0.5 x 0.5 + 0.5 = 0.75, 1/W = 1. Vertex 1:
+ * clip (-2, 2, 0, 1): Xs = -5120 = 0xEC00, Ys = 2 x 1920 = 3840 = 0x0F00,
+ * Zs = 0.5, 1/W = 1. Varyings: vertex id (7, 42: the bits), instance id 0,
+ * 1.0, 0.0, a1.y. */
+static void check_vertex_rows(const fixture *f) {
+  assert_int_equal(out(f, 0, 0), 0x00000500u);
+  assert_true(outf(f, 1, 0) == 0.75f && outf(f, 2, 0) == 1.0f);
+  assert_int_equal(out(f, 0, 1), 0x0F00EC00u);
+  assert_true(outf(f, 1, 1) == 0.5f && outf(f, 2, 1) == 1.0f);
+  const uint32_t want[2][5] = {{7, 0, fbits(1.0f), 0, fbits(3.0f)}, {42, 0, fbits(1.0f), 0, fbits(-2.0f)}};
+  for (unsigned l = 0; l < 2; l++)
+    for (unsigned k = 0; k < 5; k++)
+      if (out(f, 3 + k, l) != want[l][k])
+        fail_msg("vertex %u varying %u: 0x%08x, want 0x%08x", l, k, out(f, 3 + k, l), want[l][k]);
+  for (unsigned r = 0; r < 8; r++) assert_int_equal(out(f, r, 2), 0); /* lane 2 ran no vertex */
+}
+
+static void test_vertex_and_coordinate(void **state) {
+  (void)state;
+  for (int interp = 0; interp < 2; interp++) {
+    fixture f;
+    fixture_init(&f);
+    gs_gpu_config_of(f.g)->interpreter = interp ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
+    uniforms(&f);
+    gs_addr code = load(&f, prog, in_masks, 2, vary_masks, 2);
+    assert_int_equal(f.isa->prepare(f.g, f.u, code), GS_OK);
+    put_inputs(&f);
+    if (run(&f, GS_STAGE_VERTEX, code, 5, 8, 2) < 0) fail_msg("%s", f.d.msg);
+    check_vertex_rows(&f);
+    /* the same code as the coordinate shader with the position input
+     * alone (its SPH maps attribute 0 only: a1 reads 0 but is not stored):
+     * Xc Yc Zc Wc, Ys|Xs, Zs, 1/Wc; the stream still from u27 */
+    gs_addr cs = load(&f, prog, in_masks, 1, NULL, 0);
+    put_inputs(&f);
+    if (run(&f, GS_STAGE_COORDINATE, cs, 3, 7, 2) < 0) fail_msg("%s", f.d.msg);
+    static const float clip[2][4] = {{0.5f, 0, 0.5f, 1}, {-2, 2, 0, 1}};
+    for (unsigned l = 0; l < 2; l++)
+      for (unsigned c = 0; c < 4; c++) assert_true(outf(&f, c, l) == clip[l][c]);
+    assert_int_equal(out(&f, 4, 0), 0x00000500u);
+    assert_int_equal(out(&f, 4, 1), 0x0F00EC00u);
+    assert_true(outf(&f, 5, 0) == 0.75f && outf(&f, 6, 0) == 1.0f);
+    assert_int_equal(out(&f, 7, 0), 0); /* nothing past the 7 rows */
+    fixture_free(&f);
+  }
+}
+
+/* Attribute 1 alone at generic location 1: its components go to r12, r13
+ * (r(8 + 4 x 1 + c)), whatever location 0 does; r8-r11 stay 0 (the prolog
+ * fetches no attribute 0, so no fill either). And with no vertex index
+ * array the vertex id is the lane. */
+static void test_attribute_slots(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  uniforms(&f);
+  static const unsigned one[1] = {0x3};
+  gs_addr code = load_at(&f,
+                         "st_var r8, 0\nst_var r9, 1\nst_var r10, 2\nst_var r15, 3\n"
+                         "st_var r12, 4\nst_var r13, 5\nst_var r11, 6, last\nstop\n",
+                         1, one, 1, (const unsigned[]){0x7}, 1);
+  memset(f.vpm.words, 0, sizeof f.vpm.words);
+  f.vpm.words[0] = fbits(5.0f), f.vpm.words[16] = fbits(6.0f);
+  gs_vertex_io io = {GS_STAGE_VERTEX, {code, f.unif, f.unif + 8}, GS_GATE_ALL, &f.report, &f.vpm, 0, 2, 16, 6, 1,
+                     {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, NULL};
+  /* position (r8, r9, r10, r15) = (0, 0, 0, 1): Ys|Xs 0, Zs 0.5, 1/W 1;
+   * varyings r12 r13 = 5, 6 and r11 = 0 */
+  if (f.isa->run_vertex(f.g, f.u, &io) < 0) fail_msg("%s", f.d.msg);
+  assert_int_equal(out(&f, 0, 0), 0);
+  assert_true(outf(&f, 1, 0) == 0.5f && outf(&f, 2, 0) == 1.0f);
+  assert_int_equal(out(&f, 3, 0), fbits(5.0f));
+  assert_int_equal(out(&f, 4, 0), fbits(6.0f));
+  assert_int_equal(out(&f, 5, 0), 0);
+  fixture_free(&f);
+}
+
+static void expect_error(fixture *f, gs_addr code, const char *const *parts, size_t n) {
+  put_inputs(f);
+  assert_true(run(f, GS_STAGE_VERTEX, code, 5, 8, 2) < 0);
+  for (size_t k = 0; k < n; k++)
+    if (!strstr(f->d.msg, parts[k])) fail_msg("'%s' lacks '%s'", f->d.msg, parts[k]);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  for (int interp = 0; interp < 2; interp++) {
+    fixture f;
+    fixture_init(&f);
+    gs_gpu_config_of(f.g)->interpreter = interp ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
+    uniforms(&f);
+    char addr[32];
+    /* no final st_var: lane 0 stops at pc 0x4 (after one 4-byte st_var) */
+    gs_addr code = load(&f, "st_var r8, 0\nstop\n", in_masks, 2, vary_masks, 2);
+    snprintf(addr, sizeof addr, "vertex shader 0x%08x", code);
+    expect_error(&f, code, (const char *const[]){"AGX unit 2", addr, "lane 0", "stop at pc 0x0004", "no_var"}, 5);
+    /* trap at pc 0x4 */
+    code = load(&f, "st_var r8, 0\ntrap\nstop\n", in_masks, 2, vary_masks, 2);
+    snprintf(addr, sizeof addr, "vertex shader 0x%08x", code);
+    expect_error(&f, code, (const char *const[]){"AGX unit 2", addr, "pc 0x0004", "trap"}, 4);
+    fixture_free(&f);
+  }
+  fixture f;
+  fixture_init(&f);
+  uniforms(&f);
+  /* an attribute past the ABI's eight */
+  static const unsigned one[1] = {0x1};
+  gs_isa_binary b = {0};
+  assert_int_equal(agx_asm("no_var\nstop\n", "t.s", &b, &f.d), 0);
+  gs_sph_io i = {GS_SPH_ATTR_GENERIC(8), one[0], GS_PIXEL_IMAP_UNUSED};
+  gs_sph_io o = {GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED};
+  gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = &i, .n_inputs = 1, .outputs = &o, .n_outputs = 1};
+  gs_sph sph;
+  gs_drv_program p;
+  assert_int_equal(gs_sph_build(&decl, &sph, &f.d), 0);
+  assert_int_equal(gs_drv_program_load_isa(gs_gpu_mem(f.g), GS_ISA_AGX, b.bytes, b.size, &sph, &p, &f.d), 0);
+  gs_isa_binary_free(&b);
+  assert_true(f.isa->prepare(f.g, f.u, p.code) < 0);
+  if (!strstr(f.d.msg, "generic input 8")) fail_msg("%s", f.d.msg);
+  fixture_free(&f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_vertex_and_coordinate),
+    cmocka_unit_test(test_attribute_slots),
+    cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
