@@ -73,4 +73,23 @@ function shaders.vertex_mvp(n)
 ]], b, b + 15, table.concat(rows, "\n"), stores(vary, 4))
 end
 
+-- A fragment program that interpolates the n components of varying 1 (cf1..,
+-- loaded by the unit's coefficient setup; cf0 is the fragment W binding)
+-- into r4.. with the shade model `interp` ("perspective": iter with the W
+-- coefficient, which divides by the interpolated 1/w; "screen": iter alone;
+-- "flat": iter of a plane <0, 0, C>, the provoking vertex's value), alpha 1
+-- where n < 4, and leaves render target 0's colour in r4-r7, where the
+-- driver's epilog takes it (Mesa's fragment ABI: target i at r(4(i + 1))).
+function shaders.colour(n, interp)
+  local regs = {}
+  for c = 0, n - 1 do regs[#regs + 1] = "r" .. (4 + c) end
+  local w = interp == "perspective" and ", cf0" or ""
+  local alpha = n < 4 and "    ldimm r7, 1065353216            // alpha = 1.0 (0x3f800000)\n" or ""
+  return string.format([[
+    // colour (%s): %d component(s) of varying 1 into %s
+    iter %s, cf1%s
+%s    stop
+]], interp, n, table.concat(regs, " "), table.concat(regs, "_"), w, alpha)
+end
+
 return shaders

@@ -10,7 +10,8 @@
 --   gpusim scenes/cube.lua pica       a PICA200 vertex shader and the PICA200's fixed-function
 --                                     fragment stage: texture combiners (docs/pica-combiners.md)
 --   gpusim scenes/cube.lua agx:qpu    an Apple AGX vertex program, a QPU fragment program
---                                     (also agx:sass; AGX fragment programs are not run yet)
+--                                     (also agx:sass; agx, qpu:agx, sass:agx, pica:agx where the
+--                                     scene has an AGX fragment program and lists agx in `fragments`)
 --
 --   local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass"}, {"qpu", "sass"})
 --
@@ -26,7 +27,7 @@ local isas = {}
 
 -- instruction sets with no fragment programs
 local vertex_only = {pica = "the PICA200's fragment stage is fixed function: texture combiners, not programs",
-                     agx = "gpusim's AGX unit runs vertex programs only so far (docs/agx-unit.md)"}
+                     agx = "the scene has AGX vertex programs only"}
 
 function isas.parse(arg, known, fragments)
   known = known or {"qpu", "sass", "pica"}

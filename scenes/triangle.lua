@@ -17,7 +17,7 @@ local sass = require "sass_shaders"    -- lua/sass_shaders.lua: the same in Maxw
 local pica = require "pica_shaders"    -- lua/pica_shaders.lua: a PICA200 vertex shader
 local agx = require "agx_shaders"     -- lua/agx_shaders.lua: Apple AGX vertex programs
 -- the instruction sets of the vertex and the fragment programs (lua/isas.lua)
-local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "pica"})
+local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "pica", "agx"})
 
 local target = gpusim.target {width = 320, height = 240, format = "rgba8888"}
 
@@ -78,7 +78,7 @@ local programs = {
   sass = {vertex = sass.vertex(3), fragment = sass.colour("perspective")},
   pica = {vertex = pica.vertex("color.rgb"),
           combiners = {{rgb = {sources = {"primary_color"}}, alpha = {sources = {"constant"}}, constant = {0, 0, 0, 1}}}},
-  agx = {vertex = agx.vertex(3)},
+  agx = {vertex = agx.vertex(3), fragment = agx.colour(3, "perspective")},
 }
 
 local shader = gpusim.shader {

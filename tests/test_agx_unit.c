@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
 #include "isa/agx/table.h"
@@ -256,11 +257,133 @@ static void test_errors(void **state) {
   fixture_free(&f);
 }
 
+
+/* ---- the fragment stage ------------------------------------------------------- */
+
+/* A tile port that records what the unit writes. */
+typedef struct port_rec {
+  int begins, zs, colours;
+  uint16_t z_lanes, c_lanes;
+  uint32_t z[16], rgba[16];
+} port_rec;
+static void p_begin(void *c) { ((port_rec *)c)->begins++; }
+static void p_stencil(void *c, uint32_t config) { (void)c, (void)config; }
+static void p_z(void *c, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  port_rec *r = c;
+  (void)cov;
+  r->zs++, r->z_lanes = lanes;
+  memcpy(r->z, z, sizeof r->z);
+}
+static void p_colour(void *c, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
+  port_rec *r = c;
+  (void)all, (void)cov;
+  r->colours++, r->c_lanes = lanes;
+  memcpy(r->rgba, rgba, sizeof r->rgba);
+}
+static void p_load(void *c, uint32_t *rgba) { (void)c, memset(rgba, 0, 16 * sizeof *rgba); }
+
+/* The block at pixels (36..39, 40..43): lane l at x = 36 + (l & 3), y = 40
+ * + (l >> 2), centres X = x + 0.5, Y = y + 0.5. The functions (exact in
+ * binary32 at every centre): 1/w = 1/2 + X/64 + Y/32; perspective input k0
+ * = p / (1/w) with p = 1 + X/8 - Y/16 (a/w, screen-linear); screen-linear
+ * k1 = 2 + X/2 + Y/4; constant k2 = 0.75. The pipeline hands them over as
+ * isa.h says: value = plane x W + offset, with offsets 0.25, 1 and 0.75. */
+static double f_iw(double X, double Y) { return 0.5 + X / 64 + Y / 32; }
+static double f_p(double X, double Y) { return 1 + X / 8 - Y / 16; }
+static double f_s(double X, double Y) { return 2 + X / 2 + Y / 4; }
+
+/* Interpolates the three components into r4 (iter, cf1 with cf0: the
+ * perspective divide), r5 (iter cf2) and r6 (ldcf cf3: C), stores r4-r7
+ * (r7 = 0) to the buffer at du8 (stream words 0, 1) + 16 x lane, then
+ * discards the samples in TARGET = the lane's index (sample_mask r11l, 0):
+ * lanes with an odd index lose their one sample. */
+static const char *const frag_prog =
+    "iter r4, cf1, cf0\n"
+    "iter r5, cf2\n"
+    "ldcf r8_r9_r10, cf3\n"
+    "mov r6, r10\n"
+    "mov r11, thread_index_in_simdgroup\n"
+    "store r4_r5_r6_r7, du8, r11, lsl 2, i32, xyzw, a\n"
+    "wait a\n"
+    "sample_mask r11l, 0\n"
+    "stop\n";
+
+static void test_fragment(void **state) {
+  (void)state;
+  for (int interp = 0; interp < 2; interp++) {
+    fixture f;
+    fixture_init(&f);
+    gs_gpu_config_of(f.g)->interpreter = interp ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
+    gs_isa_binary b = {0};
+    if (agx_asm(frag_prog, "f.s", &b, &f.d) < 0) fail_msg("%s", f.d.msg);
+    gs_sph_io in[3] = {{GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_PERSPECTIVE},
+                       {GS_SPH_ATTR_GENERIC(0), 0x2, GS_PIXEL_IMAP_SCREEN_LINEAR},
+                       {GS_SPH_ATTR_GENERIC(0), 0x4, GS_PIXEL_IMAP_CONSTANT}};
+    gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .inputs = in, .n_inputs = 3, .flags = GS_SPH_KILLS_PIXELS,
+                        .render_targets = 0xF};
+    gs_sph sph;
+    gs_drv_program p;
+    gs_addr buf, unif;
+    if (gs_sph_build(&decl, &sph, &f.d) < 0 ||
+        gs_drv_program_load_isa(gs_gpu_mem(f.g), GS_ISA_AGX, b.bytes, b.size, &sph, &p, &f.d) < 0 ||
+        gs_mem_alloc(gs_gpu_mem(f.g), 16 * 16, 16, &buf, &f.d) < 0 || gs_mem_alloc(gs_gpu_mem(f.g), 8, 4, &unif, &f.d) < 0)
+      fail_msg("%s", f.d.msg);
+    gs_isa_binary_free(&b);
+    uint32_t words[2] = {buf, 0};
+    assert_int_equal(gs_mem_write(gs_gpu_mem(f.g), unif, words, 8, &f.d), 0);
+    uint32_t x[16], y[16], cov[16], z[16];
+    float w[16], plane[3][16];
+    const float offset[3] = {0.25f, 1.0f, 0.75f};
+    const uint8_t imap[3] = {GS_PIXEL_IMAP_PERSPECTIVE, GS_PIXEL_IMAP_SCREEN_LINEAR, GS_PIXEL_IMAP_CONSTANT};
+    for (unsigned l = 0; l < 16; l++) {
+      x[l] = 36 + (l & 3), y[l] = 40 + (l >> 2), cov[l] = 1, z[l] = 1000 + l;
+      double X = x[l] + 0.5, Y = y[l] + 0.5, iw = f_iw(X, Y);
+      w[l] = (float)(1 / iw);
+      plane[0][l] = (float)(f_p(X, Y) - 0.25 * iw);  /* x W + 0.25 = p / (1/w) */
+      plane[1][l] = (float)((f_s(X, Y) - 1) * iw);   /* x W + 1 = s */
+      plane[2][l] = 0;
+    }
+    port_rec rec = {0};
+    gs_tile_port port = {&rec, p_begin, p_stencil, p_z, p_colour, p_load};
+    gs_frag_io io = {.prog = {p.code, unif, unif + 8}, .gates = gs_sph_gates(&sph), .report = &f.report, .lanes = 16,
+                     .mask = 0x7FFF, .x = x, .y = y, .cov = cov, .z = z, .w = w, .nin = 3,
+                     .plane = (const float (*)[16])plane, .offset = offset, .imap = imap, .tile = &port};
+    unsigned ran = 0;
+    if (f.isa->run_fragment(f.g, f.u, &io, 1, &ran) < 0) fail_msg("%s", f.d.msg);
+    assert_int_equal(ran, 1);
+    uint32_t got[16][4];
+    assert_int_equal(gs_mem_read(gs_gpu_mem(f.g), buf, got, sizeof got, &f.d), 0);
+    for (unsigned l = 0; l < 16; l++) { /* every lane ran, the uncovered lane 15 too */
+      double X = x[l] + 0.5, Y = y[l] + 0.5;
+      float persp = (float)(f_p(X, Y) / f_iw(X, Y)), g0;
+      memcpy(&g0, &got[l][0], 4);
+      /* the planes are fitted through binary32 values (W is 1/(1/w) rounded):
+       * within 2^-20 relative of the exact quotient */
+      if (!(fabs((double)g0 - persp) <= fabs((double)persp) * 0x1p-20))
+        fail_msg("lane %u perspective: %.9g, want %.9g", l, (double)g0, (double)persp);
+      if (got[l][1] != fbits((float)f_s(X, Y))) fail_msg("lane %u screen-linear: 0x%08x", l, got[l][1]);
+      assert_int_equal(got[l][2], fbits(0.75f));
+    }
+    /* the epilog: rasterised Z for the covered, not discarded lanes (even
+     * index, below 15), and their colour from r4-r7: unorm8 of (p/(1/w) >= 1,
+     * s >= 1, 0.75, 0) = (255, 255, 191, 0) */
+    assert_int_equal(rec.begins, 1);
+    assert_int_equal(rec.z_lanes, 0x5555 & 0x7FFF);
+    assert_int_equal(rec.c_lanes, 0x5555 & 0x7FFF);
+    for (unsigned l = 0; l < 16; l += 2) {
+      if (l == 14) assert_int_equal(rec.z[l], 1014);
+      if (l < 15) assert_int_equal(rec.rgba[l], 0x00BFFFFFu);
+    }
+    fixture_free(&f);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_vertex_and_coordinate),
     cmocka_unit_test(test_attribute_slots),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_fragment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,12 @@
  * u(AGX_VS_UNIFORM_BASE + k) = u(3n + 3 + k) = u(27 + k). */
 enum { AGX_VS_ATTRIBS = 8, AGX_VS_UNIFORM_BASE = 3 * AGX_VS_ATTRIBS + 3 };
 
+/* The fragment ABI's uniforms: u0_u1 the render-target texture heap, u2-u5
+ * the blend constant, u6_u7 the root descriptor (all 0: gpusim's tile port
+ * blends, and there is no heap or descriptor); the draw's uniform stream,
+ * word k, is u(8 + k). */
+enum { AGX_FS_UNIFORM_BASE = 8 };
+
 void *agx_context_new(gs_gpu *g);
 void agx_context_free(void *ctx);
 gs_isa_unit *agx_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag);
