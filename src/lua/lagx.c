@@ -111,8 +111,7 @@ static void lane_values(lua_State *L, int idx, int bits, unsigned lanes, const c
 /* A register key at idx: n (rN) or "rN", "rNl", "rNh". Returns the first
  * half and sets *bits; luaL_error otherwise. */
 static unsigned reg_key(lua_State *L, int idx, int *bits) {
-  unsigned n;
-  char tail[4] = "";
+  *bits = 32;
   if (lua_isinteger(L, idx)) {
     lua_Integer k = lua_tointeger(L, idx);
     if (k < 0 || k > 127) luaL_error(L, FN ": registers: register %d is not 0..127", (int)k);
@@ -120,13 +119,23 @@ static unsigned reg_key(lua_State *L, int idx, int *bits) {
     return 2 * (unsigned)k;
   }
   const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : "";
+  unsigned n = 0;
   int used = 0;
-  if (sscanf(s, "r%u%n", &n, &used) != 1 || n > 127 || (s[used] && (strlen(s + used) != 1 || (s[used] != 'l' && s[used] != 'h'))))
-    luaL_error(L, FN ": registers: key %s is not a register (n, \"rN\", \"rNl\" or \"rNh\", N 0..127)",
-               luaL_tolstring(L, idx, NULL));
-  strncpy(tail, s + used, sizeof tail - 1);
-  *bits = tail[0] ? 16 : 32;
-  return 2 * n + (tail[0] == 'h');
+  char half = 0;
+  if (s[0] == 'r' && s[1] >= '0' && s[1] <= '9' && sscanf(s, "r%u%n", &n, &used) == 1 && n <= 127) {
+    half = s[used];
+    if ((half == 'l' || half == 'h') && !s[used + 1]) {
+      *bits = 16;
+      return 2 * n + (half == 'h');
+    }
+    if (!half) {
+      *bits = 32;
+      return 2 * n;
+    }
+  }
+  luaL_error(L, FN ": registers: key %s is not a register (n, \"rN\", \"rNl\" or \"rNh\", N 0..127)",
+             luaL_tolstring(L, idx, NULL));
+  return 0;
 }
 
 /* The longest per-lane list among the fields' values (registers, sr). */

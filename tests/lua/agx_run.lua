@@ -138,3 +138,8 @@ fails({"program", "source"}, gpusim.agx.run, {})
 fails({"lanes 33"}, gpusim.agx.run, {source = "stop\n", lanes = 33})
 fails({"key", "not a register"}, gpusim.agx.run, {source = "stop\n", registers = {r200 = 1}})
 fails({"interpreter 'slow'"}, gpusim.agx.run, {source = "stop\n", interpreter = "slow"})
+
+-- A float given to a half is binary16: 1.5 = 0 01111 1000000000 = 0x3e00; an integer is raw bits.
+r = gpusim.agx.run{source = "stop\n", registers = {r3h = 1.5, r3l = 0x1234, [4] = 0.5}}
+assert(r.lanes[1].r.r3h == 0x3e00 and r.lanes[1].r[3] == 0x3e001234 and r.lanes[1].r[4] == 0x3f000000)
+assert(r.instructions == 1 and #r.lanes == 1)
