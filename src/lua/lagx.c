@@ -263,13 +263,7 @@ static void push_result(lua_State *L, const run_state *r, unsigned lanes, int st
 
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  run_state *r = lua_newuserdatauv(L, sizeof *r, 0);
-  memset(r, 0, sizeof *r);
-  if (luaL_newmetatable(L, "gpusim.agx.run_state")) {
-    lua_pushcfunction(L, state_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  run_state *r = lgs_newstate(L, sizeof *r, "gpusim.agx.run_state", state_gc);
   gs_diag d;
   gs_diag_clear(&d);
 

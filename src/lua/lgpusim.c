@@ -167,6 +167,17 @@ void lgs_closebox(lua_State *L, int idx) {
   *slot = NULL;
 }
 
+void *lgs_newstate(lua_State *L, size_t size, const char *tname, lua_CFunction gc) {
+  void *p = lua_newuserdatauv(L, size, 0);
+  memset(p, 0, size);
+  if (luaL_newmetatable(L, tname)) {
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return p;
+}
+
 /* ---- gpusim.config ------------------------------------------------------- */
 
 static const char *const interpreter_names[] = {"fast", "reference", NULL};   /* GS_INTERP_* */

@@ -83,4 +83,9 @@ void **lgs_newbox(lua_State *L);
 /* Frees the pointer in the box at index idx now. */
 void lgs_closebox(lua_State *L, int idx);
 
+/* Pushes a zeroed userdata of size bytes whose metatable tname has gc as
+ * __gc (the state of a call such as gpusim.pica.run, freed by the
+ * collector even when the call raises an error); returns it. */
+void *lgs_newstate(lua_State *L, size_t size, const char *tname, lua_CFunction gc);
+
 #endif

@@ -144,13 +144,7 @@ static int on_emit(void *ctx, const pica_state *s, gs_diag *d) {
 
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  run_state *r = lua_newuserdatauv(L, sizeof *r, 0);
-  memset(r, 0, sizeof *r);
-  if (luaL_newmetatable(L, "gpusim.pica.run_state")) {
-    lua_pushcfunction(L, state_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  run_state *r = lgs_newstate(L, sizeof *r, "gpusim.pica.run_state", state_gc);
   gs_diag d;
   gs_diag_clear(&d);
   size_t size;

@@ -219,13 +219,7 @@ static void push_result(lua_State *L, const run_state *st, int pixel) {
 /* gpusim.sass.run{...} */
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  run_state *st = lua_newuserdatauv(L, sizeof *st, 0);
-  memset(st, 0, sizeof *st);
-  if (luaL_newmetatable(L, "gpusim.sass.run_state")) {
-    lua_pushcfunction(L, state_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
+  run_state *st = lgs_newstate(L, sizeof *st, "gpusim.sass.run_state", state_gc);
   int ud = lua_gettop(L);
 
   size_t size;
