@@ -155,29 +155,6 @@ static unsigned longest_list(lua_State *L, const char *field) {
   return m;
 }
 
-/* Iterates table field `name` of argument 1 (if given) with key at -2 and
- * value at -1 during body. */
-#define EACH(L, name, body)                                                       \
-  do {                                                                            \
-    if (lua_getfield(L, 1, name) != LUA_TNIL) {                                   \
-      luaL_argexpected(L, lua_istable(L, -1), 1, "field '" name "' as a table"); \
-      lua_pushnil(L);                                                             \
-      while (lua_next(L, -2)) {                                                   \
-        body;                                                                     \
-        lua_pop(L, 1);                                                            \
-      }                                                                           \
-    }                                                                             \
-    lua_pop(L, 1);                                                                \
-  } while (0)
-
-static unsigned index_key(lua_State *L, const char *what, unsigned max) {
-  int ok = 0;
-  lua_Integer k = lua_tointegerx(L, -2, &ok);
-  if (!ok || k < 0 || k >= (lua_Integer)max)
-    luaL_error(L, FN ": %s: index %s is not 0..%d", what, luaL_tolstring(L, -2, NULL), (int)max - 1);
-  return (unsigned)k;
-}
-
 /* Decodes the whole binary into r->insn; errors name the byte offset. */
 static size_t decode_all(lua_State *L, run_state *r, const uint8_t *b, size_t size) {
   if (!(r->insn = calloc(size / 2 + 1, sizeof *r->insn))) luaL_error(L, FN ": out of memory");
@@ -322,7 +299,7 @@ static int l_run(lua_State *L) {
   if (targets < 0 || targets > 8) return luaL_error(L, FN ": targets %d: 0..8", (int)targets);
 
   uint32_t v[AGX_LANES];
-  EACH(L, "registers", {
+  LGS_EACH_FIELD(L, "registers", {
     int bits;
     unsigned h = reg_key(L, -2, &bits);
     char what[32];
@@ -334,18 +311,18 @@ static int l_run(lua_State *L) {
       if (bits == 32) s->r[l][h + 1] = (uint16_t)(v[l] >> 16);
     }
   });
-  EACH(L, "uniforms", {
-    unsigned n = index_key(L, "uniforms", 256);
+  LGS_EACH_FIELD(L, "uniforms", {
+    unsigned n = (unsigned)lgs_index_key(L, "agx.run", "uniforms", 256);
     if (lua_istable(L, -1)) luaL_error(L, FN ": uniforms[%d] is one value shared by the lanes, not a list", (int)n);
     agx_set_unif32(s, n, value_bits(L, -1, 32, "a uniform"));
   });
-  EACH(L, "sr", {
-    unsigned n = index_key(L, "sr", 256);
+  LGS_EACH_FIELD(L, "sr", {
+    unsigned n = (unsigned)lgs_index_key(L, "agx.run", "sr", 256);
     lane_values(L, -1, 32, lanes, "sr value", r->sr[n]);
     r->sr_given[n] = 1;
   });
-  EACH(L, "cf", {
-    unsigned n = index_key(L, "cf", AGX_CFS);
+  LGS_EACH_FIELD(L, "cf", {
+    unsigned n = (unsigned)lgs_index_key(L, "agx.run", "cf", AGX_CFS);
     if (!lua_istable(L, -1) || luaL_len(L, -1) != 3) luaL_error(L, FN ": cf[%d] must be a plane {A, B, C}", (int)n);
     for (int k = 0; k < 3; k++) {
       lua_geti(L, -1, k + 1);

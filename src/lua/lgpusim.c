@@ -178,6 +178,14 @@ void *lgs_newstate(lua_State *L, size_t size, const char *tname, lua_CFunction g
   return p;
 }
 
+lua_Integer lgs_index_key(lua_State *L, const char *fn, const char *name, lua_Integer max) {
+  int ok = 0;
+  lua_Integer k = lua_tointegerx(L, -2, &ok);
+  if (!ok || k < 0 || k >= max)
+    luaL_error(L, "gpusim.%s: %s: index %s is not 0..%d", fn, name, luaL_tolstring(L, -2, NULL), (int)max - 1);
+  return k;
+}
+
 /* ---- gpusim.config ------------------------------------------------------- */
 
 static const char *const interpreter_names[] = {"fast", "reference", NULL};   /* GS_INTERP_* */

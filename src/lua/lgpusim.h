@@ -88,4 +88,23 @@ void lgs_closebox(lua_State *L, int idx);
  * collector even when the call raises an error); returns it. */
 void *lgs_newstate(lua_State *L, size_t size, const char *tname, lua_CFunction gc);
 
+/* Runs body for each entry of the table field `name` of argument 1, if
+ * given (anything but a table is an argument error), with the key at -2
+ * and the value at -1. */
+#define LGS_EACH_FIELD(L, name, body)                                             \
+  do {                                                                            \
+    if (lua_getfield(L, 1, name) != LUA_TNIL) {                                   \
+      luaL_argexpected(L, lua_istable(L, -1), 1, "field '" name "' as a table"); \
+      lua_pushnil(L);                                                             \
+      while (lua_next(L, -2)) {                                                   \
+        body;                                                                     \
+        lua_pop(L, 1);                                                            \
+      }                                                                           \
+    }                                                                             \
+    lua_pop(L, 1);                                                                \
+  } while (0)
+/* The key at -2 (during LGS_EACH_FIELD) as an index 0..max-1, or raises
+ * "gpusim.<fn>: <name>: index K is not 0..max-1". */
+lua_Integer lgs_index_key(lua_State *L, const char *fn, const char *name, lua_Integer max);
+
 #endif

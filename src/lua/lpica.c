@@ -66,24 +66,9 @@ static void vec4(lua_State *L, int idx, const char *what, lua_Integer key, uint3
   }
 }
 
-/* For each [i] = value of field `name` (i in 0..max-1): fn. */
-#define EACH_INDEX(L, name, max, body)                                                                  \
-  do {                                                                                                  \
-    if (lua_getfield(L, 1, name) != LUA_TNIL) {                                                         \
-      luaL_argexpected(L, lua_istable(L, -1), 1, "field '" name "' as a table");                     \
-      lua_pushnil(L);                                                                                   \
-      while (lua_next(L, -2)) {                                                                         \
-        int ok_ = 0;                                                                                    \
-        lua_Integer key = lua_tointegerx(L, -2, &ok_);                                                  \
-        if (!ok_ || key < 0 || key >= (max))                                                            \
-          luaL_error(L, "gpusim.pica.run: %s: index %s is not 0..%d", name, luaL_tolstring(L, -2, NULL), \
-                     (int)(max) - 1);                                                                    \
-        body;                                                                                           \
-        lua_pop(L, 1);                                                                                  \
-      }                                                                                                 \
-    }                                                                                                   \
-    lua_pop(L, 1);                                                                                      \
-  } while (0)
+/* For each [key] = value of field `name` (key in 0..max-1): body. */
+#define EACH_INDEX(L, name, max, body) \
+  LGS_EACH_FIELD(L, name, { lua_Integer key = lgs_index_key(L, "pica.run", name, max); body; })
 
 static void push_vec(lua_State *L, const uint32_t v[4]) {
   lua_createtable(L, 4, 0);

@@ -143,3 +143,5 @@ fails({"interpreter 'slow'"}, gpusim.agx.run, {source = "stop\n", interpreter = 
 r = gpusim.agx.run{source = "stop\n", registers = {r3h = 1.5, r3l = 0x1234, [4] = 0.5}}
 assert(r.lanes[1].r.r3h == 0x3e00 and r.lanes[1].r[3] == 0x3e001234 and r.lanes[1].r[4] == 0x3f000000)
 assert(r.instructions == 1 and #r.lanes == 1)
+fails({"gpusim.agx.run: uniforms: index 256 is not 0..255"}, gpusim.agx.run, {source = "stop\n", uniforms = {[256] = 1}})
+fails({"field 'cf' as a table"}, gpusim.agx.run, {source = "stop\n", cf = 3})
