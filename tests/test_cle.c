@@ -1662,8 +1662,8 @@ static void test_bench_frames(void **s) {
   gs_v3d_bench_result r;
   gs_diag d;
   uint64_t tri_fragments = 0;
-  for (int k = 0; k < 2; k++) { /* the QPU's fragment program and Maxwell's: the same frames */
-    const char *isa = k ? "sass" : "qpu";
+  for (int k = 0; k < 3; k++) { /* the QPU's fragment program, Maxwell's and AGX's: the same frames */
+    const char *isa = k == 2 ? "agx" : k ? "sass" : "qpu";
     if (gs_v3d_bench_fill(130, 70, 3, 2, isa, &r, &d) < 0) fail_msg("%s: %s", isa, d.msg);
     assert_int_equal(r.fragments, 130 * 70 * 3);
     assert_int_equal(r.triangles, 6);

@@ -22,6 +22,13 @@ const gs_isa gs_isa_agx = {
   .lanes = 32,
   .code_align = 2,
   .transforms_vertices = 1,
+  /* render target 0's colour in r4-r7 (the fragment epilog's registers), the
+   * rasterised Z (no OmapDepth) */
+  .bench_fragment = "    ldimm r4, 1058642330\n" /* 0x3f19999a = 0.6: x 255 = 153 = 0x99 */
+                    "    ldimm r5, 1053609165\n" /* 0x3ecccccd = 0.4: 0x66 */
+                    "    ldimm r6, 1045220557\n" /* 0x3e4ccccd = 0.2: 0x33 */
+                    "    ldimm r7, 1065353216\n" /* 0x3f800000 = 1.0: 0xff */
+                    "    stop\n",
   .assemble = assemble,
   .disassemble = disassemble,
   .context_new = agx_context_new,

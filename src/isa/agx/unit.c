@@ -57,6 +57,7 @@ typedef struct entry {
   unsigned nin, nattr;
   uint8_t attr_mask[AGX_VS_ATTRIBS];
   unsigned nvary;
+  unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
 } entry;
 
 static void entry_destroy(gs_prog_entry *b) {
@@ -80,6 +81,14 @@ static int decode_all(entry *e, const uint8_t *code, uint32_t size, gs_diag *d) 
     off += e->insn[n].len;
   }
   e->prog = (agx_program){e->insn, n};
+  e->halves = 2; /* r0: the nesting counter if/else/while/pop_exec use */
+  for (size_t k = 0; k < n; k++)
+    for (int j = -1; j < 4; j++) {
+      const agx_opnd *o = j < 0 ? &e->insn[k].dst : &e->insn[k].src[j];
+      unsigned per = o->bits == 64 ? 4 : o->bits == 32 ? 2 : 1, end = o->index + (o->count ? o->count : 1) * per;
+      if (o->kind == AGX_K_REG && end > e->halves) e->halves = end;
+    }
+  if (e->halves > AGX_HALVES) e->halves = AGX_HALVES;
   return agx_fast_compile(&e->prog, &e->fast, d);
 }
 
@@ -136,6 +145,8 @@ struct gs_isa_unit {
   gs_diag *diag;
   int trusted;
   const entry *last; /* the program of the last batch */
+  const entry *fresh; /* the fragment program st was last fully initialised for, or NULL */
+  unsigned cf_used;   /* the coefficient registers the last fragment batch set */
   agx_state st;
 };
 
@@ -222,6 +233,7 @@ int agx_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   unsigned n = vio->count > 16 ? 16 : vio->count, nin = e->nin < vio->in_rows ? e->nin : vio->in_rows;
   agx_state *s = &u->st;
   agx_state_init(s, n);
+  u->fresh = NULL;
   s->mem = mem_access, s->mem_ctx = g;
   /* the prolog's uniforms (agx_abi.h): bases and clamps 0, base vertex,
    * base instance and draw id 0; then the stream */
@@ -367,6 +379,21 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f) {
   }
 }
 
+/* What agx_state_init(s, lanes) would leave, for the state program e can
+ * reach (its register halves in every lane; the rest is not read), without
+ * clearing the whole 28 KiB state for each 16-pixel batch: registers and
+ * pending loads zero, the lanes present and active, the run and the
+ * fragment outputs reset. The uniforms are the caller's. */
+static void group_reset(agx_state *s, const entry *e, unsigned lanes) {
+  for (unsigned l = 0; l < lanes; l++) memset(s->r[l], 0, e->halves * sizeof s->r[l][0]);
+  memset(s->pending, 0, sizeof s->pending);
+  s->present = s->exec = lanes >= AGX_LANES ? 0xffffffffu : (1u << lanes) - 1;
+  s->pc = 0, s->steps = 0, s->stopped = 0;
+  memset(s->killed, 0, sizeof s->killed), memset(s->tested, 0, sizeof s->tested);
+  memset(s->depth, 0, sizeof s->depth), memset(s->stencil, 0, sizeof s->stencil);
+  s->zs_done = 0, s->var_done = 0;
+}
+
 int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
   *ran = 0;
   const entry *e = find(g, u, fio[0].prog.code);
@@ -375,14 +402,23 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
                        "fragment shader", fio[0].prog.code);
   agx_state *s = &u->st;
+  if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
+    agx_state_init(s, 16);
+    u->fresh = e, u->cf_used = 0;
+  }
+  memset(s->u, 0, sizeof s->u);
+  load_uniforms(g, &fio[0].prog, s, AGX_FS_UNIFORM_BASE);
+  s->mem = mem_access, s->mem_ctx = g;
+  s->sr = frag_sr;
   for (unsigned b = 0; b < n; b++) {
     const gs_frag_io *f = &fio[b];
     /* one batch a group: the 16 lanes of its 4 x 4 block, all of them
      * running (the uncovered ones as helpers: their quads' derivatives) */
-    agx_state_init(s, f->lanes > 16 ? 16 : f->lanes);
-    s->mem = mem_access, s->mem_ctx = g;
-    s->sr = frag_sr, s->sr_ctx = (void *)f;
-    load_uniforms(g, &f->prog, s, AGX_FS_UNIFORM_BASE);
+    group_reset(s, e, f->lanes > 16 ? 16 : f->lanes);
+    s->sr_ctx = (void *)f;
+    unsigned ncf = f->nin + 1 < AGX_CFS ? f->nin + 1 : AGX_CFS;
+    if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
+    u->cf_used = ncf;
     cf_setup(s, f);
     int rc = run_group(g, e, s, u->diag);
     if (rc < 0) {
