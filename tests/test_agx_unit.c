@@ -294,7 +294,8 @@ static double f_s(double X, double Y) { return 2 + X / 2 + Y / 4; }
 
 /* Interpolates the three components into r4 (iter, cf1 with cf0: the
  * perspective divide), r5 (iter cf2) and r6 (ldcf cf3: C), stores r4-r7
- * (r7 = 0) to the buffer at du8 (stream words 0, 1) + 16 x lane, then
+ * to the buffer at du8 (stream words 0, 1) + 16 x lane, sets r7 = 1.0 (so
+ * the store shows 0 only if every batch starts with zero registers), then
  * discards the samples in TARGET = the lane's index (sample_mask r11l, 0):
  * lanes with an odd index lose their one sample. */
 static const char *const frag_prog =
@@ -305,6 +306,7 @@ static const char *const frag_prog =
     "mov r11, thread_index_in_simdgroup\n"
     "store r4_r5_r6_r7, du8, r11, lsl 2, i32, xyzw, a\n"
     "wait a\n"
+    "ldimm r7, 1065353216\n" /* alpha 1.0, after the store */
     "sample_mask r11l, 0\n"
     "stop\n";
 
@@ -345,12 +347,14 @@ static void test_fragment(void **state) {
     }
     port_rec rec = {0};
     gs_tile_port port = {&rec, p_begin, p_stencil, p_z, p_colour, p_load};
-    gs_frag_io io = {.prog = {p.code, unif, unif + 8}, .gates = gs_sph_gates(&sph), .report = &f.report, .lanes = 16,
+    gs_frag_io io[2];
+    io[0] = (gs_frag_io){.prog = {p.code, unif, unif + 8}, .gates = gs_sph_gates(&sph), .report = &f.report, .lanes = 16,
                      .mask = 0x7FFF, .x = x, .y = y, .cov = cov, .z = z, .w = w, .nin = 3,
                      .plane = (const float (*)[16])plane, .offset = offset, .imap = imap, .tile = &port};
+    io[1] = io[0]; /* the same block twice in one call: the second starts from zero registers too */
     unsigned ran = 0;
-    if (f.isa->run_fragment(f.g, f.u, &io, 1, &ran) < 0) fail_msg("%s", f.d.msg);
-    assert_int_equal(ran, 1);
+    if (f.isa->run_fragment(f.g, f.u, io, 2, &ran) < 0) fail_msg("%s", f.d.msg);
+    assert_int_equal(ran, 2);
     uint32_t got[16][4];
     assert_int_equal(gs_mem_read(gs_gpu_mem(f.g), buf, got, sizeof got, &f.d), 0);
     for (unsigned l = 0; l < 16; l++) { /* every lane ran, the uncovered lane 15 too */
@@ -363,16 +367,17 @@ static void test_fragment(void **state) {
         fail_msg("lane %u perspective: %.9g, want %.9g", l, (double)g0, (double)persp);
       if (got[l][1] != fbits((float)f_s(X, Y))) fail_msg("lane %u screen-linear: 0x%08x", l, got[l][1]);
       assert_int_equal(got[l][2], fbits(0.75f));
+      assert_int_equal(got[l][3], 0);
     }
     /* the epilog: rasterised Z for the covered, not discarded lanes (even
      * index, below 15), and their colour from r4-r7: unorm8 of (p/(1/w) >= 1,
-     * s >= 1, 0.75, 0) = (255, 255, 191, 0) */
-    assert_int_equal(rec.begins, 1);
+     * s >= 1, 0.75, 1) = (255, 255, 191, 255) */
+    assert_int_equal(rec.begins, 2);
     assert_int_equal(rec.z_lanes, 0x5555 & 0x7FFF);
     assert_int_equal(rec.c_lanes, 0x5555 & 0x7FFF);
     for (unsigned l = 0; l < 16; l += 2) {
       if (l == 14) assert_int_equal(rec.z[l], 1014);
-      if (l < 15) assert_int_equal(rec.rgba[l], 0x00BFFFFFu);
+      if (l < 15) assert_int_equal(rec.rgba[l], 0xFFBFFFFFu);
     }
     fixture_free(&f);
   }

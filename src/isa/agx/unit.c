@@ -85,7 +85,10 @@ static int decode_all(entry *e, const uint8_t *code, uint32_t size, gs_diag *d) 
   for (size_t k = 0; k < n; k++)
     for (int j = -1; j < 4; j++) {
       const agx_opnd *o = j < 0 ? &e->insn[k].dst : &e->insn[k].src[j];
-      unsigned per = o->bits == 64 ? 4 : o->bits == 32 ? 2 : 1, end = o->index + (o->count ? o->count : 1) * per;
+      unsigned op = e->insn[k].op, runs = op == AGX_LOAD || op == AGX_STORE || op == AGX_ST_TILE ||
+                                           op == AGX_LD_TILE || op == AGX_SMPF; /* masked runs: up to 4 */
+      unsigned count = o->count ? o->count : 1, per = o->bits == 64 ? 4 : o->bits == 32 ? 2 : 1;
+      unsigned end = o->index + (runs && count < 4 ? 4 : count) * per;
       if (o->kind == AGX_K_REG && end > e->halves) e->halves = end;
     }
   if (e->halves > AGX_HALVES) e->halves = AGX_HALVES;
