@@ -4,9 +4,9 @@
  * that vertex work — the VCD's attribute fetch, the two shaders, the
  * unit's abi — is most of the frame. Every vertex is transformed by a 4x4
  * matrix from its uniforms and passes (u, v) on as two varyings; the
- * vertex program is written in QPU code, Maxwell SASS or PICA200 picasso
- * syntax (a SASS or PICA200 program serves as the coordinate shader too,
- * their units doing the divide and the viewport); the fragment program is
+ * vertex program is written in QPU code, Maxwell SASS, PICA200 picasso
+ * syntax or Apple AGX (a SASS, PICA200 or AGX program serves as the
+ * coordinate shader too, their units doing the divide and the viewport); the fragment program is
  * the QPU's benchmark program (the rasterised Z, one colour). The frame
  * draws 3 x N separate vertices, each triangle a right triangle with
  * 2-pixel legs on a 640x480 target.
@@ -21,6 +21,7 @@
 #include "gpusim/gpu.h"
 #include "gpusim/v3d.h"
 #include "isa/isa.h"
+#include "isa/agx/unit.h"
 
 #define W 640
 #define H 480
@@ -76,6 +77,22 @@ static void sass_program(char *t, size_t n) {
                             16 * r + 12, 4 + r);
   snprintf(t + len, n - len, "    AST.128 a[0x70], R4 ;\n    ALD.64 R8, a[0x90] ;\n    AST.64 a[0x80], R8 ;\n"
                              "    EXIT ;\n");
+}
+
+/* Apple AGX: attribute 0 (x y z w) in r8-r11 through the matrix in the
+ * stream's first 16 words (u27.., after the prolog's uniforms), row by row
+ * with fused multiply-adds; attribute 1 (u v) in r12-r13 to UVS words 4-5. */
+static void agx_program(char *t, size_t n) {
+  size_t len = 0;
+  for (unsigned r = 0; r < 4; r++) {
+    unsigned u = AGX_VS_UNIFORM_BASE + 4 * r;
+    len += (size_t)snprintf(t + len, n - len,
+                            "    fmul r%u, r8, u%u\n    ffma r%u, r9, u%u, r%u\n    ffma r%u, r10, u%u, r%u\n"
+                            "    ffma r%u, r11, u%u, r%u\n",
+                            r, u, r, u + 1, r, r, u + 2, r, r, u + 3, r);
+  }
+  snprintf(t + len, n - len, "    st_var r0, 0\n    st_var r1, 1\n    st_var r2, 2\n    st_var r3, 3\n"
+                             "    st_var r12, 4\n    st_var r13, 5, last\n    stop\n");
 }
 
 /* PICA200: v0 (x y z w) through c0-c3 (the stream's first 16 words), v1 as
@@ -139,6 +156,7 @@ static int setup(vframe *f, const gs_isa *isa, uint32_t triangles) {
   else if (isa->id == GS_ISA_QPU) qpu_programs(b, a, 8192);
   else if (isa->id == GS_ISA_SASS) sass_program(a, 8192), strcpy(b, a);
   else if (isa->id == GS_ISA_PICA) strcpy(a, pica_program), strcpy(b, a);
+  else if (isa->id == GS_ISA_AGX) agx_program(a, 8192), strcpy(b, a);
   else rc = gs_diag_set(&f->d, GS_EARG, "no vertex program in %s", isa->title);
   if (rc >= 0) rc = load(f, isa, a, &vs, &f->prog[0]);
   if (rc >= 0) rc = load(f, isa, b, &cs, &f->prog[1]);
@@ -233,11 +251,11 @@ int gs_bench_vertex_frames(int runs, int quick) {
          "matrix, the QPU fragment program), median of %d\n", triangles, W, H, runs);
   printf("  %-4s %2s %12s %14s %12s %10s %10s\n", "vs", "th", "shaded", "Mvertices/s", "Mtriangles/s", "bin ms",
          "render ms");
-  static const char *const isas[] = {"qpu", "sass", "pica"};
+  static const char *const isas[] = {"qpu", "sass", "pica", "agx"};
   for (int pass = 0; pass < 2; pass++) {
     unsigned threads = pass ? cores : 1;
     if (pass && cores == 1) break;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       if (vertex_bench(isas[i], threads, runs, triangles) < 0) return -1;
   }
   printf("  shaded: vertices the coordinate shaders (binning) and vertex shaders (rendering) ran\n");
