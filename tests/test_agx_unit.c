@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "unit_fixture.h"
 #include <math.h>
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
@@ -33,31 +34,7 @@ static uint32_t fbits(float f) {
   return u;
 }
 
-typedef struct fixture {
-  gs_gpu *g;
-  const gs_isa *isa;
-  gs_isa_unit *u;
-  gs_vpm vpm;
-  gs_diag d;
-  gs_isa_report report;
-  gs_addr unif;
-  uint32_t unif_words;
-} fixture;
-
-static void fixture_init(fixture *f) {
-  memset(f, 0, sizeof *f);
-  f->g = gs_gpu_new(NULL);
-  assert_non_null(f->g);
-  f->isa = gs_isa_by_name("agx");
-  assert_non_null(f->isa);
-  assert_int_equal(f->isa->transforms_vertices, 1);
-  f->u = f->isa->unit_new(f->g, 2, &f->vpm, &f->d);
-  assert_non_null(f->u);
-}
-static void fixture_free(fixture *f) {
-  f->isa->unit_free(f->u);
-  gs_gpu_free(f->g);
-}
+static void fixture_init(fixture *f) { fixture_init_isa(f, "agx"); }
 
 /* Assembles text and loads it as an AGX program whose SPH has generic
  * inputs of the masks in[] (at generic locations first_in..) and position
@@ -66,19 +43,9 @@ static gs_addr load_at(fixture *f, const char *text, unsigned first_in, const un
                        const unsigned *out, size_t nout) {
   gs_isa_binary b = {0};
   if (agx_asm(text, "t.s", &b, &f->d) < 0) fail_msg("%s", f->d.msg);
-  gs_sph_io i[8], o[9];
-  for (size_t k = 0; k < nin; k++)
-    i[k] = (gs_sph_io){GS_SPH_ATTR_GENERIC(first_in + k), in[k], GS_PIXEL_IMAP_UNUSED};
-  o[0] = (gs_sph_io){GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED};
-  for (size_t k = 0; k < nout; k++) o[k + 1] = (gs_sph_io){GS_SPH_ATTR_GENERIC(k), out[k], GS_PIXEL_IMAP_UNUSED};
-  gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = i, .n_inputs = nin, .outputs = o, .n_outputs = nout + 1};
-  gs_sph sph;
-  gs_drv_program p;
-  if (gs_sph_build(&decl, &sph, &f->d) < 0 ||
-      gs_drv_program_load_isa(gs_gpu_mem(f->g), GS_ISA_AGX, b.bytes, b.size, &sph, &p, &f->d) < 0)
-    fail_msg("%s", f->d.msg);
+  gs_addr code = fixture_load(f, b.bytes, b.size, first_in, in, nin, out, nout);
   gs_isa_binary_free(&b);
-  return p.code;
+  return code;
 }
 static gs_addr load(fixture *f, const char *text, const unsigned *in, size_t nin, const unsigned *out, size_t nout) {
   return load_at(f, text, 0, in, nin, out, nout);
@@ -87,26 +54,13 @@ static gs_addr load(fixture *f, const char *text, const unsigned *in, size_t nin
 /* The stream: word 0 = 2.0 (u27), word 1 = 0.5 (u28). */
 static void uniforms(fixture *f) {
   uint32_t w[2] = {fbits(2.0f), fbits(0.5f)};
-  if (gs_mem_alloc(gs_gpu_mem(f->g), sizeof w, 4, &f->unif, &f->d) < 0 ||
-      gs_mem_write(gs_gpu_mem(f->g), f->unif, w, sizeof w, &f->d) < 0)
-    fail_msg("%s", f->d.msg);
-  f->unif_words = 2;
+  fixture_uniforms(f, w, 2);
 }
 
 static const uint32_t vertex_ids[2] = {7, 42};
 
 static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
-  gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
-                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, vertex_ids};
-  memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
-  return f->isa->run_vertex(f->g, f->u, &io);
-}
-static uint32_t out(const fixture *f, unsigned row, unsigned lane) { return f->vpm.words[(16 + row) * 16 + lane]; }
-static float outf(const fixture *f, unsigned row, unsigned lane) {
-  float x;
-  uint32_t u = out(f, row, lane);
-  memcpy(&x, &u, 4);
-  return x;
+  return fixture_run(f, stage, code, in_rows, out_rows, count, vertex_ids);
 }
 
 /* x = 2 a0.x (u27 = 2), y = a0.y + 0.5 (u28), z = a0.z, w = a0.w (the

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "unit_fixture.h"
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
 #include "isa/pica/unit.h"
@@ -68,73 +69,25 @@ static uint8_t *shbin(const char *text, const out_entry *o, size_t no, const con
   return f;
 }
 
-/* A context with the PICA200 unit, a program and its uniforms. */
-typedef struct fixture {
-  gs_gpu *g;
-  const gs_isa *isa;
-  gs_isa_unit *u;
-  gs_vpm vpm;
-  gs_diag d;
-  gs_isa_report report;
-  gs_addr unif;
-  uint32_t unif_words;
-} fixture;
-
-static void fixture_init(fixture *f) {
-  memset(f, 0, sizeof *f);
-  f->g = gs_gpu_new(NULL);
-  assert_non_null(f->g);
-  f->isa = gs_isa_by_name("pica");
-  assert_non_null(f->isa);
-  assert_int_equal(f->isa->transforms_vertices, 1);
-  f->u = f->isa->unit_new(f->g, 2, &f->vpm, &f->d);
-  assert_non_null(f->u);
-}
-static void fixture_free(fixture *f) {
-  f->isa->unit_free(f->u);
-  gs_gpu_free(f->g);
-}
+static void fixture_init(fixture *f) { fixture_init_isa(f, "pica"); }
 
 /* Loads bytes as a PICA200 program whose SPH has generic inputs of the
  * given masks and, for a vertex shader, position plus generic outputs of
  * the given masks (a coordinate shader: position alone). */
 static gs_addr load(fixture *f, const uint8_t *bytes, size_t size, const unsigned *in, size_t nin,
                     const unsigned *out, size_t nout) {
-  gs_sph_io i[8], o[9];
-  for (size_t k = 0; k < nin; k++) i[k] = (gs_sph_io){GS_SPH_ATTR_GENERIC(k), in[k], GS_PIXEL_IMAP_UNUSED};
-  o[0] = (gs_sph_io){GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED};
-  for (size_t k = 0; k < nout; k++) o[k + 1] = (gs_sph_io){GS_SPH_ATTR_GENERIC(k), out[k], GS_PIXEL_IMAP_UNUSED};
-  gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = i, .n_inputs = nin, .outputs = o, .n_outputs = nout + 1};
-  gs_sph sph;
-  gs_drv_program p;
-  if (gs_sph_build(&decl, &sph, &f->d) < 0 ||
-      gs_drv_program_load_isa(gs_gpu_mem(f->g), GS_ISA_PICA, bytes, size, &sph, &p, &f->d) < 0)
-    fail_msg("%s", f->d.msg);
-  return p.code;
+  return fixture_load(f, bytes, size, 0, in, nin, out, nout);
 }
 
 static void uniforms(fixture *f, const float *v, uint32_t n) {
   uint32_t w[64];
   for (uint32_t k = 0; k < n; k++) w[k] = fbits(v[k]);
   w[16] = 0x3F800008u; /* c4.x = 1 + 2^-20: float24 keeps 16 fraction bits, so 1.0 */
-  if (gs_mem_alloc(gs_gpu_mem(f->g), 4 * n, 4, &f->unif, &f->d) < 0 ||
-      gs_mem_write(gs_gpu_mem(f->g), f->unif, w, 4 * n, &f->d) < 0)
-    fail_msg("%s", f->d.msg);
-  f->unif_words = n;
+  fixture_uniforms(f, w, n);
 }
 
 static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
-  gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
-                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, NULL};
-  memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
-  return f->isa->run_vertex(f->g, f->u, &io);
-}
-static uint32_t out(const fixture *f, unsigned row, unsigned lane) { return f->vpm.words[(16 + row) * 16 + lane]; }
-static float outf(const fixture *f, unsigned row, unsigned lane) {
-  float x;
-  uint32_t u = out(f, row, lane);
-  memcpy(&x, &u, 4);
-  return x;
+  return fixture_run(f, stage, code, in_rows, out_rows, count, NULL);
 }
 
 /* o0 = the matrix c0-c3 x v0; o2 (texcoord0 .xy) = c94 x v1; o1 (colour)

@@ -63,4 +63,14 @@ static inline gs_fp_env gs_fp_env_with(gs_fp_env e, int mode, int flush) {
 }
 #endif
 
+/* e with the C default: round to nearest, denormals kept (what the SASS,
+ * PICA200 and AGX numerics expect). */
+static inline gs_fp_env gs_fp_env_c_default(gs_fp_env e) {
+#if defined(__SSE2__)
+  return gs_fp_env_with(e, GS_FP_NEAREST, 0) & ~(gs_fp_env)GS_MXCSR_FLUSH;
+#else
+  return gs_fp_env_with(e, GS_FP_NEAREST, 0);
+#endif
+}
+
 #endif

@@ -169,11 +169,7 @@ void agx_trust_code(gs_isa_unit *u, int on) { u->trusted = on; }
  * the C default. */
 gs_fp_env agx_fp_env(const gs_gpu *g, gs_fp_env base) {
   (void)g;
-#if defined(__SSE2__)
-  return gs_fp_env_with(base, GS_FP_NEAREST, 0) & ~(gs_fp_env)GS_MXCSR_FLUSH;
-#else
-  return gs_fp_env_with(base, GS_FP_NEAREST, 0);
-#endif
+  return gs_fp_env_c_default(base);
 }
 
 static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {

@@ -204,11 +204,7 @@ void pica_trust_code(gs_isa_unit *u, int on) { u->trusted = on; }
 /* The C default environment num.h expects: round to nearest, no flushing. */
 gs_fp_env pica_fp_env(const gs_gpu *g, gs_fp_env base) {
   (void)g;
-#if defined(__SSE2__)
-  return gs_fp_env_with(base, GS_FP_NEAREST, 0) & ~(gs_fp_env)GS_MXCSR_FLUSH;
-#else
-  return gs_fp_env_with(base, GS_FP_NEAREST, 0);
-#endif
+  return gs_fp_env_c_default(base);
 }
 
 /* The prepared program at code (errors in the unit's diag name the

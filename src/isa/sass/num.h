@@ -39,13 +39,7 @@
 
 /* Environment e with round to nearest and denormals kept: the one every
  * function here expects (see above). */
-static inline gs_fp_env sass_num_env(gs_fp_env e) {
-#if defined(__SSE2__)
-  return gs_fp_env_with(e, GS_FP_NEAREST, 0) & ~(gs_fp_env)GS_MXCSR_FLUSH;
-#else
-  return gs_fp_env_with(e, GS_FP_NEAREST, 0);
-#endif
-}
+static inline gs_fp_env sass_num_env(gs_fp_env e) { return gs_fp_env_c_default(e); }
 
 /* ---- enumerations (the instruction fields' values) -------------------------- */
 
