@@ -1,0 +1,180 @@
+/* frag.c — the Apple AGX unit's fragment stage (agx_run_fragment, a hook
+ * of src/isa/isa.h): a 4 x 4 batch of pixels as one SIMD group, the
+ * coefficient registers set up from the SPH's PixelImap, the epilog that
+ * takes discard, depth and colour to the tile port. docs/agx-unit.md is
+ * the chapter; unit.c has the program cache and the vertex stage.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/half.h"
+#include "isa/agx/unit_int.h"
+#include "isa/uop/uop.h"
+
+/* The special registers a fragment batch gives: the pixel (80, 81), the
+ * facing (62: backfacing), the sample coverage (60, 124). */
+static int frag_sr(void *ctx, unsigned lane, unsigned sr, uint32_t *v) {
+  const gs_frag_io *f = ctx;
+  if (lane >= f->lanes) return 1;
+  switch (sr) {
+  case 80: *v = f->x[lane]; return 0;
+  case 81: *v = f->y[lane]; return 0;
+  case 62: *v = f->reverse ? 1 : 0; return 0;
+  case 60: case 124: *v = f->cov[lane]; return 0;
+  default: return 1;
+  }
+}
+
+/* The plane <A, B, C> through v[] of the batch's lanes (a linear function
+ * of the pixel), C at the top-left corner of lane 0's 32 x 32 tile: A and
+ * B from the lanes farthest from lane 0 along its row and column, in
+ * double, each rounded once to binary32. */
+static void fit(const gs_frag_io *f, const double *v, unsigned ax, unsigned by, uint32_t cf[3]) {
+  double a = ax ? (v[ax] - v[0]) / ((double)f->x[ax] - f->x[0]) : 0.0;
+  double b = by ? (v[by] - v[0]) / ((double)f->y[by] - f->y[0]) : 0.0;
+  double c = v[0] - a * ((f->x[0] & 31) + 0.5) - b * ((f->y[0] & 31) + 0.5);
+  cf[0] = gs_lane_u((float)a), cf[1] = gs_lane_u((float)b), cf[2] = gs_lane_u((float)c);
+}
+
+/* The coefficient registers of batch f, as the hardware's coefficient
+ * setup loads them for the CF bindings gpusim gives every fragment
+ * program: cf0 the fragment W binding (the screen-linear 1/w), cf(1 + k)
+ * input component k of the SPH's IMAP, by its PixelImap: perspective the
+ * plane of v/w (iterproj v, cf0 gives v), screen-linear the plane of v,
+ * constant <0, 0, the provoking vertex's value>. The batch hands the unit
+ * each lane's value, v = plane x W + offset (isa.h); the planes are
+ * fitted through them. */
+static void cf_setup(agx_state *s, const gs_frag_io *f) {
+  unsigned ax = 0, by = 0, n = f->lanes > 16 ? 16 : f->lanes;
+  for (unsigned l = 1; l < n; l++) {
+    if (f->y[l] == f->y[0] && f->x[l] > f->x[0] && (!ax || f->x[l] > f->x[ax])) ax = l;
+    if (f->x[l] == f->x[0] && f->y[l] > f->y[0] && (!by || f->y[l] > f->y[by])) by = l;
+  }
+  double v[16];
+  for (unsigned l = 0; l < n; l++) v[l] = 1.0 / (double)f->w[l];
+  fit(f, v, ax, by, s->cf[0]);
+  for (unsigned k = 0; k < f->nin && k + 1 < AGX_CFS; k++) {
+    uint32_t *cf = s->cf[k + 1];
+    switch (f->imap[k]) {
+    case GS_PIXEL_IMAP_CONSTANT:
+      cf[0] = cf[1] = 0, cf[2] = gs_lane_u(f->offset[k]);
+      break;
+    case GS_PIXEL_IMAP_PERSPECTIVE:
+      for (unsigned l = 0; l < n; l++) v[l] = (double)f->plane[k][l] + (double)f->offset[k] / (double)f->w[l];
+      fit(f, v, ax, by, cf);
+      break;
+    case GS_PIXEL_IMAP_SCREEN_LINEAR:
+      for (unsigned l = 0; l < n; l++) v[l] = (double)f->plane[k][l] * (double)f->w[l] + (double)f->offset[k];
+      fit(f, v, ax, by, cf);
+      break;
+    default:
+      cf[0] = cf[1] = cf[2] = 0;
+    }
+  }
+}
+
+/* v in [0, 1] as 8 bits, rounded to nearest (NaN: 0), as the tilebuffer's
+ * u8norm store converts. */
+static uint32_t unorm8(uint32_t bits) {
+  float v = gs_lane_f(bits);
+  if (!(v > 0)) return 0;
+  if (v >= 1) return 255;
+  return (uint32_t)(v * 255.0f + 0.5f);
+}
+
+/* What the epilog does with batch f's results in s: discard (the samples
+ * sample_mask/zs_emit killed), depth (r2, or what zs_emit took, with
+ * OmapDepth; else the rasterised Z), the colour of target 0 from r4-r7,
+ * through the tile port. */
+static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f) {
+  const gs_tile_port *t = f->tile;
+  uint16_t lanes = f->mask;
+  uint32_t cov[16], z[16], rgba[2][16];
+  for (unsigned l = 0; l < 16; l++) {
+    cov[l] = l < f->lanes ? f->cov[l] : 0;
+    uint8_t k = s->killed[l];
+    if (k && (lanes >> l & 1)) {
+      if (f->gates & GS_GATE_KILL) cov[l] &= k == 0xff ? 0 : ~(uint32_t)k;
+      else
+        gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x, lane %u: a discard "
+                                "(sample_mask/zs_emit) without KillsPixels in the SPH: ignored", u->num,
+                                f->prog.code, l);
+    }
+    if (!cov[l]) lanes &= (uint16_t)~(1u << l);
+    if (f->gates & GS_GATE_DEPTH) {
+      float d = gs_lane_f(s->zs_done >> l & 1 ? s->depth[l] : agx_reg32(s, l, 2));
+      d = !(d > 0) ? 0 : d > 1 ? 1 : d;
+      z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+    } else {
+      z[l] = l < f->lanes ? f->z[l] : 0;
+    }
+    uint32_t c[4];
+    for (unsigned j = 0; j < 4; j++) c[j] = agx_reg32(s, l, 4 + j);
+    if (f->colour64) {
+      rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
+      rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
+    } else {
+      rgba[0][l] = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
+    }
+  }
+  t->begin(t->ctx);
+  if (!lanes) return;
+  t->z_write(t->ctx, z, cov, lanes);
+  if (f->gates & GS_GATE_COLOUR) {
+    t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
+    if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
+  }
+}
+
+/* What agx_state_init(s, lanes) would leave, for the state program e can
+ * reach (its register halves in every lane; the rest is not read), without
+ * clearing the whole 28 KiB state for each 16-pixel batch: registers and
+ * pending loads zero, the lanes present and active, the run and the
+ * fragment outputs reset. The uniforms are the caller's. */
+static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes) {
+  for (unsigned l = 0; l < lanes; l++) memset(s->r[l], 0, e->halves * sizeof s->r[l][0]);
+  memset(s->pending, 0, sizeof s->pending);
+  s->present = s->exec = lanes >= AGX_LANES ? 0xffffffffu : (1u << lanes) - 1;
+  s->pc = 0, s->steps = 0, s->stopped = 0;
+  memset(s->killed, 0, sizeof s->killed), memset(s->tested, 0, sizeof s->tested);
+  memset(s->depth, 0, sizeof s->depth), memset(s->stencil, 0, sizeof s->stencil);
+  s->zs_done = 0, s->var_done = 0;
+}
+
+int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
+  *ran = 0;
+  const agx_entry *e = agx_find(g, u, fio[0].prog.code);
+  if (!e) return u->diag->code;
+  if (e->sph.sph_type != GS_SPH_TYPE_PS)
+    return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
+                       "fragment shader", fio[0].prog.code);
+  agx_state *s = &u->st;
+  if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
+    agx_state_init(s, 16);
+    u->fresh = e, u->cf_used = 0;
+  }
+  memset(s->u, 0, sizeof s->u);
+  agx_load_uniforms(g, &fio[0].prog, s, AGX_FS_UNIFORM_BASE);
+  s->mem = agx_unit_mem, s->mem_ctx = g;
+  s->sr = frag_sr;
+  for (unsigned b = 0; b < n; b++) {
+    const gs_frag_io *f = &fio[b];
+    /* one batch a group: the 16 lanes of its 4 x 4 block, all of them
+     * running (the uncovered ones as helpers: their quads' derivatives) */
+    group_reset(s, e, f->lanes > 16 ? 16 : f->lanes);
+    s->sr_ctx = (void *)f;
+    unsigned ncf = f->nin + 1 < AGX_CFS ? f->nin + 1 : AGX_CFS;
+    if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
+    u->cf_used = ncf;
+    cf_setup(s, f);
+    int rc = agx_run_group(g, e, s, u->diag);
+    if (rc < 0) {
+      char extra[64];
+      snprintf(extra, sizeof extra, ", block (%u, %u) (lane k: its pixel k)", f->x[0], f->y[0]);
+      *ran = b;
+      return agx_unit_error(u, rc, "fragment shader", f->prog.code, extra);
+    }
+    epilog(u, s, f);
+  }
+  *ran = n;
+  return GS_OK;
+}

@@ -1,0 +1,52 @@
+/* unit_int.h — what the AGX unit's files share inside the unit: a cached
+ * program (an entry of isa/progcache.h), the unit itself and the helpers
+ * both stages use. unit.c has the cache, the unit and the vertex stage;
+ * frag.c the fragment stage. docs/agx-unit.md is the chapter. */
+#ifndef GS_ISA_AGX_UNIT_INT_H
+#define GS_ISA_AGX_UNIT_INT_H
+
+#include "isa/agx/exec.h"
+#include "isa/agx/unit.h"
+#include "isa/progcache.h"
+#include "v3d/v3d.h"
+
+typedef struct agx_entry {
+  gs_prog_entry base; /* address and code (isa/progcache.h) */
+  agx_instr *insn;
+  agx_program prog;
+  agx_fast *fast;
+  gs_sph sph;
+  /* a vertex program: the register (32-bit number) of each VCD word, in
+   * the order of the SPH's IMAP; the attributes read and which of their
+   * components the SPH maps; the varying words the OMAP declares */
+  uint8_t in_reg[128];
+  unsigned nin, nattr;
+  uint8_t attr_mask[AGX_VS_ATTRIBS];
+  unsigned nvary;
+  unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
+} agx_entry;
+
+struct gs_isa_unit {
+  int num;
+  struct gs_vpm *vpm;
+  gs_diag *diag;
+  int trusted;
+  const agx_entry *last;  /* the program of the last batch */
+  const agx_entry *fresh; /* the fragment program st was last fully initialised for, or NULL */
+  unsigned cf_used;       /* the coefficient registers the last fragment batch set */
+  agx_state st;
+};
+
+/* The cached program at code (decoded, compiled), or NULL with u's diag set. */
+const agx_entry *agx_find(gs_gpu *g, gs_isa_unit *u, gs_addr code);
+/* Device memory for load/store: the context's GPU memory (ctx: the gs_gpu). */
+int agx_unit_mem(void *ctx, uint64_t addr, void *buf, unsigned n, int write);
+/* The draw's uniform stream from uniform register `first` on: its words up
+ * to its end (without one, as many as memory holds) and u255. */
+void agx_load_uniforms(gs_gpu *g, const gs_stage_program *p, agx_state *s, unsigned first);
+/* Runs the group in s through the context's interpreter. */
+int agx_run_group(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d);
+/* Prefixes the unit's error with the unit, the stage and the program. */
+int agx_unit_error(gs_isa_unit *u, int rc, const char *what, gs_addr code, const char *extra);
+
+#endif
