@@ -1,7 +1,9 @@
 /* frag.c — the Apple AGX unit's fragment stage (agx_run_fragment, a hook
  * of src/isa/isa.h): a 4 x 4 batch of pixels as one SIMD group, the
- * coefficient registers set up from the SPH's PixelImap, the epilog that
- * takes discard, depth and colour to the tile port. docs/agx-unit.md is
+ * coefficient registers set up from the SPH's PixelImap, the fragment
+ * uniforms (u0-u7 Mesa's: 0 here; the draw's stream from u8), the epilog
+ * that takes discard, the sample mask (r3h), depth (r2 or zs_emit) and
+ * render target 0's colour (r4-r7) to the tile port. docs/agx-unit.md is
  * the chapter; unit.c has the program cache and the vertex stage.
  */
 #include <stdio.h>
@@ -81,11 +83,29 @@ static uint32_t unorm8(uint32_t bits) {
   return (uint32_t)(v * 255.0f + 0.5f);
 }
 
-/* What the epilog does with batch f's results in s: discard (the samples
- * sample_mask/zs_emit killed), depth (r2, or what zs_emit took, with
- * OmapDepth; else the rasterised Z), the colour of target 0 from r4-r7,
- * through the tile port. */
-static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f) {
+/* What a program's zs_emit instructions write (Mesa emits at most one
+ * zs_emit a shader, so the program says what each lane's wrote). */
+enum { ZS_DEPTH = 1, ZS_STENCIL = 2 };
+static unsigned zs_writes(const agx_entry *e) {
+  unsigned w = 0;
+  for (size_t k = 0; k < e->prog.n; k++)
+    if (e->prog.insn[k].op == AGX_ZS_EMIT)
+      w |= (e->prog.insn[k].zs_depth ? ZS_DEPTH : 0) | (e->prog.insn[k].zs_stencil ? ZS_STENCIL : 0);
+  return w;
+}
+
+/* What the epilog does with batch f's results in s (Mesa's fragment ABI,
+ * docs/agx-unit.md "The epilog"), for each lane: discard (the samples
+ * sample_mask/zs_emit killed, with KillsPixels); the sample mask r3h ANDed
+ * into the coverage (with OmapSampleMask); depth (with OmapDepth: what
+ * zs_emit took if the program's zs_emit writes depth, else r2; without:
+ * the rasterised Z); the colour of target 0 from r4-r7; then the tile
+ * port's depth/stencil test and colour write. A stencil output (zs_emit
+ * with its stencil bit: the SPH cannot declare r3l) is an exception: the
+ * VideoCore IV tile buffer's stencil reference is the stencil setup word's,
+ * which the driver links into QPU programs only, so no stencil state
+ * reaches an AGX program's draw. zs: zs_writes of the program. */
+static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs) {
   const gs_tile_port *t = f->tile;
   uint16_t lanes = f->mask;
   uint32_t cov[16], z[16], rgba[2][16];
@@ -99,9 +119,15 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f) {
                                 "(sample_mask/zs_emit) without KillsPixels in the SPH: ignored", u->num,
                                 f->prog.code, l);
     }
+    if (f->gates & GS_GATE_SAMPLE_MASK) cov[l] &= s->r[l][7]; /* r3h */
     if (!cov[l]) lanes &= (uint16_t)~(1u << l);
+    if ((zs & ZS_STENCIL) && (s->zs_done >> l & 1) && (lanes >> l & 1))
+      gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x, lane %u: a stencil output "
+                              "(zs_emit with stencil): gpusim draws AGX fragment programs without stencil "
+                              "state (the VideoCore IV's stencil reference is linked into QPU programs): "
+                              "ignored", u->num, f->prog.code, l);
     if (f->gates & GS_GATE_DEPTH) {
-      float d = gs_lane_f(s->zs_done >> l & 1 ? s->depth[l] : agx_reg32(s, l, 2));
+      float d = gs_lane_f((zs & ZS_DEPTH) && (s->zs_done >> l & 1) ? s->depth[l] : agx_reg32(s, l, 2));
       d = !(d > 0) ? 0 : d > 1 ? 1 : d;
       z[l] = (uint32_t)(d * 16777215.0 + 0.5);
     } else {
@@ -123,6 +149,20 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f) {
     t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
     if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
   }
+}
+
+/* Refuses an SPH that maps render targets past 0: Mesa's fragment ABI has
+ * target i in r(4(i + 1)).., but gpusim's tile buffer has one colour
+ * buffer (render target 0), so their colour would be lost. */
+static int check_targets(gs_isa_unit *u, const agx_entry *e, gs_addr code) {
+  for (unsigned i = 1; i < 8; i++)
+    for (unsigned c = 0; c < 4; c++)
+      if (e->sph.omap_target[i][c])
+        return gs_diag_set(u->diag, GS_EINVAL, "AGX unit %d, fragment shader 0x%08x: its SPH maps render target %u "
+                           "(OmapTarget[%u], r%u-r%u under the fragment ABI), but the tile buffer has one colour "
+                           "buffer, render target 0: declare target 0 only", u->num, code, i, i, 4 * (i + 1),
+                           4 * (i + 1) + 3);
+  return GS_OK;
 }
 
 /* What agx_state_init(s, lanes) would leave, for the state program e can
@@ -147,6 +187,8 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
   if (e->sph.sph_type != GS_SPH_TYPE_PS)
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
                        "fragment shader", fio[0].prog.code);
+  if (check_targets(u, e, fio[0].prog.code) < 0) return u->diag->code;
+  unsigned zs = zs_writes(e);
   agx_state *s = &u->st;
   if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
     agx_state_init(s, 16);
@@ -173,7 +215,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
       *ran = b;
       return agx_unit_error(u, rc, "fragment shader", f->prog.code, extra);
     }
-    epilog(u, s, f);
+    epilog(u, s, f, zs);
   }
   *ran = n;
   return GS_OK;
