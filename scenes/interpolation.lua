@@ -15,11 +15,15 @@
 --                                                sass:qpu, qpu:sass)
 --   gpusim scenes/interpolation.lua pica:qpu    (a 3DS PICA200 vertex shader; also
 --                                                pica:sass)
+--   gpusim scenes/interpolation.lua agx         (Apple AGX programs; also agx:qpu,
+--                                                qpu:agx, sass:agx, pica:agx ...)
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"  -- lua/vc4_shaders.lua: the position shaders
 local sass = require "sass_shaders"    -- lua/sass_shaders.lua: Maxwell SASS programs
 local pica = require "pica_shaders"    -- lua/pica_shaders.lua: PICA200 vertex shaders
-local vertex_isa, fragment_isa = require("isas").parse(...)  -- lua/isas.lua
+local agx = require "agx_shaders"      -- lua/agx_shaders.lua: Apple AGX programs
+-- the instruction sets of the vertex and the fragment programs (lua/isas.lua)
+local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "agx"})
 
 local target = gpusim.target {width = 384, height = 128, format = "rgba8888"}
 
@@ -75,7 +79,11 @@ local fragment = [[
 -- (the plane's value as it is), and for perspective IPA of a/w multiplied
 -- by W (lua/sass_shaders.lua). A PICA200 vertex shader (lua/pica_shaders.lua)
 -- sends the colour on as its output map's color.rgb; the interpolation is
--- the fragment side's, so it pairs with either (pica:qpu, pica:sass).
+-- the fragment side's, so it pairs with either (pica:qpu, pica:sass). An
+-- Apple AGX fragment program reads the colour through coefficient
+-- registers whose shade model the SPH sets (docs/agx-unit.md): `iter` with
+-- the W register cf0 for perspective (iterproj divides by the interpolated
+-- 1/w), `iter` alone for screen and flat (a flat plane is <0, 0, value>).
 local modes = {"flat", "perspective", "screen"}
 local shaders = {}
 for i, mode in ipairs(modes) do
@@ -83,6 +91,7 @@ for i, mode in ipairs(modes) do
     qpu = {coordinate = coordinate, vertex = vertex_shader, fragment = fragment},
     sass = {vertex = sass.vertex(3), fragment = sass.colour(mode)},
     pica = {vertex = pica.vertex("color.rgb")},
+    agx = {vertex = agx.vertex(3), fragment = agx.colour(3, mode)},
   }
   shaders[i] = gpusim.shader {
     coordinate = programs[vertex_isa].coordinate,
