@@ -1,15 +1,17 @@
 /* test_agx_unit.c — the Apple AGX unit in the pipeline (src/isa/agx/unit.c):
  * an AGX vertex program run through the shader-unit contract
- * (gs_isa.run_vertex) on VPM words, every output word worked out by hand
- * from the vertex ABI of Mesa's Asahi driver (agx_abi.h, asahi.rst "ABI"):
- * r5 the vertex id, r6 the instance id, attribute a component c in
- * r(8 + 4a + c) with the components the SPH does not map (0, 0, 0, 1), the
- * draw's uniform stream from u27 (the prolog's uniforms for 8 attributes
- * first, all 0), UVS words 0-3 the clip-space position and 4.. the
- * varyings, the divide by W and the viewport in 12.4, the coordinate
- * shader's rows; both interpreters; the errors (no final st_var, trap, an
- * attribute past the ABI's, a fragment program) naming unit, program, lane
- * and pc.
+ * (gs_isa.run_vertex) behind its vertex prolog, which reads the attribute
+ * arrays of the batch's attribute records (the VCD does not run for AGX),
+ * every output word worked out by hand from the vertex ABI of Mesa's Asahi
+ * driver (agx_abi.h, asahi.rst "ABI"): r5 the vertex id, r6 the instance
+ * id, attribute a component c in r(8 + 4a + c) with the components the SPH
+ * does not map (0, 0, 0, 1), the draw's uniform stream from u27 (the
+ * prolog's uniforms for 8 attributes first), UVS words 0-3 the clip-space
+ * position and 4.. the varyings, the divide by W and the viewport in 12.4,
+ * the coordinate shader's rows; both interpreters; the errors (no final
+ * st_var, trap, an attribute past the ABI's, a fragment program) naming
+ * unit, program, lane and pc (the main program's, not counting the
+ * prolog). The prolog itself: test_agx_prolog.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include "isa/agx/table.h"
 #include "isa/agx/unit.h"
 #include "v3d/v3d.h"
+#include "v3d/vcd.h"
 #include "v3d/vpm.h"
 
 static uint32_t fbits(float f) {
@@ -59,10 +62,6 @@ static void uniforms(fixture *f) {
 
 static const uint32_t vertex_ids[2] = {7, 42};
 
-static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
-  return fixture_run(f, stage, code, in_rows, out_rows, count, vertex_ids);
-}
-
 /* x = 2 a0.x (u27 = 2), y = a0.y + 0.5 (u28), z = a0.z, w = a0.w (the
  * prolog's fill, 1); varyings: the vertex id, the instance id, a1.w (fill
  * 1), a1.z (fill 0), a1.y. */
@@ -81,13 +80,34 @@ static const char *const prog =
     "stop\n";
 static const unsigned in_masks[2] = {0x7, 0x3}, vary_masks[2] = {0xF, 0x1};
 
-/* VPM rows: a0.x a0.y a0.z a1.x a1.y. Vertex 0: a0 = (0.25, -0.5, 0.5),
- * a1 = (7, 3); vertex 1: a0 = (-1, 1.5, 0), a1 = (0, -2). */
+/* The vertex arrays the prolog reads (the VCD does not run for AGX): a0 =
+ * (x, y, z) as f32 every 16 bytes (attribute record 0, input words 0-2),
+ * a1 = (x, y) as f32 every 8 bytes (record 1, words 3-4), each array 43
+ * elements long. Vertex 0 (index 7): a0 = (0.25, -0.5, 0.5), a1 = (7, 3);
+ * vertex 1 (index 42): a0 = (-1, 1.5, 0), a1 = (0, -2). */
+static vcd_attr attrs[2];
 static void put_inputs(fixture *f) {
   static const float v[2][5] = {{0.25f, -0.5f, 0.5f, 7, 3}, {-1, 1.5f, 0, 0, -2}};
-  memset(f->vpm.words, 0, 16 * 16 * sizeof(uint32_t));
-  for (unsigned l = 0; l < 2; l++)
-    for (unsigned k = 0; k < 5; k++) f->vpm.words[k * 16 + l] = fbits(v[l][k]);
+  gs_mem *m = gs_gpu_mem(f->g);
+  gs_addr a0, a1;
+  if (gs_mem_alloc(m, 43 * 16, 16, &a0, &f->d) < 0 || gs_mem_alloc(m, 43 * 8, 16, &a1, &f->d) < 0)
+    fail_msg("%s", f->d.msg);
+  for (unsigned l = 0; l < 2; l++) {
+    uint32_t w[5];
+    for (unsigned k = 0; k < 5; k++) w[k] = fbits(v[l][k]);
+    if (gs_mem_write(m, a0 + 16 * vertex_ids[l], w, 12, &f->d) < 0 ||
+        gs_mem_write(m, a1 + 8 * vertex_ids[l], w + 3, 8, &f->d) < 0)
+      fail_msg("%s", f->d.msg);
+  }
+  attrs[0] = (vcd_attr){a0, 12, 16, 0, 0};
+  attrs[1] = (vcd_attr){a1, 8, 8, 12, 1};
+}
+
+static int run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows, unsigned count) {
+  gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
+                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, vertex_ids, attrs, 2};
+  memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
+  return f->isa->run_vertex(f->g, f->u, &io);
 }
 
 /* Worked by hand. Vertex 0: clip (0.5, 0, 0.5, 1): Xs = 0.5 x 2560 = 1280
@@ -151,10 +171,13 @@ static void test_attribute_slots(void **state) {
                          "st_var r8, 0\nst_var r9, 1\nst_var r10, 2\nst_var r15, 3\n"
                          "st_var r12, 4\nst_var r13, 5\nst_var r11, 6, last\nstop\n",
                          1, one, 1, (const unsigned[]){0x7}, 1);
-  memset(f.vpm.words, 0, sizeof f.vpm.words);
-  f.vpm.words[0] = fbits(5.0f), f.vpm.words[16] = fbits(6.0f);
+  gs_addr buf;
+  const float a1[2] = {5.0f, 6.0f};
+  if (gs_mem_alloc(gs_gpu_mem(f.g), 8, 4, &buf, &f.d) < 0 || gs_mem_write(gs_gpu_mem(f.g), buf, a1, 8, &f.d) < 0)
+    fail_msg("%s", f.d.msg);
+  const vcd_attr rec = {buf, 8, 8, 0, 0};
   gs_vertex_io io = {GS_STAGE_VERTEX, {code, f.unif, f.unif + 8}, GS_GATE_ALL, &f.report, &f.vpm, 0, 2, 16, 6, 1,
-                     {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, NULL};
+                     {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, NULL, &rec, 1};
   /* position (r8, r9, r10, r15) = (0, 0, 0, 1): Ys|Xs 0, Zs 0.5, 1/W 1;
    * varyings r12 r13 = 5, 6 and r11 = 0 */
   if (f.isa->run_vertex(f.g, f.u, &io) < 0) fail_msg("%s", f.d.msg);

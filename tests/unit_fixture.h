@@ -73,7 +73,7 @@ static inline void fixture_uniforms(fixture *f, const uint32_t *w, uint32_t n) {
 static inline int fixture_run(fixture *f, gs_stage stage, gs_addr code, unsigned in_rows, unsigned out_rows,
                               unsigned count, const uint32_t *index) {
   gs_vertex_io io = {stage, {code, f->unif, f->unif + 4 * f->unif_words}, GS_GATE_ALL, &f->report, &f->vpm,
-                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, index};
+                     0, in_rows, 16, out_rows, count, {2560.0f, 1920.0f, 0.5f, 0.5f}, 0, index, NULL, 0};
   memset(&f->vpm.words[16 * 16], 0, 16 * 16 * sizeof(uint32_t));
   return f->isa->run_vertex(f->g, f->u, &io);
 }

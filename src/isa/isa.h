@@ -82,6 +82,7 @@ uint32_t gs_isa_binary_line(const gs_isa_binary *b, uint32_t off);
 /* ---- the stage I/O ---------------------------------------------------------- */
 
 struct gs_vpm;
+struct vcd_attr;
 struct gs_drv_state;
 struct gs_drv_fs_link_info;
 
@@ -152,6 +153,11 @@ typedef struct gs_vertex_io {
   float viewport[4];
   unsigned point_size;       /* 1: the shaded vertex carries a point size */
   const uint32_t *index;     /* the index the VCD fetched lane k's vertex with, or NULL (an ABI's vertex id) */
+  /* The stage's attribute records (v3d/vcd.h), for a unit whose prolog
+   * fetches the attributes itself (gs_isa.fetches_attributes): then the
+   * VCD has not filled the input segment. */
+  const struct vcd_attr *attrs;
+  unsigned nattrs;
 } gs_vertex_io;
 
 /* For the abi of a unit that transforms vertices (transforms_vertices
@@ -226,6 +232,9 @@ typedef struct gs_isa {
    * and coordinate shader; 0: the programs write the shaded vertex
    * themselves, as VideoCore IV programs do. */
   unsigned transforms_vertices;
+  /* 1: the unit's vertex prolog fetches the attributes from memory itself
+   * (gs_vertex_io.attrs; Apple AGX), so the pipeline skips the VCD. */
+  unsigned fetches_attributes;
   /* 1: the ISA has no fragment programs (the PICA200's fragment stage is
    * fixed function): scenes refuse one, its unit's run_fragment fails. */
   unsigned vertex_only;

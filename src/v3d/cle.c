@@ -501,11 +501,11 @@ int cle_shade_batch(gs_gpu *g, cle_unit *u, const cle_program *p, const cle_stat
    * never depends on earlier batches (or on the thread count). */
   memset(&u->vpm->words[CLE_VPM_IN * 16], 0, p->in_rows * 16 * sizeof(uint32_t));
   memset(&u->vpm->words[CLE_VPM_OUT * 16], 0, p->out_rows * 16 * sizeof(uint32_t));
-  int rc = vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
+  int rc = p->isa->fetches_attributes ? GS_OK : vcd_fetch(g, u->vpm, CLE_VPM_IN, p->attrs, p->nattrs, idx, n, &u->diag);
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s attribute fetch (GL shader record 0x%08x): ", what, p->record);
   gs_isa_unit *iu = cle_unit_of(g, u, p->isa);
   gs_vertex_io io = {stage,       {p->code, p->uniforms, p->unif_end}, p->gates, &u->report, u->vpm, CLE_VPM_IN,
-                     p->in_rows, CLE_VPM_OUT, p->out_rows, n, {0}, p->point_size, idx};
+                     p->in_rows, CLE_VPM_OUT, p->out_rows, n, {0}, p->point_size, idx, p->attrs, p->nattrs};
   if (p->isa->transforms_vertices) cle_viewport(st, io.viewport); /* only such units read it */
   rc = iu ? p->isa->run_vertex(g, iu, &io) : GS_ENOMEM;
   if (rc < 0) return cle_prefix(&u->diag, rc, "%s at 0x%08x (uniforms 0x%08x): ", what, p->code, p->uniforms);

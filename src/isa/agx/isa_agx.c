@@ -22,6 +22,7 @@ const gs_isa gs_isa_agx = {
   .lanes = 32,
   .code_align = 2,
   .transforms_vertices = 1,
+  .fetches_attributes = 1, /* the vertex prolog (prolog.c) loads them */
   /* render target 0's colour in r4-r7 (the fragment epilog's registers), the
    * rasterised Z (no OmapDepth) */
   .bench_fragment = "    ldimm r4, 1058642330\n" /* 0x3f19999a = 0.6: x 255 = 153 = 0x99 */
