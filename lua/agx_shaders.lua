@@ -1,6 +1,6 @@
 -- agx_shaders.lua — Apple AGX (G13) programs for the scenes, in Mesa's AGX
 -- disassembler syntax (docs/agx.md): the counterparts of lua/sass_shaders.lua's
--- and lua/pica_shaders.lua's vertex programs, written as Mesa's Asahi
+-- and lua/pica_shaders.lua's programs, written as Mesa's Asahi
 -- compiler lays such programs out under its vertex ABI.
 --
 -- gpusim's AGX unit (docs/agx-unit.md) starts a vertex program as the
@@ -91,5 +91,23 @@ function shaders.colour(n, interp)
 %s    stop
 ]], interp, n, table.concat(regs, " "), table.concat(regs, "_"), w, alpha)
 end
+
+-- A fragment program that samples texture 0 at varying 1's (u, v),
+-- perspective-correct, and leaves the texel (R, G, B, A, each byte / 255)
+-- in r4-r7 for the epilog. iter with cf0 divides the planes of u/w and v/w
+-- by the interpolated 1/w; smpf reads the coordinates from r0-r1 and
+-- samples texture state ts0 with sampler state ss0, whose meaning in
+-- gpusim is the TMU config words at words 0 and 1 of the fragment uniform
+-- stream (the scene's uniform list starts with the texture) and the
+-- filters and wraps they give (docs/agx-unit.md, Textures); auto_lod:
+-- level 0, as the QPU and SASS programs sample. The result is pending
+-- until `wait a`, the group smpf names.
+shaders.textured = [[
+    // texture 0 (ts0: fragment uniform words 0-1) at varying 1's (u, v)
+    iter r0_r1, cf1, cf0  // u, v = (u/w, v/w planes) / (1/w plane)
+    smpf r4_r5_r6_r7, ts0, ss0, r0, 0, 2d, xyzw, auto_lod, a  // R G B A into r4-r7
+    wait a  // the sample's results arrive
+    stop
+]]
 
 return shaders

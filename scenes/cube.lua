@@ -8,11 +8,13 @@
 --   gpusim scenes/cube.lua sass       (NVIDIA Maxwell programs; also sass:qpu, qpu:sass)
 --   gpusim scenes/cube.lua pica:qpu   (a 3DS PICA200 vertex shader; also pica:sass, and pica
 --                                      with a texture combiner)
+--   gpusim scenes/cube.lua agx        (Apple AGX programs; also agx:qpu, agx:sass, qpu:agx,
+--                                      sass:agx, pica:agx)
 local gpusim = require "gpusim"
 local sass = require "sass_shaders"   -- lua/sass_shaders.lua: Maxwell SASS programs
 local pica = require "pica_shaders"   -- lua/pica_shaders.lua: PICA200 vertex shaders
-local agx = require "agx_shaders"     -- lua/agx_shaders.lua: Apple AGX vertex programs
-local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "pica"})  -- lua/isas.lua
+local agx = require "agx_shaders"     -- lua/agx_shaders.lua: Apple AGX programs
+local vertex_isa, fragment_isa = require("isas").parse(..., {"qpu", "sass", "pica", "agx"}, {"qpu", "sass", "pica", "agx"})  -- lua/isas.lua
 local vm = require "vecmath"
 local mesh = require "mesh"
 local mat4 = vm.mat4
@@ -154,12 +156,18 @@ local fragment = [[
 -- combiner stage that takes texture 0's texel, which the driver turns into
 -- a QPU program (docs/pica-combiners.md); `depth` has it write the
 -- rasterised Z for the depth test. The varying is named for the combiners:
--- texcoord0 gives texture 0's coordinates.
+-- texcoord0 gives texture 0's coordinates. The Apple AGX programs
+-- (lua/agx_shaders.lua): the vertex program multiplies by the matrix with
+-- fmul and fused ffma and stores the position and (u, v) with st_var; the
+-- fragment program interpolates (u, v) with iter through cf1, cf2 and the
+-- W coefficient cf0 and samples with smpf ts0, whose config words are the
+-- first two of the fragment uniforms, where the list below puts the
+-- texture (docs/agx-unit.md, Textures).
 local programs = {
   qpu = {coordinate = coordinate, vertex = vertex, fragment = fragment},
   sass = {vertex = sass.vertex_mvp(2), fragment = sass.textured},
   pica = {vertex = pica.vertex_mvp("texcoord0"), combiners = {{sources = {"texture0"}}, depth = true}},
-  agx = {vertex = agx.vertex_mvp(2)},
+  agx = {vertex = agx.vertex_mvp(2), fragment = agx.textured},
 }
 
 local shader = gpusim.shader {

@@ -59,7 +59,7 @@ static uint8_t len_of(unsigned op) {
     case AGX_FADD: case AGX_FMUL: case AGX_HADD: case AGX_HMUL: case AGX_GET_SR: case AGX_LDIMM: case AGX_ST_VAR:
     case AGX_NO_VAR: return 4;
     case AGX_IADD: case AGX_ISUB: case AGX_IMAD: case AGX_ICMPSEL: case AGX_FCMPSEL: case AGX_LOAD:
-    case AGX_STORE: case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: return 8;
+    case AGX_STORE: case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: case AGX_SMPF: return 8;
     default: return 6;
   }
 }
@@ -547,7 +547,10 @@ static void test_errors(void **state) {
   expect_error(bad, 2, GS_EINVAL, "condition code 3 is undefined");
   agx_instr sv[] = {I(AGX_SMPF), stop()};
   agx_state_init(&st, 1);
-  expect_error(sv, 2, GS_EINVAL, "pc 0x0000: smpf is not run by the reference interpreter");
+  expect_error(sv, 2, GS_EINVAL, "pc 0x0000: smpf with no sampler attached");
+  agx_instr uv[] = {I(AGX_UNIFORM_STORE), stop()};
+  agx_state_init(&st, 1);
+  expect_error(uv, 2, GS_EINVAL, "pc 0x0000: mov is not run by the reference interpreter"); /* uniform_store */
   agx_instr gs[] = {op2(AGX_GET_SR, R(1), sr(80), imm(0)), stop()};
   agx_state_init(&st, 1);
   expect_error(gs, 2, GS_EINVAL, "special register sr80 is not provided");
@@ -805,6 +808,119 @@ static void test_real_vertex(void **state) {
   assert_int_equal(st.var_done, 0xf);
 }
 
+/* ---- texture samples -------------------------------------------------------------- */
+
+/* smpf dst, tsN, ssM, coordinates r(c), r(c + 1), lod, 2d, mask, lod mode,
+ * wait group */
+static agx_instr smpf(agx_opnd d, unsigned ts, unsigned ss, unsigned c, agx_opnd lod, unsigned mask, unsigned mode,
+                      unsigned group) {
+  agx_instr in = I(AGX_SMPF);
+  in.dst = d, in.dst.count = (uint8_t)__builtin_popcount(mask);
+  in.src[0] = imm(0), in.src[0].kind = AGX_K_TS, in.src[0].index = (uint16_t)ts, in.src[0].value = 0;
+  in.src[1] = imm(0), in.src[1].kind = AGX_K_SS, in.src[1].index = (uint16_t)ss;
+  in.src[2] = R(c), in.src[3] = lod;
+  in.dim = 2, in.mask = (uint8_t)mask, in.lod_mode = (uint8_t)mode, in.group = (uint8_t)group;
+  return in;
+}
+
+/* A test sampler: records its requests and answers lane l's channel k of
+ * texture tsN with N + l + k / 4 (exact in f16 for small l); ts7 is
+ * refused. */
+static agx_tex_req last_req;
+static unsigned tex_calls;
+static int test_tex(void *ctx, const agx_tex_req *q, uint32_t out[][4], gs_diag *d) {
+  (void)ctx;
+  last_req = *q, tex_calls++;
+  if (q->ts == 7) return gs_diag_set(d, GS_EINVAL, "the test sampler refuses ts7");
+  for (unsigned l = 0; l < AGX_LANES; l++)
+    for (unsigned k = 0; k < 4; k++) out[l][k] = fb((float)(q->ts + l) + (float)k / 4);
+  return 0;
+}
+
+/* smpf through the sampler hook, both interpreters: what the hook is
+ * asked (the active lanes' coordinates from the register pair, the lod
+ * operand as an f32, the state indices and modes), the mask's channels
+ * packed into the destination run (32-bit, then 16-bit: the values
+ * rounded to binary16), inactive lanes untouched, and the wait rule. */
+static void test_smpf(void **state) {
+  (void)state;
+  agx_instr code[] = {
+      /* 0x00 */ smpf(reg(8, 32), 3, 1, 1, unif(0, 16), 0xf, 1, 1), /* r4-r7, ts3, ss1, r1, u0l, bias: b */
+      /* 0x08 */ I(AGX_WAIT),                                        /* wait b (group set below) */
+      /* 0x0a */ smpf(reg(16, 16), 0, 0, 1, imm(0), 0xa, 0, 0),      /* r8l_r8h = y, w; auto_lod, a */
+      /* 0x12 */ I(AGX_WAIT),                                        /* wait a */
+      /* 0x14 */ stop()};
+  code[1].group = 1;
+  agx_state_init(&st, 4);
+  st.exec = 0xb; /* lane 2 inactive */
+  st.tex = test_tex;
+  st.u[0] = 0x3800; /* u0l = 0.5 (f16) */
+  for (unsigned l = 0; l < 4; l++) {
+    agx_set_reg32(&st, l, 1, fb(0.25f * (float)l)), agx_set_reg32(&st, l, 2, fb(1.0f - 0.125f * (float)l));
+    for (unsigned r = 4; r < 9; r++) agx_set_reg32(&st, l, r, 0xdead0000u + r);
+  }
+  tex_calls = 0;
+  run_both(code, 5);
+  assert_int_equal(tex_calls, 2 * 2); /* two smpf, each once a run (two runs) */
+  /* the second request (auto_lod): ts0, ss0, lod 0 */
+  assert_int_equal(last_req.ts, 0), assert_int_equal(last_req.ss, 0), assert_int_equal(last_req.lod_mode, 0);
+  assert_int_equal(last_req.lanes, 0xb), assert_int_equal(last_req.dim, 2), assert_int_equal(last_req.pc, 0x0a);
+  for (unsigned l = 0; l < 4; l++) {
+    if (l == 2) {
+      for (unsigned r = 4; r < 9; r++) assert_int_equal(agx_reg32(&st, l, r), 0xdead0000u + r);
+      continue;
+    }
+    assert_int_equal(last_req.x[l], fb(0.25f * (float)l)), assert_int_equal(last_req.y[l], fb(1.0f - 0.125f * (float)l));
+    assert_int_equal(last_req.lod[l], 0);
+    /* ts3: 3 + l + k/4 in r4-r7 */
+    for (unsigned k = 0; k < 4; k++) assert_int_equal(agx_reg32(&st, l, 4 + k), fb((float)(3 + l) + (float)k / 4));
+    /* ts0, channels y and w packed into r8l, r8h as f16: l + 0.25 and l + 0.75
+     * (lane 0: 0.25 = 0x3400, 0.75 = 0x3a00; lane 1: 1.25 = 0x3d00, 1.75 =
+     * 0x3f00; lane 3: 3.25 = 0x4280, 3.75 = 0x4380) */
+    static const uint16_t y16[4] = {0x3400, 0x3d00, 0, 0x4280}, w16[4] = {0x3a00, 0x3f00, 0, 0x4380};
+    assert_int_equal(st.r[l][16], y16[l]), assert_int_equal(st.r[l][17], w16[l]);
+  }
+  assert_int_equal(agx_reg32(&st, 2, 9), 0); /* r9 was never written */
+  /* the first request: bias u0l = 0.5 as an f32 */
+  agx_program p1 = {code, 1};
+  agx_state_init(&st, 4);
+  st.exec = 0xb, st.tex = test_tex, st.u[0] = 0x3800;
+  gs_diag_clear(&dg);
+  assert_int_equal(agx_run_ref(&st, &p1, 0, 100, &dg), GS_EFAULT); /* runs off the end after it */
+  assert_int_equal(last_req.ts, 3), assert_int_equal(last_req.ss, 1), assert_int_equal(last_req.lod_mode, 1);
+  for (unsigned l = 0; l < 4; l++) assert_int_equal(last_req.lod[l], l == 2 ? 0 : fb(0.5f));
+  /* pending until the wait of the instruction's group: r5 read after
+   * wait a (the wrong group) is an error; the sample's halves are named */
+  agx_instr early[] = {smpf(reg(8, 32), 0, 0, 1, imm(0), 0xf, 0, 1), I(AGX_WAIT), iadd(R(1), R(5), imm(0)), stop()};
+  agx_state_init(&st, 1);
+  st.tex = test_tex;
+  expect_error(early, 4, GS_EINVAL, "pc 0x000a: r5l is read before the wait for its load (wait b)");
+  /* so are the coordinates, when a load or sample is pending there */
+  agx_instr chain[] = {smpf(reg(8, 32), 0, 0, 1, imm(0), 0x3, 0, 0), smpf(reg(16, 32), 0, 0, 4, imm(0), 0x1, 0, 0),
+                       stop()};
+  agx_state_init(&st, 1);
+  st.tex = test_tex;
+  expect_error(chain, 3, GS_EINVAL, "pc 0x0008: r4l is read before the wait for its load (wait a)");
+  /* the sampler's refusal, prefixed with the pc and the state */
+  agx_instr refused[] = {ldimm(RL(0), 0), smpf(reg(8, 32), 7, 2, 1, imm(0), 0xf, 0, 0), stop()};
+  agx_state_init(&st, 1);
+  st.tex = test_tex;
+  expect_error(refused, 3, GS_EINVAL, "pc 0x0004: smpf ts7, ss2: the test sampler refuses ts7");
+  /* only 2d */
+  agx_instr arr[] = {smpf(reg(8, 32), 0, 0, 1, imm(0), 0xf, 0, 0), stop()};
+  arr[0].dim = 3;
+  agx_state_init(&st, 1);
+  st.tex = test_tex;
+  expect_error(arr, 2, GS_EINVAL, "pc 0x0000: smpf 2d_array: only 2d textures are sampled");
+  /* a group with no active lane asks nothing, but the run stays pending */
+  agx_instr none[] = {smpf(reg(8, 32), 0, 0, 1, imm(0), 0x1, 0, 0), stop()};
+  agx_state_init(&st, 1);
+  st.tex = test_tex, st.exec = 0, tex_calls = 0;
+  assert_int_equal(run(none, 2), 0);
+  assert_int_equal(tex_calls, 0);
+  assert_int_equal(st.pending[8], 1), assert_int_equal(st.pending[9], 1), assert_int_equal(st.pending[10], 0);
+}
+
 /* ---- the fast interpreter against the reference ---------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -852,6 +968,34 @@ static agx_opnd isrc(int bits) {
   }
 }
 
+/* A texture sample: a 32- or 16-bit run in r1-r8 (its halves), any mask,
+ * coordinates r1-r10, each lod mode with its operand, either group. */
+static agx_instr random_smpf(void) {
+  static const uint8_t modes[] = {0, 1, 2, 5, 6};
+  unsigned mask = 1 + pick(15), mode = modes[pick(5)];
+  agx_opnd lod = mode == 0 ? imm(0) : mode < 4 ? unif(pick(32), 16) : rreg(16);
+  agx_instr in = smpf(pick(3) ? R(1 + pick(8)) : reg(2 + pick(16), 16), pick(8), pick(3), 1 + pick(10), lod, mask,
+                      mode, pick(2));
+  in.dim = pick(12) ? 2 : 3; /* sometimes 2d_array, refused */
+  return in;
+}
+
+/* The random programs' sampler: any bits, a function of everything the
+ * request gives a lane (ts7 refused). */
+static int random_tex(void *ctx, const agx_tex_req *q, uint32_t out[][4], gs_diag *d) {
+  (void)ctx;
+  if (q->ts == 7) return gs_diag_set(d, GS_EINVAL, "ts7 refused");
+  for (unsigned l = 0; l < AGX_LANES; l++) {
+    uint64_t h = (q->x[l] * 0x9e3779b97f4a7c15u) ^ (q->y[l] * 0xc2b2ae3d27d4eb4fu) ^ q->lod[l] ^
+                 ((uint64_t)(q->ts * 64 + q->ss * 8 + q->lod_mode) << 40) ^ ((uint64_t)l << 50);
+    for (unsigned k = 0; k < 4; k++) {
+      h ^= h >> 29, h *= 0xbf58476d1ce4e5b9u, h ^= h >> 32;
+      out[l][k] = (uint32_t)h;
+    }
+  }
+  return 0;
+}
+
 static agx_instr random_insn(size_t k, size_t n) {
   static const uint8_t fcond[] = {0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15};
   static const uint8_t icond[] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
@@ -859,6 +1003,12 @@ static agx_instr random_insn(size_t k, size_t n) {
                                    AGX_SIN_PT_2, AGX_CEIL, AGX_TRUNC, AGX_RINT};
   static const uint8_t cvt[] = {0, 1, 4, 5, 6, 7, 8, 9, 10, 11};
   agx_instr in;
+  if (pick(30) == 0) return random_smpf();
+  if (pick(12) == 0) {
+    in = I(AGX_WAIT);
+    in.group = (uint8_t)pick(2);
+    return in;
+  }
   unsigned r = pick(100);
   if (r < 36) { /* f32 arithmetic, mostly the fast path's shapes */
     unsigned op = r < 14 ? AGX_FADD : r < 26 ? AGX_FMUL : AGX_FFMA;
@@ -918,14 +1068,15 @@ static agx_instr random_insn(size_t k, size_t n) {
  * path's shapes and outside them, f16, integers with shifts, sat, sx and
  * pairs, selects, special ops, converts, if/else/while/pop with random
  * nests and conditions, writes to r0l, forward jmp_exec_none, backward
- * jmp_exec_any) from random states (partly present and active groups,
+ * jmp_exec_any, texture samples through a test sampler (or none), waits)
+ * from random states (partly present and active groups,
  * counters 0-3, special values, sometimes a declared register count too
  * small): the fast interpreter leaves the same state, result and message
  * as the reference, bit for bit. */
 static void test_fast_equals_reference(void **state) {
   (void)state;
   static agx_state a, b;
-  unsigned hot_runs = 0, errors = 0;
+  unsigned hot_runs = 0, errors = 0, sampled = 0, smpf_errors = 0;
   for (int iter = 0; iter < 3000; iter++) {
     size_t n = 4 + pick(37);
     agx_instr code[48];
@@ -945,6 +1096,7 @@ static void test_fast_equals_reference(void **state) {
       if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
     for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
     if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
+    a.tex = pick(20) ? random_tex : NULL;
     memcpy(&b, &a, sizeof a);
     agx_program p = {fixed, n};
     agx_fast *f = NULL;
@@ -958,16 +1110,24 @@ static void test_fast_equals_reference(void **state) {
       for (unsigned l = 0; l < AGX_LANES; l++)
         for (unsigned h = 0; h < AGX_HALVES; h++)
           if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
+      for (size_t k = 0; k < n; k++) {
+        char line[160];
+        agx_print(&fixed[k], line, sizeof line);
+        print_message("  %s\n", line);
+      }
       fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
                iter, n, r1, d1.msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
                (unsigned long long)b.steps);
     }
     hot_runs += !a.nregs;
     errors += r1 != 0;
+    for (size_t k = 0; k < n; k++) sampled += fixed[k].op == AGX_SMPF;
+    smpf_errors += r1 != 0 && strstr(d1.msg, "smpf") != NULL;
   }
-  /* both kinds of ending were exercised */
+  /* both kinds of ending were exercised, samples among them */
   assert_true(errors > 100 && errors < 2900);
   assert_true(hot_runs > 2000);
+  assert_true(sampled > 1000 && smpf_errors > 20);
 }
 
 int main(void) {
@@ -980,6 +1140,7 @@ int main(void) {
       cmocka_unit_test(test_special),           cmocka_unit_test(test_derivatives),
       cmocka_unit_test(test_varyings),          cmocka_unit_test(test_iter),
       cmocka_unit_test(test_fragment_outputs),  cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
+      cmocka_unit_test(test_smpf),
       cmocka_unit_test(test_fast_equals_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,14 @@
  * a refused access is an error naming the pc, the lane and the address. A
  * register a load writes is pending until the wait of its group (a or b);
  * reading it before is an error (the hardware would read a stale value).
+ *
+ * TEXTURES. smpf asks the tex callback once for the active lanes (2D only):
+ * each lane's coordinates (s, t) from its 32-bit register pair, the lod
+ * operand as a float (0 for auto_lod), the texture and sampler state
+ * indices; it returns four channels (f32 bits) a lane. The channels of the
+ * mask are written, in order, to the destination run (a 16-bit run gets
+ * them rounded to binary16), and are pending until the wait of the
+ * instruction's group, exactly as a load's. docs/agx-run.md, "Textures".
  */
 #ifndef GS_ISA_AGX_EXEC_H
 #define GS_ISA_AGX_EXEC_H
@@ -51,6 +59,23 @@ typedef int (*agx_mem_fn)(void *ctx, uint64_t addr, void *buf, unsigned n, int w
 /* Special register sr of lane: returns 0 and *v, or nonzero when the
  * caller does not provide it. */
 typedef int (*agx_sr_fn)(void *ctx, unsigned lane, unsigned sr, uint32_t *v);
+
+struct agx_state;
+/* One smpf's request: the lanes it samples, what each gives. */
+typedef struct agx_tex_req {
+  const struct agx_state *s; /* the group (its uniforms, for a sampler that reads them) */
+  uint32_t pc;               /* the smpf's byte address */
+  unsigned ts, ss;           /* texture state tsN, sampler state ssN */
+  unsigned dim;              /* dimension code (agx_dim_name: 2 = 2d) */
+  unsigned lod_mode;         /* 0 auto_lod; 1, 5 auto_lod_bias; 2, 6 lod_min (the lod itself) */
+  uint32_t lanes;            /* the lanes sampled: the active ones */
+  uint32_t x[AGX_LANES], y[AGX_LANES]; /* per lane: the coordinates, f32 bits */
+  uint32_t lod[AGX_LANES];   /* per lane: the bias or lod, f32 bits (auto_lod: 0) */
+} agx_tex_req;
+/* Samples q's lanes into out[lane][0..3] (R, G, B, A as f32 bits; the
+ * other lanes are not read). Returns 0, or a negative GS_E* code with the
+ * reason in d (the interpreter prefixes the pc). */
+typedef int (*agx_tex_fn)(void *ctx, const agx_tex_req *q, uint32_t out[][4], gs_diag *d);
 
 typedef struct agx_state {
   uint16_t r[AGX_LANES][AGX_HALVES]; /* r[lane][half] */
@@ -85,6 +110,8 @@ typedef struct agx_state {
   void *mem_ctx;
   agx_sr_fn sr;
   void *sr_ctx;
+  agx_tex_fn tex; /* smpf's sampler; NULL: smpf is an error */
+  void *tex_ctx;
 } agx_state;
 
 /* A decoded program: insn[k] at byte address sum of insn[0..k-1].len. */

@@ -8,8 +8,8 @@
  * hardware's flush is judged before rounding); everything else goes
  * through agx_exec_insn, the reference's own code. The hot loops skip the
  * register-count and pending-load checks, so they run only when the
- * program touches no half beyond the declared count and loads nothing
- * (docs/agx-run.md, "The fast interpreter"). */
+ * program touches no half beyond the declared count and neither loads
+ * nor samples (docs/agx-run.md, "The fast interpreter"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ struct agx_fast {
   long *target;     /* a jump's target index (-1: not the start of an instruction) */
   uint8_t *kind;    /* FK_* */
   unsigned halves;  /* 1 + the highest GPR half any operand touches */
-  int loads;        /* the program has a load */
+  int loads;        /* the program has a load or an smpf (results that wait) */
 };
 
 static int reg32(const agx_opnd *o) {
@@ -77,9 +77,11 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     f->target[k] = f->kind[k] == FK_JMP ? agx_seek(p, k, f->addr[k], f->addr[k] + (uint32_t)in->offset) : -1;
     unsigned t = top_half(&in->dst);
     for (int i = 0; i < 4; i++) t = top_half(&in->src[i]) > t ? top_half(&in->src[i]) : t;
-    if (in->op == AGX_LOAD) {
+    if (in->op == AGX_LOAD || in->op == AGX_SMPF) {
+      /* results pending until a wait: leave the pending-read checks (and
+       * a run's length, which depends on the mask) to the reference */
       f->loads = 1;
-      t = AGX_HALVES + 1; /* a run's length depends on the mask: leave the checks to the reference */
+      t = AGX_HALVES + 1;
     }
     if (t > f->halves) f->halves = t;
   }

@@ -246,9 +246,11 @@ static void memory(run *x, const agx_instr *in) {
       k++;
     }
   }
-  if (load && !x->err)
-    for (unsigned k = 0, n = popcount(in->mask & 15) * (reg16 ? 1 : 2); k < n; k++)
-      s->pending[data->index + k] = (uint8_t)(1 + (in->group & 1));
+  if (load && !x->err) {
+    unsigned n = popcount(in->mask & 15) * (reg16 ? 1 : 2);
+    if (check(x, data->index, n, 0)) return; /* the run, also when no lane was active */
+    for (unsigned k = 0; k < n; k++) s->pending[data->index + k] = (uint8_t)(1 + (in->group & 1));
+  }
 }
 
 /* st_var and no_var in the active lanes. */
@@ -321,6 +323,62 @@ static void fragment_out(run *x, const agx_instr *in) {
     s->zs_done |= 1u << l;
     samples(x, l, m, 0xff);
   }
+}
+
+/* smpf: the coordinates and lod of the active lanes to the tex callback
+ * once, then the mask's channels into the destination run, pending until
+ * the wait of the instruction's group (exec.h, TEXTURES). */
+static void texture(run *x, const agx_instr *in) {
+  agx_state *s = x->s;
+  const agx_opnd *dst = &in->dst, *co = &in->src[2], *lod = &in->src[3];
+  if (!s->tex) {
+    fail(x, GS_EINVAL, "smpf with no sampler attached (the unit that runs the program gives one)");
+    return;
+  }
+  if (in->dim != 2) {
+    fail(x, GS_EINVAL, "smpf %s: only 2d textures are sampled", agx_dim_name(in->dim) ? agx_dim_name(in->dim) : "?");
+    return;
+  }
+  if (dst->kind != AGX_K_REG || (dst->bits != 16 && dst->bits != 32) || co->kind != AGX_K_REG || co->bits != 32 ||
+      in->src[0].kind != AGX_K_TS || in->src[1].kind != AGX_K_SS) {
+    fail(x, GS_EINVAL, "smpf takes a 16- or 32-bit destination run, tsN, ssN and 32-bit coordinates");
+    return;
+  }
+  unsigned n = dst->bits / 16, count = popcount(in->mask & 15);
+  if (check(x, dst->index, count * n, 0)) return; /* the whole run, whatever the lanes */
+  agx_tex_req q;
+  memset(&q, 0, sizeof q);
+  q.s = s, q.pc = x->pc, q.ts = in->src[0].index, q.ss = in->src[1].index, q.dim = in->dim;
+  q.lod_mode = in->lod_mode, q.lanes = s->exec;
+  for (unsigned l = 0; l < AGX_LANES && !x->err; l++) {
+    if (!ACTIVE(s, l)) continue;
+    agx_opnd c1 = *co;
+    q.x[l] = (uint32_t)rd(x, &c1, l);
+    c1.index = (uint16_t)(c1.index + 2);
+    q.y[l] = (uint32_t)rd(x, &c1, l);
+    if (in->lod_mode && !x->err) {
+      double v = rdf(x, lod, l);
+      q.lod[l] = agx_fresult(v, AGX_R32, 0);
+    }
+  }
+  if (x->err) return;
+  uint32_t out[AGX_LANES][4];
+  gs_diag sub;
+  gs_diag_clear(&sub);
+  int rc = q.lanes ? s->tex(s->tex_ctx, &q, out, &sub) : 0;
+  if (rc < 0) {
+    fail(x, rc, "smpf ts%u, ss%u: %s", q.ts, q.ss, sub.msg);
+    return;
+  }
+  unsigned k = 0;
+  for (unsigned j = 0; j < 4 && !x->err; j++) {
+    if (!((in->mask >> j) & 1)) continue;
+    for (unsigned l = 0; l < AGX_LANES && !x->err; l++)
+      if (ACTIVE(s, l)) wr_elem(x, dst, l, k, n == 1 ? agx_f32_to_f16(out[l][j]) : out[l][j]);
+    k++;
+  }
+  if (!x->err)
+    for (unsigned h = 0; h < k * n; h++) s->pending[dst->index + h] = (uint8_t)(1 + (in->group & 1));
 }
 
 /* The plane of cf register c at tile-relative (tx, ty), in double. */
@@ -491,6 +549,9 @@ int agx_exec_insn(agx_state *s, const agx_instr *in, uint32_t pc, gs_diag *d) {
       break;
     case AGX_SAMPLE_MASK: case AGX_ZS_EMIT:
       fragment_out(&x, in);
+      break;
+    case AGX_SMPF:
+      texture(&x, in);
       break;
     default:
       if (alu(&x, in)) return fail(&x, GS_EINVAL, "%s is not run by the reference interpreter", agx_op_name(in->op));

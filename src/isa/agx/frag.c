@@ -198,6 +198,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
   agx_load_uniforms(g, &fio[0].prog, s, AGX_FS_UNIFORM_BASE);
   s->mem = agx_unit_mem, s->mem_ctx = g;
   s->sr = frag_sr;
+  agx_tex_attach(s, &u->tex, g, &fio[0].prog); /* smpf: the textures of the draw's uniform stream (tex.c) */
   for (unsigned b = 0; b < n; b++) {
     const gs_frag_io *f = &fio[b];
     /* one batch a group: the 16 lanes of its 4 x 4 block, all of them

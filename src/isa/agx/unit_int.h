@@ -24,8 +24,13 @@ typedef struct agx_entry {
   uint8_t attr_mask[AGX_VS_ATTRIBS];
   unsigned nvary;
   unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
-  struct agx_linked_set *linked; /* a vertex program: behind its vertex prologs, one a record layout (unit.c) */
 } agx_entry;
+
+/* the context of smpf's sampler (tex.c): the draw's fragment program */
+typedef struct agx_tex_ctx {
+  gs_gpu *g;
+  gs_stage_program prog; /* a copy: its uniform stream holds the texture words */
+} agx_tex_ctx;
 
 struct gs_isa_unit {
   int num;
@@ -36,6 +41,7 @@ struct gs_isa_unit {
   const agx_entry *fresh; /* the fragment program st was last fully initialised for, or NULL */
   unsigned cf_used;       /* the coefficient registers the last fragment batch set */
   agx_state st;
+  agx_tex_ctx tex;        /* smpf's sampler context (fragment stage) */
 };
 
 /* The cached program at code (decoded, compiled), or NULL with u's diag set. */
@@ -49,5 +55,11 @@ void agx_load_uniforms(gs_gpu *g, const gs_stage_program *p, agx_state *s, unsig
 int agx_run_group(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d);
 /* Prefixes the unit's error with the unit, the stage and the program. */
 int agx_unit_error(gs_isa_unit *u, int rc, const char *what, gs_addr code, const char *extra);
+
+/* smpf's sampler (tex.c; docs/agx-unit.md, Textures): texture state tsN =
+ * the TMU config words at words 2N, 2N + 1 of p's uniform stream, ss0 the
+ * sampler they describe. agx_tex_attach gives s the sampler, with c (the
+ * unit's tex, which outlives the runs) as its context. */
+void agx_tex_attach(agx_state *s, agx_tex_ctx *c, gs_gpu *g, const gs_stage_program *p);
 
 #endif
