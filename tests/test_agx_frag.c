@@ -98,7 +98,8 @@ static gs_addr load_ps(fixture *f, const char *text, gs_sph_decl *decl, gs_sph *
  *   flat input 0.75.
  * Two blocks: (36..39, 40..43) in the tile at (32, 32) and (44..47,
  * 72..75) in the tile at (32, 64). In both, 1/w is 1/2, 2 and 1/8 at the
- * block's lanes 0, 3 and 12 (the pixels the unit fits its planes through),
+ * block's corners (0, 0), (3, 0) and (0, 3) (lanes 0, 5 and 10: the pixels
+ * the unit fits its planes through),
  * so W = 1/iw is exact in binary32 there and the fitted planes are exact.
  * The planes relative to each tile, <A, B, C> with C = the value at the
  * tile's corner, worked out by hand:
@@ -158,7 +159,9 @@ static void test_shade_models(void **state) {
       const float offset[3] = {0.25f, 1.0f, 0.75f};
       const uint8_t imap[3] = {GS_PIXEL_IMAP_PERSPECTIVE, GS_PIXEL_IMAP_SCREEN_LINEAR, GS_PIXEL_IMAP_CONSTANT};
       for (unsigned l = 0; l < 16; l++) {
-        x[l] = bk->x0 + (l & 3), y[l] = bk->y0 + (l >> 2), cov[l] = 1, z[l] = 0;
+        /* the pipeline's lane order (v3d/pse.h): 2 x 2 quads, lane bit 0 x, 1 y, 2 x + 2, 3 y + 2 */
+        x[l] = bk->x0 + ((l & 1) | (l >> 1 & 2)), y[l] = bk->y0 + ((l >> 1 & 1) | (l >> 2 & 2));
+        cov[l] = 1, z[l] = 0;
         double X = x[l] + 0.5, Y = y[l] + 0.5, iw = f_iw(X, Y);
         assert_true(iw > 0);
         w[l] = (float)(1 / iw);
@@ -166,20 +169,20 @@ static void test_shade_models(void **state) {
         plane[1][l] = (float)((f_s(X, Y) - 1) * iw);  /* x W + 1 = s */
         plane[2][l] = 0;
       }
-      static const unsigned fit_lanes[3] = {0, 3, 12};
+      static const unsigned fit_lanes[3] = {0, 5, 10}; /* (0, 0), (3, 0), (0, 3) in the block */
       static const double fit_iw[3] = {0.5, 2, 0.125};
       for (unsigned i = 0; i < 3; i++) /* the exactness the planes rely on */
         assert_true(f_iw(x[fit_lanes[i]] + 0.5, y[fit_lanes[i]] + 0.5) == fit_iw[i]);
       port_rec rec = {0};
       gs_tile_port port = {&rec, p_begin, p_stencil, p_z, p_colour, p_load};
       gs_frag_io io = {.prog = {code, 0, 0}, .gates = gs_sph_gates(&sph), .report = &f.report, .lanes = 16,
-                       .mask = 0x0FFF, .x = x, .y = y, .cov = cov, .z = z, .w = w, .nin = 3,
+                       .mask = 0x7FFF, .x = x, .y = y, .cov = cov, .z = z, .w = w, .nin = 3,
                        .plane = (const float (*)[16])plane, .offset = offset, .imap = imap, .tile = &port};
       unsigned ran = 0;
       if (f.isa->run_fragment(f.g, f.u, &io, 1, &ran) < 0) fail_msg("%s", f.d.msg);
       assert_int_equal(ran, 1);
       const agx_state *s = &f.u->st;
-      for (unsigned l = 0; l < 16; l++) { /* every lane, the 4 uncovered helpers too */
+      for (unsigned l = 0; l < 16; l++) { /* every lane, the uncovered helper 15 too */
         /* ldcf: the planes as worked out above */
         for (unsigned c = 0; c < 4; c++)
           for (unsigned k = 0; k < 3; k++)
@@ -215,8 +218,8 @@ static void test_shade_models(void **state) {
       }
       /* the epilog ran: colour r4-r7 = 0, the rasterised Z */
       assert_int_equal(rec.begins, 1);
-      assert_int_equal(rec.z_lanes, 0x0FFF);
-      assert_int_equal(rec.c_lanes, 0x0FFF);
+      assert_int_equal(rec.z_lanes, 0x7FFF);
+      assert_int_equal(rec.c_lanes, 0x7FFF);
       assert_int_equal(rec.rgba[0], 0);
     }
     fixture_free(&f);
