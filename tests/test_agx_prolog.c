@@ -177,11 +177,11 @@ static void test_refused(void **state) {
   assert_non_null(strstr(d.msg, "attribute 8"));
   /* clamps: 120 bytes of 12-byte elements every 20 -> elements 0-5 (element
    * 5 ends at byte 112, so 111 bytes hold 0-4); 11
-   * bytes hold none; stride 0 -> 0 */
+   * bytes hold none; stride 0 -> no clamp, 0xffffffff (Mesa) */
   assert_int_equal(agx_prolog_clamp(120, 12, 20), 5);
   assert_int_equal(agx_prolog_clamp(111, 12, 20), 4);
   assert_int_equal(agx_prolog_clamp(11, 12, 20), -1);
-  assert_int_equal(agx_prolog_clamp(12, 12, 0), 0);
+  assert_int_equal(agx_prolog_clamp(12, 12, 0), 0xffffffff);
 }
 
 /* ---- through the unit ----------------------------------------------------------- */

@@ -34,6 +34,7 @@
 #include <lauxlib.h>
 #include "isa/agx/exec.h"
 #include "isa/agx/num.h"
+#include "isa/agx/prolog.h"
 #include "isa/agx/table.h"
 #include "isa/uop/uop.h"
 #include "lua/lgpusim.h"
@@ -375,7 +376,81 @@ static int l_run(lua_State *L) {
   return 1;
 }
 
+/* gpusim.agx.prolog{inputs = {n | mask, ...}, attributes = {{size =, stride =,
+ * offset =, slot =, align =}, ...}, slots = n}: the vertex prolog the unit
+ * builds (src/isa/agx/prolog.c; docs/agx-unit.md): inputs[a + 1] the
+ * components of generic input a the SPH maps (a count n: the first n, or
+ * {mask = m}); each attribute record's size and stride in bytes, its offset
+ * among the input words (default: after the previous record, in words),
+ * its uniform slot (default its place in the list, from 0) and the
+ * alignment of its array (4, 2 or 1; default 4); slots: the uniform layout's
+ * n (default 8, the unit's). Returns the bytes and their listing. */
+/* One entry of inputs (key at -2, value at -1): its component mask. */
+static void prolog_input(lua_State *L, uint8_t *masks) {
+  lua_Integer a = lgs_index_key(L, "agx.prolog", "inputs", AGX_PROLOG_MAX_ATTRS + 1) - 1, v;
+  if (a < 0) luaL_error(L, "gpusim.agx.prolog: inputs: index 0 is not 1..%d", AGX_PROLOG_MAX_ATTRS);
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "mask");
+    v = luaL_checkinteger(L, -1) & 15;
+    lua_pop(L, 1);
+  } else {
+    v = luaL_checkinteger(L, -1);
+    v = v >= 4 ? 15 : v <= 0 ? 0 : (1 << v) - 1;
+  }
+  masks[a] = (uint8_t)v;
+}
+
+static uint32_t opt_field(lua_State *L, const char *name, lua_Integer def) {
+  lua_getfield(L, -1, name);
+  lua_Integer v = luaL_optinteger(L, -1, def);
+  lua_pop(L, 1);
+  return (uint32_t)v;
+}
+
+/* One entry of attributes (key at -2, value at -1); *off: the next free
+ * input word. */
+static void prolog_attr(lua_State *L, agx_prolog_key *k, uint32_t *off) {
+  lua_Integer i = lgs_index_key(L, "agx.prolog", "attributes", AGX_PROLOG_MAX_ATTRS + 1) - 1;
+  luaL_argexpected(L, lua_istable(L, -1) && i >= 0, 1, "attributes as a list of tables");
+  agx_prolog_attr *a = &k->attr[i];
+  a->size = opt_field(L, "size", 16);
+  a->stride = opt_field(L, "stride", a->size);
+  a->vpm_offset = 4 * opt_field(L, "offset", *off);
+  a->slot = (uint8_t)opt_field(L, "slot", i);
+  a->align = (uint8_t)opt_field(L, "align", 4);
+  *off = a->vpm_offset / 4 + (a->size + 3) / 4;
+  if ((unsigned)i + 1 > k->nattrs) k->nattrs = (unsigned)i + 1;
+}
+
+static int l_prolog(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  uint8_t masks[AGX_PROLOG_MAX_ATTRS] = {0}, regs[4 * AGX_PROLOG_MAX_ATTRS];
+  agx_prolog_key k;
+  memset(&k, 0, sizeof k);
+  uint32_t off = 0;
+  LGS_EACH_FIELD(L, "inputs", prolog_input(L, masks));
+  LGS_EACH_FIELD(L, "attributes", prolog_attr(L, &k, &off));
+  lua_getfield(L, 1, "slots");
+  unsigned n = (unsigned)luaL_optinteger(L, -1, 8);
+  lua_pop(L, 1);
+  agx_prolog_inputs in = {agx_prolog_words(masks, regs), regs, masks};
+  gs_isa_binary b;
+  gs_diag d = {0};
+  uint32_t reads;
+  char *text = NULL;
+  if (agx_prolog_build(&k, &in, n, &b, &reads, &d) < 0 || agx_disasm(b.bytes, b.size, &text, &d) < 0) {
+    gs_isa_binary_free(&b);
+    return lgs_error(L, "agx.prolog", d.msg);
+  }
+  lua_pushlstring(L, (const char *)b.bytes, b.size);
+  lua_pushstring(L, text);
+  free(text);
+  gs_isa_binary_free(&b);
+  return 2;
+}
+
 const luaL_Reg lgs_agx_funcs[] = {
   {"run", l_run},
+  {"prolog", l_prolog},
   {NULL, NULL}
 };

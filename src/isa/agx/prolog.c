@@ -143,9 +143,17 @@ static void whole_words(em *e, const agx_prolog_attr *a, const uint8_t *regs, un
   }
 }
 
+unsigned agx_prolog_words(const uint8_t *masks, uint8_t in_reg[4 * AGX_PROLOG_MAX_ATTRS]) {
+  unsigned n = 0;
+  for (unsigned a = 0; a < AGX_PROLOG_MAX_ATTRS; a++)
+    for (unsigned c = 0; c < 4; c++)
+      if (masks[a] >> c & 1) in_reg[n++] = (uint8_t)(8 + 4 * a + c);
+  return n;
+}
+
 int64_t agx_prolog_clamp(uint32_t avail, uint32_t size, uint32_t stride) {
   if (avail < size) return -1;
-  return stride ? (int64_t)((avail - size) / stride) : 0;
+  return stride ? (int64_t)((avail - size) / stride) : (int64_t)UINT32_MAX;
 }
 
 int agx_prolog_build(const agx_prolog_key *k, const agx_prolog_inputs *in, unsigned n, gs_isa_binary *out,

@@ -61,6 +61,12 @@ typedef struct agx_prolog_inputs {
   const uint8_t *attr_mask; /* AGX_PROLOG_MAX_ATTRS entries */
 } agx_prolog_inputs;
 
+/* The input words of a program whose SPH maps components masks[a] of
+ * generic input a (a < AGX_PROLOG_MAX_ATTRS), in IMAP order (a, then c,
+ * ascending): word k goes to 32-bit register in_reg[k] = 8 + 4a + c.
+ * Returns the count. */
+unsigned agx_prolog_words(const uint8_t *masks, uint8_t in_reg[4 * AGX_PROLOG_MAX_ATTRS]);
+
 /* Builds the prolog for n uniform slots (the unit: AGX_VS_ATTRIBS) into
  * out->bytes (out->lines NULL), each instruction encoded by the table
  * (agx_encode). *reads gets the slots whose arrays the prolog loads from
@@ -74,8 +80,9 @@ static inline unsigned agx_prolog_clamp_unif(unsigned n, unsigned i) { return 2 
 
 /* The clamp of an array with `avail` bytes from its base to the end of its
  * allocation, elements of size bytes every stride bytes: the largest index
- * whose element lies wholly inside (0 for stride 0); -1 when not even
- * element 0 does. */
+ * whose element lies wholly inside, (avail - size) / stride, as Mesa's
+ * agx_calculate_vbo_clamp computes it (UINT32_MAX for stride 0: nothing to
+ * clamp); -1 when not even element 0 does. */
 int64_t agx_prolog_clamp(uint32_t avail, uint32_t size, uint32_t stride);
 
 #endif

@@ -140,10 +140,9 @@ static int vertex_maps(agx_entry *e, gs_diag *d) {
         return gs_diag_set(d, GS_EINVAL, "the SPH maps generic input %u; gpusim's AGX vertex ABI has attributes 0-%u "
                            "(r8-r%u, uniforms laid out for %u: docs/agx-unit.md)", g, AGX_VS_ATTRIBS - 1,
                            8 + 4 * AGX_VS_ATTRIBS - 1, AGX_VS_ATTRIBS);
-      e->in_reg[e->nin++] = (uint8_t)(8 + 4 * g + c);
       e->attr_mask[g] |= (uint8_t)(1u << c);
-      if (g + 1 > e->nattr) e->nattr = g + 1;
     }
+  e->nin = agx_prolog_words(e->attr_mask, e->in_reg);
   if (4 + e->nvary > AGX_UVS_WORDS)
     return gs_diag_set(d, GS_EINVAL, "the SPH declares %u varying components; the UVS gpusim keeps has %u words after "
                        "the position", e->nvary, AGX_UVS_WORDS - 4);
