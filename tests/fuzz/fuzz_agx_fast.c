@@ -3,8 +3,9 @@
  * bytes: the instructions the table's decoder accepts from the start,
  * until the first it refuses, then stop; run over registers, uniforms,
  * counters, present and active lanes, a declared register count,
- * coefficient planes and a small memory drawn from a generator seeded by
- * the input's hash (so every mutation also changes the data). Checks
+ * coefficient planes, a small memory and (mostly) a sampler for smpf
+ * drawn from a generator seeded by the input's hash (so every mutation
+ * also changes the data). Checks
  * exec.h's rule: the same result, message, state and memory, bit for bit.
  */
 #include <stdio.h>
@@ -29,6 +30,18 @@ static int sr_value(void *ctx, unsigned lane, unsigned sr, uint32_t *v) {
   (void)ctx;
   if (sr == 99) return -1; /* one the caller does not provide */
   *v = (lane * 7 + sr * 13) & 0x3f;
+  return 0;
+}
+
+/* Texture samples (smpf): any bits, a function of what the request gives
+ * a lane; ts63 refused, so that the error path is reached too. */
+static int tex_value(void *ctx, const agx_tex_req *q, uint32_t out[][4], gs_diag *d) {
+  (void)ctx;
+  if (q->ts == 63) return gs_diag_set(d, GS_EINVAL, "ts63 refused");
+  for (unsigned l = 0; l < AGX_LANES; l++)
+    for (unsigned k = 0; k < 4; k++)
+      out[l][k] = (q->x[l] * 0x9e3779b1u) ^ (q->y[l] * 0x85ebca6bu) ^ q->lod[l] ^ (q->ts << 20) ^ (q->ss << 26) ^
+                  (l << 8) ^ k ^ (q->lod_mode << 12);
   return 0;
 }
 
@@ -69,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(mem_b, mem_a, sizeof mem_a);
   agx_flat_mem ma = {0x1000, mem_a, MEM_SIZE}, mb = {0x1000, mem_b, MEM_SIZE};
   a.mem = agx_flat_mem_access, a.sr = sr_value;
+  a.tex = fuzz_rnd() % 8 ? tex_value : NULL;
   memcpy(&b, &a, sizeof a);
   a.mem_ctx = &ma, b.mem_ctx = &mb;
 
