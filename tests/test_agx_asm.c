@@ -525,6 +525,14 @@ static void test_applegpu_spellings(void **state) {
   asm_is("threadgroup_barrier", "6800");
   asm_is("TODO.ldcf r0_r1_r2, cf0", "a1010040");
   asm_is("zs_emit 255, r2l_r2h, 0", "417f0423");
+  /* the concordance's tile and uniform stores, in applegpu's operand order:
+   * st_tile R, F, u0 (bit 35), mask, O (offset), S (samples), C (coordinates);
+   * uniform_store 2, i16, mask, 0, R, O (the uniform's half index: 138 = u69) */
+  asm_is("st_tile r0_r1_r2_r3, u8norm, 0, xyzw, 0, 255, 0", "09010004f0fc0003");
+  asm_is("ld_tile r0l_r0h_r1l_r1h, u8norm, 1, xyzw, 0, 255, 0", "49000004f8fc0003");
+  asm_is("uniform_store 2, i16, xy, 0, r0l_r0h, 138", "c500a03d08803000");
+  asm_fails("ld_tile r0l_r0h_r1l_r1h, u8norm, 0, xyzw, 0, 255, 0", "t.s:1:1:", "u0 (bit 35) is 1");
+  asm_fails("uniform_store 2, i32, xy, 0, r0l_r0h, 138", "t.s:1:1:", "only the form 2, i16");
 }
 
 /* The shortest form unless ".long" asks for the long one; labels; several

@@ -719,6 +719,23 @@ static int build(stmt *s, agx_instr *I, char *label, size_t labsize) {
   }
   if (!strcmp(mn, "st_tile") || !strcmp(mn, "ld_tile")) {
     I->op = mn[0] == 's' ? AGX_ST_TILE : AGX_LD_TILE;
+    tok *f1 = s->n > 1 ? &s->t[1] : NULL;
+    unsigned fmt;
+    int apple = f1 && f1->k == T_WORD;
+    for (fmt = 0; apple && fmt < 16 && !(agx_format_name(fmt) && !strcmp(agx_format_name(fmt), f1->w)); fmt++) {}
+    if (apple && fmt < 16) { /* applegpu: R, F, u0 (bit 35), mask, O (offset), S (samples), C (coordinates) */
+      long long u0;
+      unsigned m;
+      if (opnd(s, I->op == AGX_LD_TILE ? &I->dst : &I->src[0], 0, "data registers") ||
+          name_in(s, agx_format_name, 16, "format", &fmt) || integer(s, &u0, 0, 1, "u0") ||
+          name_in(s, mask_name, 16, "mask", &m) || opnd(s, &I->src[3], 0, "offset") ||
+          opnd(s, &I->src[2], 0, "samples") || opnd(s, &I->src[1], 0, "coordinates"))
+        return -1;
+      if (I->op == AGX_LD_TILE && !u0) return errat(c, s->mcol, "ld_tile: u0 (bit 35) is 1 in every ld_tile");
+      I->explicit_coords = I->op == AGX_ST_TILE && u0;
+      I->format = (uint8_t)fmt, I->mask = (uint8_t)m;
+      return done(s);
+    }
     if (opnd(s, I->op == AGX_LD_TILE ? &I->dst : &I->src[0], 0, "data registers") ||
         opnd(s, &I->src[1], 0, "coordinates") || opnd(s, &I->src[2], 0, "samples") || opnd(s, &I->src[3], 0, "offset"))
       return -1;
@@ -727,6 +744,21 @@ static int build(stmt *s, agx_instr *I, char *label, size_t labsize) {
     if (name_in(s, agx_format_name, 16, "format", &f) || name_in(s, mask_name, 16, "mask", &m)) return -1;
     I->format = (uint8_t)f, I->mask = (uint8_t)m;
     return done(s);
+  }
+  if (!strcmp(mn, "uniform_store")) { /* applegpu: 2, i16, mask, 0, R, O (a uniform half): Mesa's mov uN, rM */
+    long long unk, b, o;
+    unsigned f, m;
+    agx_opnd r;
+    if (integer(s, &unk, 0, 3, "unk") || name_in(s, agx_format_name, 16, "format", &f) ||
+        name_in(s, mask_name, 16, "mask", &m) || integer(s, &b, 0, 7, "b") || opnd(s, &r, 0, "data registers") ||
+        integer(s, &o, 0, 511, "uniform half") || done(s))
+      return -1;
+    if (unk != 2 || f != AGX_FMT_I16 || b != 0)
+      return errat(c, s->mcol, "uniform_store: only the form 2, i16, MASK, 0, R, O (Mesa's mov uN, rM) is known");
+    unsigned n = (m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1);
+    I->op = AGX_UNIFORM_STORE, I->src[0] = r;
+    I->dst.kind = AGX_K_UNIF, I->dst.index = (uint16_t)o, I->dst.bits = 16, I->dst.count = (uint8_t)n;
+    return 0;
   }
   if (!strcmp(mn, "pixwait") || !strcmp(mn, "pixrel")) {
     I->op = mn[3] == 'w' ? AGX_PIXWAIT : AGX_PIXREL;
