@@ -24,6 +24,7 @@ typedef struct agx_entry {
   uint8_t attr_mask[AGX_VS_ATTRIBS];
   unsigned nvary;
   unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
+  struct agx_linked_set *linked; /* a vertex program: behind its vertex prologs, one a record layout (unit.c) */
 } agx_entry;
 
 /* the context of smpf's sampler (tex.c): the draw's fragment program */
