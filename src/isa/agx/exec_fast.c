@@ -1,89 +1,679 @@
-/* exec_fast.c — the AGX fast interpreter (exec.h, agx_run_fast): the
- * reference's semantics over a predecoded program. Jumps go to
- * precomputed instruction indices; the commonest ALU instructions (f32
- * fadd, fmul, ffma; 32-bit iadd/isub without sat; 32-bit bitop) run as
- * tight loops over the active lanes with the host's binary32 arithmetic,
- * falling back to num.h's exact computation for the results the host
- * could round differently (a magnitude at or below 2^-126, where the
- * hardware's flush is judged before rounding); everything else goes
- * through agx_exec_insn, the reference's own code. The hot loops skip the
- * register-count and pending-load checks, so they run only when the
- * program touches no half beyond the declared count and neither loads
- * nor samples (docs/agx-run.md, "The fast interpreter"). */
+/* exec_fast.c — the AGX fast interpreter (exec.h, agx_run_fast) on the lane micro-op layer
+ * (src/isa/uop): a decoded program is prepared once into micro-ops over
+ * the 32 lanes of a SIMD group, run by the layer's loop (run.h) with the
+ * AGX micro-ops below as cases of its switch. It has agx_run_ref's
+ * contract (exec.h, EQUIVALENCE): the same state, result and message.
+ *
+ * THE REGISTER FILE. One 32-lane vector of 32-bit words per 32-bit
+ * register (r0..r127 at byte N x 128: the word of rN holds rNl in its low
+ * and rNh in its high 16 bits), then vectors of constants (immediates, the
+ * uniforms the program reads, the lane numbers), on the C stack of the
+ * run. agx_state keeps its r[lane][half] layout: a run transposes in the
+ * registers the program names and, at its end, out the ones it may write.
+ *
+ * WHAT RUNS AS MICRO-OPS. f32 fadd, fmul, ffma on 32-bit registers,
+ * uniforms and float immediates with abs, neg and sat (the host's binary32
+ * arithmetic, num.h's exact code for results at or below 2^-126 where the
+ * flush is judged before rounding); iadd/isub without sat and bitop on
+ * 32-bit values; icmpsel/fcmpsel; mov/ldimm into registers and halves;
+ * get_sr of the lane number; if/else/while in both compare forms and
+ * pop_exec (r0l in the file, the exec mask a local of the loop);
+ * jmp_exec_any/none, stop, trap; st_var; wait. Everything else is an AGX
+ * "generic" micro-op: the registers the instruction names are transposed
+ * out to agx_state, agx_exec_insn (the reference's own code) runs it, and
+ * the ones it may write come back, so that semantics live once.
+ *
+ * EXACTNESS. The steps and the budget are counted a basic block at a time;
+ * a block the budget does not cover runs through the reference from its
+ * start. A native instruction cannot fail: what could (a register beyond
+ * the declared count, an undefined condition, a uniform past u255, a
+ * varying index past the UVS) is generic or hands the instruction to the
+ * reference before anything is written. A register a load or smpf may
+ * write is pending until its wait: a native instruction that reads one is
+ * preceded, when the program has such a write, by a check that hands the
+ * instruction to the reference if any half it reads is pending. A run
+ * whose declared register count is below the halves the native
+ * instructions touch, that starts with loads pending, that starts inside a
+ * block or whose program has an instruction of a bad length runs through
+ * the reference whole. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 #include "isa/agx/exec.h"
 #include "isa/agx/num.h"
 #include "isa/uop/uop.h"
 
-enum { FK_GENERIC, FK_FADD, FK_FMUL, FK_FFMA, FK_IADD, FK_BITOP, FK_JMP, FK_STOP, FK_TRAP };
+/* Whether runs take the AVX2 copy of the loop (1) or the build's own (0);
+ * on = 1 makes them take the build's own, 0 lets them choose again, -1
+ * only asks. For tests, which check both copies. */
+int agx_fast_portable(int on);
 
-struct agx_fast {
-  const agx_instr *insn;
-  size_t n;
-  uint32_t *addr;   /* byte address of each instruction */
-  long *target;     /* a jump's target index (-1: not the start of an instruction) */
-  uint8_t *kind;    /* FK_* */
-  unsigned halves;  /* 1 + the highest GPR half any operand touches */
-  int loads;        /* the program has a load or an smpf (results that wait) */
+enum {
+  AX_REGS = 128,                     /* r0..r127 */
+  AX_CONSTS = 96,                    /* constant vectors at most */
+  AX_SLOTS = AX_REGS + AX_CONSTS,
+  AX_VEC = 4 * AGX_LANES             /* bytes of a vector */
+};
+_Static_assert(AX_SLOTS * AX_VEC <= 65536, "micro-op operands are 16-bit byte offsets");
+
+/* AGX micro-op kinds; imm is the instruction's index (its ax_par). */
+enum {
+  AX_BLOCK = GS_UOP_ISA, /* a basic block of b instructions starts: the budget, the steps */
+  AX_GENERIC,            /* the instruction through agx_exec_insn */
+  AX_PCHECK,             /* the instruction through agx_exec_insn if a half it reads is pending */
+  AX_JMP,                /* jmp_exec_any (op 1) / jmp_exec_none (op 0) */
+  AX_STOP, AX_TRAP,
+  AX_FALL,               /* past the last instruction */
+  AX_FADD, AX_FMUL, AX_FFMA,
+  AX_IADD, AX_BITOP, AX_MOV,
+  AX_ICSEL, AX_FCSEL,
+  AX_EXEC,               /* if/else/while (op: 0 if, 1 else, 2 while; side: float compare), pop_exec (op 3) */
+  AX_STVAR, AX_WAIT
 };
 
-static int reg32(const agx_opnd *o) {
-  return o->bits == 32 && (o->kind == AGX_K_REG || (o->kind == AGX_K_UNIF && o->index + 2 <= AGX_UHALVES));
-}
-static int fsrc(const agx_opnd *o) { return reg32(o) || o->kind == AGX_K_FIMM; }
-static int isrc(const agx_opnd *o) { return reg32(o) || o->kind == AGX_K_IMM; }
-static int dst32(const agx_opnd *o) { return o->kind == AGX_K_REG && o->bits == 32; }
+/* One instruction's fields the micro-ops need. */
+typedef struct ax_par {
+  uint32_t pc;          /* byte address */
+  uint32_t next;        /* first micro-op of the next instruction (its BLOCK when it starts one) */
+  long target;          /* a jump: the micro-op of its target's block, -1: not an instruction */
+  uint16_t c, e;        /* third and fourth operands (byte offsets) */
+  uint32_t ka, kb, kc;  /* float operands: the bits abs keeps */
+  uint32_t fa, fb, fc;  /* float operands: the bits neg flips */
+  uint8_t cond, sat, shift, neg, tt, nest;
+  uint8_t half;         /* destination: 0 the 32-bit register, 1 its low half, 2 its high half */
+  uint8_t ihalf;        /* st_var's index: 0 an immediate (in e), 1 low half of b's register, 2 high */
+  uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
+  uint32_t nin;
+  uint32_t chk, nchk;   /* PCHECK: the halves to test (f->list[chk..]) */
+} ax_par;
 
-static uint8_t kind_of(const agx_instr *in) {
-  switch (in->op) {
-    case AGX_FADD: case AGX_FMUL:
-      if (dst32(&in->dst) && fsrc(&in->src[0]) && fsrc(&in->src[1])) return in->op == AGX_FADD ? FK_FADD : FK_FMUL;
-      return FK_GENERIC;
-    case AGX_FFMA:
-      return dst32(&in->dst) && fsrc(&in->src[0]) && fsrc(&in->src[1]) && fsrc(&in->src[2]) ? FK_FFMA : FK_GENERIC;
-    case AGX_IADD: case AGX_ISUB:
-      return dst32(&in->dst) && isrc(&in->src[0]) && isrc(&in->src[1]) && !in->sat ? FK_IADD : FK_GENERIC;
-    case AGX_BITOP:
-      return dst32(&in->dst) && isrc(&in->src[0]) && isrc(&in->src[1]) ? FK_BITOP : FK_GENERIC;
-    case AGX_JMP_ANY: case AGX_JMP_NONE: return FK_JMP;
-    case AGX_STOP: return FK_STOP;
-    case AGX_TRAP: return FK_TRAP;
-    default: return FK_GENERIC;
+/* A constant vector: 0 the value, 1 uniform halves value, value + 1, 2 the lane number. */
+typedef struct ax_const {
+  uint8_t type;
+  uint32_t value;
+} ax_const;
+
+struct agx_fast {
+  agx_program p;
+  gs_uop *u;
+  uint32_t *first;  /* per instruction (and n: the end), its first micro-op */
+  uint8_t *leader;  /* per instruction: a block starts there */
+  ax_par *par;
+  uint16_t *list;   /* the registers and halves par's sync and chk name */
+  size_t nlist;
+  ax_const cst[AX_CONSTS];
+  unsigned ncst;
+  uint16_t used[AX_REGS], nused;       /* registers transposed in at the start */
+  uint16_t written[AX_REGS], nwritten; /* and out at the end */
+  unsigned top;     /* 1 + the highest half a native instruction touches */
+  uint32_t end;     /* the byte address past the last instruction */
+  int refonly;      /* an instruction of a bad length: the reference runs it all */
+};
+
+/* ---- the lane functions ----------------------------------------------------------- */
+
+/* An f32 operand: subnormals flushed (sign kept), then abs (keep) and neg (flip). */
+static inline uint32_t ax_fin(uint32_t x, uint32_t keep, uint32_t flip) {
+  uint32_t m = 0x80000000u | (0u - (uint32_t)((x & 0x7f800000u) != 0)); /* branch-free: vectorises */
+  return (x & m & keep) ^ flip;
+}
+static inline uint32_t ax_sat(uint32_t x) {
+  uint32_t r = x > 0x3f800000u ? 0x3f800000u : x;
+  return (x >> 31) || (x & 0x7fffffffu) > 0x7f800000u ? 0 : r;
+}
+static inline uint32_t ax_nan(uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u ? AGX_F32_NAN : x; }
+/* agx_icmp of two 32-bit values (cond defined). */
+static inline uint32_t ax_icmp(unsigned cond, uint32_t a, uint32_t b) {
+  uint32_t t;
+  switch (cond & 7) {
+    case 1: t = a < b; break;
+    case 2: t = a > b; break;
+    case 5: t = (int32_t)a < (int32_t)b; break;
+    case 6: t = (int32_t)a > (int32_t)b; break;
+    default: t = a == b; break;
   }
+  return t ^ ((cond >> 3) & 1);
+}
+/* agx_fcmp of two flushed, modified f32 values (cond defined). */
+static inline uint32_t ax_fcmp(unsigned cond, uint32_t ua, uint32_t ub) {
+  float a = gs_lane_f(ua), b = gs_lane_f(ub);
+  uint32_t nb = b != b && a == a, t;
+  switch (cond & 7) {
+    case 1: t = a < b; break;
+    case 2: t = a > b; break;
+    case 3: t = a < b || nb; break;
+    case 5: t = a >= b; break;
+    case 6: t = a <= b; break;
+    case 7: t = a > b || nb; break;
+    default: t = a == b; break;
+  }
+  return t ^ ((cond >> 3) & 1);
 }
 
-static unsigned top_half(const agx_opnd *o) {
+/* ---- transposing between agx_state and the file -------------------------------- */
+
+static inline void ax_in(const agx_state *s, char *R, unsigned n) {
+  uint32_t v[AGX_LANES];
+  for (unsigned l = 0; l < AGX_LANES; l++) v[l] = s->r[l][2 * n] | (uint32_t)s->r[l][2 * n + 1] << 16;
+  memcpy(R + n * AX_VEC, v, sizeof v);
+}
+static inline void ax_out(agx_state *s, const char *R, unsigned n) {
+  uint32_t v[AGX_LANES];
+  memcpy(v, R + n * AX_VEC, sizeof v);
+  for (unsigned l = 0; l < AGX_LANES; l++) s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
+}
+static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
+  for (unsigned i = 0; i < f->nwritten; i++) ax_out(s, R, f->written[i]);
+}
+
+/* Instruction k through agx_exec_insn: its registers out, its writes
+ * back. On an error every register the run may have written goes out
+ * (the instruction's own first come back in, with what it wrote). */
+static int ax_slow(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t *exec, uint64_t steps, gs_diag *d) {
+  const ax_par *P = &f->par[k];
+  const uint16_t *L = f->list + P->sync;
+  for (unsigned i = 0; i < P->nsync; i++) ax_out(s, R, L[i]);
+  s->exec = *exec, s->steps = steps, s->pc = P->pc;
+  int rc = agx_exec_insn(s, &f->p.insn[k], P->pc, d);
+  for (unsigned i = 0; i < P->nin; i++) ax_in(s, R, L[i]);
+  *exec = s->exec;
+  if (rc) ax_out_written(s, f, R);
+  return rc;
+}
+
+/* The rest of the run through the reference from instruction k (the
+ * file's registers out first). */
+static int ax_bail(agx_state *s, const agx_fast *f, size_t k, const char *R, uint32_t exec, uint64_t steps,
+                   uint64_t budget, gs_diag *d) {
+  ax_out_written(s, f, R);
+  s->exec = exec, s->steps = steps;
+  return agx_run_ref(s, &f->p, f->par[k].pc, budget, d);
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+#define AX_V(off) ((const uint32_t *)(const void *)(R + (off)))
+#define AX_P const ax_par *P = &f->par[u->imm]
+/* The steps once instruction u->imm has run (the block counted ahead). */
+#define AX_STEPS (steps0 + (u->imm - blk) + 1)
+/* Leaves the run with rc: the registers out, the mask and the steps. */
+#define AX_LEAVE(rc_, steps_)          \
+  do {                                 \
+    ax_out_written(s, f, R);           \
+    s->exec = exec, s->steps = steps_; \
+    return rc_;                        \
+  } while (0)
+/* r_ (32 lanes) to the destination d in the active lanes, as a word or
+ * into one half. */
+#define AX_PUT(r_)                                                                          \
+  do {                                                                                      \
+    uint32_t o_[AGX_LANES];                                                                 \
+    if (P->half == 0 && exec == 0xffffffffu) {                                              \
+      memcpy(R + u->d, r_, sizeof o_);                                                      \
+      break;                                                                                \
+    }                                                                                       \
+    memcpy(o_, R + u->d, sizeof o_);                                                        \
+    if (P->half == 0) {                                                                     \
+      for (int i_ = 0; i_ < AGX_LANES; i_++) o_[i_] = (exec >> i_ & 1) ? r_[i_] : o_[i_];   \
+    } else {                                                                                \
+      unsigned sh_ = P->half == 2 ? 16 : 0;                                                 \
+      uint32_t m_ = 0xffffu << sh_;                                                         \
+      for (int i_ = 0; i_ < AGX_LANES; i_++)                                                \
+        o_[i_] = (exec >> i_ & 1) ? (o_[i_] & ~m_) | ((r_[i_] << sh_) & m_) : o_[i_];       \
+    }                                                                                       \
+    memcpy(R + u->d, o_, sizeof o_);                                                        \
+  } while (0)
+/* The f32 operations: operands flushed and modified, the host's binary32
+ * result, num.h's exact one for the lanes at or below 2^-126. */
+#define AX_FLOAT(compute, exact)                                                                      \
+  do {                                                                                             \
+    AX_P;                                                                                          \
+    const uint32_t *A_ = AX_V(u->a), *B_ = AX_V(u->b), *C_ = AX_V(P->c);                           \
+    uint32_t x[AGX_LANES], y[AGX_LANES], z[AGX_LANES], r_[AGX_LANES], tiny_ = 0;                   \
+    (void)z;                                                                                       \
+    uint32_t ka_ = P->ka, fa_ = P->fa, kb_ = P->kb, fb_ = P->fb, kc_ = P->kc, fc_ = P->fc;        \
+    for (int i = 0; i < AGX_LANES; i++) x[i] = ax_fin(A_[i], ka_, fa_);                            \
+    for (int i = 0; i < AGX_LANES; i++) y[i] = ax_fin(B_[i], kb_, fb_);                            \
+    for (int i = 0; i < AGX_LANES; i++) z[i] = ax_fin(C_[i], kc_, fc_);                            \
+    compute;                                                                                       \
+    for (int i = 0; i < AGX_LANES; i++) tiny_ |= (uint32_t)((r_[i] & 0x7fffffffu) <= 0x00800000u); \
+    if (tiny_)                                                                                     \
+      for (int i = 0; i < AGX_LANES; i++)                                                          \
+        if ((exec >> i & 1) && (r_[i] & 0x7fffffffu) <= 0x00800000u) r_[i] = (exact);              \
+    if (P->sat)                                                                                    \
+      for (int i = 0; i < AGX_LANES; i++) r_[i] = ax_sat(ax_nan(r_[i]));                           \
+    else                                                                                           \
+      for (int i = 0; i < AGX_LANES; i++) r_[i] = ax_nan(r_[i]);                                   \
+    AX_PUT(r_);                                                                                    \
+  } while (0)
+/* The fused multiply-add of every lane, exact either way: 8 lanes an
+ * instruction (AX_FMA_VEC, for the copy of the loop compiled with FMA:
+ * GCC leaves fmaf's loop scalar), or the C library's fmaf. */
+#define AX_FMA_VEC(r_, x, y, z)                                                                            \
+  for (int k_ = 0; k_ < AGX_LANES / 8; k_++)                                                             \
+    _mm256_storeu_ps((float *)(void *)(r_ + 8 * k_),                                                     \
+                     _mm256_fmadd_ps(_mm256_loadu_ps((const float *)(const void *)(x + 8 * k_)),         \
+                                     _mm256_loadu_ps((const float *)(const void *)(y + 8 * k_)),         \
+                                     _mm256_loadu_ps((const float *)(const void *)(z + 8 * k_))))
+#define AX_FMA_LIBM(r_, x, y, z) \
+  for (int i = 0; i < AGX_LANES; i++) r_[i] = gs_lane_u(fmaf(gs_lane_f(x[i]), gs_lane_f(y[i]), gs_lane_f(z[i])))
+#define AX_FX(i) ((double)gs_lane_f(x[i]))
+#define AX_FY(i) ((double)gs_lane_f(y[i]))
+#define AX_FZ(i) ((double)gs_lane_f(z[i]))
+/* d = expr of a, b (and c = P->c, e = P->e) in every lane, written in the active ones */
+#define AX_INT(expr)                                                                   \
+  do {                                                                                 \
+    const uint32_t *A_ = AX_V(u->a), *B_ = AX_V(u->b), *C_ = AX_V(P->c), *E_ = AX_V(P->e); \
+    uint32_t r_[AGX_LANES];                                                            \
+    for (int i = 0; i < AGX_LANES; i++) {                                              \
+      uint32_t a = A_[i], b = B_[i], c = C_[i], e = E_[i];                             \
+      (void)b, (void)c, (void)e;                                                       \
+      r_[i] = (expr);                                                                  \
+    }                                                                                  \
+    AX_PUT(r_);                                                                        \
+  } while (0)
+
+#define GS_UOP_N 32 /* AGX_LANES */
+#define GS_UOP_PARAMS (agx_state * s, const agx_fast *f, size_t k0, uint64_t budget, gs_diag *d, char *R)
+#define GS_UOP_ENTER                                       \
+  const gs_uop *u = f->u + f->first[k0] - 1; /* its BLOCK */ \
+  uint32_t exec = s->exec;                                 \
+  uint64_t steps = s->steps, steps0 = steps;               \
+  uint32_t blk = (uint32_t)k0;                             \
+  int rc;
+#define GS_UOP_COND(c) (((c) & 1) ? 0xffffffffu : 0u) /* the neutral kinds are not used */
+#define GS_UOP_CONSTS ((const void *)0)
+#define GS_UOP_ISA_CASES "isa/agx/exec_fast_run.h"
+
+#include "isa/uop/run_clones.h"
+
+#if GS_UOP_RUN_AVX2
+static _Atomic int portable;
+#endif
+
+int agx_fast_portable(int on) {
+#if GS_UOP_RUN_AVX2
+  if (on >= 0) portable = on != 0;
+  return !portable && GS_UOP_RUN_AVX2_CPU();
+#else
+  (void)on;
+  return 0;
+#endif
+}
+
+static int ax_run(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs_diag *d, char *R) {
+#if GS_UOP_RUN_AVX2
+  if (!portable && GS_UOP_RUN_AVX2_CPU()) return run_avx2(s, f, k, budget, d, R);
+#endif
+  return run_built(s, f, k, budget, d, R);
+}
+
+static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  const agx_fast *f = prog;
+  long k = agx_seek(&f->p, 0, 0, entry);
+  s->stopped = 0;
+  s->pc = entry;
+  if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
+#if defined(__GNUC__)
+  __attribute__((aligned(64)))
+#endif
+  uint32_t file[AX_SLOTS][AGX_LANES];
+  char *R = (char *)file;
+  for (unsigned i = 0; i < f->nused; i++) ax_in(s, R, f->used[i]);
+  for (unsigned i = 0; i < f->ncst; i++) {
+    uint32_t *v = file[AX_REGS + i], c = f->cst[i].value;
+    if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
+    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = f->cst[i].type == 2 ? l : c;
+  }
+  return ax_run(s, f, (size_t)k, budget, d, R);
+}
+
+int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
+  unsigned lim = s->nregs ? s->nregs : AGX_HALVES;
+  int whole = f->refonly || f->top > lim;
+  uint8_t any = 0;
+  for (unsigned h = 0; h < AGX_HALVES; h++) any |= s->pending[h];
+  whole |= any != 0;
+  if (!whole) {
+    long k = agx_seek(&f->p, 0, 0, entry);
+    whole = k >= 0 && !f->leader[k];
+  }
+  if (whole) return agx_run_ref(s, &f->p, entry, budget, d);
+  return agx_run_nearest(ax_loop, s, f, entry, budget, d);
+}
+
+/* ---- preparing a program ------------------------------------------------------- */
+
+typedef struct ax_build {
+  agx_fast *f;
+  size_t cap;       /* micro-ops */
+  size_t nu;
+  size_t lcap;      /* list */
+  uint8_t used[AX_REGS], written[AX_REGS];
+  uint8_t loadw[AGX_HALVES]; /* halves a load or smpf may write */
+  int loads;
+  int err;
+} ax_build;
+
+static gs_uop *emit(ax_build *b, unsigned kind, size_t k) {
+  if (b->nu == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 64;
+    gs_uop *u = realloc(b->f->u, cap * sizeof *u);
+    if (!u) {
+      b->err = 1;
+      static gs_uop sink;
+      return &sink;
+    }
+    b->f->u = u, b->cap = cap;
+  }
+  gs_uop *u = &b->f->u[b->nu++];
+  memset(u, 0, sizeof *u);
+  u->kind = (uint8_t)kind, u->imm = (uint32_t)k;
+  return u;
+}
+
+static void push(ax_build *b, uint16_t v) {
+  if (b->f->nlist == b->lcap) {
+    size_t cap = b->lcap ? 2 * b->lcap : 64;
+    uint16_t *l = realloc(b->f->list, cap * sizeof *l);
+    if (!l) {
+      b->err = 1;
+      return;
+    }
+    b->f->list = l, b->lcap = cap;
+  }
+  b->f->list[b->f->nlist++] = v;
+}
+
+/* The halves operand o names: [*lo, *hi). Masked runs (load, store,
+ * smpf, the tile ops) are taken as four elements, whatever the decoded
+ * count. */
+static int span(const agx_instr *in, const agx_opnd *o, unsigned *lo, unsigned *hi) {
   if (o->kind != AGX_K_REG) return 0;
   unsigned n = o->bits / 16 ? o->bits / 16 : 1, c = o->count ? o->count : 1;
-  return o->index + n * c;
+  switch (in->op) {
+    case AGX_LOAD: case AGX_STORE: case AGX_SMPF: case AGX_LD_TILE: case AGX_ST_TILE: case AGX_ZS_EMIT:
+      c = c < 4 ? 4 : c;
+      break;
+    case AGX_LDCF: c = c < 3 ? 3 : c; break;
+    default: break;
+  }
+  *lo = o->index, *hi = o->index + n * c;
+  if (*hi > AGX_HALVES) *hi = AGX_HALVES;
+  return 1;
+}
+
+static int stack_op(unsigned op) {
+  return op == AGX_IF_ICMP || op == AGX_ELSE_ICMP || op == AGX_WHILE_ICMP || op == AGX_IF_FCMP ||
+         op == AGX_ELSE_FCMP || op == AGX_WHILE_FCMP || op == AGX_POP_EXEC;
+}
+
+/* A constant vector's byte offset; -1 when there is no room. */
+static int cst(ax_build *b, unsigned type, uint32_t value) {
+  agx_fast *f = b->f;
+  for (unsigned i = 0; i < f->ncst; i++)
+    if (f->cst[i].type == type && f->cst[i].value == value) return (AX_REGS + (int)i) * AX_VEC;
+  if (f->ncst == AX_CONSTS) return -1;
+  f->cst[f->ncst].type = (uint8_t)type, f->cst[f->ncst].value = value;
+  return (AX_REGS + (int)f->ncst++) * AX_VEC;
+}
+
+/* A 32-bit integer source (a register, a uniform, an immediate): its byte
+ * offset, or -1. */
+static int isrc(ax_build *b, const agx_opnd *o) {
+  switch (o->kind) {
+    case AGX_K_REG: return o->bits == 32 && o->index + 2 <= AGX_HALVES && !(o->index & 1) ? o->index / 2 * AX_VEC : -1;
+    case AGX_K_UNIF: return o->bits == 32 && o->index + 2 <= AGX_UHALVES ? cst(b, 1, o->index) : -1;
+    case AGX_K_IMM: return cst(b, 0, o->value);
+    default: return -1;
+  }
+}
+/* A 32-bit float source (a register, a uniform, a float immediate). */
+static int fsrc(ax_build *b, const agx_opnd *o) {
+  if (o->kind == AGX_K_FIMM) return cst(b, 0, gs_lane_u(agx_minifloat(o->value)));
+  return o->kind == AGX_K_IMM ? -1 : isrc(b, o);
+}
+static void fmods(const agx_opnd *o, uint32_t *keep, uint32_t *flip) {
+  *keep = o->abs ? 0x7fffffffu : 0xffffffffu, *flip = o->neg ? 0x80000000u : 0;
+}
+/* The destination: a 32-bit register (half 0) or a 16-bit half (1 low, 2 high). */
+static int dst(const agx_opnd *o, int allow16, uint8_t *half) {
+  if (o->kind != AGX_K_REG) return -1;
+  if (o->bits == 32 && !(o->index & 1) && o->index + 2 <= AGX_HALVES) return *half = 0, o->index / 2 * AX_VEC;
+  if (allow16 && o->bits == 16 && o->index < AGX_HALVES) return *half = (uint8_t)(1 + (o->index & 1)), o->index / 2 * AX_VEC;
+  return -1;
+}
+
+/* Lowers instruction k to native micro-ops; 0 when it is not one of
+ * those, so that it runs generic. */
+static int native(ax_build *b, size_t k) {
+  agx_fast *f = b->f;
+  const agx_instr *in = &f->p.insn[k];
+  ax_par *P = &f->par[k];
+  const agx_opnd *s0 = &in->src[0], *s1 = &in->src[1], *s2 = &in->src[2], *s3 = &in->src[3];
+  int d = -1, a = -1, bb = -1, c = -1, e = -1;
+  unsigned kind;
+  switch (in->op) {
+    case AGX_FADD: case AGX_FMUL: case AGX_FFMA:
+      d = dst(&in->dst, 0, &P->half), a = fsrc(b, s0), bb = fsrc(b, s1);
+      c = in->op == AGX_FFMA ? fsrc(b, s2) : a, e = a;
+      fmods(s0, &P->ka, &P->fa), fmods(s1, &P->kb, &P->fb);
+      if (in->op == AGX_FFMA) fmods(s2, &P->kc, &P->fc);
+      else P->kc = 0xffffffffu;
+      P->sat = in->sat;
+      kind = in->op == AGX_FADD ? AX_FADD : in->op == AGX_FMUL ? AX_FMUL : AX_FFMA;
+      break;
+    case AGX_IADD: case AGX_ISUB:
+      if (in->sat) return 0;
+      d = dst(&in->dst, 0, &P->half), a = isrc(b, s0), bb = isrc(b, s1), c = e = a;
+      P->neg = in->op == AGX_ISUB, P->shift = in->shift;
+      kind = AX_IADD;
+      break;
+    case AGX_BITOP:
+      d = dst(&in->dst, 0, &P->half), a = isrc(b, s0), bb = isrc(b, s1), c = e = a;
+      P->tt = in->tt;
+      kind = AX_BITOP;
+      break;
+    case AGX_LDIMM:
+      if (s0->kind != AGX_K_IMM) return 0;
+      d = dst(&in->dst, 1, &P->half), a = cst(b, 0, in->dst.bits == 16 ? s0->value & 0xffff : s0->value);
+      bb = c = e = a;
+      kind = AX_MOV;
+      break;
+    case AGX_GET_SR:
+      if (s0->kind != AGX_K_SR || s0->index != 52) return 0;
+      d = dst(&in->dst, 1, &P->half), a = bb = c = e = cst(b, 2, 0);
+      kind = AX_MOV;
+      break;
+    case AGX_ICMPSEL: case AGX_FCMPSEL: {
+      int fl = in->op == AGX_FCMPSEL;
+      if (fl ? (in->cond & 7) == 4 : (in->cond & 3) == 3) return 0;
+      d = dst(&in->dst, 0, &P->half);
+      a = fl ? fsrc(b, s0) : isrc(b, s0), bb = fl ? fsrc(b, s1) : isrc(b, s1);
+      c = isrc(b, s2), e = isrc(b, s3);
+      if (fl) fmods(s0, &P->ka, &P->fa), fmods(s1, &P->kb, &P->fb);
+      P->cond = in->cond;
+      kind = fl ? AX_FCSEL : AX_ICSEL;
+      break;
+    }
+    case AGX_IF_ICMP: case AGX_ELSE_ICMP: case AGX_WHILE_ICMP: case AGX_IF_FCMP: case AGX_ELSE_FCMP:
+    case AGX_WHILE_FCMP: case AGX_POP_EXEC: {
+      int fl = in->op == AGX_IF_FCMP || in->op == AGX_ELSE_FCMP || in->op == AGX_WHILE_FCMP;
+      d = 0;
+      if (in->op == AGX_POP_EXEC) {
+        a = bb = c = e = 0;
+      } else {
+        if (fl ? (in->cond & 7) == 4 : (in->cond & 3) == 3) return 0;
+        a = fl ? fsrc(b, s0) : isrc(b, s0), bb = fl ? fsrc(b, s1) : isrc(b, s1), c = e = a;
+        if (fl) fmods(s0, &P->ka, &P->fa), fmods(s1, &P->kb, &P->fb);
+      }
+      P->cond = in->cond, P->nest = in->nest & 3;
+      kind = AX_EXEC;
+      gs_uop *u = NULL;
+      if (d < 0 || a < 0 || bb < 0) return 0;
+      u = emit(b, kind, k);
+      u->op = (uint8_t)(in->op == AGX_POP_EXEC ? 3
+                        : (in->op == AGX_IF_ICMP || in->op == AGX_IF_FCMP) ? 0
+                        : (in->op == AGX_ELSE_ICMP || in->op == AGX_ELSE_FCMP) ? 1 : 2);
+      u->side = (uint8_t)fl, u->d = 0, u->a = (uint16_t)a, u->b = (uint16_t)bb;
+      b->written[0] = b->used[0] = 1;
+      return 1;
+    }
+    case AGX_ST_VAR:
+      d = a = isrc(b, s0);
+      if (s1->kind == AGX_K_IMM) {
+        if (s1->value >= AGX_UVS_WORDS) return 0;
+        bb = a, P->ihalf = 0, P->e = (uint16_t)s1->value;
+      } else if (s1->kind == AGX_K_REG && s1->bits == 16 && s1->index < AGX_HALVES) {
+        bb = s1->index / 2 * AX_VEC, P->ihalf = (uint8_t)(1 + (s1->index & 1));
+      } else {
+        return 0;
+      }
+      c = e = a;
+      if (a < 0 || bb < 0) return 0;
+      {
+        gs_uop *u = emit(b, AX_STVAR, k);
+        u->a = (uint16_t)a, u->b = (uint16_t)bb, u->side = in->last;
+      }
+      return 1;
+    case AGX_WAIT:
+      emit(b, AX_WAIT, k)->op = in->group & 1;
+      return 1;
+    default:
+      return 0;
+  }
+  if (d < 0 || a < 0 || bb < 0 || c < 0 || e < 0) return 0;
+  P->c = (uint16_t)c, P->e = (uint16_t)e;
+  gs_uop *u = emit(b, kind, k);
+  u->d = (uint16_t)d, u->a = (uint16_t)a, u->b = (uint16_t)bb;
+  b->written[d / AX_VEC] = 1;
+  return 1;
+}
+
+/* The halves a native instruction reads from registers. */
+static unsigned reads(const agx_instr *in, uint16_t out[16]) {
+  unsigned n = 0;
+  for (int i = 0; i < 4; i++) {
+    const agx_opnd *o = &in->src[i];
+    unsigned lo, hi;
+    if (!span(in, o, &lo, &hi)) continue;
+    for (unsigned h = lo; h < hi && n < 16; h++) out[n++] = (uint16_t)h;
+  }
+  return n;
 }
 
 int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
-  agx_fast *f = calloc(1, sizeof *f);
-  size_t n = p->n ? p->n : 1;
-  if (f) f->addr = malloc(n * sizeof *f->addr), f->target = malloc(n * sizeof *f->target), f->kind = malloc(n);
-  if (!f || !f->addr || !f->target || !f->kind) {
+  ax_build b;
+  memset(&b, 0, sizeof b);
+  agx_fast *f = b.f = calloc(1, sizeof *f);
+  size_t n = p->n;
+  if (f) {
+    f->first = malloc((n + 1) * sizeof *f->first), f->leader = calloc(n + 1, 1);
+    f->par = calloc(n + 1, sizeof *f->par);
+  }
+  if (!f || !f->first || !f->leader || !f->par) {
     agx_fast_free(f);
     return gs_diag_set(d, GS_ENOMEM, "AGX shader: out of memory preparing the program");
   }
-  f->insn = p->insn, f->n = p->n;
+  f->p = *p;
   uint32_t a = 0;
-  for (size_t k = 0; k < p->n; k++) f->addr[k] = a, a += p->insn[k].len;
-  for (size_t k = 0; k < p->n; k++) {
+  for (size_t k = 0; k < n; k++) {
     const agx_instr *in = &p->insn[k];
-    f->kind[k] = kind_of(in);
-    f->target[k] = f->kind[k] == FK_JMP ? agx_seek(p, k, f->addr[k], f->addr[k] + (uint32_t)in->offset) : -1;
-    unsigned t = top_half(&in->dst);
-    for (int i = 0; i < 4; i++) t = top_half(&in->src[i]) > t ? top_half(&in->src[i]) : t;
-    if (in->op == AGX_LOAD || in->op == AGX_SMPF) {
-      /* results pending until a wait: leave the pending-read checks (and
-       * a run's length, which depends on the mask) to the reference */
-      f->loads = 1;
-      t = AGX_HALVES + 1;
+    f->par[k].pc = a, a += in->len;
+    if (in->len < 2 || in->len > AGX_MAX_BYTES || (in->len & 1)) f->refonly = 1;
+  }
+  f->end = a;
+  /* leaders: the first instruction, jump targets, what follows a jump,
+   * stop or trap */
+  if (n) f->leader[0] = 1;
+  for (size_t k = 0; k < n; k++) {
+    const agx_instr *in = &p->insn[k];
+    f->par[k].target = -1;
+    if (in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE) {
+      long t = agx_seek(p, k, f->par[k].pc, f->par[k].pc + (uint32_t)in->offset);
+      f->par[k].target = t;
+      if (t >= 0) f->leader[t] = 1;
     }
-    if (t > f->halves) f->halves = t;
+    if (in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE || in->op == AGX_STOP || in->op == AGX_TRAP) f->leader[k + 1] = 1;
+    if (in->op == AGX_LOAD || in->op == AGX_SMPF || in->op == AGX_LD_TILE) {
+      unsigned lo, hi;
+      b.loads = 1;
+      if (span(in, &in->dst, &lo, &hi))
+        for (unsigned h = lo; h < hi; h++) b.loadw[h] = 1;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    const agx_instr *in = &p->insn[k];
+    ax_par *P = &f->par[k];
+    if (f->leader[k]) {
+      size_t m = k + 1;
+      while (m < n && !f->leader[m]) m++;
+      gs_uop *u = emit(&b, AX_BLOCK, k); /* the count in a and b */
+      u->a = (uint16_t)((m - k) & 0xffff), u->b = (uint16_t)((m - k) >> 16);
+    }
+    f->first[k] = (uint32_t)b.nu;
+    if (in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE) {
+      emit(&b, AX_JMP, k)->op = in->op == AGX_JMP_ANY;
+      continue;
+    }
+    if (in->op == AGX_STOP || in->op == AGX_TRAP) {
+      emit(&b, in->op == AGX_STOP ? AX_STOP : AX_TRAP, k);
+      continue;
+    }
+    /* the registers it names, for agx_exec_insn: out before, the ones it
+     * may write back after */
+    uint8_t touch[AX_REGS], wr[AX_REGS];
+    memset(touch, 0, sizeof touch), memset(wr, 0, sizeof wr);
+    unsigned lo, hi;
+    for (int i = 0; i < 4; i++)
+      if (span(in, &in->src[i], &lo, &hi))
+        for (unsigned h = lo; h < hi; h++) touch[h / 2] = 1;
+    if (span(in, &in->dst, &lo, &hi))
+      for (unsigned h = lo; h < hi; h++) touch[h / 2] = wr[h / 2] = 1;
+    if (stack_op(in->op)) touch[0] = wr[0] = 1;
+    P->sync = (uint32_t)f->nlist;
+    for (unsigned r = 0; r < AX_REGS; r++)
+      if (wr[r]) push(&b, (uint16_t)r), P->nin++, b.written[r] = b.used[r] = 1;
+    for (unsigned r = 0; r < AX_REGS; r++)
+      if (touch[r] && !wr[r]) push(&b, (uint16_t)r), b.used[r] = 1;
+    P->nsync = (uint32_t)f->nlist - P->sync;
+    /* a check of the halves it reads that a load may have left pending */
+    uint16_t rh[16];
+    unsigned nr = reads(in, rh), chk = (unsigned)f->nlist, nchk = 0;
+    size_t at = b.nu;
+    if (b.loads)
+      for (unsigned i = 0; i < nr; i++)
+        if (b.loadw[rh[i]]) push(&b, rh[i]), nchk++;
+    if (nchk) emit(&b, AX_PCHECK, k);
+    P->chk = chk, P->nchk = nchk;
+    if (native(&b, k)) {
+      if (span(in, &in->dst, &lo, &hi) && hi > f->top) f->top = hi;
+      for (int i = 0; i < 4; i++)
+        if (span(in, &in->src[i], &lo, &hi) && hi > f->top) f->top = hi;
+      if (stack_op(in->op) && f->top < 1) f->top = 1;
+      continue;
+    }
+    /* generic: drop the check and anything emitted */
+    b.nu = at, f->nlist = chk, P->nchk = 0;
+    emit(&b, AX_GENERIC, k);
+  }
+  f->first[n] = (uint32_t)b.nu;
+  emit(&b, AX_FALL, n);
+  for (size_t k = 0; k < n; k++) {
+    f->par[k].next = f->first[k + 1] - (k + 1 < n && f->leader[k + 1]); /* its BLOCK, if any */
+    if (f->par[k].target >= 0) f->par[k].target = (long)f->first[f->par[k].target] - 1; /* its BLOCK */
+  }
+  for (unsigned r = 0; r < AX_REGS; r++) {
+    if (b.used[r]) f->used[f->nused++] = (uint16_t)r;
+    if (b.written[r]) f->written[f->nwritten++] = (uint16_t)r;
+  }
+  if (b.err) {
+    agx_fast_free(f);
+    return gs_diag_set(d, GS_ENOMEM, "AGX shader: out of memory preparing the program");
   }
   *out = f;
   return GS_OK;
@@ -91,134 +681,5 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
 
 void agx_fast_free(agx_fast *f) {
   if (!f) return;
-  free(f->addr), free(f->target), free(f->kind), free(f);
-}
-
-/* ---- the hot loops ---------------------------------------------------------------- */
-
-static inline uint32_t get32(const agx_state *s, const agx_opnd *o, unsigned l) {
-  switch (o->kind) {
-    case AGX_K_REG: return s->r[l][o->index] | (uint32_t)s->r[l][o->index + 1] << 16;
-    case AGX_K_UNIF: return s->u[o->index] | (uint32_t)s->u[o->index + 1] << 16;
-    case AGX_K_FIMM: return gs_lane_u(agx_minifloat(o->value));
-    default: return o->value;
-  }
-}
-static inline void put32(agx_state *s, const agx_opnd *o, unsigned l, uint32_t v) {
-  s->r[l][o->index] = (uint16_t)v, s->r[l][o->index + 1] = (uint16_t)(v >> 16);
-}
-/* An f32 operand: flushed, then abs and neg. */
-static inline uint32_t fin(uint32_t x, const agx_opnd *o) {
-  x = (x & 0x7f800000u) ? x : x & 0x80000000u;
-  x = o->abs ? x & 0x7fffffffu : x;
-  return o->neg ? x ^ 0x80000000u : x;
-}
-static inline uint32_t sat32(uint32_t x) {
-  uint32_t r = x > 0x3f800000u ? 0x3f800000u : x;
-  return (x >> 31) || (x & 0x7fffffffu) > 0x7f800000u ? 0 : r;
-}
-
-/* Operand o of every lane into v (inactive lanes too: harmless), an f32
- * one flushed and modified; the lane loops below then vectorise. */
-static void fetch(const agx_state *s, const agx_opnd *o, uint32_t v[AGX_LANES], int fl) {
-  if (o->kind == AGX_K_REG) {
-    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = s->r[l][o->index] | (uint32_t)s->r[l][o->index + 1] << 16;
-  } else {
-    uint32_t c = get32(s, o, 0);
-    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = c;
-  }
-  if (!fl) return;
-  uint32_t keep = o->abs ? 0x7fffffffu : 0xffffffffu, flip = o->neg ? 0x80000000u : 0;
-  for (unsigned l = 0; l < AGX_LANES; l++) {
-    uint32_t x = v[l];
-    x = (x & 0x7f800000u) ? x : x & 0x80000000u;
-    v[l] = (x & keep) ^ flip;
-  }
-}
-
-static void float_op(agx_state *s, const agx_instr *in, unsigned kind) {
-  uint32_t a[AGX_LANES], b[AGX_LANES], c[AGX_LANES], r[AGX_LANES];
-  fetch(s, &in->src[0], a, 1), fetch(s, &in->src[1], b, 1);
-  if (kind == FK_FADD) {
-    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(gs_lane_f(a[l]) + gs_lane_f(b[l]));
-  } else if (kind == FK_FMUL) {
-    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(gs_lane_f(a[l]) * gs_lane_f(b[l]));
-  } else {
-    fetch(s, &in->src[2], c, 1);
-    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = gs_lane_u(fmaf(gs_lane_f(a[l]), gs_lane_f(b[l]), gs_lane_f(c[l])));
-  }
-  for (unsigned l = 0; l < AGX_LANES; l++) {
-    if (!((s->exec >> l) & 1)) continue;
-    uint32_t u = r[l];
-    if ((u & 0x7fffffffu) <= 0x00800000u) { /* at or below 2^-126: num.h's exact rule */
-      double da = gs_lane_f(a[l]), db = gs_lane_f(b[l]);
-      u = kind == FK_FADD ? agx_fadd(da, db, AGX_R32, 0)
-        : kind == FK_FMUL ? agx_fmul(da, db, AGX_R32, 0) : agx_ffma(da, db, gs_lane_f(c[l]), AGX_R32, 0);
-    }
-    u = (u & 0x7fffffffu) > 0x7f800000u ? AGX_F32_NAN : u;
-    put32(s, &in->dst, l, in->sat ? sat32(u) : u);
-  }
-}
-
-static void int_op(agx_state *s, const agx_instr *in, unsigned kind) {
-  uint32_t a[AGX_LANES], b[AGX_LANES], r[AGX_LANES];
-  fetch(s, &in->src[0], a, 0), fetch(s, &in->src[1], b, 0);
-  if (kind == FK_IADD) {
-    /* a + ((+-b) << shift), shifts of 5 and up giving no b term */
-    unsigned sh = in->shift < 5 ? in->shift : 0;
-    uint32_t neg = in->op == AGX_ISUB ? 0xffffffffu : 0, on = in->shift < 5 ? 0xffffffffu : 0;
-    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = a[l] + ((((b[l] ^ neg) - neg) << sh) & on);
-  } else {
-    for (unsigned l = 0; l < AGX_LANES; l++) r[l] = agx_bitop(in->tt, a[l], b[l]);
-  }
-  for (unsigned l = 0; l < AGX_LANES; l++)
-    if ((s->exec >> l) & 1) put32(s, &in->dst, l, r[l]);
-}
-
-static int run_fast(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
-  const agx_fast *f = prog;
-  agx_program p = {f->insn, f->n};
-  long k = agx_seek(&p, 0, 0, entry);
-  s->stopped = 0;
-  s->pc = entry;
-  if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
-  unsigned lim = s->nregs ? s->nregs : AGX_HALVES;
-  int hot = f->halves <= lim && !f->loads;
-  for (unsigned h = 0; hot && h < AGX_HALVES; h++) hot = !s->pending[h];
-  for (;;) {
-    if ((size_t)k >= f->n) return agx_fault(d, AGX_FAULT_END, s->pc, 0);
-    uint32_t pc = f->addr[k];
-    if (s->steps >= budget) return agx_fault(d, AGX_FAULT_BUDGET, pc, budget);
-    s->steps++;
-    const agx_instr *in = &f->insn[k];
-    if (in->len < 2 || in->len > AGX_MAX_BYTES || (in->len & 1)) return agx_fault(d, AGX_FAULT_LENGTH, pc, in->len);
-    long next = k + 1;
-    unsigned kind = f->kind[k];
-    if (kind != FK_GENERIC && kind < FK_JMP && !hot) kind = FK_GENERIC;
-    switch (kind) {
-      case FK_FADD: case FK_FMUL: case FK_FFMA: float_op(s, in, kind); break;
-      case FK_IADD: case FK_BITOP: int_op(s, in, kind); break;
-      case FK_JMP:
-        if ((in->op == AGX_JMP_ANY) == (s->exec != 0)) {
-          if (f->target[k] < 0) return agx_fault(d, AGX_FAULT_JUMP, pc, pc + (uint32_t)in->offset);
-          next = f->target[k];
-        }
-        break;
-      case FK_STOP:
-        s->stopped = 1;
-        s->pc = pc + in->len;
-        return GS_OK;
-      case FK_TRAP: return agx_fault(d, AGX_FAULT_TRAP, pc, 0);
-      default: {
-        int rc = agx_exec_insn(s, in, pc, d);
-        if (rc) return rc;
-      }
-    }
-    k = next;
-    s->pc = (size_t)k < f->n ? f->addr[k] : f->addr[f->n - 1] + f->insn[f->n - 1].len;
-  }
-}
-
-int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
-  return agx_run_nearest(run_fast, s, f, entry, budget, d);
+  free(f->u), free(f->first), free(f->leader), free(f->par), free(f->list), free(f);
 }

@@ -1,5 +1,5 @@
-/* exec_uop_run.h — the AGX micro-ops (exec_uop.c) as cases of the lane
- * micro-op layer's run loop (src/isa/uop/run.h), which exec_uop.c
+/* exec_fast_run.h — the AGX micro-ops (exec_fast.c) as cases of the lane
+ * micro-op layer's run loop (src/isa/uop/run.h), which exec_fast.c
  * instantiates for 32 lanes and includes this file inside. The loop's
  * locals: R (the file), u, s, f, budget, d, exec (the active lanes), steps
  * (counted to the end of the current block), steps0 and blk (the steps
@@ -54,14 +54,17 @@
       s->pc = f->end;
       AX_LEAVE(agx_fault(d, AGX_FAULT_END, f->end, 0), steps);
     case AX_FADD:
-      AX_FLOAT(gs_lane_u(gs_lane_f(x[i]) + gs_lane_f(y[i])), agx_fadd(AX_FX(i), AX_FY(i), AGX_R32, 0));
+      AX_FLOAT(for (int i = 0; i < AGX_LANES; i++) r_[i] = gs_lane_u(gs_lane_f(x[i]) + gs_lane_f(y[i])), agx_fadd(AX_FX(i), AX_FY(i), AGX_R32, 0));
       break;
     case AX_FMUL:
-      AX_FLOAT(gs_lane_u(gs_lane_f(x[i]) * gs_lane_f(y[i])), agx_fmul(AX_FX(i), AX_FY(i), AGX_R32, 0));
+      AX_FLOAT(for (int i = 0; i < AGX_LANES; i++) r_[i] = gs_lane_u(gs_lane_f(x[i]) * gs_lane_f(y[i])), agx_fmul(AX_FX(i), AX_FY(i), AGX_R32, 0));
       break;
     case AX_FFMA:
-      AX_FLOAT(gs_lane_u(fmaf(gs_lane_f(x[i]), gs_lane_f(y[i]), gs_lane_f(z[i]))),
-               agx_ffma(AX_FX(i), AX_FY(i), AX_FZ(i), AGX_R32, 0));
+#if defined(__AVX2__) && defined(__FMA__)
+      AX_FLOAT(AX_FMA_VEC(r_, x, y, z), agx_ffma(AX_FX(i), AX_FY(i), AX_FZ(i), AGX_R32, 0));
+#else
+      AX_FLOAT(AX_FMA_LIBM(r_, x, y, z), agx_ffma(AX_FX(i), AX_FY(i), AX_FZ(i), AGX_R32, 0));
+#endif
       break;
     case AX_IADD: {
       AX_P;
