@@ -1130,6 +1130,128 @@ static void test_fast_equals_reference(void **state) {
   assert_true(sampled > 1000 && smpf_errors > 20);
 }
 
+/* The fast interpreter's other shapes: device loads and stores (their pending
+ * registers and waits), st_var with immediate and register indices, no_var,
+ * ldimm into halves, get_sr; else random_insn. */
+static agx_instr random_insn_mem(size_t k, size_t n) {
+  unsigned r = pick(100);
+  agx_instr in;
+  if (r < 8) { /* load or store: base u0_u1 (0x1000), a small index, sometimes a register's */
+    int load = r < 5, r16 = pick(4) == 0;
+    static const uint8_t fmt[] = {AGX_FMT_I8, AGX_FMT_I16, AGX_FMT_I32, AGX_FMT_I32, AGX_FMT_F16, AGX_FMT_U8NORM,
+                                  AGX_FMT_S16NORM};
+    in = I(load ? AGX_LOAD : AGX_STORE);
+    in.mask = (uint8_t)(1 + pick(15));
+    agx_opnd data = r16 ? reg(2 + pick(18), 16) : R(1 + pick(8));
+    data.count = (uint8_t)__builtin_popcount(in.mask);
+    if (load) in.dst = data;
+    else in.src[0] = data;
+    in.src[1] = unif(0, 64);
+    in.src[2] = pick(6) ? imm(pick(12)) : R(1 + pick(11));
+    in.format = fmt[pick(sizeof fmt)], in.shift = (uint8_t)pick(2), in.group = (uint8_t)pick(2);
+    in.index_zext = (uint8_t)pick(2);
+  } else if (r < 14) {
+    in = I(AGX_WAIT);
+    in.group = (uint8_t)pick(2);
+  } else if (r < 18) {
+    in = op2(AGX_ST_VAR, imm(0), pick(4) ? R(1 + pick(11)) : unif(2 * pick(8), 32),
+             pick(3) ? imm(pick(70)) : reg(2 + pick(22), 16));
+    in.dst.kind = AGX_K_NONE;
+    in.last = pick(5) == 0;
+  } else if (r < 19) {
+    in = I(AGX_NO_VAR);
+  } else if (r < 23) {
+    in = ldimm(pick(2) ? R(1 + pick(11)) : reg(2 + pick(22), 16), rnd());
+    if (in.dst.bits == 16) in.src[0].value &= 0xffff;
+  } else if (r < 26) {
+    static const uint8_t srs[] = {52, 52, 58, 59, 63};
+    in = op2(AGX_GET_SR, pick(2) ? R(1 + pick(11)) : reg(2 + pick(22), 16), sr(srs[pick(5)]), imm(0));
+    in.src[1].kind = AGX_K_NONE;
+  } else {
+    in = random_insn(k, n);
+  }
+  return in;
+}
+
+/* 3000 programs of random_insn_mem from random states as above, with a
+ * memory of 64 bytes at 0x1000 (random contents; base u0_u1) and sometimes
+ * a budget that runs out, through the fast interpreter's copy of its loop
+ * chosen by portable (agx_fast_portable): the same state, memory, result
+ * and message as the reference. */
+static void random_programs(int portable) {
+  agx_fast_portable(portable);
+  static agx_state a, b;
+  uint8_t ma[64], mb[64];
+  agx_flat_mem fa = {0x1000, ma, sizeof ma}, fb = {0x1000, mb, sizeof mb};
+  unsigned errors = 0, budgets = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    size_t n = 4 + pick(37);
+    agx_instr code[48];
+    for (size_t k = 0; k + 1 < n; k++) code[k] = random_insn_mem(k, n);
+    code[n - 1] = stop();
+    agx_instr fixed[48];
+    memcpy(fixed, code, n * sizeof *code);
+    fix(fixed, n);
+    agx_state_init(&a, 32);
+    a.present = pick(4) ? 0xffffffffu : rnd();
+    for (unsigned l = 0; l < AGX_LANES; l++) {
+      for (unsigned h = 2; h < 32; h += 2) agx_set_reg32(&a, l, h / 2, value());
+      a.r[l][0] = (uint16_t)(pick(3) ? 0 : pick(4));
+    }
+    a.exec = 0;
+    for (unsigned l = 0; l < AGX_LANES; l++)
+      if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
+    for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
+    agx_set_unif32(&a, 0, 0x1000), agx_set_unif32(&a, 1, 0);
+    if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
+    for (size_t i = 0; i < sizeof ma; i++) ma[i] = (uint8_t)rnd();
+    memcpy(mb, ma, sizeof ma);
+    a.mem = agx_flat_mem_access, a.mem_ctx = &fa;
+    a.tex = pick(20) ? random_tex : NULL;
+    uint64_t budget = pick(8) ? 2000 : pick(60);
+    memcpy(&b, &a, sizeof a);
+    b.mem_ctx = &fb;
+    agx_program p = {fixed, n};
+    agx_fast *f = NULL;
+    gs_diag d1, d2;
+    gs_diag_clear(&d1), gs_diag_clear(&d2);
+    assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
+    int r1 = agx_run_ref(&a, &p, 0, budget, &d1);
+    int r2 = agx_run_fast(&b, f, 0, budget, &d2);
+    agx_fast_free(f);
+    b.mem_ctx = &fa;
+    if (r1 != r2 || strcmp(d1.msg, d2.msg) || memcmp(&a, &b, sizeof a) || memcmp(ma, mb, sizeof ma)) {
+      for (unsigned l = 0; l < AGX_LANES; l++)
+        for (unsigned h = 0; h < AGX_HALVES; h++)
+          if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
+      for (size_t k = 0; k < n; k++) {
+        char t[160];
+        agx_print(&fixed[k], t, sizeof t);
+        print_message("%2zu: %s\n", k, t);
+      }
+      fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
+               iter, n, r1, d1.msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
+               (unsigned long long)b.steps);
+    }
+    errors += r1 != 0;
+    budgets += r1 == GS_EWATCHDOG;
+  }
+  assert_true(errors > 100 && errors < 2900);
+  assert_true(budgets > 20);
+  agx_fast_portable(0);
+}
+static void test_fast_memory_programs(void **state) {
+  (void)state;
+  random_programs(0);
+}
+/* The same through the build's own copy of the loop (the other is the
+ * AVX2 one, on a CPU that has it). */
+static void test_fast_memory_programs_portable(void **state) {
+  (void)state;
+  random_programs(1);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_if_else_trace),     cmocka_unit_test(test_counter_rules),
@@ -1141,7 +1263,8 @@ int main(void) {
       cmocka_unit_test(test_varyings),          cmocka_unit_test(test_iter),
       cmocka_unit_test(test_fragment_outputs),  cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
       cmocka_unit_test(test_smpf),
-      cmocka_unit_test(test_fast_equals_reference),
+      cmocka_unit_test(test_fast_equals_reference), cmocka_unit_test(test_fast_memory_programs),
+      cmocka_unit_test(test_fast_memory_programs_portable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,6 +148,10 @@ typedef struct agx_fast agx_fast;
 int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d);
 void agx_fast_free(agx_fast *f);
 int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
+/* Whether agx_run_fast takes the AVX2 copy of its loop (1) or the build's
+ * own (0); on = 1 makes it take the build's own from now on, 0 lets it
+ * choose again, -1 only asks. For tests, which check both copies. */
+int agx_fast_portable(int on);
 
 /* ---- shared by the interpreters --------------------------------------------- */
 

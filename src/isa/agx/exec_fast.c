@@ -47,11 +47,6 @@
 #include "isa/agx/num.h"
 #include "isa/uop/uop.h"
 
-/* Whether runs take the AVX2 copy of the loop (1) or the build's own (0);
- * on = 1 makes them take the build's own, 0 lets them choose again, -1
- * only asks. For tests, which check both copies. */
-int agx_fast_portable(int on);
-
 enum {
   AX_REGS = 128,                     /* r0..r127 */
   AX_CONSTS = 96,                    /* constant vectors at most */
