@@ -1064,6 +1064,73 @@ static agx_instr random_insn(size_t k, size_t n) {
   return in;
 }
 
+/* One random program of gen's (4-40 instructions, the last stop) from a
+ * random state (partly present and active groups, counters 0-3, special
+ * values, sometimes a declared register count too small, a test sampler or
+ * none), with memory: also a memory of 64 bytes at 0x1000 (random
+ * contents; base u0_u1) and sometimes a budget that runs out; both
+ * interpreters must leave the same state, memory, result and message.
+ * Returns the reference's result, its message in *d1, and whether the
+ * register count was the default in *hot. */
+typedef agx_instr (*insn_gen)(size_t k, size_t n);
+static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, size_t *np, gs_diag *d1, int *hot) {
+  static agx_state a, b;
+  static uint8_t ma[64], mb[64];
+  agx_flat_mem fa = {0x1000, ma, sizeof ma}, fb = {0x1000, mb, sizeof mb};
+  size_t n = 4 + pick(37);
+  agx_instr code[48];
+  for (size_t k = 0; k + 1 < n; k++) code[k] = gen(k, n);
+  code[n - 1] = stop();
+  memcpy(fixed, code, n * sizeof *code);
+  fix(fixed, n);
+  agx_state_init(&a, 32);
+  a.present = pick(4) ? 0xffffffffu : rnd();
+  for (unsigned l = 0; l < AGX_LANES; l++) {
+    for (unsigned h = 2; h < 32; h += 2) agx_set_reg32(&a, l, h / 2, value());
+    a.r[l][0] = (uint16_t)(pick(3) ? 0 : pick(4));
+  }
+  a.exec = 0;
+  for (unsigned l = 0; l < AGX_LANES; l++)
+    if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
+  for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
+  if (memory) agx_set_unif32(&a, 0, 0x1000), agx_set_unif32(&a, 1, 0);
+  if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
+  a.tex = pick(20) ? random_tex : NULL;
+  uint64_t budget = 2000;
+  if (memory) {
+    for (size_t i = 0; i < sizeof ma; i++) ma[i] = (uint8_t)rnd();
+    memcpy(mb, ma, sizeof ma);
+    a.mem = agx_flat_mem_access, a.mem_ctx = &fa;
+    budget = pick(8) ? 2000 : pick(60);
+  }
+  memcpy(&b, &a, sizeof a);
+  if (memory) b.mem_ctx = &fb;
+  agx_program p = {fixed, n};
+  agx_fast *f = NULL;
+  gs_diag d2;
+  gs_diag_clear(d1), gs_diag_clear(&d2);
+  assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
+  int r1 = agx_run_ref(&a, &p, 0, budget, d1);
+  int r2 = agx_run_fast(&b, f, 0, budget, &d2);
+  agx_fast_free(f);
+  b.mem_ctx = a.mem_ctx;
+  if (r1 != r2 || strcmp(d1->msg, d2.msg) || memcmp(&a, &b, sizeof a) || memcmp(ma, mb, sizeof ma)) {
+    for (unsigned l = 0; l < AGX_LANES; l++)
+      for (unsigned h = 0; h < AGX_HALVES; h++)
+        if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
+    for (size_t k = 0; k < n; k++) {
+      char line[160];
+      agx_print(&fixed[k], line, sizeof line);
+      print_message("  %s\n", line);
+    }
+    fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
+             iter, n, r1, d1->msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
+             (unsigned long long)b.steps);
+  }
+  *np = n, *hot = !a.nregs;
+  return r1;
+}
+
 /* 3000 random programs of 4-40 instructions (f32 arithmetic in the fast
  * path's shapes and outside them, f16, integers with shifts, sat, sx and
  * pairs, selects, special ops, converts, if/else/while/pop with random
@@ -1075,51 +1142,13 @@ static agx_instr random_insn(size_t k, size_t n) {
  * as the reference, bit for bit. */
 static void test_fast_equals_reference(void **state) {
   (void)state;
-  static agx_state a, b;
   unsigned hot_runs = 0, errors = 0, sampled = 0, smpf_errors = 0;
   for (int iter = 0; iter < 3000; iter++) {
-    size_t n = 4 + pick(37);
-    agx_instr code[48];
-    for (size_t k = 0; k + 1 < n; k++) code[k] = random_insn(k, n);
-    code[n - 1] = stop();
     agx_instr fixed[48];
-    memcpy(fixed, code, n * sizeof *code);
-    fix(fixed, n);
-    agx_state_init(&a, 32);
-    a.present = pick(4) ? 0xffffffffu : rnd();
-    for (unsigned l = 0; l < AGX_LANES; l++) {
-      for (unsigned h = 2; h < 32; h += 2) agx_set_reg32(&a, l, h / 2, value());
-      a.r[l][0] = (uint16_t)(pick(3) ? 0 : pick(4));
-    }
-    a.exec = 0;
-    for (unsigned l = 0; l < AGX_LANES; l++)
-      if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
-    for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
-    if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
-    a.tex = pick(20) ? random_tex : NULL;
-    memcpy(&b, &a, sizeof a);
-    agx_program p = {fixed, n};
-    agx_fast *f = NULL;
-    gs_diag d1, d2;
-    gs_diag_clear(&d1), gs_diag_clear(&d2);
-    assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
-    int r1 = agx_run_ref(&a, &p, 0, 2000, &d1);
-    int r2 = agx_run_fast(&b, f, 0, 2000, &d2);
-    agx_fast_free(f);
-    if (r1 != r2 || strcmp(d1.msg, d2.msg) || memcmp(&a, &b, sizeof a)) {
-      for (unsigned l = 0; l < AGX_LANES; l++)
-        for (unsigned h = 0; h < AGX_HALVES; h++)
-          if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
-      for (size_t k = 0; k < n; k++) {
-        char line[160];
-        agx_print(&fixed[k], line, sizeof line);
-        print_message("  %s\n", line);
-      }
-      fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
-               iter, n, r1, d1.msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
-               (unsigned long long)b.steps);
-    }
-    hot_runs += !a.nregs;
+    size_t n;
+    gs_diag d1;
+    int hot, r1 = compare_random(iter, random_insn, 0, fixed, &n, &d1, &hot);
+    hot_runs += hot;
     errors += r1 != 0;
     for (size_t k = 0; k < n; k++) sampled += fixed[k].op == AGX_SMPF;
     smpf_errors += r1 != 0 && strstr(d1.msg, "smpf") != NULL;
@@ -1173,66 +1202,17 @@ static agx_instr random_insn_mem(size_t k, size_t n) {
   return in;
 }
 
-/* 3000 programs of random_insn_mem from random states as above, with a
- * memory of 64 bytes at 0x1000 (random contents; base u0_u1) and sometimes
- * a budget that runs out, through the fast interpreter's copy of its loop
- * chosen by portable (agx_fast_portable): the same state, memory, result
- * and message as the reference. */
+/* 3000 programs of random_insn_mem with the memory (compare_random),
+ * through the fast interpreter's copy of its loop chosen by portable
+ * (agx_fast_portable). */
 static void random_programs(int portable) {
   agx_fast_portable(portable);
-  static agx_state a, b;
-  uint8_t ma[64], mb[64];
-  agx_flat_mem fa = {0x1000, ma, sizeof ma}, fb = {0x1000, mb, sizeof mb};
   unsigned errors = 0, budgets = 0;
   for (int iter = 0; iter < 3000; iter++) {
-    size_t n = 4 + pick(37);
-    agx_instr code[48];
-    for (size_t k = 0; k + 1 < n; k++) code[k] = random_insn_mem(k, n);
-    code[n - 1] = stop();
     agx_instr fixed[48];
-    memcpy(fixed, code, n * sizeof *code);
-    fix(fixed, n);
-    agx_state_init(&a, 32);
-    a.present = pick(4) ? 0xffffffffu : rnd();
-    for (unsigned l = 0; l < AGX_LANES; l++) {
-      for (unsigned h = 2; h < 32; h += 2) agx_set_reg32(&a, l, h / 2, value());
-      a.r[l][0] = (uint16_t)(pick(3) ? 0 : pick(4));
-    }
-    a.exec = 0;
-    for (unsigned l = 0; l < AGX_LANES; l++)
-      if (((a.present >> l) & 1) && !a.r[l][0]) a.exec |= 1u << l;
-    for (unsigned u = 0; u < 16; u++) agx_set_unif32(&a, u, value());
-    agx_set_unif32(&a, 0, 0x1000), agx_set_unif32(&a, 1, 0);
-    if (pick(10) == 0) a.nregs = 8 * (1 + pick(4));
-    for (size_t i = 0; i < sizeof ma; i++) ma[i] = (uint8_t)rnd();
-    memcpy(mb, ma, sizeof ma);
-    a.mem = agx_flat_mem_access, a.mem_ctx = &fa;
-    a.tex = pick(20) ? random_tex : NULL;
-    uint64_t budget = pick(8) ? 2000 : pick(60);
-    memcpy(&b, &a, sizeof a);
-    b.mem_ctx = &fb;
-    agx_program p = {fixed, n};
-    agx_fast *f = NULL;
-    gs_diag d1, d2;
-    gs_diag_clear(&d1), gs_diag_clear(&d2);
-    assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
-    int r1 = agx_run_ref(&a, &p, 0, budget, &d1);
-    int r2 = agx_run_fast(&b, f, 0, budget, &d2);
-    agx_fast_free(f);
-    b.mem_ctx = &fa;
-    if (r1 != r2 || strcmp(d1.msg, d2.msg) || memcmp(&a, &b, sizeof a) || memcmp(ma, mb, sizeof ma)) {
-      for (unsigned l = 0; l < AGX_LANES; l++)
-        for (unsigned h = 0; h < AGX_HALVES; h++)
-          if (a.r[l][h] != b.r[l][h]) print_message("lane %u half %u: ref %04x fast %04x\n", l, h, a.r[l][h], b.r[l][h]);
-      for (size_t k = 0; k < n; k++) {
-        char t[160];
-        agx_print(&fixed[k], t, sizeof t);
-        print_message("%2zu: %s\n", k, t);
-      }
-      fail_msg("program %d (%zu instructions): ref %d \"%s\", fast %d \"%s\", exec %08x/%08x pc %x/%x steps %llu/%llu",
-               iter, n, r1, d1.msg, r2, d2.msg, a.exec, b.exec, a.pc, b.pc, (unsigned long long)a.steps,
-               (unsigned long long)b.steps);
-    }
+    size_t n;
+    gs_diag d1;
+    int hot, r1 = compare_random(iter, random_insn_mem, 1, fixed, &n, &d1, &hot);
     errors += r1 != 0;
     budgets += r1 == GS_EWATCHDOG;
   }
