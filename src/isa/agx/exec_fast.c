@@ -80,6 +80,7 @@ typedef struct ax_par {
   uint32_t fa, fb, fc;  /* float operands: the bits neg flips */
   uint8_t cond, sat, shift, neg, tt, nest;
   uint8_t half;         /* destination: 0 the 32-bit register, 1 its low half, 2 its high half */
+  uint8_t fw, wo;       /* native, writes a whole register; one only written so (agx_fast.wo) */
   uint8_t ihalf;        /* st_var's index: 0 an immediate (in e), 1 low half of b's register, 2 high */
   uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
   uint32_t nin;
@@ -104,6 +105,8 @@ struct agx_fast {
   unsigned ncst;
   uint16_t used[AX_REGS], nused;       /* registers transposed in at the start */
   uint16_t written[AX_REGS], nwritten; /* and out at the end */
+  uint16_t wo[AX_REGS], nwo;           /* registers only written, whole, by native micro-ops: not
+                                          transposed in; out in the lanes written (ax_side.wl) */
   unsigned top;     /* 1 + the highest half a native instruction touches */
   uint32_t end;     /* the byte address past the last instruction */
   int refonly;      /* an instruction of a bad length: the reference runs it all */
@@ -151,18 +154,40 @@ static inline uint32_t ax_fcmp(unsigned cond, uint32_t ua, uint32_t ub) {
 
 /* ---- transposing between agx_state and the file -------------------------------- */
 
+/* What a run keeps beside the file (just after its vectors): the lanes
+ * each only-written register was written in, and the lanes a transpose
+ * covers, 0..nl-1 (the present and active ones lie below nl: no other lane
+ * is ever written, so its words in the file are never looked at). */
+typedef struct ax_side {
+  uint32_t wl[AX_REGS];
+  unsigned nl;
+} ax_side;
+#define AX_SIDE(R) ((ax_side *)(void *)((R) + AX_SLOTS * AX_VEC))
+
 static inline void ax_in(const agx_state *s, char *R, unsigned n) {
-  uint32_t v[AGX_LANES];
-  for (unsigned l = 0; l < AGX_LANES; l++) v[l] = s->r[l][2 * n] | (uint32_t)s->r[l][2 * n + 1] << 16;
-  memcpy(R + n * AX_VEC, v, sizeof v);
+  uint32_t *v = (uint32_t *)(void *)(R + n * AX_VEC);
+  for (unsigned l = 0, nl = AX_SIDE(R)->nl; l < nl; l++) v[l] = s->r[l][2 * n] | (uint32_t)s->r[l][2 * n + 1] << 16;
 }
 static inline void ax_out(agx_state *s, const char *R, unsigned n) {
-  uint32_t v[AGX_LANES];
-  memcpy(v, R + n * AX_VEC, sizeof v);
-  for (unsigned l = 0; l < AGX_LANES; l++) s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
+  const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
+  for (unsigned l = 0, nl = AX_SIDE(R)->nl; l < nl; l++)
+    s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
 }
 static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
   for (unsigned i = 0; i < f->nwritten; i++) ax_out(s, R, f->written[i]);
+  for (unsigned i = 0; i < f->nwo; i++) {
+    unsigned n = f->wo[i], nl = AX_SIDE(R)->nl;
+    const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
+    uint32_t m = AX_SIDE(R)->wl[n];
+    if (m == (nl >= 32 ? 0xffffffffu : (1u << nl) - 1)) { /* every lane: the plain loop */
+      ax_out(s, R, n);
+      continue;
+    }
+    for (; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
+    }
+  }
 }
 
 /* Instruction k through agx_exec_insn: its registers out, its writes
@@ -207,6 +232,7 @@ static int ax_bail(agx_state *s, const agx_fast *f, size_t k, const char *R, uin
 #define AX_PUT(r_)                                                                          \
   do {                                                                                      \
     uint32_t o_[AGX_LANES];                                                                 \
+    if (P->wo) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec;                                       \
     if (P->half == 0 && exec == 0xffffffffu) {                                              \
       memcpy(R + u->d, r_, sizeof o_);                                                      \
       break;                                                                                \
@@ -313,14 +339,20 @@ static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budg
   s->stopped = 0;
   s->pc = entry;
   if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
+  struct {
 #if defined(__GNUC__)
-  __attribute__((aligned(64)))
+    __attribute__((aligned(64)))
 #endif
-  uint32_t file[AX_SLOTS][AGX_LANES];
-  char *R = (char *)file;
+    uint32_t v[AX_SLOTS][AGX_LANES];
+    ax_side side;
+  } file;
+  char *R = (char *)file.v;
+  uint32_t lanes = s->present | s->exec;
+  file.side.nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
+  for (unsigned i = 0; i < f->nwo; i++) file.side.wl[f->wo[i]] = 0;
   for (unsigned i = 0; i < f->nused; i++) ax_in(s, R, f->used[i]);
   for (unsigned i = 0; i < f->ncst; i++) {
-    uint32_t *v = file[AX_REGS + i], c = f->cst[i].value;
+    uint32_t *v = file.v[AX_REGS + i], c = f->cst[i].value;
     if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
     for (unsigned l = 0; l < AGX_LANES; l++) v[l] = f->cst[i].type == 2 ? l : c;
   }
@@ -348,7 +380,8 @@ typedef struct ax_build {
   size_t cap;       /* micro-ops */
   size_t nu;
   size_t lcap;      /* list */
-  uint8_t used[AX_REGS], written[AX_REGS];
+  uint8_t used[AX_REGS], written[AX_REGS]; /* transposed in; out */
+  uint8_t whole[AX_REGS];                  /* written whole by a native micro-op */
   uint8_t loadw[AGX_HALVES]; /* halves a load or smpf may write */
   int loads;
   int err;
@@ -515,7 +548,6 @@ static int native(ax_build *b, size_t k) {
                         : (in->op == AGX_IF_ICMP || in->op == AGX_IF_FCMP) ? 0
                         : (in->op == AGX_ELSE_ICMP || in->op == AGX_ELSE_FCMP) ? 1 : 2);
       u->side = (uint8_t)fl, u->d = 0, u->a = (uint16_t)a, u->b = (uint16_t)bb;
-      b->written[0] = b->used[0] = 1;
       return 1;
     }
     case AGX_ST_VAR:
@@ -545,7 +577,6 @@ static int native(ax_build *b, size_t k) {
   P->c = (uint16_t)c, P->e = (uint16_t)e;
   gs_uop *u = emit(b, kind, k);
   u->d = (uint16_t)d, u->a = (uint16_t)a, u->b = (uint16_t)bb;
-  b->written[d / AX_VEC] = 1;
   return 1;
 }
 
@@ -632,9 +663,9 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (stack_op(in->op)) touch[0] = wr[0] = 1;
     P->sync = (uint32_t)f->nlist;
     for (unsigned r = 0; r < AX_REGS; r++)
-      if (wr[r]) push(&b, (uint16_t)r), P->nin++, b.written[r] = b.used[r] = 1;
+      if (wr[r]) push(&b, (uint16_t)r), P->nin++;
     for (unsigned r = 0; r < AX_REGS; r++)
-      if (touch[r] && !wr[r]) push(&b, (uint16_t)r), b.used[r] = 1;
+      if (touch[r] && !wr[r]) push(&b, (uint16_t)r);
     P->nsync = (uint32_t)f->nlist - P->sync;
     /* a check of the halves it reads that a load may have left pending */
     uint16_t rh[16];
@@ -648,12 +679,25 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (native(&b, k)) {
       if (span(in, &in->dst, &lo, &hi) && hi > f->top) f->top = hi;
       for (int i = 0; i < 4; i++)
-        if (span(in, &in->src[i], &lo, &hi) && hi > f->top) f->top = hi;
-      if (stack_op(in->op) && f->top < 1) f->top = 1;
+        if (span(in, &in->src[i], &lo, &hi)) {
+          if (hi > f->top) f->top = hi;
+          for (unsigned h = lo; h < hi; h++) b.used[h / 2] = 1;
+        }
+      if (stack_op(in->op)) {
+        if (f->top < 1) f->top = 1;
+        b.used[0] = b.written[0] = 1;
+      } else if (nchk || in->op == AGX_ST_VAR) { /* may go through agx_exec_insn: whole */
+        for (unsigned r = 0; r < AX_REGS; r++) b.used[r] |= touch[r], b.written[r] |= wr[r];
+      } else if (in->dst.kind == AGX_K_REG) {
+        unsigned r = in->dst.index / 2;
+        if (P->half) b.used[r] = b.written[r] = 1;
+        else b.whole[r] = 1, P->fw = 1;
+      }
       continue;
     }
     /* generic: drop the check and anything emitted */
     b.nu = at, f->nlist = chk, P->nchk = 0;
+    for (unsigned r = 0; r < AX_REGS; r++) b.used[r] |= touch[r], b.written[r] |= wr[r];
     emit(&b, AX_GENERIC, k);
   }
   f->first[n] = (uint32_t)b.nu;
@@ -664,8 +708,10 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
   }
   for (unsigned r = 0; r < AX_REGS; r++) {
     if (b.used[r]) f->used[f->nused++] = (uint16_t)r;
-    if (b.written[r]) f->written[f->nwritten++] = (uint16_t)r;
+    if (b.used[r] && (b.written[r] || b.whole[r])) f->written[f->nwritten++] = (uint16_t)r;
+    if (!b.used[r] && b.whole[r]) f->wo[f->nwo++] = (uint16_t)r;
   }
+  for (size_t k = 0; k < n; k++) f->par[k].wo = f->par[k].fw && !b.used[p->insn[k].dst.index / 2];
   if (b.err) {
     agx_fast_free(f);
     return gs_diag_set(d, GS_ENOMEM, "AGX shader: out of memory preparing the program");
