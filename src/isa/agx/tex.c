@@ -4,9 +4,10 @@
  * docs/agx-unit.md, "Textures", is the chapter.
  *
  * On the hardware tsN and ssN are registers loaded from descriptors in
- * memory (a texture descriptor of 24 bytes, a sampler descriptor apart:
- * Mesa's src/asahi/lib/agx_pack / AGX texture and sampler state, and
- * applegpu's texture_sample). gpusim models neither descriptor format:
+ * memory (a texture descriptor of 24 bytes and a sampler descriptor apart:
+ * the Texture and Sampler structures of Mesa's src/asahi/genxml/cmdbuf.xml;
+ * the operand kinds of applegpu's texture_sample). gpusim models neither
+ * descriptor format:
  *
  *   tsN is the texture whose VideoCore IV TMU config words (parameters 0
  *   and 1, Broadcom's VideoCore IV 3D Architecture Reference Guide, Tables
