@@ -1064,6 +1064,15 @@ static agx_instr random_insn(size_t k, size_t n) {
   return in;
 }
 
+/* The random programs' pixels for iter: any, from the lane; sr81 of lane
+ * 29 is refused. */
+static int random_pixel(void *ctx, unsigned lane, unsigned n, uint32_t *v) {
+  (void)ctx;
+  if ((n != 80 && n != 81) || (lane == 29 && n == 81)) return -1;
+  *v = lane * 37u + n * 11u;
+  return 0;
+}
+
 /* One random program of gen's (4-40 instructions, the last stop) from a
  * random state (partly present and active groups, counters 0-3, special
  * values, sometimes a declared register count too small, a test sampler or
@@ -1076,7 +1085,7 @@ typedef agx_instr (*insn_gen)(size_t k, size_t n);
 static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, size_t *np, gs_diag *d1, int *hot) {
   static agx_state a, b;
   static uint8_t ma[64], mb[64];
-  agx_flat_mem fa = {0x1000, ma, sizeof ma}, fb = {0x1000, mb, sizeof mb};
+  agx_flat_mem flat_a = {0x1000, ma, sizeof ma}, flat_b = {0x1000, mb, sizeof mb};
   size_t n = 4 + pick(37);
   agx_instr code[48];
   for (size_t k = 0; k + 1 < n; k++) code[k] = gen(k, n);
@@ -1098,13 +1107,16 @@ static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, 
   a.tex = pick(20) ? random_tex : NULL;
   uint64_t budget = 2000;
   if (memory) {
+    for (unsigned c = 0; c < 8; c++)
+      for (unsigned j = 0; j < 3; j++) a.cf[c][j] = pick(3) ? value() : fb((float)pick(64) / 8.0f - 4.0f);
+    a.sr = pick(10) ? random_pixel : NULL;
     for (size_t i = 0; i < sizeof ma; i++) ma[i] = (uint8_t)rnd();
     memcpy(mb, ma, sizeof ma);
-    a.mem = agx_flat_mem_access, a.mem_ctx = &fa;
+    a.mem = agx_flat_mem_access, a.mem_ctx = &flat_a;
     budget = pick(8) ? 2000 : pick(60);
   }
   memcpy(&b, &a, sizeof a);
-  if (memory) b.mem_ctx = &fb;
+  if (memory) b.mem_ctx = &flat_b;
   agx_program p = {fixed, n};
   agx_fast *f = NULL;
   gs_diag d2;
@@ -1165,7 +1177,15 @@ static void test_fast_equals_reference(void **state) {
 static agx_instr random_insn_mem(size_t k, size_t n) {
   unsigned r = pick(100);
   agx_instr in;
-  if (r < 8) { /* load or store: base u0_u1 (0x1000), a small index, sometimes a register's */
+  if (r >= 94) { /* iter, iterproj, ldcf: cf0-cf7 (or past the last), 32- or 16-bit runs, any interpolation */
+    static const uint8_t ops[] = {AGX_ITER, AGX_ITERPROJ, AGX_LDCF};
+    unsigned op = ops[pick(3)];
+    in = op2(op, pick(3) ? R(1 + pick(8)) : reg(2 + pick(16), 16), cfr(pick(30) ? pick(8) : 254),
+             op == AGX_ITERPROJ ? cfr(pick(30) ? pick(8) : 256) : imm(0));
+    if (op != AGX_ITERPROJ) in.src[1].kind = AGX_K_NONE;
+    in.dst.count = (uint8_t)(op == AGX_LDCF ? 3 : 1 + pick(3));
+    in.interp = (uint8_t)(pick(6) ? pick(2) * AGX_INTERP_CENTROID : pick(4));
+  } else if (r < 8) { /* load or store: base u0_u1 (0x1000), a small index, sometimes a register's */
     int load = r < 5, r16 = pick(4) == 0;
     static const uint8_t fmt[] = {AGX_FMT_I8, AGX_FMT_I16, AGX_FMT_I32, AGX_FMT_I32, AGX_FMT_F16, AGX_FMT_U8NORM,
                                   AGX_FMT_S16NORM};

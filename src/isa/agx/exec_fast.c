@@ -67,7 +67,9 @@ enum {
   AX_IADD, AX_BITOP, AX_MOV,
   AX_ICSEL, AX_FCSEL,
   AX_EXEC,               /* if/else/while (op: 0 if, 1 else, 2 while; side: float compare), pop_exec (op 3) */
-  AX_STVAR, AX_WAIT
+  AX_STVAR, AX_WAIT,
+  AX_LOAD,               /* load: reads every active lane's elements, then writes them (a = index) */
+  AX_ITER                /* iter, iterproj, ldcf */
 };
 
 /* One instruction's fields the micro-ops need. */
@@ -82,6 +84,7 @@ typedef struct ax_par {
   uint8_t half;         /* destination: 0 the 32-bit register, 1 its low half, 2 its high half */
   uint8_t fw, wo;       /* native, writes a whole register; one only written so (agx_fast.wo) */
   uint8_t ihalf;        /* st_var's index: 0 an immediate (in e), 1 low half of b's register, 2 high */
+  uint8_t imm16;        /* load: the index is an immediate (16 bits to extend) */
   uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
   uint32_t nin;
   uint32_t chk, nchk;   /* PCHECK: the halves to test (f->list[chk..]) */
@@ -212,6 +215,86 @@ static int ax_bail(agx_state *s, const agx_fast *f, size_t k, const char *R, uin
   ax_out_written(s, f, R);
   s->exec = exec, s->steps = steps;
   return agx_run_ref(s, &f->p, f->par[k].pc, budget, d);
+}
+
+/* ---- the per-lane instructions ------------------------------------------------- */
+
+/* Element value v into half h (16 bits) or the register of half h (32) of lane l. */
+static inline void ax_put_elem(char *R, unsigned h, unsigned bits, unsigned l, uint32_t v) {
+  uint32_t *w = (uint32_t *)(void *)(R + h / 2 * AX_VEC) + l;
+  if (bits == 32) *w = v;
+  else if (h & 1) *w = (*w & 0xffffu) | v << 16;
+  else *w = (*w & 0xffff0000u) | (v & 0xffffu);
+}
+
+/* A load (exec_ref.c's memory()): every active lane's elements read first,
+ * then written and the run marked pending. Returns 1, having written
+ * nothing, when the reference must run it (no memory, a refused access). */
+static int ax_load(agx_state *s, const agx_fast *f, size_t k, unsigned ia, char *R, uint32_t exec) {
+  const ax_par *P = &f->par[k];
+  const agx_instr *in = &f->p.insn[k];
+  const agx_opnd *data = &in->dst;
+  unsigned esize = agx_fmt_size(in->format), reg16 = data->bits == 16, ne = 0;
+  const uint32_t *bl = (const uint32_t *)(const void *)(R + P->c), *bh = (const uint32_t *)(const void *)(R + P->e);
+  const uint32_t *ix = (const uint32_t *)(const void *)(R + ia);
+  uint32_t v[AGX_LANES][4];
+  if (!s->mem) return 1;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    uint64_t b = bl[l] | (uint64_t)bh[l] << 32, i = agx_iext(ix[l], P->imm16 ? 16 : 32, !in->index_zext);
+    b &= ~(uint64_t)(esize - 1);
+    ne = 0;
+    for (unsigned j = 0; j < 4; j++) {
+      if (!((in->mask >> j) & 1)) continue;
+      uint8_t buf[4] = {0, 0, 0, 0};
+      if (s->mem(s->mem_ctx, b + ((i << in->shift) + j) * esize, buf, esize, 0)) return 1;
+      uint32_t e = buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24;
+      v[l][ne++] = agx_fmt_unpack(in->format, e, (int)reg16);
+    }
+  }
+  ne = (unsigned)__builtin_popcount(in->mask & 15u);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    for (unsigned j = 0; j < ne; j++) ax_put_elem(R, data->index + j * (reg16 ? 1 : 2), data->bits, l, v[l][j]);
+  }
+  for (unsigned j = 0, nh = ne * (reg16 ? 1 : 2); j < nh; j++) s->pending[data->index + j] = (uint8_t)(1 + (in->group & 1));
+  return 0;
+}
+
+/* The plane of cf register c at tile-relative (tx, ty), as the reference computes it. */
+static inline double ax_plane(const agx_state *s, unsigned c, double tx, double ty) {
+  return agx_f32_in(s->cf[c][0]) * tx + agx_f32_in(s->cf[c][1]) * ty + agx_f32_in(s->cf[c][2]);
+}
+
+/* iter, iterproj, ldcf (exec_ref.c's interpolate()) in the active lanes:
+ * the pixels first (sr80, sr81). Returns 1, having written nothing, when
+ * the reference must run it (a pixel not provided). */
+static int ax_iter(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t exec) {
+  const agx_instr *in = &f->p.insn[k];
+  const agx_opnd *dst = &in->dst;
+  unsigned c = in->src[0].index, w = in->src[1].index, n = dst->bits / 16;
+  if (in->op == AGX_LDCF) {
+    for (unsigned j = 0; j < 3; j++) {
+      uint32_t v = dst->bits == 16 ? agx_f32_to_f16(s->cf[c][j]) : s->cf[c][j];
+      for (uint32_t m = exec; m; m &= m - 1) ax_put_elem(R, dst->index + j * n, dst->bits, (unsigned)__builtin_ctz(m), v);
+    }
+    return 0;
+  }
+  uint32_t px[AGX_LANES], py[AGX_LANES];
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    if (!s->sr || s->sr(s->sr_ctx, l, 80, &px[l]) || s->sr(s->sr_ctx, l, 81, &py[l])) return 1;
+  }
+  unsigned count = dst->count ? dst->count : 1;
+  agx_fround r = dst->bits == 16 ? AGX_R32_16 : AGX_R32;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    double tx = (px[l] & 31) + 0.5, ty = (py[l] & 31) + 0.5;
+    double wv = in->op == AGX_ITERPROJ ? ax_plane(s, w, tx, ty) : 1.0;
+    for (unsigned j = 0; j < count; j++)
+      ax_put_elem(R, dst->index + j * n, dst->bits, l, agx_fresult(ax_plane(s, c + j, tx, ty) / wv, r, 0));
+  }
+  return 0;
 }
 
 /* ---- the loop ------------------------------------------------------------------ */
@@ -435,6 +518,30 @@ static int span(const agx_instr *in, const agx_opnd *o, unsigned *lo, unsigned *
   return 1;
 }
 
+/* The halves a native instruction's operand o names, exactly as the
+ * reference reads or writes them (a load's data run: its mask's elements;
+ * its base a 64-bit pair; its index 32 bits). */
+static int span_exact(const agx_instr *in, const agx_opnd *o, unsigned *lo, unsigned *hi) {
+  if (o->kind != AGX_K_REG) return 0;
+  unsigned n = o->bits / 16 ? o->bits / 16 : 1, c = o->count ? o->count : 1;
+  if (in->op == AGX_LOAD) {
+    if (o == &in->dst) c = (unsigned)__builtin_popcount(in->mask & 15u);
+    else if (o == &in->src[1]) n = 4, c = 1;
+    else if (o == &in->src[2]) n = 2, c = 1;
+  } else if (in->op == AGX_LDCF && o == &in->dst) {
+    c = 3;
+  }
+  *lo = o->index, *hi = o->index + n * c;
+  if (*hi > AGX_HALVES) *hi = AGX_HALVES;
+  return 1;
+}
+
+/* Native instructions that may hand themselves to agx_exec_insn (so that
+ * every register they name is kept in the file and in the state alike). */
+static int may_slow(unsigned op) {
+  return op == AGX_ST_VAR || op == AGX_LOAD || op == AGX_ITER || op == AGX_ITERPROJ || op == AGX_LDCF;
+}
+
 static int stack_op(unsigned op) {
   return op == AGX_IF_ICMP || op == AGX_ELSE_ICMP || op == AGX_WHILE_ICMP || op == AGX_IF_FCMP ||
          op == AGX_ELSE_FCMP || op == AGX_WHILE_FCMP || op == AGX_POP_EXEC;
@@ -570,6 +677,38 @@ static int native(ax_build *b, size_t k) {
     case AGX_WAIT:
       emit(b, AX_WAIT, k)->op = in->group & 1;
       return 1;
+    case AGX_LOAD: {
+      const agx_opnd *dt = &in->dst;
+      if (!agx_fmt_size(in->format) || dt->kind != AGX_K_REG || (dt->bits != 16 && dt->bits != 32) ||
+          (dt->bits == 32 && (dt->index & 1)))
+        return 0;
+      if (s1->kind == AGX_K_UNIF && s1->index + 4 <= AGX_UHALVES) {
+        c = cst(b, 1, s1->index), e = cst(b, 1, s1->index + 2u);
+      } else if (s1->kind == AGX_K_REG && !(s1->index & 1) && s1->index + 4 <= AGX_HALVES) {
+        c = s1->index / 2 * AX_VEC, e = c + AX_VEC;
+      } else {
+        return 0;
+      }
+      if (s2->kind == AGX_K_REG && !(s2->index & 1) && s2->index + 2 <= AGX_HALVES) a = s2->index / 2 * AX_VEC;
+      else if (s2->kind == AGX_K_IMM) a = cst(b, 0, s2->value), P->imm16 = 1;
+      else return 0;
+      if (a < 0 || c < 0 || e < 0) return 0;
+      P->c = (uint16_t)c, P->e = (uint16_t)e;
+      emit(b, AX_LOAD, k)->a = (uint16_t)a;
+      return 1;
+    }
+    case AGX_ITER: case AGX_ITERPROJ: case AGX_LDCF: {
+      const agx_opnd *dt = &in->dst;
+      unsigned count = in->op == AGX_LDCF ? 3 : dt->count ? dt->count : 1;
+      if (in->op != AGX_LDCF && in->interp != AGX_INTERP_CENTER && in->interp != AGX_INTERP_CENTROID) return 0;
+      if (dt->kind != AGX_K_REG || (dt->bits != 16 && dt->bits != 32) || (dt->bits == 32 && (dt->index & 1)) ||
+          dt->index + count * (dt->bits / 16) > AGX_HALVES)
+        return 0;
+      if (s0->kind != AGX_K_CF || s0->index + (in->op == AGX_LDCF ? 1 : count) > AGX_CFS) return 0;
+      if (in->op == AGX_ITERPROJ && s1->index >= AGX_CFS) return 0;
+      emit(b, AX_ITER, k);
+      return 1;
+    }
     default:
       return 0;
   }
@@ -586,7 +725,7 @@ static unsigned reads(const agx_instr *in, uint16_t out[16]) {
   for (int i = 0; i < 4; i++) {
     const agx_opnd *o = &in->src[i];
     unsigned lo, hi;
-    if (!span(in, o, &lo, &hi)) continue;
+    if (!span_exact(in, o, &lo, &hi)) continue;
     for (unsigned h = lo; h < hi && n < 16; h++) out[n++] = (uint16_t)h;
   }
   return n;
@@ -677,16 +816,16 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (nchk) emit(&b, AX_PCHECK, k);
     P->chk = chk, P->nchk = nchk;
     if (native(&b, k)) {
-      if (span(in, &in->dst, &lo, &hi) && hi > f->top) f->top = hi;
+      if (span_exact(in, &in->dst, &lo, &hi) && hi > f->top) f->top = hi;
       for (int i = 0; i < 4; i++)
-        if (span(in, &in->src[i], &lo, &hi)) {
+        if (span_exact(in, &in->src[i], &lo, &hi)) {
           if (hi > f->top) f->top = hi;
           for (unsigned h = lo; h < hi; h++) b.used[h / 2] = 1;
         }
       if (stack_op(in->op)) {
         if (f->top < 1) f->top = 1;
         b.used[0] = b.written[0] = 1;
-      } else if (nchk || in->op == AGX_ST_VAR) { /* may go through agx_exec_insn: whole */
+      } else if (nchk || may_slow(in->op)) { /* may go through agx_exec_insn: whole */
         for (unsigned r = 0; r < AX_REGS; r++) b.used[r] |= touch[r], b.written[r] |= wr[r];
       } else if (in->dst.kind == AGX_K_REG) {
         unsigned r = in->dst.index / 2;

@@ -153,3 +153,15 @@
       for (int h_ = 0; h_ < AGX_HALVES; h_++) s->pending[h_] = s->pending[h_] == g_ ? 0 : s->pending[h_];
       break;
     }
+    case AX_LOAD:
+      if (ax_load(s, f, u->imm, u->a, R, exec)) {
+        rc = ax_slow(s, f, u->imm, R, &exec, AX_STEPS, d);
+        if (rc) return rc;
+      }
+      break;
+    case AX_ITER:
+      if (ax_iter(s, f, u->imm, R, exec)) {
+        rc = ax_slow(s, f, u->imm, R, &exec, AX_STEPS, d);
+        if (rc) return rc;
+      }
+      break;
