@@ -69,6 +69,7 @@ enum {
   AX_EXEC,               /* if/else/while (op: 0 if, 1 else, 2 while; side: float compare), pop_exec (op 3) */
   AX_STVAR, AX_WAIT,
   AX_LOAD,               /* load: reads every active lane's elements, then writes them (a = index) */
+  AX_LANE,               /* a float operation, funop or convert lane by lane through num.h (ax_par.ls) */
   AX_ITER                /* iter, iterproj, ldcf */
 };
 
@@ -85,6 +86,11 @@ typedef struct ax_par {
   uint8_t fw, wo;       /* native, writes a whole register; one only written so (agx_fast.wo) */
   uint8_t ihalf;        /* st_var's index: 0 an immediate (in e), 1 low half of b's register, 2 high */
   uint8_t imm16;        /* load: the index is an immediate (16 bits to extend) */
+  struct {              /* AX_LANE's sources: byte offset, 0 the word or 1/2 its low/high half, */
+    uint16_t off;       /* read as f16 (or a 16-bit integer), abs, neg */
+    uint8_t sel, h, abs, neg;
+  } ls[3];
+  uint8_t lop, lcode, lround; /* AX_LANE: the operation, the funop or convert code, the rounding */
   uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
   uint32_t nin;
   uint32_t chk, nchk;   /* PCHECK: the halves to test (f->list[chk..]) */
@@ -259,6 +265,34 @@ static int ax_load(agx_state *s, const agx_fast *f, size_t k, unsigned ia, char 
   }
   for (unsigned j = 0, nh = ne * (reg16 ? 1 : 2); j < nh; j++) s->pending[data->index + j] = (uint8_t)(1 + (in->group & 1));
   return 0;
+}
+
+/* An AX_LANE operation in the active lanes into r: the operands as the
+ * reference reads them (flushed f32 or kept f16, then abs and neg; convert
+ * takes the raw bits), num.h's functions for the result. */
+static void ax_lane(const agx_fast *f, size_t k, const char *R, uint32_t exec, uint32_t *r) {
+  const ax_par *P = &f->par[k];
+  const agx_instr *in = &f->p.insn[k];
+  unsigned op = P->lop, half = op == AGX_HADD || op == AGX_HMUL || op == AGX_HFMA;
+  unsigned ns = op == AGX_FFMA || op == AGX_HFMA ? 3 : op == AGX_FADD || op == AGX_FMUL || half ? 2 : 1;
+  agx_fround fr = half ? AGX_R16 : in->dst.bits == 16 ? AGX_R32_16 : AGX_R32;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    uint32_t raw[3] = {0, 0, 0};
+    double x[3] = {0, 0, 0};
+    for (unsigned i = 0; i < ns; i++) {
+      uint32_t w = ((const uint32_t *)(const void *)(R + P->ls[i].off))[l];
+      raw[i] = P->ls[i].sel == 2 ? w >> 16 : P->ls[i].sel == 1 ? w & 0xffffu : w;
+      x[i] = agx_fmod(P->ls[i].h ? agx_f16_in(raw[i]) : agx_f32_in(raw[i]), P->ls[i].abs, P->ls[i].neg);
+    }
+    switch (op) {
+      case AGX_FADD: case AGX_HADD: r[l] = agx_fadd(x[0], x[1], fr, P->sat); break;
+      case AGX_FMUL: case AGX_HMUL: r[l] = agx_fmul(x[0], x[1], fr, P->sat); break;
+      case AGX_FFMA: case AGX_HFMA: r[l] = agx_ffma(x[0], x[1], x[2], fr, P->sat); break;
+      case AGX_CONVERT: agx_convert(P->lcode, P->lround, raw[0], P->ls[0].h, in->dst.bits == 16, &r[l]); break;
+      default: r[l] = agx_funop(P->lcode, x[0], fr, P->sat); break;
+    }
+  }
 }
 
 /* The plane of cf register c at tile-relative (tx, ty), as the reference computes it. */
@@ -583,6 +617,53 @@ static int dst(const agx_opnd *o, int allow16, uint8_t *half) {
   return -1;
 }
 
+/* The funop codes of agx.h's AGX_FLOOR..AGX_RINT, in order (num.h). */
+static const uint8_t ax_funop[] = {AGX_FU_FLOOR, AGX_FU_SRSQRT, AGX_FU_DFDX, AGX_FU_DFDY, AGX_FU_RCP,
+                                   AGX_FU_RSQRT, AGX_FU_SIN_PT_1, AGX_FU_LOG2, AGX_FU_EXP2, AGX_FU_SIN_PT_2,
+                                   AGX_FU_CEIL, AGX_FU_TRUNC, AGX_FU_RINT};
+
+/* Source i of an AX_LANE micro-op: a 16- or 32-bit register or uniform, a
+ * float immediate (fl) or an integer one (!fl). 0, or -1 when it is none. */
+static int lane_src(ax_build *b, ax_par *P, int i, const agx_opnd *o, int fl) {
+  int off;
+  P->ls[i].abs = o->abs, P->ls[i].neg = o->neg, P->ls[i].sel = 0, P->ls[i].h = 0;
+  if (o->kind == AGX_K_FIMM && fl) {
+    off = cst(b, 0, gs_lane_u(agx_minifloat(o->value)));
+  } else if (o->kind == AGX_K_IMM && !fl) {
+    off = cst(b, 0, o->value);
+  } else if ((o->kind == AGX_K_REG || o->kind == AGX_K_UNIF) && o->bits == 16) {
+    if (o->kind == AGX_K_REG) off = o->index < AGX_HALVES ? o->index / 2 * AX_VEC : -1;
+    else off = o->index + 2 <= AGX_UHALVES ? cst(b, 1, o->index) : -1;
+    P->ls[i].sel = (uint8_t)(o->kind == AGX_K_REG ? 1 + (o->index & 1) : 1), P->ls[i].h = 1;
+  } else if ((o->kind == AGX_K_REG || o->kind == AGX_K_UNIF) && o->bits == 32) {
+    off = isrc(b, o);
+  } else {
+    return -1;
+  }
+  if (off < 0) return -1;
+  P->ls[i].off = (uint16_t)off;
+  return 0;
+}
+
+/* Instruction k as one AX_LANE micro-op (the float operations, funops
+ * other than the derivatives, convert); 0 when its operands do not allow. */
+static int lane_float(ax_build *b, size_t k) {
+  const agx_instr *in = &b->f->p.insn[k];
+  ax_par *P = &b->f->par[k];
+  unsigned ns = in->op == AGX_FFMA || in->op == AGX_HFMA ? 3
+              : in->op == AGX_FADD || in->op == AGX_FMUL || in->op == AGX_HADD || in->op == AGX_HMUL ? 2 : 1;
+  uint32_t t;
+  int d = dst(&in->dst, 1, &P->half);
+  if (d < 0) return 0;
+  if (in->op == AGX_CONVERT && agx_convert(in->mode, in->round, 0, 0, 0, &t) < 0) return 0;
+  for (unsigned i = 0; i < ns; i++)
+    if (lane_src(b, P, (int)i, &in->src[i], in->op != AGX_CONVERT) < 0) return 0;
+  P->lop = in->op, P->sat = in->sat, P->lround = in->round;
+  P->lcode = in->op >= AGX_FLOOR && in->op <= AGX_RINT ? ax_funop[in->op - AGX_FLOOR] : in->mode;
+  emit(b, AX_LANE, k)->d = (uint16_t)d;
+  return 1;
+}
+
 /* Lowers instruction k to native micro-ops; 0 when it is not one of
  * those, so that it runs generic. */
 static int native(ax_build *b, size_t k) {
@@ -677,6 +758,10 @@ static int native(ax_build *b, size_t k) {
     case AGX_WAIT:
       emit(b, AX_WAIT, k)->op = in->group & 1;
       return 1;
+    case AGX_HADD: case AGX_HMUL: case AGX_HFMA: case AGX_FLOOR: case AGX_SRSQRT: case AGX_RCP: case AGX_RSQRT:
+    case AGX_SIN_PT_1: case AGX_LOG2: case AGX_EXP2: case AGX_SIN_PT_2: case AGX_CEIL: case AGX_TRUNC: case AGX_RINT:
+    case AGX_CONVERT:
+      return lane_float(b, k);
     case AGX_LOAD: {
       const agx_opnd *dt = &in->dst;
       if (!agx_fmt_size(in->format) || dt->kind != AGX_K_REG || (dt->bits != 16 && dt->bits != 32) ||
@@ -712,7 +797,10 @@ static int native(ax_build *b, size_t k) {
     default:
       return 0;
   }
-  if (d < 0 || a < 0 || bb < 0 || c < 0 || e < 0) return 0;
+  if (d < 0 || a < 0 || bb < 0 || c < 0 || e < 0) {
+    if (kind == AX_FADD || kind == AX_FMUL || kind == AX_FFMA) return lane_float(b, k);
+    return 0;
+  }
   P->c = (uint16_t)c, P->e = (uint16_t)e;
   gs_uop *u = emit(b, kind, k);
   u->d = (uint16_t)d, u->a = (uint16_t)a, u->b = (uint16_t)bb;

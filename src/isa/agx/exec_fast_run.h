@@ -165,3 +165,11 @@
         if (rc) return rc;
       }
       break;
+    case AX_LANE: {
+      AX_P;
+      uint32_t r_[AGX_LANES];
+      memset(r_, 0, sizeof r_);
+      ax_lane(f, u->imm, R, exec, r_);
+      AX_PUT(r_);
+      break;
+    }
