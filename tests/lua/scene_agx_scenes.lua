@@ -138,3 +138,23 @@ do
   for _ in pairs(seen) do n = n + 1 end
   assert(n >= 2, "cube agx: the middle of the image has one colour")
 end
+
+-- A sample whose texture state is not in the stream: the draw fails with the
+-- error naming the tile, the unit, the program, the block, the pc and the
+-- state (the cube's fragment uniforms are the texture's two words: ts0 only).
+do
+  local agx = require "agx_shaders"
+  local textured = agx.textured
+  agx.textured = textured:gsub("ts0", "ts1")
+  assert(loadfile("scenes/cube.lua"))("agx")
+  local ok, err = pcall(gpusim.render, {time = 0, threads = 1})
+  agx.textured = textured
+  assert(loadfile("scenes/cube.lua"))("agx") -- the scene the program renders after this script
+  assert(not ok, "a sample of ts1 rendered")
+  for _, want in ipairs {"fragment shader at 0x", "AGX unit 0, fragment shader 0x", ": AGX shader: pc 0x0004: smpf ts1, "
+                         .. "ss0: texture state ts1: its config words, words 2 and 3 of the fragment uniform stream, "
+                         .. "are past the stream's end (2 words)"} do
+    assert(tostring(err):find(want, 1, true), tostring(err))
+  end
+  print("scene_agx_scenes: cube agx sampling ts1 fails naming the block, the pc and the state")
+end
