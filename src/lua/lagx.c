@@ -5,6 +5,7 @@
  *                      lanes = n, active = mask, registers = {[n|name] = v or {v1, ..., vn}},
  *                      uniforms = {[n] = v}, sr = {[n] = v or {...}}, cf = {[n] = {A, B, C}},
  *                      memory = {base = addr, data = bytes | size = n}, nregs = halves,
+ *                      textures = {[N] = gpusim.texture},
  *                      entry = byte address, budget = n, targets = n,
  *                      interpreter = "fast"|"reference"}
  *
@@ -15,7 +16,9 @@
  * Lua integer is raw bits, a float f32 bits (f16 for a 16-bit register); a
  * list gives one value per lane. Register keys: n (the 32-bit rN) or a name
  * "r3", "r3l", "r3h". sr: special registers for get_sr and iter (sr80/81:
- * the pixel). cf: coefficient registers as planes of floats.
+ * the pixel). cf: coefficient registers as planes of floats. textures: what
+ * smpf's tsN samples, bound as the unit binds them (tex.c: the texture's
+ * TMU config words at words 2N, 2N + 1 of a stream made for the run).
  *
  * Returns lanes[i] (lane i - 1) = {r = {[n] = raw 32 bits, r3l = .., r3h
  * = .., r3 = ..}, f = {[n] = rN as a float}, r0l = n, active = bool, and for
@@ -36,6 +39,7 @@
 #include "isa/agx/num.h"
 #include "isa/agx/prolog.h"
 #include "isa/agx/table.h"
+#include "isa/agx/unit_int.h"
 #include "isa/uop/uop.h"
 #include "lua/lgpusim.h"
 
@@ -349,6 +353,23 @@ static int l_run(lua_State *L) {
     lua_pop(L, 2);
   }
   lua_pop(L, 1);
+  /* textures: tsN's config words at words 2N, 2N + 1 of a stream in the
+   * context's memory, made for the run (docs/agx-unit.md, Textures) */
+  uint32_t tsw[2 * 256];
+  unsigned nts = 0;
+  memset(tsw, 0, sizeof tsw);
+  LGS_EACH_FIELD(L, "textures", {
+    unsigned n = (unsigned)lgs_index_key(L, "agx.run", "textures", 256);
+    if (!lua_isuserdata(L, -1) || lua_getfield(L, -1, "config") != LUA_TTABLE)
+      luaL_error(L, FN ": textures[%d] is not a gpusim.texture", (int)n);
+    for (int k = 0; k < 2; k++) {
+      lua_geti(L, -1, k + 1);
+      tsw[2 * n + k] = (uint32_t)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (n + 1 > nts) nts = n + 1;
+  });
   lua_Integer entry = (lua_getfield(L, 1, "entry"), luaL_optinteger(L, -1, 0));
   lua_Integer budget = (lua_getfield(L, 1, "budget"), luaL_optinteger(L, -1, 1 << 24));
   lua_pop(L, 2);
@@ -356,12 +377,21 @@ static int l_run(lua_State *L) {
 
   uint32_t started = s->exec;
   int rc;
-  if (fast) {
-    if (agx_fast_compile(&prog, &r->fast, &d) < 0) return lgs_error(L, "agx.run", d.msg);
-    rc = agx_run_fast(s, r->fast, (uint32_t)entry, (uint64_t)budget, &d);
-  } else {
-    rc = agx_run_ref(s, &prog, (uint32_t)entry, (uint64_t)budget, &d);
+  if (fast && agx_fast_compile(&prog, &r->fast, &d) < 0) return lgs_error(L, "agx.run", d.msg);
+  gs_gpu *g = nts ? lgs_gpu(L) : NULL;
+  gs_addr stream = 0;
+  agx_tex_ctx tc;
+  if (nts) { /* no Lua error from here to the release */
+    gs_stage_program sp = {0, 0, 0};
+    if (gs_mem_alloc(gs_gpu_mem(g), 8 * nts, 4, &stream, &d) < 0 ||
+        gs_mem_write(gs_gpu_mem(g), stream, tsw, 8 * nts, &d) < 0)
+      return lgs_error(L, "agx.run", d.msg);
+    sp.uniforms = stream, sp.unif_end = stream + 8 * nts;
+    agx_tex_attach(s, &tc, g, &sp);
   }
+  if (fast) rc = agx_run_fast(s, r->fast, (uint32_t)entry, (uint64_t)budget, &d);
+  else rc = agx_run_ref(s, &prog, (uint32_t)entry, (uint64_t)budget, &d);
+  if (nts) gs_mem_release(gs_gpu_mem(g), stream, NULL), s->tex = NULL;
   if (rc) return lgs_error(L, "agx.run", d.msg);
   if (stage == 'v')
     for (unsigned l = 0; l < lanes; l++)
