@@ -9,8 +9,8 @@
  * - the r0l nesting counter step by step: nested if/else with pop chains,
  *   a loop inside an if (push_exec 2, continue as `ldimm r0l, 2` +
  *   `pop_exec 0`, reactivation by `while 0.0, 0.0, 2, feq`, break_if as
- *   `while i, lim, 2, ult`, jmp_any, pop_exec 2), and jmp_none over an
- *   empty then-block: each lane's r0l, the exec mask and the instruction
+ *   `while i, lim, 2, ult`, jmp_any, pop_exec 2), a loop with break
+ *   (`ldimm r0l, 2` + `pop_exec 0`), and jmp_none over an empty then-block: each lane's r0l, the exec mask and the instruction
  *   after every step, through both interpreters;
  * - random fragment programs (iter, iterproj, ldcf, get_sr of the pixel,
  *   facing and coverage, dfdx/dfdy, sample_mask, zs_emit, st_var/no_var,
@@ -234,6 +234,41 @@ static const step loop_steps[] = {
     {13, {1, 0, 0, 0}, 0xE}, {14, {0, 0, 0, 0}, 0xF}, {15, {0, 0, 0, 0}, 0xF}, {16, {0, 0, 0, 0}, 0xF},
 };
 
+/* break as Mesa emits it (ldimm r0l to the depth it parks at, pop_exec 0
+ * to apply it), lanes with lim r1 = 0, 1, 2, 3:
+ *   i = 0; loop { i++; if (i > lim) break; sum += i; }
+ * A breaking lane parks at 2 (the if and the loop), the if's pop leaves
+ * it at 1, where nothing in the loop brings it back, and every later if
+ * adds 1 and its pop takes it off; the loop's pop_exec 1 ends it. Results:
+ * i = 1, 2, 3, 4, sum = 0, 1, 3, 6; the group goes round four times. */
+static const char *const break_text =
+    "ldimm r0l, 0\n"              /* 0 */
+    "top: iadd r2, r2, 1\n"       /* 1 */
+    "if r2, r1, 1, ugt\n"         /* 2 */
+    "ldimm r0l, 2\n"              /* 3: break */
+    "pop_exec 0\n"                /* 4 */
+    "pop_exec 1\n"                /* 5 */
+    "iadd r3, r3, r2\n"           /* 6 */
+    "jmp_any top\n"               /* 7 */
+    "pop_exec 1\n"                /* 8 */
+    "stop\n";                     /* 9 */
+static const step break_steps[] = {
+    {0, {0, 0, 0, 0}, 0xF},
+    /* i = 1: lane 0 breaks */
+    {1, {0, 0, 0, 0}, 0xF}, {2, {0, 1, 1, 1}, 0x1}, {3, {2, 1, 1, 1}, 0x1}, {4, {2, 1, 1, 1}, 0x0},
+    {5, {1, 0, 0, 0}, 0xE}, {6, {1, 0, 0, 0}, 0xE}, {7, {1, 0, 0, 0}, 0xE},
+    /* i = 2: lane 1 breaks */
+    {1, {1, 0, 0, 0}, 0xE}, {2, {2, 0, 1, 1}, 0x2}, {3, {2, 2, 1, 1}, 0x2}, {4, {2, 2, 1, 1}, 0x0},
+    {5, {1, 1, 0, 0}, 0xC}, {6, {1, 1, 0, 0}, 0xC}, {7, {1, 1, 0, 0}, 0xC},
+    /* i = 3: lane 2 breaks */
+    {1, {1, 1, 0, 0}, 0xC}, {2, {2, 2, 0, 1}, 0x4}, {3, {2, 2, 2, 1}, 0x4}, {4, {2, 2, 2, 1}, 0x0},
+    {5, {1, 1, 1, 0}, 0x8}, {6, {1, 1, 1, 0}, 0x8}, {7, {1, 1, 1, 0}, 0x8},
+    /* i = 4: lane 3 breaks; nobody is left and jmp_any falls through */
+    {1, {1, 1, 1, 0}, 0x8}, {2, {2, 2, 2, 0}, 0x8}, {3, {2, 2, 2, 2}, 0x8}, {4, {2, 2, 2, 2}, 0x0},
+    {5, {1, 1, 1, 1}, 0x0}, {6, {1, 1, 1, 1}, 0x0}, {7, {1, 1, 1, 1}, 0x0},
+    {8, {0, 0, 0, 0}, 0xF}, {9, {0, 0, 0, 0}, 0xF},
+};
+
 /* jmp_none over a then-block no lane runs (Mesa's agx_opt_jmp_none), and
  * the one after the else that every lane runs (not taken). */
 static const char *const skip_text =
@@ -272,6 +307,13 @@ static void test_r0l_traces(void **state) {
     assert_int_equal(agx_reg32(&s, l, 2), l);
     assert_int_equal(agx_reg32(&s, l, 3), sum[l]);
     assert_int_equal(agx_reg32(&s, l, 6), 1);
+  }
+  build(&p, break_text);
+  trace(&p, lanes, break_steps, sizeof break_steps / sizeof break_steps[0], &s);
+  static const uint32_t bsum[4] = {0, 1, 3, 6};
+  for (unsigned l = 0; l < 4; l++) {
+    assert_int_equal(agx_reg32(&s, l, 2), l + 1);
+    assert_int_equal(agx_reg32(&s, l, 3), bsum[l]);
   }
   build(&p, skip_text);
   trace(&p, lanes, skip_steps, sizeof skip_steps / sizeof skip_steps[0], &s);
