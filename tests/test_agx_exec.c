@@ -1177,7 +1177,19 @@ static void test_fast_equals_reference(void **state) {
 static agx_instr random_insn_mem(size_t k, size_t n) {
   unsigned r = pick(100);
   agx_instr in;
-  if (r >= 94) { /* iter, iterproj, ldcf: cf0-cf7 (or past the last), 32- or 16-bit runs, any interpolation */
+  if (r >= 87 && r < 90) { /* imad/imsub with sx and sat, 16-, 32- or 64-bit destinations */
+    static const uint8_t bits[] = {16, 32, 32, 64};
+    unsigned db = bits[pick(4)];
+    in = op3(pick(2) ? AGX_IMAD : AGX_IMSUB, rreg((int)db), isrc(32), isrc(pick(4) ? 32 : 16), isrc(32));
+    for (int i = 0; i < 3; i++) in.src[i].sx = (uint8_t)pick(2);
+    in.shift = (uint8_t)pick(5), in.sat = (uint8_t)(pick(3) == 0);
+  } else if (r >= 90 && r < 94) { /* the shift group and the bit counts, 32- or 16-bit */
+    static const uint8_t ops[] = {AGX_BFI, AGX_BFEIL, AGX_EXTR, AGX_BITREV, AGX_POPCNT, AGX_FFS};
+    unsigned op = ops[pick(6)];
+    in = op3(op, pick(4) ? R(1 + pick(11)) : reg(2 + pick(22), 16), isrc(32), isrc(32), isrc(32));
+    if (op == AGX_BITREV || op == AGX_POPCNT || op == AGX_FFS) in.src[1].kind = in.src[2].kind = AGX_K_NONE;
+    in.mask_width = (uint8_t)pick(32);
+  } else if (r >= 94) { /* iter, iterproj, ldcf: cf0-cf7 (or past the last), 32- or 16-bit runs, any interpolation */
     static const uint8_t ops[] = {AGX_ITER, AGX_ITERPROJ, AGX_LDCF};
     unsigned op = ops[pick(3)];
     in = op2(op, pick(3) ? R(1 + pick(8)) : reg(2 + pick(16), 16), cfr(pick(30) ? pick(8) : 254),

@@ -70,6 +70,7 @@ enum {
   AX_STVAR, AX_WAIT,
   AX_LOAD,               /* load: reads every active lane's elements, then writes them (a = index) */
   AX_LANE,               /* a float operation, funop or convert lane by lane through num.h (ax_par.ls) */
+  AX_ILANE,              /* an integer operation of any width lane by lane through num.h (ax_par.ls) */
   AX_ITER                /* iter, iterproj, ldcf */
 };
 
@@ -87,8 +88,9 @@ typedef struct ax_par {
   uint8_t ihalf;        /* st_var's index: 0 an immediate (in e), 1 low half of b's register, 2 high */
   uint8_t imm16;        /* load: the index is an immediate (16 bits to extend) */
   struct {              /* AX_LANE's sources: byte offset, 0 the word or 1/2 its low/high half, */
-    uint16_t off;       /* read as f16 (or a 16-bit integer), abs, neg */
-    uint8_t sel, h, abs, neg;
+    uint16_t off, off2; /* read as f16 (or a 16-bit integer), abs, neg; AX_ILANE's: the high word's */
+    uint8_t sel, h, abs, neg; /* offset of a 64-bit one (bits), sign-extended (sx) */
+    uint8_t bits, sx;
   } ls[3];
   uint8_t lop, lcode, lround; /* AX_LANE: the operation, the funop or convert code, the rounding */
   uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
@@ -292,6 +294,53 @@ static void ax_lane(const agx_fast *f, size_t k, const char *R, uint32_t exec, u
       case AGX_CONVERT: agx_convert(P->lcode, P->lround, raw[0], P->ls[0].h, in->dst.bits == 16, &r[l]); break;
       default: r[l] = agx_funop(P->lcode, x[0], fr, P->sat); break;
     }
+  }
+}
+
+/* An AX_ILANE operation in the active lanes into r (64 bits: the low word
+ * in r, the high in r2): the operands and the arithmetic of exec_ref.c's
+ * alu() through num.h. */
+static void ax_ilane(const agx_fast *f, size_t k, const char *R, uint32_t exec, uint32_t *r, uint32_t *r2) {
+  const ax_par *P = &f->par[k];
+  const agx_instr *in = &f->p.insn[k];
+  unsigned op = P->lop, db = in->dst.bits;
+  unsigned ns = op == AGX_IADD || op == AGX_ISUB ? 2 : op == AGX_IMAD || op == AGX_IMSUB || op == AGX_BFI ||
+                op == AGX_BFEIL || op == AGX_EXTR ? 3 : 1;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned l = (unsigned)__builtin_ctz(m);
+    uint64_t v[3] = {0, 0, 0}, x[3] = {0, 0, 0}, res;
+    for (unsigned i = 0; i < ns; i++) {
+      uint32_t w = ((const uint32_t *)(const void *)(R + P->ls[i].off))[l];
+      v[i] = P->ls[i].sel == 2 ? w >> 16 : P->ls[i].sel == 1 ? w & 0xffffu : w;
+      if (P->ls[i].bits == 64) v[i] |= (uint64_t)((const uint32_t *)(const void *)(R + P->ls[i].off2))[l] << 32;
+      x[i] = agx_iext(v[i], P->ls[i].bits, P->ls[i].sx);
+    }
+    switch (op) {
+      case AGX_IADD: case AGX_ISUB:
+        res = agx_iadd(x[0], x[1], op == AGX_ISUB, P->shift, db, P->sat && P->ls[0].bits <= 32 && P->ls[1].bits <= 32,
+                       P->ls[0].sx || P->ls[1].sx);
+        break;
+      case AGX_IMAD: case AGX_IMSUB:
+        res = agx_imad(x[0], x[1], x[2], op == AGX_IMSUB, P->shift, db, P->sat && P->ls[2].bits <= 32,
+                       P->ls[0].sx || P->ls[1].sx || P->ls[2].sx);
+        break;
+      case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: {
+        uint32_t d32 = 0;
+        agx_shift_op(op == AGX_BFI ? AGX_SH_BFI : op == AGX_BFEIL ? AGX_SH_BFEIL : AGX_SH_EXTR, (uint32_t)v[0],
+                     (uint32_t)v[1], (uint32_t)v[2], in->mask_width, &d32);
+        res = d32;
+        break;
+      }
+      case AGX_BITREV: {
+        uint32_t a = (uint32_t)v[0], rv = 0;
+        for (int i = 0; i < 32; i++) rv |= ((a >> i) & 1) << (31 - i);
+        res = rv >> (db == 16 ? 16 : 0);
+        break;
+      }
+      case AGX_POPCNT: res = (unsigned)__builtin_popcount((uint32_t)v[0]); break;
+      default: res = (uint32_t)v[0] ? 31u - (unsigned)__builtin_clz((uint32_t)v[0]) : 0xffffffffu; break;
+    }
+    r[l] = (uint32_t)res, r2[l] = (uint32_t)(res >> 32);
   }
 }
 
@@ -645,6 +694,52 @@ static int lane_src(ax_build *b, ax_par *P, int i, const agx_opnd *o, int fl) {
   return 0;
 }
 
+/* Source i of an AX_ILANE micro-op: a 16-, 32- or 64-bit register or
+ * uniform, or an immediate (32 bits). 0, or -1 when it is none. */
+static int ilane_src(ax_build *b, ax_par *P, int i, const agx_opnd *o) {
+  int off = -1, off2 = 0;
+  P->ls[i].sel = 0, P->ls[i].bits = 32, P->ls[i].sx = o->sx;
+  if (o->kind == AGX_K_IMM) {
+    off = cst(b, 0, o->value);
+  } else if (o->kind == AGX_K_REG || o->kind == AGX_K_UNIF) {
+    int reg = o->kind == AGX_K_REG;
+    unsigned lim = reg ? AGX_HALVES : AGX_UHALVES;
+    P->ls[i].bits = o->bits;
+    if (o->bits == 16 && o->index + 2u - reg <= lim) {
+      off = reg ? o->index / 2 * AX_VEC : cst(b, 1, o->index);
+      P->ls[i].sel = (uint8_t)(reg ? 1 + (o->index & 1) : 1);
+    } else if (o->bits == 32 && o->index + 2u <= lim && !(reg && (o->index & 1))) {
+      off = isrc(b, o);
+    } else if (o->bits == 64 && o->index + 4u <= lim && !(reg && (o->index & 1))) {
+      off = reg ? o->index / 2 * AX_VEC : cst(b, 1, o->index);
+      off2 = reg ? off + AX_VEC : cst(b, 1, o->index + 2u);
+    }
+  }
+  if (off < 0 || off2 < 0) return -1;
+  P->ls[i].off = (uint16_t)off, P->ls[i].off2 = (uint16_t)off2;
+  return 0;
+}
+
+/* Instruction k as one AX_ILANE micro-op (iadd/isub/imad/imsub of any
+ * width with sat, sx and shift; bfi, bfeil, extr; bitrev, popcnt, ffs);
+ * 0 when its operands do not allow. */
+static int lane_int(ax_build *b, size_t k) {
+  const agx_instr *in = &b->f->p.insn[k];
+  ax_par *P = &b->f->par[k];
+  unsigned op = in->op, ns = op == AGX_IADD || op == AGX_ISUB ? 2 : op == AGX_IMAD || op == AGX_IMSUB ||
+                                op == AGX_BFI || op == AGX_BFEIL || op == AGX_EXTR ? 3 : 1;
+  const agx_opnd *o = &in->dst;
+  if (o->kind != AGX_K_REG || (o->bits != 16 && o->bits != 32 && o->bits != 64) ||
+      (o->bits != 16 && (o->index & 1)) || o->index + o->bits / 16 > AGX_HALVES)
+    return 0;
+  P->half = o->bits == 16 ? (uint8_t)(1 + (o->index & 1)) : o->bits == 64 ? 3 : 0;
+  for (unsigned i = 0; i < ns; i++)
+    if (ilane_src(b, P, (int)i, &in->src[i]) < 0) return 0;
+  P->lop = (uint8_t)op, P->sat = in->sat, P->shift = in->shift;
+  emit(b, AX_ILANE, k)->d = (uint16_t)(o->index / 2 * AX_VEC);
+  return 1;
+}
+
 /* Instruction k as one AX_LANE micro-op (the float operations, funops
  * other than the derivatives, convert); 0 when its operands do not allow. */
 static int lane_float(ax_build *b, size_t k) {
@@ -684,7 +779,7 @@ static int native(ax_build *b, size_t k) {
       kind = in->op == AGX_FADD ? AX_FADD : in->op == AGX_FMUL ? AX_FMUL : AX_FFMA;
       break;
     case AGX_IADD: case AGX_ISUB:
-      if (in->sat) return 0;
+      if (in->sat) return lane_int(b, k);
       d = dst(&in->dst, 0, &P->half), a = isrc(b, s0), bb = isrc(b, s1), c = e = a;
       P->neg = in->op == AGX_ISUB, P->shift = in->shift;
       kind = AX_IADD;
@@ -762,6 +857,9 @@ static int native(ax_build *b, size_t k) {
     case AGX_SIN_PT_1: case AGX_LOG2: case AGX_EXP2: case AGX_SIN_PT_2: case AGX_CEIL: case AGX_TRUNC: case AGX_RINT:
     case AGX_CONVERT:
       return lane_float(b, k);
+    case AGX_IMAD: case AGX_IMSUB: case AGX_BFI: case AGX_BFEIL: case AGX_EXTR: case AGX_BITREV:
+    case AGX_POPCNT: case AGX_FFS:
+      return lane_int(b, k);
     case AGX_LOAD: {
       const agx_opnd *dt = &in->dst;
       if (!agx_fmt_size(in->format) || dt->kind != AGX_K_REG || (dt->bits != 16 && dt->bits != 32) ||
@@ -799,6 +897,7 @@ static int native(ax_build *b, size_t k) {
   }
   if (d < 0 || a < 0 || bb < 0 || c < 0 || e < 0) {
     if (kind == AX_FADD || kind == AX_FMUL || kind == AX_FFMA) return lane_float(b, k);
+    if (kind == AX_IADD) return lane_int(b, k);
     return 0;
   }
   P->c = (uint16_t)c, P->e = (uint16_t)e;
@@ -913,7 +1012,7 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
       if (stack_op(in->op)) {
         if (f->top < 1) f->top = 1;
         b.used[0] = b.written[0] = 1;
-      } else if (nchk || may_slow(in->op)) { /* may go through agx_exec_insn: whole */
+      } else if (nchk || may_slow(in->op) || in->dst.bits == 64) { /* may go through agx_exec_insn, or a pair */
         for (unsigned r = 0; r < AX_REGS; r++) b.used[r] |= touch[r], b.written[r] |= wr[r];
       } else if (in->dst.kind == AGX_K_REG) {
         unsigned r = in->dst.index / 2;

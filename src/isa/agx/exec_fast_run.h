@@ -173,3 +173,19 @@
       AX_PUT(r_);
       break;
     }
+    case AX_ILANE: {
+      AX_P;
+      uint32_t r_[AGX_LANES], h_[AGX_LANES];
+      memset(r_, 0, sizeof r_), memset(h_, 0, sizeof h_);
+      ax_ilane(f, u->imm, R, exec, r_, h_);
+      if (P->half == 3) { /* a 64-bit pair: two registers */
+        uint32_t *lo_ = (uint32_t *)(void *)(R + u->d), *hi_ = lo_ + AGX_LANES;
+        for (uint32_t m_ = exec; m_; m_ &= m_ - 1) {
+          int i = __builtin_ctz(m_);
+          lo_[i] = r_[i], hi_[i] = h_[i];
+        }
+        break;
+      }
+      AX_PUT(r_);
+      break;
+    }
