@@ -292,7 +292,7 @@ static agx_linked *link_prolog(const agx_entry *e, const agx_prolog_key *k, gs_d
   l->key = *k;
   agx_prolog_inputs in = {e->nin, e->in_reg, e->attr_mask};
   int rc = agx_prolog_build(k, &in, AGX_VS_ATTRIBS, &l->code, &l->reads, d);
-  uint8_t *all = rc < 0 ? NULL : realloc(l->code.bytes, l->code.size + e->base.size);
+  uint8_t *all = rc < 0 ? NULL : realloc(l->code.bytes, l->code.size + e->base.size + 1); /* + 1: never 0 */
   if (rc >= 0 && !all) rc = gs_diag_set(d, GS_ENOMEM, "out of memory for an AGX vertex prolog");
   if (rc >= 0) {
     l->code.bytes = all;
@@ -320,8 +320,19 @@ static const agx_linked *linked_program(const agx_entry *e, const agx_prolog_key
   return l;
 }
 
-/* Bytes of GPU memory from a to the end of its allocation (0 outside). */
-static uint32_t extent(const gs_mem *m, gs_addr a) {
+/* Bytes of GPU memory from a to the end of its allocation (0 outside). A
+ * worker remembers the last answer for each attribute slot and checks it
+ * with two probes (the range fits, one byte more does not), which is exact
+ * whatever was allocated or released since. */
+static uint32_t extent(const gs_mem *m, gs_addr a, unsigned slot) {
+  static _Thread_local struct {
+    const gs_mem *m;
+    gs_addr a;
+    uint32_t len;
+  } last[AGX_VS_ATTRIBS];
+  if (last[slot].m == m && last[slot].a == a && last[slot].len && gs_mem_ptr(m, a, last[slot].len) &&
+      !gs_mem_ptr(m, a, last[slot].len + 1))
+    return last[slot].len;
   if (!gs_mem_ptr(m, a, 1)) return 0;
   uint64_t lo = 1, hi = (1ull << 32) - a + 1; /* lo inside, hi not */
   while (hi - lo > 1) {
@@ -329,6 +340,7 @@ static uint32_t extent(const gs_mem *m, gs_addr a) {
     if (gs_mem_ptr(m, a, (uint32_t)mid)) lo = mid;
     else hi = mid;
   }
+  last[slot].m = m, last[slot].a = a, last[slot].len = (uint32_t)lo;
   return (uint32_t)lo;
 }
 
@@ -368,7 +380,7 @@ static int prolog_uniforms(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio, c
     agx_set_unif32(s, agx_prolog_base_unif(a->index), a->address);
     agx_set_unif32(s, agx_prolog_base_unif(a->index) + 1, 0);
     if (!(l->reads >> a->index & 1)) continue;
-    uint32_t avail = extent(g->mem, a->address);
+    uint32_t avail = extent(g->mem, a->address, a->index);
     int64_t clamp = agx_prolog_clamp(avail, a->size, a->stride);
     if (clamp < 0)
       return gs_diag_set(u->diag, GS_EFAULT, "AGX unit %d, %s 0x%08x: attribute %u: its array at 0x%08x holds "
