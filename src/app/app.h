@@ -54,7 +54,24 @@ typedef struct gs_run_options {
   long time_limit;     /* --time-limit SECONDS: wall-clock seconds for the run; 0 = none
                           (GS_SANDBOX_TIME_LIMIT under --sandbox) */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
+  const struct gs_why_request *why; /* gpusim why: explain a pixel of the last frame (why.c) */
 } gs_run_options;
+
+/* `gpusim why`: the pixel to explain, as the user gave it (why.c). */
+typedef struct gs_why_request {
+  long x, y;           /* from the image's top-left */
+  int json;            /* --json */
+} gs_why_request;
+
+/* `gpusim why [options] SCENE.lua X Y [ARGS...]` (why.c): parses its
+ * arguments and runs the scene headless through `run` (main.c's
+ * run_script) with a gs_why_request in the options. The exit status. */
+int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
+/* After the scene's frames (main.c's run_scene): prints the provenance of
+ * the request's pixel of the last frame, gpusim.why's table as text or
+ * JSON; raises a Lua error when it cannot. */
+struct lua_State;
+void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *script);
 
 /* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
  * after the last byte. Returns 0, or -1 with errno set. cli.c */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <lua.h>
 #include <lauxlib.h>
+#include "gpusim/driver.h"
 #include "gpusim/gpu.h"
 #include "gpusim/mem.h"
 #include "gpusim/sph.h"
@@ -74,6 +75,22 @@ typedef struct lgs_asm_place {
  * that file and p->script_line:script_col is line L, column C of the text
  * there. */
 int lgs_asm_place_of(lua_State *L, const char *name, const char *text, const char *msg, lgs_asm_place *p);
+
+/* The last frame gpusim.render made (lscene.c), for gpusim.why (lwhy.c):
+ * pushes its frame userdata (user values: 1 the target, 3 each draw
+ * call's "file:line:", 4 its blend and colour-mask bits) and returns 1
+ * with *out filled, or pushes nothing and returns 0. */
+struct gs_driver;
+typedef struct lgs_frame_info {
+  gs_drv_frame frame;
+  int ran;
+  unsigned threads;
+  lua_Integer number;
+  struct gs_driver *drv;
+} lgs_frame_info;
+int lgs_last_frame(lua_State *L, lgs_frame_info *out);
+/* gpusim.why(x, y) (lwhy.c). */
+int lgs_why(lua_State *L);
 
 /* Pushes a box: a userdata holding one malloc'ed pointer (NULL at first)
  * that is freed when the box is collected or closed, so a C result survives

@@ -1269,9 +1269,14 @@ typedef struct l_frame {
   gs_drv_state state;
   gs_drv_clear clear;
   gs_driver *drv;
+  int ran;                /* gpusim.render ran its lists (gpusim.why may run them again) */
+  unsigned threads;
+  gs_drv_frame out;       /* the lists, as gs_driver_end_frame (and a grown pool) left them */
 } l_frame;
 /* user values: 1 the target, 2 the objects the frame's lists point to,
- * 3 where each draw call was made ("file:line:", by call number) */
+ * 3 where each draw call was made ("file:line:", by call number), 4 each
+ * draw call's blend (bit 0), colour mask (bits 4:1) and bit 5 set, for
+ * gpusim.why */
 
 /* Checks that arg 1 is a frame whose callback is running. */
 static l_frame *check_open_frame(lua_State *L, const char *method) {
@@ -1812,7 +1817,10 @@ static int frame_draw(lua_State *L) {
   lua_getiuservalue(L, 1, 3);
   luaL_where(L, 1);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-  lua_pop(L, 1);
+  lua_getiuservalue(L, 1, 4);
+  lua_pushinteger(L, (f->state.blend.enable ? 1 : 0) | (lua_Integer)(f->state.color_mask & 0xFu) << 1 | 32);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -3));
+  lua_pop(L, 2);
   lua_getfield(L, 2, "vertices");
   frame_ref(L, -1);
   lua_getfield(L, 2, "shader");
@@ -2004,7 +2012,7 @@ static int l_render(lua_State *L) {
   gs_driver *drv = get_driver(L);
   gs_diag d;
   if (gs_driver_begin_frame(drv, &t->t, &d) < 0) return lgs_error(L, "render", d.msg);
-  l_frame *f = lua_newuserdatauv(L, sizeof *f, 3); /* 6 */
+  l_frame *f = lua_newuserdatauv(L, sizeof *f, 4); /* 6 */
   memset(f, 0, sizeof *f);
   luaL_setmetatable(L, FRAME_TYPE);
   lua_pushvalue(L, 5);
@@ -2013,6 +2021,8 @@ static int l_render(lua_State *L) {
   lua_setiuservalue(L, 6, 2);
   lua_newtable(L);
   lua_setiuservalue(L, 6, 3);
+  lua_newtable(L);
+  lua_setiuservalue(L, 6, 4);
   f->time = time;
   f->number = number;
   f->drv = drv;
@@ -2036,12 +2046,25 @@ static int l_render(lua_State *L) {
   if (!opts || bool_field(L, 1, "run", 1)) {
     unsigned threads = opts ? (unsigned)int_field(L, 1, "threads", 0, 1024, 0) : 0;
     run_frame(L, drv, &out, threads, 6);
+    f->out = out, f->ran = 1, f->threads = threads;
     push_frame_result(L, &out, 5, f);
     lua_rotate(L, -2, 1);
     lua_setfield(L, -2, "stats");
   } else {
     push_frame_result(L, &out, 5, f);
   }
+  return 1;
+}
+
+/* For gpusim.why (lwhy.c): the last frame gpusim.render made. */
+int lgs_last_frame(lua_State *L, lgs_frame_info *out) {
+  push_scene(L);
+  lua_getfield(L, -1, "last");
+  l_frame *f = luaL_testudata(L, -1, FRAME_TYPE);
+  lua_remove(L, -2);
+  if (!f) return lua_pop(L, 1), 0;
+  out->frame = f->out, out->ran = f->ran, out->threads = f->threads, out->number = f->number;
+  out->drv = f->drv;
   return 1;
 }
 
@@ -2054,6 +2077,7 @@ static const luaL_Reg scene_funcs[] = {
   {"texture", l_texture_new},
   {"frame", l_frame_set},
   {"render", l_render},
+  {"why", lgs_why},
   {NULL, NULL}
 };
 

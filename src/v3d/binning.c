@@ -14,6 +14,8 @@
 #include <string.h>
 #include "v3d/cle.h"
 #include "v3d/ptb.h"
+#include "v3d/trace.h"
+#include "v3d/v3d.h"
 
 #define BIN_MAX_CAP (1u << 27)      /* PTB storage limit per draw */
 #define CLIP_RECORD_BYTES (3u * GS_CL_CLIPPED_VERTEX_SIZE)
@@ -433,7 +435,7 @@ static void make_ptb_state(const cle_state *s, const cle_shader *sh, ptb_state *
  * whole or reports which array is full; the draw is then binned again
  * with that array doubled (nothing of it has been written yet). */
 static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices *vs, const cle_draw *di,
-                            const gs_cl_packet *p, gs_diag *d) {
+                            const gs_cl_packet *p, const gs_trace *trace, gs_diag *d) {
   uint32_t prims = ptb_prim_count(di->draw.mode, di->draw.count);
   uint32_t want_prims = prims + prims / 4 + 16, want_refs = 2 * prims + b->ntiles, want_clips = 16;
   for (;;) {
@@ -444,6 +446,15 @@ static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices 
     ptb_buffers buf = {b->tiles, b->ntiles, b->prims, b->prim_cap, b->clips, b->clip_cap, b->refs, b->ref_cap};
     ptb_result pr = ptb_bins_init(&b->bins, &b->grid, &buf);
     if (pr == PTB_OK) pr = ptb_bin_draw(&b->bins, ps, vs, &di->draw, NULL);
+    if (pr == PTB_OK && trace) {
+      /* Once more with the trace on, in storage that now fits: the events
+       * come once, from the binning that counts, and it bins the same. */
+      ptb_state traced = *ps;
+      traced.trace = trace;
+      traced.trace_record = b->sh.record;
+      pr = ptb_bins_init(&b->bins, &b->grid, &buf);
+      if (pr == PTB_OK) pr = ptb_bin_draw(&b->bins, &traced, vs, &di->draw, NULL);
+    }
     if (pr == PTB_OK) return GS_OK;
     uint32_t *grow = pr == PTB_ERR_PRIMS_FULL ? &want_prims : pr == PTB_ERR_REFS_FULL ? &want_refs
                      : pr == PTB_ERR_CLIPS_FULL ? &want_clips : NULL;
@@ -454,6 +465,15 @@ static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices 
                        BIN_MAX_CAP, ptb_result_string(pr));
     *grow = cap * 2;
   }
+}
+
+/* The GS_TRACE_DRAW event of draw packet p (before its primitives). */
+static void trace_draw(const gs_trace *t, const cle_bin *b, const gs_cl_packet *p, const cle_draw *di) {
+  if (!gs_trace_wants_record(t, b->sh.record)) return;
+  gs_trace_event e = {.kind = GS_TRACE_DRAW, .addr = p->addr, .packet = (unsigned)p->info->id,
+                      .record = b->sh.record, .draw = di->draw.tag, .prim = ptb_prim_count(di->draw.mode, di->draw.count),
+                      .nverts = ptb_mode_vertices(di->draw.mode), .lane = -1};
+  gs_trace_emit(t, &e);
 }
 
 /* Checks that a draw may come now and decodes the shader state in force,
@@ -481,7 +501,7 @@ static int bin_and_write(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cl
                          const uint32_t fmt[2], const uint32_t *xy, gs_diag *d) {
   ptb_state ps;
   make_ptb_state(&b->st, &b->sh, &ps);
-  int rc = bin_with_storage(b, &ps, vs, di, p, d);
+  int rc = bin_with_storage(b, &ps, vs, di, p, r->g->trace, d);
   if (rc < 0) return rc;
   cle_state_set(&b->st, CLE_FMT, GS_CL_PRIMITIVE_LIST_FORMAT, fmt);
   r->stats.prims_binned += b->bins.stats.binned;
@@ -497,6 +517,7 @@ static int bin_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) {
   cle_draw di;
   if ((rc = cle_read_draw(r->g, p, &di, d)) < 0) return rc;
   di.draw.tag = b->draws++;
+  if (r->g->trace) trace_draw(r->g->trace, b, p, &di);
   if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
   if ((rc = cle_oversample(&b->st, b->ms, p, &b->grid.samples, d)) < 0) return rc;
   if ((rc = shade_vertices(r, b, p, &di, d)) < 0) return rc;
@@ -519,6 +540,7 @@ static int bin_vg_draw(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d
   if ((rc = cle_read_vg(&r->view, p, &b->vg, d)) < 0) return rc;
   di.draw = b->vg.draw;
   di.draw.tag = b->draws++;
+  if (r->g->trace) trace_draw(r->g->trace, b, p, &di);
   if (ptb_prim_count(di.draw.mode, di.draw.count) == 0) return GS_OK;
   if ((rc = cle_oversample(&b->st, b->ms, p, &b->grid.samples, d)) < 0) return rc;
   if (reserve((void **)&b->verts, &b->vert_cap, di.draw.count, sizeof *b->verts) < 0)

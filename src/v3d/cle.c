@@ -14,6 +14,7 @@
 #include <time.h>
 #include "core/pool.h"
 #include "v3d/cle.h"
+#include "v3d/trace.h"
 
 #define CLE_DEFAULT_PACKETS (1u << 24)
 #define CLE_DEFAULT_DEPTH 2
@@ -534,10 +535,18 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The GS_TRACE_PACKET event of packet p of thread `list`. */
+static void trace_packet(const gs_trace *t, unsigned list, const gs_cl_packet *p) {
+  gs_trace_event e = {.kind = GS_TRACE_PACKET, .list = list, .addr = p->addr, .packet = (unsigned)p->info->id,
+                      .lane = -1};
+  gs_trace_emit(t, &e);
+}
+
 /* Executes the control-flow packets itself; hands the others to the
  * thread's unit. Returns GS_OK (p handled, th->cur set) or an error. */
 static int exec_packet(cle_run *r, cle_thread *th, cle_thread *other, const gs_cl_packet *p, gs_diag *d) {
   gs_cl_branch br;
+  if (r->g->trace) trace_packet(r->g->trace, th->index, p);
   th->cur = p->next;
   switch (p->info->id) {
   case GS_CL_HALT:

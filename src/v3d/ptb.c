@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include "v3d/ptb.h"
+#include "v3d/trace.h"
 
 const char *ptb_result_string(ptb_result r) {
   switch (r) {
@@ -74,7 +75,34 @@ typedef struct bin_ctx {
   ptb_planes planes;
   ptb_window win;
   uint32_t tag;
+  uint32_t k;                    /* the primitive's index in the draw, for the trace */
+  const ptb_vertex *const *v;    /* its vertices, for the trace */
 } bin_ctx;
+
+/* Emits the GS_TRACE_PRIM event of primitive p (cx->st->trace is set):
+ * outcome o, the polygon x, y (n points) when there is one. */
+static void trace_prim(const bin_ctx *cx, const ptb_prim *p, gs_trace_outcome o, unsigned piece, const int32_t *x,
+                       const int32_t *y, unsigned n) {
+  const gs_trace *t = cx->st->trace;
+  if (!gs_trace_wants_record(t, cx->st->trace_record)) return;
+  gs_trace_event e = {.kind = GS_TRACE_PRIM, .record = cx->st->trace_record, .draw = cx->tag, .prim = cx->k,
+                      .nverts = p->nverts, .outcome = o, .piece = piece, .ptb = cx->st, .v = cx->v, .px = x,
+                      .py = y, .npoly = n, .window = &cx->win, .grid = &cx->b->grid, .lane = -1};
+  for (unsigned i = 0; i < 3; i++) e.index[i] = p->index[i];
+  gs_trace_emit(t, &e);
+}
+
+/* A primitive wholly outside a clip plane: traced, then dropped. */
+static ptb_result trace_discarded(const bin_ctx *cx, const uint32_t *idx, unsigned n) {
+  if (cx->st->trace) {
+    ptb_prim p;
+    memset(&p, 0, sizeof p);
+    for (unsigned k = 0; k < n; k++) p.index[k] = idx[k];
+    p.nverts = (uint8_t)n;
+    trace_prim(cx, &p, GS_TRACE_CLIPPED_AWAY, 0, NULL, NULL, 0);
+  }
+  return PTB_OK;
+}
 
 static ptb_result fetch(const bin_ctx *cx, const uint32_t *idx, unsigned n, const ptb_vertex **v) {
   for (unsigned k = 0; k < n; k++) {
@@ -102,6 +130,8 @@ static ptb_result add(bin_ctx *cx, const ptb_prim *p, const ptb_clip_record *rec
   ptb_result r = ptb_bins_add(cx->b, p, rec, x, y, n, &cx->win, &tiles);
   if (r == PTB_OK && tiles == 0)
     cx->b->stats.no_tiles++;
+  if (r == PTB_OK && tiles && cx->st->trace)
+    trace_prim(cx, p, GS_TRACE_BINNED, rec != NULL, x, y, n);
   return r;
 }
 
@@ -117,6 +147,8 @@ static ptb_result bin_screen_triangle(bin_ctx *cx, const ptb_prim *p, int32_t x[
   int64_t area = ptb_area(x, y);
   if (ptb_culled(cx->st, area)) {
     cx->b->stats.culled++;
+    if (cx->st->trace)
+      trace_prim(cx, p, area ? GS_TRACE_CULLED : GS_TRACE_ZERO_AREA, 0, x, y, 3);
     return PTB_OK;
   }
   if (area < 0) /* coverage wants counter-clockwise corners */
@@ -146,6 +178,11 @@ static ptb_result bin_clipped_triangle(bin_ctx *cx, const uint32_t idx[3], const
   fan_piece piece[PTB_CLIP_MAX_VERTS - 2];
   unsigned pieces = 0, culled = 0;
   uint32_t refs = 0;
+  if (cx->st->trace) {
+    ptb_prim whole;
+    prim_init(&whole, cx, idx, 3);
+    trace_prim(cx, &whole, GS_TRACE_CLIPPED, 0, NULL, NULL, 0);
+  }
   for (unsigned j = 1; j + 1 < poly->n; j++) {
     const ptb_clip_point *q[3] = {&poly->p[0], &poly->p[j], &poly->p[j + 1]};
     fan_piece *f = &piece[pieces];
@@ -159,6 +196,8 @@ static ptb_result bin_clipped_triangle(bin_ctx *cx, const uint32_t idx[3], const
     int64_t area = ptb_area(f->x, f->y);
     if (ptb_culled(cx->st, area)) {
       culled++;
+      if (cx->st->trace)
+        trace_prim(cx, &f->prim, area ? GS_TRACE_CULLED : GS_TRACE_ZERO_AREA, 1, f->x, f->y, 3);
       continue;
     }
     if (area < 0)
@@ -193,10 +232,11 @@ static ptb_result bin_triangle(bin_ctx *cx, const uint32_t idx[3]) {
   ptb_result r = fetch(cx, idx, 3, v);
   if (r != PTB_OK)
     return r;
+  cx->v = v;
   if (cx->st->clip_enable) {
     ptb_clip_poly poly;
     switch (ptb_clip(&cx->planes, v, 3, &poly)) {
-    case PTB_CLIP_OUTSIDE: cx->b->stats.discarded++; return PTB_OK;
+    case PTB_CLIP_OUTSIDE: cx->b->stats.discarded++; return trace_discarded(cx, idx, 3);
     case PTB_CLIP_CLIPPED: return bin_clipped_triangle(cx, idx, v, &poly);
     case PTB_CLIP_INSIDE: break;
     }
@@ -232,16 +272,22 @@ static ptb_result bin_point(bin_ctx *cx, const uint32_t *idx) {
   ptb_result r = fetch(cx, idx, 1, v);
   if (r != PTB_OK)
     return r;
+  cx->v = v;
   if (cx->st->clip_enable) {
     ptb_clip_poly poly;
     if (ptb_clip(&cx->planes, v, 1, &poly) != PTB_CLIP_INSIDE) {
       cx->b->stats.discarded++;
-      return PTB_OK;
+      return trace_discarded(cx, idx, 1);
     }
   }
   int32_t h = half_size_12_4(cx->st->per_vertex_point_size ? v[0]->point_size : cx->st->point_size);
   if (h == 0) {
     cx->b->stats.culled++;
+    if (cx->st->trace) {
+      ptb_prim p;
+      prim_init(&p, cx, idx, 1);
+      trace_prim(cx, &p, GS_TRACE_ZERO_AREA, 0, NULL, NULL, 0);
+    }
     return PTB_OK;
   }
   int32_t X = v[0]->xs + cx->st->viewport_x, Y = v[0]->ys + cx->st->viewport_y;
@@ -262,6 +308,8 @@ static ptb_result bin_line_screen(bin_ctx *cx, const ptb_prim *p, const ptb_clip
   int64_t dx = (int64_t)ex[1] - ex[0], dy = (int64_t)ey[1] - ey[0];
   if ((dx == 0 && dy == 0) || hw == 0) {
     cx->b->stats.culled++;
+    if (cx->st->trace)
+      trace_prim(cx, p, GS_TRACE_ZERO_AREA, rec != NULL, ex, ey, 2);
     return PTB_OK;
   }
   bool x_major = (dx < 0 ? -dx : dx) >= (dy < 0 ? -dy : dy);
@@ -280,13 +328,14 @@ static ptb_result bin_line(bin_ctx *cx, const uint32_t *idx) {
   ptb_result r = fetch(cx, idx, 2, v);
   if (r != PTB_OK)
     return r;
+  cx->v = v;
   ptb_prim p;
   int32_t x[2], y[2];
   prim_init(&p, cx, idx, 2);
   if (cx->st->clip_enable) {
     ptb_clip_poly poly;
     switch (ptb_clip(&cx->planes, v, 2, &poly)) {
-    case PTB_CLIP_OUTSIDE: cx->b->stats.discarded++; return PTB_OK;
+    case PTB_CLIP_OUTSIDE: cx->b->stats.discarded++; return trace_discarded(cx, idx, 2);
     case PTB_CLIP_INSIDE: break;
     case PTB_CLIP_CLIPPED: {
       ptb_clip_record rec;
@@ -326,6 +375,7 @@ ptb_result ptb_bin_draw(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs
   for (uint32_t k = 0; k < total; k++) {
     uint32_t idx[3];
     ptb_assemble(d, k, idx);
+    cx.k = k;
     ptb_result r;
     switch (nverts) {
     case 1: r = bin_point(&cx, idx); break;

@@ -95,6 +95,10 @@ typedef struct ptb_state {
   /* Shader-record flags: bit 2 "enable clipping", bit 1 "point size
    * included in shaded vertex data". */
   bool clip_enable, per_vertex_point_size;
+  /* The trace hook (v3d/trace.h) with the draw's shader record, for the
+   * GS_TRACE_PRIM events, or NULL (ptb_state_init): one test a primitive. */
+  const struct gs_trace *trace;
+  uint32_t trace_record;
 } ptb_state;
 
 /* Sets the defaults: both faces enabled, counter-clockwise front, point

@@ -22,6 +22,7 @@
 #include "v3d/cle.h"
 #include "v3d/pse.h"
 #include "v3d/tlb.h"
+#include "v3d/trace.h"
 
 #define RENDER_CHUNK 64        /* primitives whose vertices are shaded together */
 #define RENDER_MAX_LOADS 4     /* loads pending before a 115 */
@@ -36,11 +37,27 @@
 
 /* The tile buffer as the fragment program of a block reaches it
  * (gs_tile_port). */
+typedef struct trace_slot trace_slot;
 typedef struct port_ctx {
   gs_tlb *t;
   const tlb_batch *lanes;
   const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
+  trace_slot *ts;      /* the traced port's record of the batch (trace_port_*) */
 } port_ctx;
+
+/* What the traced tile port saw of a batch, lane by lane, to decide each
+ * fragment's fate (GS_TRACE_FRAGMENT) once the batch has run. */
+struct trace_slot {
+  const gs_trace *t;
+  unsigned tile_x, tile_y;
+  int lane;                  /* the filter pixel's lane, -1 none, -2 every lane */
+  uint16_t shaded;           /* lanes the batch shades */
+  uint16_t z_seen, wrote, written, loaded;
+  uint32_t cov0[16], cov_before[16], cov_after[16], cov_write[16];
+  uint8_t failed[16];        /* bit s: sample s failed stencil; bit 4 + s: depth */
+  uint32_t zs_before[16], frag_z[16], out[16][2], loaded_value[16];
+  uint8_t nw[16];
+};
 
 /* A block of the group: what its fragment shader starts with, besides
  * the PSE's values (cle_worker.batch). */
@@ -51,6 +68,8 @@ typedef struct render_slot {
   tlb_batch lanes;     /* x, y for the tile buffer, worked out once for early Z and the shader's accesses */
   port_ctx pc;
   gs_tile_port port;
+  gs_tile_port traced; /* the same port with the trace's records (a traced tile's batches use it) */
+  trace_slot ts;
 } render_slot;
 
 /* One tile job: its packets and the state it starts from. */
@@ -486,6 +505,11 @@ typedef struct tile_ctx {
   unsigned x, y;               /* tile coordinates */
   gs_cl_packet pending[RENDER_MAX_LOADS];
   unsigned npending;
+  unsigned cur_packet;         /* traced: the id of the packet being drawn */
+  const gs_trace *trace;       /* the trace, when it wants this tile's events, else NULL */
+  uint32_t ordinal;            /* traced: primitives of the tile's lists so far */
+  uint32_t cur_index[3];       /* traced: the vertex indices of the primitive being drawn */
+  unsigned cur_clipped;
 } tile_ctx;
 
 static float f32_of(uint32_t bits) {
@@ -613,6 +637,92 @@ static void port_colour_load(void *ctx, uint32_t *rgba) {
   tlb_loadc_batch(p->t, p->lanes, rgba, 0xFFFFu);
 }
 
+/* ---- a tile: the trace (v3d/trace.h) --------------------------------------------- */
+
+static int trace_wants_lane(const trace_slot *ts, int l) { return ts->lane == -2 || ts->lane == l; }
+
+static void trace_slot_emit(const trace_slot *ts, const port_ctx *p, gs_trace_event *e) {
+  e->tile_x = ts->tile_x, e->tile_y = ts->tile_y;
+  e->lane = ts->lane;
+  e->x = p->lanes->x, e->y = p->lanes->y;
+  e->bx = p->lanes->x[0], e->by = p->lanes->y[0];
+  gs_trace_emit(ts->t, e);
+}
+
+/* The traced tile port: the port's own functions, with a record of what
+ * each access did to the lanes the trace follows. */
+static void trace_port_begin(void *ctx) {
+  trace_slot *ts = ((port_ctx *)ctx)->ts;
+  port_begin(ctx);
+  ts->z_seen = ts->wrote = ts->written = ts->loaded = 0;
+  memset(ts->nw, 0, sizeof ts->nw);
+}
+
+static void trace_port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  port_ctx *p = ctx;
+  trace_slot *ts = p->ts;
+  uint32_t before[16];
+  memcpy(before, cov, sizeof before);
+  uint16_t seen = 0;
+  for (int l = 0; ts->lane != -1 && l < 16; l++) {
+    if (!(lanes >> l & 1) || !trace_wants_lane(ts, l)) continue;
+    seen |= (uint16_t)(1u << l);
+    ts->cov_before[l] = cov[l];
+    ts->frag_z[l] = z[l] & 0xffffffu;
+    ts->failed[l] = 0;
+    for (unsigned smp = 0; smp < p->t->samples; smp++) {
+      uint32_t zs = 0;
+      int v = tlb_test_explain(p->t, p->lanes->x[l], p->lanes->y[l], smp, z[l], (int)(p->rev[l] & 1), &zs);
+      if (smp == 0) ts->zs_before[l] = zs;
+      if (!(cov[l] >> smp & 1)) continue;
+      if (v == TLB_FAILS_STENCIL) ts->failed[l] |= (uint8_t)(1u << smp);
+      if (v == TLB_FAILS_DEPTH) ts->failed[l] |= (uint8_t)(0x10u << smp);
+    }
+  }
+  port_z_write(ctx, z, cov, lanes);
+  if (!seen) return;
+  ts->z_seen |= seen;
+  for (int l = 0; l < 16; l++)
+    if (seen >> l & 1) ts->cov_after[l] = cov[l];
+  gs_trace_event e = {.kind = GS_TRACE_Z_TEST, .mask = lanes, .cov = cov, .cov_before = before, .z = z,
+                      .failed = ts->failed, .stored_zs = ts->zs_before};
+  trace_slot_emit(ts, p, &e);
+}
+
+static void trace_port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
+  port_ctx *p = ctx;
+  trace_slot *ts = p->ts;
+  port_colour_write(ctx, all, rgba, cov, lanes);
+  int any = 0;
+  for (int l = 0; ts->lane != -1 && l < 16; l++) {
+    if (!(lanes >> l & 1) || !trace_wants_lane(ts, l)) continue;
+    any = 1;
+    ts->wrote |= (uint16_t)(1u << l);
+    ts->cov_write[l] = cov[l];
+    if (!cov[l]) continue;
+    ts->written |= (uint16_t)(1u << l);
+    ts->out[l][ts->nw[l] & 1] = rgba[l];
+    ts->nw[l]++;
+  }
+  if (!any) return;
+  gs_trace_event e = {.kind = GS_TRACE_COLOUR_WRITE, .mask = lanes, .rgba = rgba, .cov = cov, .all = (unsigned)all};
+  trace_slot_emit(ts, p, &e);
+}
+
+static void trace_port_colour_load(void *ctx, uint32_t *rgba) {
+  port_ctx *p = ctx;
+  trace_slot *ts = p->ts;
+  port_colour_load(ctx, rgba);
+  if (ts->lane == -1) return;
+  for (int l = 0; l < 16; l++) {
+    if (!trace_wants_lane(ts, l) || (ts->loaded >> l & 1)) continue;
+    ts->loaded |= (uint16_t)(1u << l);
+    ts->loaded_value[l] = rgba[l];
+  }
+  gs_trace_event e = {.kind = GS_TRACE_COLOUR_LOAD, .mask = 0xFFFFu, .rgba = rgba};
+  trace_slot_emit(ts, p, &e);
+}
+
 /* The lanes' pixels of block b. */
 static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
   uint32_t bx = b->x, by = b->y; /* read once, as for tc->full_cover in prepare_block */
@@ -694,6 +804,104 @@ static GS_CLONE_INLINE int shade_blocks(tile_ctx *tc, int n, gs_addr at) {
   return GS_OK;
 }
 
+/* The trace's GS_TRACE_TILE_PRIM event: the primitive being drawn, set up
+ * with result pr (pse_result). */
+static void trace_tile_prim(const tile_ctx *tc, int pr, unsigned n, gs_addr at) {
+  gs_trace_event e = {.kind = GS_TRACE_TILE_PRIM, .addr = at, .packet = tc->cur_packet, .record = tc->sh.record,
+                      .prim = tc->ordinal - 1, .nverts = n, .tile_x = tc->x, .tile_y = tc->y, .setup = pr,
+                      .clipped = tc->cur_clipped, .fs_isa = tc->fs_isa, .fs_code = tc->sh.fs_code,
+                      .fs_uniforms = tc->sh.fs_uniforms, .lane = -1};
+  if (tc->sh.id == GS_CL_GL_SHADER_STATE) e.vs_isa = tc->sh.vs.isa, e.vs_code = tc->sh.vs.code;
+  for (unsigned k = 0; k < 3; k++) e.index[k] = tc->cur_index[k];
+  gs_trace_emit(tc->trace, &e);
+}
+
+/* The fragment event of lane l of a batch, with its fate. */
+static void trace_fragment(const tile_ctx *tc, const trace_slot *ts, const render_slot *s, int l, gs_trace_fate fate,
+                           int early) {
+  gs_trace_event e = {.kind = GS_TRACE_FRAGMENT, .record = tc->sh.record, .prim = tc->ordinal - 1,
+                      .tile_x = tc->x, .tile_y = tc->y, .bx = s->x[0], .by = s->y[0], .lane = l, .x = s->x,
+                      .y = s->y, .fate = fate, .early = (unsigned)early, .fs_isa = tc->fs_isa,
+                      .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms,
+                      .read_tile = ts->loaded >> l & 1, .loaded = ts->loaded_value[l],
+                      .zs_before = ts->zs_before[l], .frag_z = ts->frag_z[l], .samples = ts->cov0[l]};
+  if (fate == GS_FATE_WRITTEN && tc->w->tlb.color64) { /* the last RG16F and BA16F words */
+    e.noutput = 2;
+    e.output[0] = ts->out[l][0], e.output[1] = ts->out[l][1];
+  } else if (fate == GS_FATE_WRITTEN) { /* the last word */
+    e.noutput = 1;
+    e.output[0] = ts->out[l][(ts->nw[l] - 1u) & 1u];
+  }
+  gs_trace_emit(tc->trace, &e);
+}
+
+/* After prepare_block put block blk into slot k (got: whether any lane is
+ * left to shade): the BLOCK event, the fragments early Z dropped, and the
+ * slot's record for the traced port; the SHADE event of a batch that
+ * runs. Runs in the setup's rounding (round to nearest). */
+static void trace_block(tile_ctx *tc, const pse_block *blk, int k, int got) {
+  cle_worker *w = tc->w;
+  render_slot *s = &w->slot[k];
+  trace_slot *ts = &s->ts;
+  ts->lane = -1;
+  if (!gs_trace_wants_record(tc->trace, tc->sh.record)) return;
+  int lane = gs_trace_lane(tc->trace, s->x, s->y);
+  if (lane == -1) return;
+  uint16_t left = got ? w->io[k].mask : 0;
+  gs_trace_event e = {.kind = GS_TRACE_BLOCK, .record = tc->sh.record, .prim = tc->ordinal - 1, .tile_x = tc->x,
+                      .tile_y = tc->y, .bx = blk->x, .by = blk->y, .mask = blk->mask, .early_z_mask = left,
+                      .lane = lane, .x = s->x, .y = s->y, .cov = s->cov};
+  gs_trace_emit(tc->trace, &e);
+  ts->t = tc->trace, ts->tile_x = tc->x, ts->tile_y = tc->y;
+  ts->lane = lane;
+  ts->loaded = 0;
+  uint16_t dropped = blk->mask & (uint16_t)~left;
+  if (dropped) { /* early Z: fragments that never reach a shader */
+    uint32_t z[16];
+    pse_block_depth_nearest(&w->prim, blk, z);
+    for (int l = 0; l < 16; l++) {
+      if (!(dropped >> l & 1) || !trace_wants_lane(ts, l)) continue;
+      ts->frag_z[l] = z[l];
+      ts->cov0[l] = 0;
+      tlb_test_explain(&w->tlb, s->x[l], s->y[l], 0, z[l], 0, &ts->zs_before[l]);
+      trace_fragment(tc, ts, s, l, GS_FATE_DEPTH_FAILED, 1);
+    }
+  }
+  if (!got) {
+    ts->lane = -1;
+    return;
+  }
+  ts->shaded = left;
+  for (int l = 0; l < 16; l++) ts->cov0[l] = s->cov[l], ts->frag_z[l] = w->batch[k].z[l];
+  gs_trace_event sh = {.kind = GS_TRACE_SHADE, .record = tc->sh.record, .prim = tc->ordinal - 1, .tile_x = tc->x,
+                       .tile_y = tc->y, .bx = blk->x, .by = blk->y, .mask = left, .lane = lane, .x = s->x, .y = s->y,
+                       .cov = s->cov, .fs_isa = tc->fs_isa, .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms};
+  gs_trace_emit(tc->trace, &sh);
+}
+
+/* After the batches of slots 0..n) ran: each followed fragment's fate from
+ * what the traced port saw, in the order the tile buffer decides it: the
+ * Z write's tests (a sample mask that removed every sample before it),
+ * then the colour writes. */
+static void trace_fates(tile_ctx *tc, int n) {
+  for (int k = 0; k < n; k++) {
+    render_slot *s = &tc->w->slot[k];
+    const trace_slot *ts = &s->ts;
+    if (ts->lane == -1) continue;
+    for (int l = 0; l < 16; l++) {
+      if (!(ts->shaded >> l & 1) || !trace_wants_lane(ts, l)) continue;
+      gs_trace_fate fate;
+      if ((ts->z_seen >> l & 1) && !ts->cov_before[l]) fate = GS_FATE_SAMPLE_MASKED;
+      else if ((ts->z_seen >> l & 1) && !ts->cov_after[l])
+        fate = (ts->failed[l] & 0x0Fu) && !(ts->failed[l] & 0xF0u) ? GS_FATE_STENCIL_FAILED : GS_FATE_DEPTH_FAILED;
+      else if (ts->written >> l & 1) fate = GS_FATE_WRITTEN;
+      else if (ts->wrote >> l & 1) fate = GS_FATE_SAMPLE_MASKED;
+      else fate = GS_FATE_DISCARDED;
+      trace_fragment(tc, ts, s, l, fate, 0);
+    }
+  }
+}
+
 /* Sets up primitive v[0..n) and shades every block it covers in the tile:
  * RENDER_GROUP blocks prepared with the host rounding to nearest, then
  * their shaders run in their unit's environment, and so on. Both environments
@@ -708,6 +916,7 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
   pse_result pr = n == 3 ? pse_setup_triangle(&tc->pse, v[0], v[1], v[2], &w->prim)
                   : n == 2 ? pse_setup_line(&tc->pse, v[0], v[1], &w->prim)
                            : pse_setup_point(&tc->pse, v[0], &w->prim);
+  if (tc->trace && gs_trace_wants_record(tc->trace, tc->sh.record)) trace_tile_prim(tc, (int)pr, n, at);
   if (pr != PSE_DRAW) return GS_OK;
   w->stats.prims_drawn++;
   int nb = pse_rasterize_tile(&w->prim, (int)tc->x, (int)tc->y, &w->cov);
@@ -723,12 +932,16 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
     int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
     gs_fp_env_set(setup_env);
-    for (int i = first; i < end; i++)
-      ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
+    for (int i = first; i < end; i++) {
+      int got = prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
+      if (tc->trace) trace_block(tc, &w->cov.block[i], ready, got);
+      ready += got;
+    }
     if (!ready) continue;
     if (ready > shared) share_batches(tc, shared, ready), shared = ready;
     gs_fp_env_set(unit_env);
     rc = shade_blocks(tc, ready, at);
+    if (tc->trace && rc >= 0) trace_fates(tc, ready);
   }
   gs_fp_env_set(caller);
   tc->fs_isa->trust_code(tc->fs_unit, 0);
@@ -848,6 +1061,11 @@ static int draw_chunk(tile_ctx *tc, const gs_cl_prim *prims, unsigned n, unsigne
     const pse_vertex *v[3];
     pse_vertex clipped[3];
     for (unsigned k = 0; k < nv; k++) v[k] = &w->vert[vertex_slot(w, distinct, prims[p].v[k])];
+    if (tc->trace) {
+      tc->ordinal++;
+      for (unsigned k = 0; k < 3; k++) tc->cur_index[k] = k < nv ? prims[p].v[k] : 0;
+      tc->cur_clipped = ci != NULL;
+    }
     if (ci) {
       const pse_vertex *orig[3] = {v[0], v[1], v[2]};
       for (unsigned k = 0; k < nv; k++) {
@@ -1023,6 +1241,7 @@ static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
   case GS_CL_VG_COORDINATE_ARRAY_PRIMITIVES:
   case GS_CL_VG_INLINE_PRIMITIVES: {
     int direct = p->info->tail != GS_CL_TAIL_PRIMS; /* not 48 or 49 */
+    tc->cur_packet = (unsigned)p->info->id;
     int rc = tc->dirty ? derive(tc, p) : GS_OK;
     if (rc >= 0) rc = direct ? draw_direct(tc, p) : draw_compressed(tc, p);
     if (rc < 0) tc->w->fault_record = cle_state_record(&tc->st);
@@ -1053,11 +1272,15 @@ static int run_job(cle_run *r, cle_worker *w, const cle_job *j, tile_ctx *tc) {
   set_clear_values(tc);
   if (fresh) tlb_clear(&w->tlb, 1, 1);
   tlb_begin_tile(&w->tlb, j->x, j->y);
-  for (uint32_t k = 0; k < j->count; k++) {
-    int rc = run_packet(tc, &rd->pk[j->first + k]);
-    if (rc < 0) return rc;
+  const gs_trace *t = r->g->trace;
+  if (t && gs_trace_wants_tile(t, j->x, j->y, w->tlb.width, w->tlb.height)) {
+    tc->trace = t; /* this tile's batches go through the traced port */
+    for (int k = 0; k < RENDER_GROUP; k++) w->io[k].tile = &w->slot[k].traced;
   }
-  return GS_OK;
+  int rc = GS_OK;
+  for (uint32_t k = 0; k < j->count && rc >= 0; k++) rc = run_packet(tc, &rd->pk[j->first + k]);
+  for (int k = 0; tc->trace && k < RENDER_GROUP; k++) w->io[k].tile = &w->slot[k].port;
+  return rc;
 }
 
 typedef struct wave_ctx {
@@ -1091,9 +1314,12 @@ static void worker_init(cle_worker *w) {
   for (int k = 0; k < RENDER_GROUP; k++) {
     render_slot *s = &w->slot[k];
     pse_batch *b = &w->batch[k];
-    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL};
+    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL, &s->ts};
     s->port = (gs_tile_port){&s->pc, port_begin, port_stencil_setup, port_z_write, port_colour_write,
                              port_colour_load};
+    s->traced = (gs_tile_port){&s->pc, trace_port_begin, port_stencil_setup, trace_port_z_write,
+                               trace_port_colour_write, trace_port_colour_load};
+    s->ts.lane = -1;
     w->io[k] = (gs_frag_io){.lanes = 16, .x = s->x, .y = s->y, .cov = s->cov, .z = b->z, .w = b->w,
                             .plane = (const float (*)[16])b->vp, .offset = b->c, .tile = &s->port};
   }

@@ -134,6 +134,11 @@ void tlb_loadc_batch(gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lane
  * 1 for a reverse-facing fragment (selects the back stencil face). */
 void tlb_z_write(gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, const uint32_t *rev,
                  uint32_t *coverage, uint16_t lanes);
+/* For the trace (v3d/trace.h), before a Z write: what the tests would say
+ * of sample s of pixel (x, y) (absolute) at Z z, reverse-facing with
+ * back, changing nothing; *zs the sample's depth-stencil word. */
+enum { TLB_PASSES = 0, TLB_FAILS_STENCIL = 1, TLB_FAILS_DEPTH = 2, TLB_OUTSIDE = 3 };
+int tlb_test_explain(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, uint32_t z, int back, uint32_t *zs);
 /* The early-Z test: clears samples that would fail the depth test, without
  * writing anything. */
 void tlb_z_test(const gs_tlb *t, const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *coverage,
