@@ -190,9 +190,12 @@ static void print_text(lua_State *L, int r, const char *script, FILE *out) {
       fprintf(out, "; vertex program: %s at 0x%08llx", field_str(L, s, "vertex_isa"),
               (unsigned long long)field_int(L, s, "vertex_program"));
     lua_pop(L, 1);
-    fprintf(out, "\n     lane %lld, depth 0x%06llx (the buffer held 0x%06llx, stencil %lld)",
-            (long long)field_int(L, f, "lane"), (long long)field_int(L, f, "depth"),
-            (long long)field_int(L, f, "stored_depth"), (long long)field_int(L, f, "stored_stencil"));
+    fprintf(out, "\n     lane %lld, depth 0x%06llx", (long long)field_int(L, f, "lane"),
+            (long long)field_int(L, f, "depth"));
+    if (lua_getfield(L, f, "stored_depth") != LUA_TNIL)
+      fprintf(out, " (the buffer held 0x%06llx, stencil %lld)", (long long)lua_tointeger(L, -1),
+              (long long)field_int(L, f, "stored_stencil"));
+    lua_pop(L, 1);
     if (lua_getfield(L, f, "output") != LUA_TNIL) {
       fprintf(out, ", output ");
       print_colour(L, f, "output", out);

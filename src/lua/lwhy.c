@@ -131,8 +131,10 @@ static void push_fragment(lua_State *L, int frame, const lgs_frame_info *fi, con
   lua_setfield(L, -2, "source");
   set_int(L, "lane", fr->lane);
   set_int(L, "depth", fr->z);
-  set_int(L, "stored_depth", fr->zs_before >> 8);
-  set_int(L, "stored_stencil", fr->zs_before & 0xffu);
+  if (fr->z_tested) { /* the tile buffer's depth and stencil when the fragment was tested */
+    set_int(L, "stored_depth", fr->zs_before >> 8);
+    set_int(L, "stored_stencil", fr->zs_before & 0xffu);
+  }
   if (fr->noutput) {
     push_colour(L, fr->output, fr->noutput);
     lua_setfield(L, -2, "output");

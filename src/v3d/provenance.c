@@ -228,6 +228,7 @@ static void on_fragment(gs_prov *p, const gs_trace_event *e) {
   f.fate = e->fate, f.early = e->early, f.read_tile = e->read_tile;
   f.output[0] = e->output[0], f.output[1] = e->output[1], f.noutput = e->noutput;
   f.loaded = e->loaded, f.zs_before = e->zs_before, f.z = e->frag_z, f.samples = e->samples;
+  f.z_tested = e->z_tested;
   p->fragments[p->nfragments++] = f;
 }
 

@@ -57,6 +57,7 @@ typedef struct gs_prov_fragment {
   uint32_t output[2];
   unsigned noutput;
   uint32_t loaded, zs_before, z, samples;
+  unsigned z_tested;           /* zs_before is the tile buffer's word at its depth test */
 } gs_prov_fragment;
 
 typedef struct gs_prov_missed {

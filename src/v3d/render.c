@@ -824,7 +824,8 @@ static void trace_fragment(const tile_ctx *tc, const trace_slot *ts, const rende
                       .y = s->y, .fate = fate, .early = (unsigned)early, .fs_isa = tc->fs_isa,
                       .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms,
                       .read_tile = ts->loaded >> l & 1, .loaded = ts->loaded_value[l],
-                      .zs_before = ts->zs_before[l], .frag_z = ts->frag_z[l], .samples = ts->cov0[l]};
+                      .zs_before = ts->zs_before[l], .frag_z = ts->frag_z[l], .samples = ts->cov0[l],
+                      .z_tested = early || (ts->z_seen >> l & 1)};
   if (fate == GS_FATE_WRITTEN && tc->w->tlb.color64) { /* the last RG16F and BA16F words */
     e.noutput = 2;
     e.output[0] = ts->out[l][0], e.output[1] = ts->out[l][1];

@@ -117,7 +117,8 @@ typedef struct gs_trace_event {
   uint32_t output[2];       /* WRITTEN: the last colour word(s) written (two with 64-bit colour) */
   unsigned noutput;
   uint32_t loaded;          /* read_tile: the first colour word read */
-  uint32_t zs_before;       /* Z tests: the pixel's sample 0 depth-stencil word before the test */
+  uint32_t zs_before;       /* z_tested: the pixel's sample 0 depth-stencil word before the test */
+  unsigned z_tested;        /* a Z write (or early Z) tested the fragment */
   uint32_t frag_z;          /* the fragment's 24-bit Z */
   unsigned samples;         /* samples covered at the start (bit s) */
 } gs_trace_event;
