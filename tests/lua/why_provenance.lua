@@ -14,6 +14,9 @@
 --   D10 left of the vertical edge x = 20.5      -> missed: not_covered (P's centre is on
 --       its right edge, which the fill rule gives to the neighbour)
 --   D11 right of that edge, yellow, depth 0.05  -> written: the final colour
+--   D12 depth 0.01, stencil func "never"       -> stencil_failed
+--   D13 depth 0.01, a program that writes 0 to ms_flags before its Z write
+--                                               -> sample_masked
 -- Then the same answer with 1 and 2 threads, `gpusim why --json` parsed and
 -- compared field by field, and the ISA each stage of scenes/triangle.lua
 -- names for every instruction set, checked against the program header in
@@ -39,6 +42,16 @@ local discard = [[
     nop
     sbdone
 ]]
+-- ms_flags = 0 takes the pixel's only sample away before the Z write
+local masked = [[
+    ldi ms_flags, 0
+    mov tlb_z, rb15
+    ldi r0, 0xffffffff
+    mov tlb_colour_all, r0
+    thrend
+    nop
+    sbdone
+]]
 local function shader(src)
   return gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(0), fragment = src,
                         inputs = {{name = "position", components = 4}}}
@@ -46,6 +59,7 @@ end
 local RED, GREEN, BLUE, YELLOW = 0xff0000ff, 0xff00ff00, 0xffff0000, 0xff00ffff
 local red, green, blue, yellow, none = shader(fs(RED)), shader(fs(GREEN)), shader(fs(BLUE)), shader(fs(YELLOW)),
                                        shader(discard)
+local sample_mask = shader(masked)
 
 -- Image pixel coordinates (x right, y down) and a depth 0..1 to clip space (w = 1).
 local function v(x, y, d) return {x / 32 - 1, 1 - y / 32, 2 * d - 1, 1} end
@@ -89,10 +103,14 @@ gpusim.frame(function(frame)
   frame:state {scissor = false}
   frame:draw {mode = T, vertices = left, shader = red, uniforms = U} -- D10
   frame:draw {mode = T, vertices = right, shader = yellow, uniforms = U} -- D11
+  frame:state {stencil = {func = "never"}}
+  frame:draw {mode = T, vertices = big(0.01), shader = red, uniforms = U} -- D12
+  frame:state {stencil = false}
+  frame:draw {mode = T, vertices = big(0.01), shader = sample_mask, uniforms = U} -- D13
 end, target)
 
 local f = gpusim.render {threads = 1}
-assert(f.draws == 11, f.draws)
+assert(f.draws == 13, f.draws)
 local image = gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height)
 local r = gpusim.why(20, 20)
 assert(gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height) == image, "gpusim.why changed the frame")
@@ -106,6 +124,8 @@ local want = {
   {"D4", "colour_masked"},
   {"D5", "discarded"},
   {"D11", "written", {255, 255, 0, 255}},
+  {"D12", "stencil_failed"},
+  {"D13", "sample_masked"},
 }
 assert(#r.fragments == #want, "fragments: " .. #r.fragments)
 for i, w in ipairs(want) do
@@ -156,6 +176,13 @@ assert(serial(gpusim.why(20, 20, {threads = 2})) == serial(r))
 -- Errors.
 local ok, err = pcall(gpusim.why, 64, 0)
 assert(not ok and err:find("outside the 64x64 image", 1, true), err)
+-- gpusim.why compares the traced run's whole image with the frame's (so
+-- every call above also checked that tracing changes no pixel, with 1 and
+-- 2 threads); a vertex moved after the render makes another image.
+right:write({v(30, 4, 0.05)}, 1)
+ok, err = pcall(gpusim.why, 20, 20)
+assert(not ok and err:find("gave another image", 1, true), err)
+assert(gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height) == image, "the frame buffer was put back")
 
 -- Every ISA names itself: scenes/triangle.lua with each combination, the
 -- pixel at the triangle's middle; the program header in front of the
