@@ -163,13 +163,14 @@ static void on_prim(gs_prov *p, const gs_trace_event *e) {
   gs_prov_prim src = prim_of(p, e);
   const ptb_grid *g = e->grid;
   switch (e->outcome) {
-  case GS_TRACE_BINNED: {
+  case GS_TRACE_BINNED:
+  case GS_TRACE_NO_SAMPLE: {
     if (!p->tile_known) {
       p->tile_known = 1;
       p->tile_x = (unsigned)p->x / g->tile_w, p->tile_y = (unsigned)p->y / g->tile_h;
     }
     tile_find f = {p->tile_y * g->tiles_x + p->tile_x, 0};
-    ptb_cover_polygon(e->px, e->py, e->npoly, e->window, g, find_tile, &f);
+    if (e->outcome == GS_TRACE_BINNED) ptb_cover_polygon(e->px, e->py, e->npoly, e->window, g, find_tile, &f);
     if (f.found && room(p, (void **)&p->entries, p->nentries, &p->cap_entries, sizeof *p->entries))
       p->entries[p->nentries++] = src;
     if (e->npoly < 3 || !closed_covers(p, g, e->px, e->py, e->npoly)) return;

@@ -130,8 +130,8 @@ static ptb_result add(bin_ctx *cx, const ptb_prim *p, const ptb_clip_record *rec
   ptb_result r = ptb_bins_add(cx->b, p, rec, x, y, n, &cx->win, &tiles);
   if (r == PTB_OK && tiles == 0)
     cx->b->stats.no_tiles++;
-  if (r == PTB_OK && tiles && cx->st->trace)
-    trace_prim(cx, p, GS_TRACE_BINNED, rec != NULL, x, y, n);
+  if (r == PTB_OK && cx->st->trace)
+    trace_prim(cx, p, tiles ? GS_TRACE_BINNED : GS_TRACE_NO_SAMPLE, rec != NULL, x, y, n);
   return r;
 }
 

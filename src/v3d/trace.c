@@ -36,7 +36,8 @@ const char *gs_trace_kind_name(gs_trace_kind k) {
 }
 
 const char *gs_trace_outcome_name(gs_trace_outcome o) {
-  static const char *const names[GS_TRACE_OUTCOMES] = {"binned", "culled", "zero_area", "clipped_away", "clipped"};
+  static const char *const names[GS_TRACE_OUTCOMES] = {"binned", "culled", "zero_area", "clipped_away", "clipped",
+                                                         "no_sample"};
   return (unsigned)o < GS_TRACE_OUTCOMES ? names[o] : "?";
 }
 

@@ -56,6 +56,7 @@ typedef enum gs_trace_outcome {
   GS_TRACE_ZERO_AREA,    /* zero area (or a zero-length line, a size <= 0): covers no sample */
   GS_TRACE_CLIPPED_AWAY, /* wholly outside a clip plane (or not finite): discarded */
   GS_TRACE_CLIPPED,      /* crossed a plane: its clipped polygon is binned as a fan (BINNED events follow) */
+  GS_TRACE_NO_SAMPLE,    /* survived, but covers no sample inside the clip window: in no tile list */
   GS_TRACE_OUTCOMES
 } gs_trace_outcome;
 
@@ -87,10 +88,10 @@ typedef struct gs_trace_event {
   unsigned piece;           /* BINNED: 1 for a piece of a clipped primitive's fan */
   const struct ptb_state *ptb;          /* the binner's state */
   const struct ptb_vertex *const *v;    /* the shaded vertices (clip space and screen) */
-  const int32_t *px, *py;   /* BINNED, CULLED: the polygon (absolute 12.4, CULLED in vertex order) */
+  const int32_t *px, *py;   /* BINNED, NO_SAMPLE, CULLED, ZERO_AREA: the polygon (absolute 12.4; CULLED in vertex order) */
   unsigned npoly;
-  const struct ptb_window *window;      /* BINNED: the pixels the PTB bins (the clip window) */
-  const struct ptb_grid *grid;          /* BINNED: the tile grid */
+  const struct ptb_window *window;      /* PRIM: the pixels the PTB bins (the clip window) */
+  const struct ptb_grid *grid;          /* PRIM: the tile grid */
   /* TILE_PRIM: the primitive's setup (pse_result: 0 drawn) and programs;
    * SHADE: the batch's program */
   int setup;

@@ -3,8 +3,9 @@
 # the middle pixel of scenes/triangle.lua (one fragment: draw 1 at
 # scenes/triangle.lua:101, triangle 0, vertices 0 1 2, written, the final
 # colour the PNG shows there), the JSON parsed by a small parser and
-# compared field by field, --frame, and the exit statuses: 1 for a pixel
-# outside the image and for a script without frames, 2 for usage errors.
+# compared field by field, --frame on the rotating cube, and the exit
+# statuses: 1 for a pixel outside the image, a script without frames and a
+# script that does not load, 2 for usage errors.
 . "$2/tests/cli/lib/common.sh"
 g="$1"
 src="$2"
@@ -78,7 +79,28 @@ for c = 1, 4 do assert(f.output[c] == j.final[c]) end
 print("json ok")
 LUA
 "$g" --headless "$tmp/check.lua" "$tmp/json" > "$tmp/out" || fail "json check: $(cat "$tmp/out")"
+# --frame N explains frame N of an animated scene: the rotating cube's
+# frame 5, whose final colour is the pixel a script rendering frames 0..5
+# itself reads (row 255 - 100 from the bottom), and differs from frame 0's.
+"$g" why --json --frame 5 scenes/cube.lua 100 100 > "$tmp/cube5" || fail "cube --frame 5"
+"$g" why --json scenes/cube.lua 100 100 > "$tmp/cube0" || fail "cube frame 0"
+cat > "$tmp/cube.lua" <<'LUA'
+local gpusim = require "gpusim"
+dofile("scenes/cube.lua")
+local f
+for _ = 0, 5 do f = gpusim.render() end
+local r, g, b, a = f.target:pixel(100, 255 - 100)
+print(string.format('"final": [%d, %d, %d, %d]', r, g, b, a))
+LUA
+"$g" --headless "$tmp/cube.lua" > "$tmp/want5" || fail "cube script"
+grep -qF "$(cat "$tmp/want5")" "$tmp/cube5" || fail "frame 5: want $(cat "$tmp/want5") in $(cat "$tmp/cube5")"
+grep -qF "$(cat "$tmp/want5")" "$tmp/cube0" && fail "frame 0 has frame 5's colour: pick another pixel"
+grep -q '"frame": 5' "$tmp/cube5" || fail "frame number"
 # errors
+echo 'local x = ' > "$tmp/bad.lua"
+"$g" why "$tmp/bad.lua" 1 1 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "bad scene: exit $rc"
+grep -q 'bad.lua:2: unexpected symbol' "$tmp/err" || fail "bad scene message: $(cat "$tmp/err")"
 "$g" why scenes/triangle.lua 320 0 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 1 ] || fail "outside pixel: exit $rc"
 grep -q 'outside the 320x240 image' "$tmp/err" || fail "outside message: $(cat "$tmp/err")"

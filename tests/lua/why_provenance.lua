@@ -11,11 +11,13 @@
 --   D7 clip z = 2 (Zs 1.5, past the far plane)  -> missed: clipped
 --   D8 three points on the row through P         -> missed: zero_area
 --   D9 scissor 10x10 at the bottom left          -> missed: outside_clip_window
---   D10 left of the vertical edge x = 20.5      -> missed: not_covered (P's centre is on
+--   D10 the same scissor, a triangle around P wholly outside it (in no tile list)
+--                                               -> missed: outside_clip_window
+--   D11 left of the vertical edge x = 20.5      -> missed: not_covered (P's centre is on
 --       its right edge, which the fill rule gives to the neighbour)
---   D11 right of that edge, yellow, depth 0.05  -> written: the final colour
---   D12 depth 0.01, stencil func "never"       -> stencil_failed
---   D13 depth 0.01, a program that writes 0 to ms_flags before its Z write
+--   D12 right of that edge, yellow, depth 0.05  -> written: the final colour
+--   D13 depth 0.01, stencil func "never"       -> stencil_failed
+--   D14 depth 0.01, a program that writes 0 to ms_flags before its Z write
 --                                               -> sample_masked
 -- Then the same answer with 1 and 2 threads, `gpusim why --json` parsed and
 -- compared field by field, and the ISA each stage of scenes/triangle.lua
@@ -69,6 +71,7 @@ local big = function(d) return tri(v(0, 0, d), v(0, 64, d), v(64, 0, d)) end
 local cw = tri(v(0, 0, 0.05), v(64, 0, 0.05), v(0, 64, 0.05))                -- the same, clockwise
 local beyond = tri({-1, 1, 2, 1}, {1, 1, 2, 1}, {-1, -1, 2, 1})
 local flat = tri(v(0, 20.5, 0.05), v(64, 20.5, 0.05), v(32, 20.5, 0.05))
+local small = tri(v(14, 14, 0.05), v(14, 28, 0.05), v(28, 14, 0.05))  -- x + y < 42 holds P
 local left = tri(v(4, 4, 0.05), v(20.5, 4, 0.05), v(20.5, 40, 0.05))
 local right = tri(v(20.5, 4, 0.05), v(40, 20, 0.05), v(20.5, 40, 0.05))
 -- Each draw's line, found by its marker comment in this file.
@@ -100,17 +103,18 @@ gpusim.frame(function(frame)
   frame:draw {mode = T, vertices = flat, shader = red, uniforms = U} -- D8
   frame:state {scissor = {0, 0, 10, 10}}
   frame:draw {mode = T, vertices = big(0.05), shader = red, uniforms = U} -- D9
+  frame:draw {mode = T, vertices = small, shader = red, uniforms = U} -- D10
   frame:state {scissor = false}
-  frame:draw {mode = T, vertices = left, shader = red, uniforms = U} -- D10
-  frame:draw {mode = T, vertices = right, shader = yellow, uniforms = U} -- D11
+  frame:draw {mode = T, vertices = left, shader = red, uniforms = U} -- D11
+  frame:draw {mode = T, vertices = right, shader = yellow, uniforms = U} -- D12
   frame:state {stencil = {func = "never"}}
-  frame:draw {mode = T, vertices = big(0.01), shader = red, uniforms = U} -- D12
+  frame:draw {mode = T, vertices = big(0.01), shader = red, uniforms = U} -- D13
   frame:state {stencil = false}
-  frame:draw {mode = T, vertices = big(0.01), shader = sample_mask, uniforms = U} -- D13
+  frame:draw {mode = T, vertices = big(0.01), shader = sample_mask, uniforms = U} -- D14
 end, target)
 
 local f = gpusim.render {threads = 1}
-assert(f.draws == 13, f.draws)
+assert(f.draws == 14, f.draws)
 local image = gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height)
 local r = gpusim.why(20, 20)
 assert(gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height) == image, "gpusim.why changed the frame")
@@ -123,9 +127,9 @@ local want = {
   {"D3", "blended", {255, 0, 255, 255}, {255, 0, 0, 255}},
   {"D4", "colour_masked"},
   {"D5", "discarded"},
-  {"D11", "written", {255, 255, 0, 255}},
-  {"D12", "stencil_failed"},
-  {"D13", "sample_masked"},
+  {"D12", "written", {255, 255, 0, 255}},
+  {"D13", "stencil_failed"},
+  {"D14", "sample_masked"},
 }
 assert(#r.fragments == #want, "fragments: " .. #r.fragments)
 for i, w in ipairs(want) do
@@ -149,7 +153,7 @@ assert(r.fragments[2].stored_depth == r.fragments[1].depth)
 assert(r.fragments[1].depth == 0x800000 or r.fragments[1].depth == 0x7fffff, r.fragments[1].depth)
 
 local want_missed = {{"D6", "culled"}, {"D7", "clipped"}, {"D8", "zero_area"}, {"D9", "outside_clip_window"},
-                     {"D10", "not_covered"}}
+                     {"D10", "outside_clip_window"}, {"D11", "not_covered"}}
 assert(#r.missed == #want_missed, "missed: " .. #r.missed)
 for i, w in ipairs(want_missed) do
   local m = r.missed[i]
