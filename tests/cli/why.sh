@@ -96,6 +96,22 @@ LUA
 grep -qF "$(cat "$tmp/want5")" "$tmp/cube5" || fail "frame 5: want $(cat "$tmp/want5") in $(cat "$tmp/cube5")"
 grep -qF "$(cat "$tmp/want5")" "$tmp/cube0" && fail "frame 0 has frame 5's colour: pick another pixel"
 grep -q '"frame": 5' "$tmp/cube5" || fail "frame number"
+# docs/provenance.md's examples are real output: each '$ gpusim why ...' block
+# there is what the command prints now, bus addresses aside.
+for cmd in "why scenes/triangle.lua 160 120" "why scenes/triangle.lua 5 5" "why --frame 5 scenes/cube.lua 100 100" \
+           "why --json scenes/triangle.lua 160 120"; do
+  awk -v c="\$ gpusim $cmd" '$0 == c { on = 1; next } on { print; if ($0 ~ /^(final colour|[{])/) exit }' \
+    docs/provenance.md > "$tmp/doc"
+  [ -s "$tmp/doc" ] || fail "docs/provenance.md has no example of gpusim $cmd"
+  # shellcheck disable=SC2086
+  "$g" $cmd > "$tmp/real" || fail "gpusim $cmd"
+  # bus addresses move whenever the driver or a helper's programs change size
+  for f in doc real; do
+    sed -E 's/0x[0-9a-f]{8}/ADDRESS/g; s/"(address|program|uniforms|vertex_program|record)": [0-9]+/"\1": A/g' \
+      "$tmp/$f" > "$tmp/$f.masked"
+  done
+  cmp -s "$tmp/doc.masked" "$tmp/real.masked" || fail "docs/provenance.md's gpusim $cmd differs: $(diff "$tmp/doc" "$tmp/real")"
+done
 # errors
 echo 'local x = ' > "$tmp/bad.lua"
 "$g" why "$tmp/bad.lua" 1 1 > /dev/null 2> "$tmp/err"; rc=$?
