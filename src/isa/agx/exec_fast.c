@@ -206,7 +206,7 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
  * (the instruction's own first come back in, with what it wrote). */
 static int ax_slow(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t *exec, uint64_t steps, gs_diag *d) {
   const ax_par *P = &f->par[k];
-  const uint16_t *L = f->list + P->sync;
+  const uint16_t *L = P->nsync ? f->list + P->sync : NULL; /* (no list at all when nothing is named) */
   for (unsigned i = 0; i < P->nsync; i++) ax_out(s, R, L[i]);
   s->exec = *exec, s->steps = steps, s->pc = P->pc;
   int rc = agx_exec_insn(s, &f->p.insn[k], P->pc, d);
@@ -473,7 +473,7 @@ static int ax_iter(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t 
   uint32_t blk = (uint32_t)k0;                             \
   int rc;
 #define GS_UOP_COND(c) (((c) & 1) ? 0xffffffffu : 0u) /* the neutral kinds are not used */
-#define GS_UOP_CONSTS ((const void *)0)
+#define GS_UOP_CONSTS ((const void *)R) /* GS_UOP_CONST is not used */
 #define GS_UOP_ISA_CASES "isa/agx/exec_fast_run.h"
 
 #include "isa/uop/run_clones.h"
