@@ -9,26 +9,34 @@
  * and rNh in its high 16 bits), then vectors of constants (immediates, the
  * uniforms the program reads, the lane numbers), on the C stack of the
  * run. agx_state keeps its r[lane][half] layout: a run transposes in the
- * registers the program names and, at its end, out the ones it may write.
+ * registers the program reads (or writes in part) and, at its end, out the
+ * ones it may write, in the lanes below the highest present one; a
+ * register native micro-ops only write whole goes out in the lanes written.
  *
- * WHAT RUNS AS MICRO-OPS. f32 fadd, fmul, ffma on 32-bit registers,
- * uniforms and float immediates with abs, neg and sat (the host's binary32
- * arithmetic, num.h's exact code for results at or below 2^-126 where the
- * flush is judged before rounding); iadd/isub without sat and bitop on
- * 32-bit values; icmpsel/fcmpsel; mov/ldimm into registers and halves;
- * get_sr of the lane number; if/else/while in both compare forms and
- * pop_exec (r0l in the file, the exec mask a local of the loop);
- * jmp_exec_any/none, stop, trap; st_var; wait. Everything else is an AGX
- * "generic" micro-op: the registers the instruction names are transposed
- * out to agx_state, agx_exec_insn (the reference's own code) runs it, and
- * the ones it may write come back, so that semantics live once.
+ * WHAT RUNS AS MICRO-OPS. Vector forms computing all 32 lanes: f32 fadd,
+ * fmul, ffma on 32-bit registers, uniforms and float immediates with abs,
+ * neg and sat (the host's binary32 arithmetic, num.h's exact code for
+ * results at or below 2^-126, where the flush is judged before rounding);
+ * iadd/isub without sat and bitop on 32-bit values; icmpsel/fcmpsel;
+ * ldimm and get_sr of the lane number into registers and halves;
+ * if/else/while in both compare forms and pop_exec (r0l in the file, the
+ * exec mask a local of the loop); jmp_exec_any/none, stop, trap. Lane by
+ * lane in the active lanes through num.h: the other float forms (f16,
+ * 16-bit destinations), the special float ops but the derivatives,
+ * convert, the other integer forms (16 and 64 bits, sat, imad, the shift
+ * group, bit counts); st_var; load; iter, iterproj, ldcf; wait. Everything
+ * else is an AGX "generic" micro-op: the registers the instruction names
+ * are transposed out to agx_state, agx_exec_insn (the reference's own
+ * code) runs it, and the ones it may write come back, so that the
+ * semantics of the rest live once.
  *
  * EXACTNESS. The steps and the budget are counted a basic block at a time;
  * a block the budget does not cover runs through the reference from its
  * start. A native instruction cannot fail: what could (a register beyond
  * the declared count, an undefined condition, a uniform past u255, a
- * varying index past the UVS) is generic or hands the instruction to the
- * reference before anything is written. A register a load or smpf may
+ * varying index past the UVS, a refused memory access, a pixel not given)
+ * is generic or hands the instruction to the reference before anything is
+ * written. A register a load or smpf may
  * write is pending until its wait: a native instruction that reads one is
  * preceded, when the program has such a write, by a check that hands the
  * instruction to the reference if any half it reads is pending. A run
