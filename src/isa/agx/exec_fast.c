@@ -556,7 +556,6 @@ typedef struct ax_build {
   size_t lcap;      /* list */
   uint8_t used[AX_REGS], written[AX_REGS]; /* transposed in; out */
   uint8_t whole[AX_REGS];                  /* written whole by a native micro-op */
-  uint8_t loadw[AGX_HALVES]; /* halves a load or smpf may write */
   int loads;
   int err;
 } ax_build;
@@ -926,6 +925,39 @@ static unsigned reads(const agx_instr *in, uint16_t out[16]) {
   return n;
 }
 
+/* The halves that may be pending, per wait group, before each instruction
+ * (pend[k][g], bit h of the 256), for a run that starts with none pending
+ * at any instruction: a may-analysis over the program's flow (a load,
+ * smpf or ld_tile adds the halves its result run may cover to its group; a
+ * wait clears its group; a jump goes on at its target and the next
+ * instruction, stop and trap nowhere) iterated to its fixed point. */
+typedef uint64_t ax_pend[2][4];
+static void pending_flow(const agx_program *p, const ax_par *par, ax_pend *pend) {
+  size_t n = p->n;
+  memset(pend, 0, (n + 1) * sizeof *pend);
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t k = 0; k < n; k++) {
+      const agx_instr *in = &p->insn[k];
+      ax_pend o;
+      memcpy(o, pend[k], sizeof o);
+      unsigned lo, hi, g = in->group & 1;
+      if ((in->op == AGX_LOAD || in->op == AGX_SMPF || in->op == AGX_LD_TILE) && span(in, &in->dst, &lo, &hi))
+        for (unsigned h = lo; h < hi; h++) o[g][h / 64] |= UINT64_C(1) << (h % 64);
+      if (in->op == AGX_WAIT) memset(o[g], 0, sizeof o[g]);
+      size_t next[2] = {k + 1, (size_t)-1};
+      if (in->op == AGX_STOP || in->op == AGX_TRAP) next[0] = (size_t)-1;
+      if ((in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE) && par[k].target >= 0) next[1] = (size_t)par[k].target;
+      for (int j = 0; j < 2; j++) {
+        if (next[j] == (size_t)-1 || next[j] > n) continue;
+        for (int gg = 0; gg < 2; gg++)
+          for (int w = 0; w < 4; w++)
+            if (o[gg][w] & ~pend[next[j]][gg][w]) pend[next[j]][gg][w] |= o[gg][w], changed = 1;
+      }
+    }
+  }
+}
+
 int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
   ax_build b;
   memset(&b, 0, sizeof b);
@@ -959,13 +991,11 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
       if (t >= 0) f->leader[t] = 1;
     }
     if (in->op == AGX_JMP_ANY || in->op == AGX_JMP_NONE || in->op == AGX_STOP || in->op == AGX_TRAP) f->leader[k + 1] = 1;
-    if (in->op == AGX_LOAD || in->op == AGX_SMPF || in->op == AGX_LD_TILE) {
-      unsigned lo, hi;
-      b.loads = 1;
-      if (span(in, &in->dst, &lo, &hi))
-        for (unsigned h = lo; h < hi; h++) b.loadw[h] = 1;
-    }
+    if (in->op == AGX_LOAD || in->op == AGX_SMPF || in->op == AGX_LD_TILE) b.loads = 1;
   }
+  ax_pend *pend = NULL;
+  if (b.loads && !(pend = malloc((n + 1) * sizeof *pend))) b.err = 1;
+  if (pend) pending_flow(p, f->par, pend);
   for (size_t k = 0; k < n; k++) {
     const agx_instr *in = &p->insn[k];
     ax_par *P = &f->par[k];
@@ -1005,9 +1035,9 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     uint16_t rh[16];
     unsigned nr = reads(in, rh), chk = (unsigned)f->nlist, nchk = 0;
     size_t at = b.nu;
-    if (b.loads)
+    if (pend)
       for (unsigned i = 0; i < nr; i++)
-        if (b.loadw[rh[i]]) push(&b, rh[i]), nchk++;
+        if ((pend[k][0][rh[i] / 64] | pend[k][1][rh[i] / 64]) >> (rh[i] % 64) & 1) push(&b, rh[i]), nchk++;
     if (nchk) emit(&b, AX_PCHECK, k);
     P->chk = chk, P->nchk = nchk;
     if (native(&b, k)) {
@@ -1034,6 +1064,7 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     for (unsigned r = 0; r < AX_REGS; r++) b.used[r] |= touch[r], b.written[r] |= wr[r];
     emit(&b, AX_GENERIC, k);
   }
+  free(pend);
   f->first[n] = (uint32_t)b.nu;
   emit(&b, AX_FALL, n);
   for (size_t k = 0; k < n; k++) {
