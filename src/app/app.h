@@ -55,6 +55,7 @@ typedef struct gs_run_options {
                           (GS_SANDBOX_TIME_LIMIT under --sandbox) */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
   const struct gs_why_request *why; /* gpusim why: explain a pixel of the last frame (why.c) */
+  const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
 } gs_run_options;
 
 /* `gpusim why`: the pixel to explain, as the user gave it (why.c). */
@@ -62,6 +63,17 @@ typedef struct gs_why_request {
   long x, y;           /* from the image's top-left */
   int json;            /* --json */
 } gs_why_request;
+
+/* `gpusim trace [options] SCENE.lua X Y [ARGS...]` (trace_cmd.c): the
+ * pixel, and the lane to trace (-1: the pixel's); gs_trace_main parses,
+ * runs the scene through `run` with it, and gs_trace_print prints the
+ * trace after the frames (raising a Lua error when it cannot). */
+typedef struct gs_trace_request {
+  long x, y, lane;
+} gs_trace_request;
+int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
+struct lua_State;
+void gs_trace_print(struct lua_State *L, const gs_trace_request *t);
 
 /* `gpusim why [options] SCENE.lua X Y [ARGS...]` (why.c): parses its
  * arguments and runs the scene headless through `run` (main.c's

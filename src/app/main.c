@@ -52,6 +52,7 @@ static const char usage_text[] =
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "       gpusim test [OPTIONS] MANIFEST.lua  (gpusim test --help)\n"
   "       gpusim why [--frame N] [--json] SCENE.lua X Y [ARGS...]  (gpusim why --help)\n"
+  "       gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]  (gpusim trace --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
   "(local gpusim = require \"gpusim\"). The script gets its arguments in the\n"
@@ -114,6 +115,9 @@ static const char usage_text[] =
   "                reached it with its draw, programs and fate, the primitives\n"
   "                that cover it without a fragment and why, the final colour\n"
   "                (gpusim why --help; docs/provenance.md)\n"
+  "  trace         the lane trace of the fragment program that last shaded pixel\n"
+  "                (X, Y): pc, instruction, registers written (gpusim trace\n"
+  "                --help; docs/debugger.md)\n"
   "\n"
   "Output files (-o, --dump-cl, asm -o, disasm -o, diff -o): - is standard\n"
   "output; a new or regular file is written whole or not at all (a temporary\n"
@@ -701,6 +705,7 @@ static int run_scene(lua_State *L, const gs_run_options *o, int handler, const c
   if (o->output) write_frame_png(L, lua_gettop(L), o->output);
   if (o->dump_cl) write_frame_lists(L, lua_gettop(L), o->dump_cl);
   if (o->why) gs_why_print(L, o->why, script);
+  if (o->trace) gs_trace_print(L, o->trace);
   lua_settop(L, top);
   return 1;
 }
@@ -826,6 +831,11 @@ static int run_script(const gs_run_options *o, int argc, char **argv) {
             o->output ? "-o" : "--dump-cl", o->output ? o->output : o->dump_cl);
     rc = 1;
   }
+  if (rc == 0 && !scene && o->trace) {
+    fprintf(stderr, "gpusim trace: %s registered no frame callback with gpusim.frame: there is no frame to trace\n",
+            argv[o->script]);
+    rc = 1;
+  }
   if (rc == 0 && !scene && o->why) {
     fprintf(stderr, "gpusim why: %s registered no frame callback with gpusim.frame: there is no frame to explain\n",
             argv[o->script]);
@@ -911,6 +921,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "test") == 0) return gs_test_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "why") == 0) return gs_why_main(argc - 1, argv + 1, run_script);
+    if (strcmp(argv[1], "trace") == 0) return gs_trace_main(argc - 1, argv + 1, run_script);
   }
   gs_run_options o;
   int rc = parse_run_options(argc, argv, &o);

@@ -91,6 +91,8 @@ typedef struct lgs_frame_info {
 int lgs_last_frame(lua_State *L, lgs_frame_info *out);
 /* gpusim.why(x, y) (lwhy.c). */
 int lgs_why(lua_State *L);
+/* gpusim.debug{x = X, y = Y} or {draw = K, vertex = I} (ldebug.c). */
+int lgs_debug(lua_State *L);
 
 /* Pushes a box: a userdata holding one malloc'ed pointer (NULL at first)
  * that is freed when the box is collected or closed, so a C result survives

@@ -2078,6 +2078,7 @@ static const luaL_Reg scene_funcs[] = {
   {"frame", l_frame_set},
   {"render", l_render},
   {"why", lgs_why},
+  {"debug", lgs_debug},
   {NULL, NULL}
 };
 

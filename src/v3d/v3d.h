@@ -20,6 +20,7 @@ struct gs_gpu {
   void *isa_ctx[GS_ISA_IDS]; /* gs_isa.context_new's, by gs_isa_id */
   gs_addr fault_record;      /* gs_v3d_fault_record: set when a draw fails */
   const struct gs_trace *trace; /* the trace subscriber (v3d/trace.h), or NULL */
+  struct gs_debug *debug;       /* a shader-debugger capture armed (isa/debug.h), or NULL */
 };
 
 #endif

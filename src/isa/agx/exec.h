@@ -137,6 +137,11 @@ void agx_set_unif32(agx_state *s, unsigned n, uint32_t v);
  * memory access, a read before its load's wait, trap, the budget
  * (instructions of the group). */
 int agx_run_ref(agx_state *s, const agx_program *p, uint32_t entry, uint64_t budget, gs_diag *d);
+/* One instruction of agx_run_ref at s->pc (the caller set s->pc to the
+ * entry and stopped to 0 before the first; the rounding mode is the
+ * caller's: agx_run_nearest's): 0 it ran, 1 it was stop, or the error
+ * agx_run_ref would give. (The shader debugger's step, isa/debug.h.) */
+int agx_step_ref(agx_state *s, const agx_program *p, uint64_t budget, gs_diag *d);
 
 /* ---- the fast interpreter ---------------------------------------------------------
  *

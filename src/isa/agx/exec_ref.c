@@ -576,13 +576,11 @@ int agx_fault(gs_diag *d, int kind, uint32_t pc, uint64_t arg) {
 
 long agx_seek(const agx_program *p, size_t k, uint32_t pc, uint32_t target) { return seek(p, k, pc, target); }
 
-static int run_ref(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
-  const agx_program *p = prog;
-  long k = seek(p, 0, 0, entry);
-  s->stopped = 0;
-  s->pc = entry;
-  if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
-  for (;;) {
+/* The instruction *kp, at s->pc: 0 it ran (*kp the next), 1 it was stop,
+ * or the error. */
+static int step_at(agx_state *s, const agx_program *p, long *kp, uint64_t budget, gs_diag *d) {
+  long k = *kp;
+  {
     uint32_t pc = s->pc;
     if ((size_t)k >= p->n) return agx_fault(d, AGX_FAULT_END, pc, 0);
     if (s->steps >= budget) return agx_fault(d, AGX_FAULT_BUDGET, pc, budget);
@@ -600,16 +598,34 @@ static int run_ref(agx_state *s, const void *prog, uint32_t entry, uint64_t budg
     } else if (in->op == AGX_STOP) {
       s->stopped = 1;
       s->pc = npc;
-      return GS_OK;
+      return 1;
     } else if (in->op == AGX_TRAP) {
       return agx_fault(d, AGX_FAULT_TRAP, pc, 0);
     } else {
       int rc = agx_exec_insn(s, in, pc, d);
-      if (rc) return rc;
+      if (rc) return rc < 0 ? rc : -rc;
     }
     s->pc = npc;
-    k = next;
+    *kp = next;
   }
+  return 0;
+}
+
+static int run_ref(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  const agx_program *p = prog;
+  long k = seek(p, 0, 0, entry);
+  s->stopped = 0;
+  s->pc = entry;
+  if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
+  int rc;
+  while ((rc = step_at(s, p, &k, budget, d)) == 0) {}
+  return rc < 0 ? rc : GS_OK;
+}
+
+int agx_step_ref(agx_state *s, const agx_program *p, uint64_t budget, gs_diag *d) {
+  long k = seek(p, 0, 0, s->pc);
+  if (k < 0) return agx_fault(d, AGX_FAULT_JUMP, s->pc, s->pc);
+  return step_at(s, p, &k, budget, d);
 }
 
 int agx_run_nearest(agx_loop_fn run, agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#include "isa/debug.h"
 #include "isa/agx/prolog.h"
 #include "isa/agx/table.h"
 #include "isa/agx/unit_int.h"
@@ -425,7 +426,8 @@ int agx_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     agx_set_reg32(s, k, 5, vio->index ? vio->index[k] : k); /* the hardware's preloads */
     agx_set_reg32(s, k, 6, 0);
   }
-  rc = run_program(g, &l->prog, l->fast, s, u->diag);
+  rc = g->debug && gs_debug_wants_vertex(g, vio) ? agx_debug_run(g, s, &l->prog, u->diag) /* the shader debugger */
+                                                 : run_program(g, &l->prog, l->fast, s, u->diag);
   if (rc < 0) {
     main_pcs(u->diag, l->prolog_size);
     return agx_unit_error(u, rc, what, vio->prog.code, " (lane k: the batch's vertex k)");

@@ -75,6 +75,11 @@ typedef struct pica_program {
  * address): a pc outside the program, BREAK with no loop (the GPU hangs),
  * geometry-shader instructions, the budget. */
 int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t budget, gs_diag *d);
+/* One instruction of pica_run_ref at s->pc (the caller set the stacks'
+ * depths to 0 and the pc to the entry before the first): 0 it ran, 1 it
+ * was END, or the error pica_run_ref would give. (The shader debugger's
+ * step, isa/debug.h.) */
+int pica_step_ref(pica_state *s, const pica_program *p, uint64_t budget, gs_diag *d);
 
 /* ---- batches: vertices as lanes ----------------------------------------------
  *

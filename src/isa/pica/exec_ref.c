@@ -80,11 +80,9 @@ int pica_fault(gs_diag *d, int kind, int lane, const pica_program *p, uint32_t p
   }
 }
 
-int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
+int pica_step_ref(pica_state *s, const pica_program *p, uint64_t budget, gs_diag *d) {
   pica_num_mode m = s->mode;
-  s->ncall = s->nif = s->nloop = 0;
-  s->pc = entry;
-  for (;;) {
+  {
     uint32_t pc = s->pc;
     if (pc >= p->n) return pica_fault(d, PICA_FAULT_PC, -1, p, pc, budget);
     if (s->steps >= budget) return pica_fault(d, PICA_FAULT_BUDGET, -1, p, pc, budget);
@@ -147,7 +145,7 @@ int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t 
       case PICA_NOP:
         break;
       case PICA_END:
-        return GS_OK;
+        return 1;
       case PICA_BREAKC:
         if (!cond(s, in)) break;
         /* fall through */
@@ -220,4 +218,13 @@ int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t 
     }
     s->pc = final;
   }
+  return 0;
+}
+
+int pica_run_ref(pica_state *s, const pica_program *p, uint32_t entry, uint64_t budget, gs_diag *d) {
+  s->ncall = s->nif = s->nloop = 0;
+  s->pc = entry;
+  int rc;
+  while ((rc = pica_step_ref(s, p, budget, d)) == 0) {}
+  return rc < 0 ? rc : GS_OK;
 }

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "isa/debug.h"
 #include "isa/pica/unit.h"
 #include "isa/progcache.h"
 #include "isa/uop/uop.h"
@@ -291,7 +292,8 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   const uint32_t *vpm = vio->vpm->words;
   uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
   unsigned n = vio->count > PICA_LANES ? PICA_LANES : vio->count, in = e->nin < vio->in_rows ? e->nin : vio->in_rows;
-  int batch = g->cfg.interpreter != GS_INTERP_REFERENCE, rc = GS_OK;
+  int dbg = g->debug && gs_debug_wants_vertex(g, vio); /* the shader debugger's capture: lanes side by side */
+  int batch = g->cfg.interpreter != GS_INTERP_REFERENCE && !dbg, rc = GS_OK;
   gs_fp_env caller = gs_fp_env_get();
   gs_fp_env_set(pica_fp_env(g, caller));
   if (batch) {
@@ -313,6 +315,10 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
       *s = start;
       for (unsigned k = 0; k < in; k++)
         s->v[e->in_reg[k] >> 2][e->in_reg[k] & 3] = pica_num_load(vpm[(vio->in_row + k) * 16 + l], s->mode);
+      if (dbg) {
+        pica_debug_lanes()[l] = *s;
+        continue;
+      }
       if ((rc = pica_run_ref(s, &e->prog, e->dv->main, budget, u->diag)) < 0) {
         char msg[sizeof u->diag->msg];
         snprintf(msg, sizeof msg, "%s", u->diag->msg);
@@ -321,6 +327,11 @@ int pica_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
       } else {
         put_vertex(u, e, vio, 0, l);
       }
+    }
+    if (dbg) rc = pica_debug_run(g, pica_debug_lanes(), n, &e->prog, e->dv->main, budget, u->diag);
+    for (unsigned l = 0; dbg && l < n && rc >= 0; l++) {
+      *s = pica_debug_lanes()[l];
+      put_vertex(u, e, vio, 0, l);
     }
     if (persist && rc >= 0) carry(&u->carry, s); /* the last vertex's */
   }

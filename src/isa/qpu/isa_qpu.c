@@ -13,6 +13,7 @@
 #include "core/bytes.h"
 #include "core/clones.h"
 #include "gpusim/qpu.h"
+#include "isa/debug.h"
 #include "isa/qpu/decode.h"
 #include "isa/qpu/pred.h"
 #include "isa/qpu/link.h"
@@ -232,7 +233,7 @@ static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
   q->stage = io->stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
   qpu_vpm_set_window(q, io->in_row, io->in_rows);
   qpu_vpm_set_write_window(q, io->out_row, io->out_rows);
-  return qpu_run_to_end(g, q);
+  return g->debug && gs_debug_wants_vertex(g, io) ? qpu_debug_run(g, q, 0) : qpu_run_to_end(g, q);
 }
 
 /* ---- the abi: the fragment stage ------------------------------------------------------ */
@@ -347,7 +348,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
     memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
     memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
     memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
-    rc = qpu_run_to_end_in_env(g, q);
+    rc = g->debug && gs_debug_wants_fragment(g, b, 1) ? qpu_debug_run(g, q, 1) : qpu_run_to_end_in_env(g, q);
   }
   q->shader_io = NULL; /* (u->fresh keeps them: fresh_frag) */
   *ran = rc < 0 ? i - 1 : n;

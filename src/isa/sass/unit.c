@@ -30,6 +30,7 @@
 #include <string.h>
 #include "core/bytes.h"
 #include "core/half.h"
+#include "isa/debug.h"
 #include "isa/sass/exec.h"
 #include "isa/sass/num.h"
 #include "isa/sass/solo.h"
@@ -145,7 +146,9 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
 
 /* Runs the warp through the context's interpreter (gs_gpu_config.interpreter). */
 static int run_warp(const gs_gpu *g, gs_isa_unit *u, const entry *e, const sass_io *io, uint64_t budget,
-                    const char *what) {
+                    const char *what, const gs_vertex_io *vio) {
+  if (g->debug && (vio ? gs_debug_wants_vertex(g, vio) : gs_debug_wants_fragment(g, io->frag[0], 1)))
+    return sass_debug_run(g, &u->warp, &e->prog, io, budget, what, u->diag); /* the shader debugger's capture */
   if (g->cfg.interpreter == GS_INTERP_REFERENCE) return sass_run_ref(&u->warp, &e->prog, io, budget, what, u->diag);
   return sass_run_fast(&u->warp, e->fast, io, budget, what, u->diag);
 }
@@ -208,7 +211,7 @@ int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
   gs_fp_env caller = gs_fp_env_get();
   gs_fp_env_set(sass_num_env(caller));
   sass_warp_start(&u->warp, e->nregs, n == 32 ? 0xffffffffu : (1u << n) - 1, 8, u->local, u->local_cap);
-  rc = run_warp(g, u, e, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what);
+  rc = run_warp(g, u, e, &io, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, what, vio);
   if (rc < 0) {
     gs_fp_env_set(caller);
     return rc;
@@ -365,7 +368,7 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     io.frag[0] = f;
     io.frag[1] = NULL;
     sass_warp_start(&u->warp, e->nregs, f->mask, 8, u->local, u->local_cap);
-    if ((rc = run_warp(g, u, e, &io, budget, "fragment shader")) < 0) {
+    if ((rc = run_warp(g, u, e, &io, budget, "fragment shader", NULL)) < 0) {
       *ran = b;
       return rc;
     }

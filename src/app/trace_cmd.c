@@ -1,0 +1,119 @@
+/* trace_cmd.c — `gpusim trace [--frame N] [--lane L] SCENE.lua X Y
+ * [ARGS...]`: renders the scene's frames 0..N headless, then prints the
+ * lane trace of the fragment program invocation that last shaded pixel
+ * (X, Y) of frame N: each step's pc, disassembly and the registers it
+ * wrote with their values — gpusim.debug{x = X, y = Y}:trace() (src/lua/
+ * ldebug.c; docs/debugger.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include "app/app.h"
+
+static const char trace_usage[] =
+    "usage: gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]\n"
+    "\n"
+    "Prints the lane trace of the fragment program invocation that last shaded\n"
+    "pixel (X, Y) of a scene's frame (X, Y from the top-left corner, as an image\n"
+    "viewer shows the PNG): a header naming the ISA, the program, the pixel, its\n"
+    "lane and the batch's lanes, then one line a step: the step, the pc, the\n"
+    "instruction (the ISA's own disassembly) and every register it changed in\n"
+    "the lane (and the group's registers), with the new value in hex and, when\n"
+    "it reads as a number, as a binary32 float; then 'end', or the error the\n"
+    "program stopped with. The program runs on its ISA's reference interpreter\n"
+    "(docs/debugger.md); the image is unchanged.\n"
+    "\n"
+    "  --frame N     the frame (default 0)\n"
+    "  --lane L      trace lane L of the batch instead of the pixel's lane\n"
+    "  ARGS          the scene's arguments, as for gpusim SCENE.lua ARGS\n"
+    "\n"
+    "Exit status: 0 traced, 1 the scene or the pixel is wrong (outside the\n"
+    "image, no fragment shaded it: the message says what gpusim why says, a Lua\n"
+    "error), 2 a usage error.\n";
+
+static int trace_usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "gpusim trace: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", trace_usage);
+  return 2;
+}
+
+static int whole(const char *text, long lo, long hi, long *v) {
+  char *end;
+  long n = strtol(text, &end, 10);
+  if (!*text || *end || n < lo || n > hi) return -1;
+  *v = n;
+  return 0;
+}
+
+int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **)) {
+  static gs_trace_request req;
+  gs_run_options o;
+  memset(&o, 0, sizeof o);
+  memset(&req, 0, sizeof req);
+  req.lane = -1;
+  o.headless = 1;
+  long frame = 0;
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *a = argv[i], *v;
+    int missing = 0;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(trace_usage, stdout);
+      return 0;
+    } else if ((v = gs_cli_option(argc, argv, &i, "--frame", &missing))) {
+      if (whole(v, 0, 1000000, &frame) < 0)
+        return trace_usage_error("--frame: expected a frame number 0..1000000, got '%s'", v);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--lane", &missing))) {
+      if (whole(v, 0, 31, &req.lane) < 0) return trace_usage_error("--lane: expected a lane 0..31, got '%s'", v);
+    } else if (missing) {
+      return trace_usage_error("option '%s' needs a value", a);
+    } else if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return trace_usage_error("unknown option '%s'", a);
+    } else {
+      break;
+    }
+  }
+  if (argc - i < 3) return trace_usage_error("%s", "expected SCENE.lua X Y");
+  if (whole(argv[i + 1], 0, GS_MAX_SIDE - 1, &req.x) < 0)
+    return trace_usage_error("X: expected a pixel column 0..4094, got '%s'", argv[i + 1]);
+  if (whole(argv[i + 2], 0, GS_MAX_SIDE - 1, &req.y) < 0)
+    return trace_usage_error("Y: expected a pixel row 0..4094, got '%s'", argv[i + 2]);
+  int n = argc - i - 1;
+  char **args = calloc((size_t)n + 1, sizeof *args);
+  if (!args) return fprintf(stderr, "gpusim trace: out of memory\n"), 1;
+  args[0] = argv[0];
+  args[1] = argv[i];
+  for (int k = 2; k < n; k++) args[k] = argv[i + k + 1];
+  o.script = 1;
+  o.frames = frame + 1;
+  o.trace = &req;
+  int rc = run(&o, n, args);
+  free(args);
+  return rc;
+}
+
+void gs_trace_print(struct lua_State *L, const gs_trace_request *t) {
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "gpusim");
+  lua_getfield(L, -1, "debug");
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, t->x);
+  lua_setfield(L, -2, "x");
+  lua_pushinteger(L, t->y);
+  lua_setfield(L, -2, "y");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "trace");
+  lua_pushvalue(L, -2);
+  if (t->lane >= 0) lua_pushinteger(L, t->lane);
+  else lua_pushnil(L);
+  lua_call(L, 2, 1);
+  fputs(lua_tostring(L, -1), stdout);
+  fflush(stdout);
+  lua_settop(L, top);
+}
