@@ -55,8 +55,19 @@ typedef struct gs_run_options {
                           (GS_SANDBOX_TIME_LIMIT under --sandbox) */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
   const struct gs_why_request *why; /* gpusim why: explain a pixel of the last frame (why.c) */
+  struct gs_image *capture; /* --compare: the last frame is copied here, upright (empty on entry) */
+  int overlay;         /* --overlay NAME: the overlay (overlay.h's gs_overlay_kind) -o writes and the
+                          window starts with; 0 = none */
   const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
 } gs_run_options;
+
+/* `gpusim [options] SCENE.lua [ARGS...] --compare COMBO...` (compare.c):
+ * runs the scene through `run` (main.c's run_script) once per combination,
+ * as its first argument before ARGS (argv[at] is "--compare"), and shows
+ * or writes (-o) the frames side by side with their differences from the
+ * first. The exit status. */
+int gs_compare_main(const gs_run_options *o, int argc, char **argv, int at,
+                    int (*run)(const gs_run_options *, int, char **));
 
 /* `gpusim why`: the pixel to explain, as the user gave it (why.c). */
 typedef struct gs_why_request {
@@ -84,6 +95,13 @@ int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, c
  * JSON; raises a Lua error when it cannot. */
 struct lua_State;
 void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *script);
+
+/* Makes img (empty on entry) an upright RGBA8 copy of a frame buffer of
+ * w x h pixels at p, rows `stride` bytes apart, y-up, in `format` (BGR565
+ * widened as the store packed it, RGBA16F clamped to 0..1). main.c */
+struct gs_image;
+int gs_app_framebuffer_image(const uint8_t *p, int w, int h, int stride, gs_drv_format format,
+                             struct gs_image *img, gs_diag *d);
 
 /* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
  * after the last byte. Returns 0, or -1 with errno set. cli.c */

@@ -34,6 +34,7 @@
 #include "gpusim/qpu.h"
 #include "app/app.h"
 #include "app/image.h"
+#include "app/overlay.h"
 #include "app/sandbox.h"
 #include "app/window.h"
 #include "core/half.h"
@@ -71,6 +72,14 @@ static const char usage_text[] =
   "                (default: the scene's choice, else 640x480)\n"
   "  --frames N    stop after N frames (default: until you quit the window)\n"
   "  --threads N   render threads (default: the number of cores)\n"
+  "  --overlay NAME  draw an inspector overlay over the frame: -o writes it,\n"
+  "                the window starts with it (tiles, overdraw, trisize, isa,\n"
+  "                order; --overlay help lists them; docs/inspector.md)\n"
+  "  --compare COMBO...  after SCENE.lua [ARGS...]: render the scene once per\n"
+  "                ISA combination (its first argument: qpu, sass, pica:qpu,\n"
+  "                agx ...; ARGS follow it) side by side, with the pixels that\n"
+  "                differ from the first marked and counted; -o writes it, else\n"
+  "                the window shows it (docs/inspector.md)\n"
   "  --dump-cl FILE  write the last frame's control lists to FILE (- for\n"
   "                standard output): the binning list, then the rendering\n"
   "                list with the tile lists the binner wrote\n"
@@ -553,6 +562,13 @@ static int frame_to_image(lua_State *L, int t, gs_image *img, gs_diag *d) {
   lua_pop(L, 1);
   const uint8_t *p = gs_mem_ptr(gs_gpu_mem(gs_lua_gpu(L)), fb, (uint32_t)stride * (uint32_t)h);
   if (!p) return gs_diag_set(d, GS_EFAULT, "the frame buffer at 0x%08x is gone", fb);
+  return gs_app_framebuffer_image(p, w, h, stride, is565 ? GS_DRV_BGR565 : is16f ? GS_DRV_RGBA16F : GS_DRV_RGBA8888,
+                                  img, d);
+}
+
+int gs_app_framebuffer_image(const uint8_t *p, int w, int h, int stride, gs_drv_format format, gs_image *img,
+                             gs_diag *d) {
+  int is565 = format == GS_DRV_BGR565, is16f = format == GS_DRV_RGBA16F;
   if (!is565 && !is16f) return gs_image_from_framebuffer(img, p, w, h, (size_t)stride, d);
   int rc = gs_image_alloc(img, w, h, d);
   if (rc != GS_OK) return rc;
@@ -702,8 +718,19 @@ static int run_scene(lua_State *L, const gs_run_options *o, int handler, const c
     }
     show_frame_progress(&progress, -1, n);
   }
-  if (o->output) write_frame_png(L, lua_gettop(L), o->output);
+  if (o->output && o->overlay) {
+    gs_diag d;
+    gs_diag_clear(&d);
+    if (gs_overlay_write_png(L, (gs_overlay_kind)o->overlay, o->output, &d) != GS_OK) luaL_error(L, "%s", d.msg);
+  } else if (o->output) {
+    write_frame_png(L, lua_gettop(L), o->output);
+  }
   if (o->dump_cl) write_frame_lists(L, lua_gettop(L), o->dump_cl);
+  if (o->capture) { /* --compare: the last frame, upright */
+    gs_diag d;
+    gs_diag_clear(&d);
+    if (frame_to_image(L, lua_gettop(L), o->capture, &d) != GS_OK) luaL_error(L, "%s", d.msg);
+  }
   if (o->why) gs_why_print(L, o->why, script);
   if (o->trace) gs_trace_print(L, o->trace);
   lua_settop(L, top);
@@ -748,6 +775,7 @@ static int protected_main(lua_State *L) {
   if (o->sandbox) gs_sandbox_open_libs(L);
   else luaL_openlibs(L);
   luaL_requiref(L, "gpusim", luaopen_gpusim, 0);
+  gs_overlay_lua_register(L); /* gpusim.overlay: the program's, as gpusim.load_image */
   lua_pop(L, 1);
   lua_pushcfunction(L, load_image_for_lua);
   lua_setfield(L, LUA_REGISTRYINDEX, "gpusim.load_image");
@@ -885,6 +913,12 @@ static int parse_run_options(int argc, char **argv, gs_run_options *o) {
       rc = parse_size(v, &o->width, &o->height);
     } else if ((v = gs_cli_option(argc, argv, &i, "--frames", &missing))) {
       rc = parse_frames(NULL, v, &o->frames);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--overlay", &missing))) {
+      if ((o->overlay = gs_overlay_by_name(v)) < 0) {
+        gs_overlay_help(strcmp(v, "help") == 0 ? stdout : stderr);
+        if (strcmp(v, "help") == 0) return 0;
+        return usage_error(NULL, "--overlay: unknown overlay '%s'", v);
+      }
     } else if ((v = gs_cli_option(argc, argv, &i, "--dump-cl", &missing))) {
       o->dump_cl = v;
     } else if ((v = gs_cli_option(argc, argv, &i, "--threads", &missing))) {
@@ -926,5 +960,7 @@ int main(int argc, char **argv) {
   gs_run_options o;
   int rc = parse_run_options(argc, argv, &o);
   if (rc >= 0) return rc;
+  for (int i = o.script + 1; i < argc; i++) /* SCENE.lua [ARGS...] --compare COMBO... (compare.c) */
+    if (strcmp(argv[i], "--compare") == 0) return gs_compare_main(&o, argc, argv, i, run_script);
   return run_script(&o, argc, argv);
 }

@@ -1,0 +1,128 @@
+-- overlay_counts.lua — gpusim.overlay (src/app/overlay.c, docs/inspector.md)
+-- on a 128x64 frame (two 64x64 tiles) whose every number is worked out by
+-- hand from the geometry below (image coordinates: x right, y down; pixel
+-- (x, y) has its centre at (x + 0.5, y + 0.5)):
+--   D1  rectangle A, x 0..48, y 8..40, two triangles, QPU fragment program
+--   D2  rectangle B, x 32..96, y 24..56, two triangles, SASS fragment program
+--   D3  triangle C (100, 10), (120.5, 10), (100, 30.5), QPU
+-- Rectangle edges are whole numbers and C's long edge is x + y = 130.5, so
+-- no pixel centre lies on an edge except on the rectangles' diagonals,
+-- where the fill rule gives each centre to exactly one of the two halves.
+--   tiles:    tile 0 (x 0..63) holds A's 2 triangles and B's 2 (each half of
+--             B has pixels on both sides of x = 64): 4; tile 1: B's 2 and C: 3
+--   overdraw: A: 48 x 32 = 1536 pixels, B: 64 x 32 = 2048, overlap x 32..47,
+--             y 24..39: 16 x 16 = 256 pixels with 2; C: centres with
+--             x >= 100, y >= 10, x + y <= 129: 20 x 21 / 2 = 210 pixels
+--   isa:      the last writer: B's pixels (the overlap too) sass, the rest of
+--             A and C qpu, nothing else
+--   trisize:  A's halves 48 x 32 / 2 = 768 pixels, B's 64 x 32 / 2 = 1024,
+--             C 20.5 x 20.5 / 2 = 210.125
+--   order:    the rendering list renders tile 0, then tile 1
+-- and with {draws = K} only the first K draws: K = 1 leaves A alone.
+local gpusim = require "gpusim"
+local vc4 = require "vc4_shaders"
+local sass = require "sass_shaders"
+
+local W, H = 128, 64
+local target = gpusim.target {width = W, height = H, format = "rgba8888"}
+local qpu_fs = [[
+    fmul r0, vary, ra15
+    fadd r0, r0, r5
+    fmul r1, vary, ra15
+    fadd r1, r1, r5
+    fmul r2, vary, ra15
+    fadd r2, r2, r5
+    fmul r3.8a, r0, 1.0
+    fmul r3.8b, r1, 1.0
+    fmul r3.8c, r2, 1.0
+    fmul r3.8d, 1.0, 1.0
+    mov tlb_colour_all, r3
+    thrend
+    nop
+    sbdone
+]]
+local inputs = {{name = "position", components = 4}, {name = "color", components = 3}}
+local varyings = {{name = "color", components = 3, interpolation = "perspective"}}
+local qpu = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(3), fragment = qpu_fs, inputs = inputs,
+                           coordinate_inputs = {"position"}, varyings = varyings}
+local nv = gpusim.shader {vertex = {isa = "sass", source = sass.vertex(3)},
+                          fragment = {isa = "sass", source = sass.colour("perspective")}, inputs = inputs,
+                          varyings = varyings}
+local function v(x, y, c) return {x / 64 - 1, 1 - y / 32, 0, 1, c[1], c[2], c[3]} end
+local function buf(list) return gpusim.buffer {format = {"f32x4", "f32x3"}, data = list} end
+local function rect(x0, y0, x1, y1, c)
+  return buf {v(x0, y0, c), v(x1, y0, c), v(x1, y1, c), v(x0, y0, c), v(x1, y1, c), v(x0, y1, c)}
+end
+local A = rect(0, 8, 48, 40, {1, 0, 0})
+local B = rect(32, 24, 96, 56, {0, 1, 0})
+local C = buf {v(100, 10, {0, 0, 1}), v(120.5, 10, {0, 0, 1}), v(100, 30.5, {0, 0, 1})}
+local U = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
+
+gpusim.frame(function(frame)
+  frame:clear {color = {0, 0, 0, 1}}
+  frame:draw {mode = "triangles", vertices = A, shader = qpu, uniforms = U}
+  frame:draw {mode = "triangles", vertices = B, shader = nv, uniforms = U}
+  frame:draw {mode = "triangles", vertices = C, shader = qpu, uniforms = U}
+end, target)
+
+local f = gpusim.render {threads = 2}
+local image = gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height)
+
+local function inA(x, y) return x < 48 and y >= 8 and y < 40 end
+local function inB(x, y) return x >= 32 and x < 96 and y >= 24 and y < 56 end
+local function inC(x, y) return x >= 100 and y >= 10 and x + y <= 129 end
+
+local function check_pixels(name, got, want)
+  local bad = 0
+  for y = 0, H - 1 do
+    for x = 0, W - 1 do
+      local g, w = got.pixels[y * W + x + 1], want(x, y)
+      if g ~= w then
+        bad = bad + 1
+        if bad <= 5 then print(string.format("%s (%d, %d): %s, want %s", name, x, y, tostring(g), tostring(w))) end
+      end
+    end
+  end
+  assert(bad == 0, name .. ": " .. bad .. " pixels differ")
+end
+
+-- tiles
+local t = gpusim.overlay("tiles")
+assert(t.width == W and t.height == H and t.tiles_x == 2 and t.tiles_y == 1, "grid")
+assert(t.tile_width == 64 and t.tile_height == 64, "tile size")
+assert(t.draws == 3, "draws " .. t.draws)
+assert(t.tiles[1] == 4 and t.tiles[2] == 3, string.format("tiles: %d %d, want 4 3", t.tiles[1], t.tiles[2]))
+
+-- overdraw, isa, trisize
+check_pixels("overdraw", gpusim.overlay("overdraw"), function(x, y)
+  return (inA(x, y) and 1 or 0) + (inB(x, y) and 1 or 0) + (inC(x, y) and 1 or 0)
+end)
+check_pixels("isa", gpusim.overlay("isa"), function(x, y)
+  return inB(x, y) and "sass" or (inA(x, y) or inC(x, y)) and "qpu" or ""
+end)
+check_pixels("trisize", gpusim.overlay("trisize"), function(x, y)
+  return inB(x, y) and 1024.0 or inA(x, y) and 768.0 or inC(x, y) and 210.125 or 0.0
+end)
+
+-- order
+local o = gpusim.overlay("order")
+assert(o.tiles[1] == 1 and o.tiles[2] == 2, "order")
+
+-- the first K draws
+local one = gpusim.overlay("overdraw", {draws = 1})
+assert(one.draws == 1)
+check_pixels("overdraw, 1 draw", one, function(x, y) return inA(x, y) and 1 or 0 end)
+check_pixels("overdraw, 0 draws", gpusim.overlay("overdraw", {draws = 0}), function() return 0 end)
+local two = gpusim.overlay("tiles", {draws = 2})
+assert(two.tiles[1] == 4 and two.tiles[2] == 2, "tiles with 2 draws")
+-- past the end: every draw
+assert(gpusim.overlay("tiles", {draws = 99}).draws == 3)
+
+-- the overlays leave the frame as it was (and gpusim.why still agrees)
+assert(gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height) == image, "an overlay changed the frame")
+assert(#gpusim.why(40, 30).fragments == 2)
+
+-- errors
+local ok, err = pcall(gpusim.overlay, "nope")
+assert(not ok and err:find("unknown overlay 'nope'"), err)
+print("overlay_counts: ok")
