@@ -69,7 +69,6 @@ typedef struct render_slot {
   port_ctx pc;
   gs_tile_port port;
   gs_tile_port traced; /* the same port with the trace's records (a traced tile's batches use it) */
-  trace_slot ts;
 } render_slot;
 
 /* One tile job: its packets and the state it starts from. */
@@ -87,6 +86,7 @@ typedef struct cle_worker {
   gs_tlb tlb;
   pse_coverage cov;
   render_slot slot[RENDER_GROUP];
+  trace_slot ts[RENDER_GROUP]; /* the traced port's records, apart so that the slots stay small */
   pse_batch batch[RENDER_GROUP];
   /* The fragment batches of the group: each points at its slot and batch
    * for good (worker_init); prepare_block sets the mask, draw_prim what a
@@ -639,6 +639,14 @@ static void port_colour_load(void *ctx, uint32_t *rgba) {
 
 /* ---- a tile: the trace (v3d/trace.h) --------------------------------------------- */
 
+/* The trace's entry points from draw_prim: out of line and cold, so that
+ * the loop without a trace keeps its registers. */
+#if defined(__GNUC__)
+#define TRACE_COLD __attribute__((noinline, cold))
+#else
+#define TRACE_COLD
+#endif
+
 static int trace_wants_lane(const trace_slot *ts, int l) { return ts->lane == -2 || ts->lane == l; }
 
 static void trace_slot_emit(const trace_slot *ts, const port_ctx *p, gs_trace_event *e) {
@@ -806,7 +814,7 @@ static GS_CLONE_INLINE int shade_blocks(tile_ctx *tc, int n, gs_addr at) {
 
 /* The trace's GS_TRACE_TILE_PRIM event: the primitive being drawn, set up
  * with result pr (pse_result). */
-static void trace_tile_prim(const tile_ctx *tc, int pr, unsigned n, gs_addr at) {
+static TRACE_COLD void trace_tile_prim(const tile_ctx *tc, int pr, unsigned n, gs_addr at) {
   gs_trace_event e = {.kind = GS_TRACE_TILE_PRIM, .addr = at, .packet = tc->cur_packet, .record = tc->sh.record,
                       .prim = tc->ordinal - 1, .nverts = n, .tile_x = tc->x, .tile_y = tc->y, .setup = pr,
                       .clipped = tc->cur_clipped, .fs_isa = tc->fs_isa, .fs_code = tc->sh.fs_code,
@@ -817,11 +825,11 @@ static void trace_tile_prim(const tile_ctx *tc, int pr, unsigned n, gs_addr at) 
 }
 
 /* The fragment event of lane l of a batch, with its fate. */
-static void trace_fragment(const tile_ctx *tc, const trace_slot *ts, const render_slot *s, int l, gs_trace_fate fate,
-                           int early) {
+static void trace_fragment(const tile_ctx *tc, const trace_slot *ts, const uint32_t *x, const uint32_t *y, int l,
+                           gs_trace_fate fate, int early) {
   gs_trace_event e = {.kind = GS_TRACE_FRAGMENT, .record = tc->sh.record, .prim = tc->ordinal - 1,
-                      .tile_x = tc->x, .tile_y = tc->y, .bx = s->x[0], .by = s->y[0], .lane = l, .x = s->x,
-                      .y = s->y, .fate = fate, .early = (unsigned)early, .fs_isa = tc->fs_isa,
+                      .tile_x = tc->x, .tile_y = tc->y, .bx = x[0], .by = y[0], .lane = l, .x = x,
+                      .y = y, .fate = fate, .early = (unsigned)early, .fs_isa = tc->fs_isa,
                       .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms,
                       .read_tile = ts->loaded >> l & 1, .loaded = ts->loaded_value[l],
                       .zs_before = ts->zs_before[l], .frag_z = ts->frag_z[l], .samples = ts->cov0[l],
@@ -836,22 +844,25 @@ static void trace_fragment(const tile_ctx *tc, const trace_slot *ts, const rende
   gs_trace_emit(tc->trace, &e);
 }
 
-/* After prepare_block put block blk into slot k (got: whether any lane is
- * left to shade): the BLOCK event, the fragments early Z dropped, and the
- * slot's record for the traced port; the SHADE event of a batch that
- * runs. Runs in the setup's rounding (round to nearest). */
-static void trace_block(tile_ctx *tc, const pse_block *blk, int k, int got) {
+/* Block blk of the group, which prepare_block put into slot k, or (k < 0)
+ * dropped whole by early Z: the BLOCK event, the fragments early Z dropped,
+ * and for a batch that runs, its slot's record for the traced port and the
+ * SHADE event. Runs in the setup's rounding (round to nearest), before the
+ * group's shaders, so the tile buffer is as early Z saw it. */
+static void trace_block(tile_ctx *tc, const pse_block *blk, int k) {
   cle_worker *w = tc->w;
-  render_slot *s = &w->slot[k];
-  trace_slot *ts = &s->ts;
+  trace_slot scratch = {0}, *ts = k >= 0 ? &w->ts[k] : &scratch;
+  uint32_t bx[16], by[16], none[16] = {0};
+  block_lanes(blk, bx, by);
   ts->lane = -1;
   if (!gs_trace_wants_record(tc->trace, tc->sh.record)) return;
-  int lane = gs_trace_lane(tc->trace, s->x, s->y);
+  int lane = gs_trace_lane(tc->trace, bx, by);
   if (lane == -1) return;
-  uint16_t left = got ? w->io[k].mask : 0;
+  uint16_t left = k >= 0 ? w->io[k].mask : 0;
+  const uint32_t *cov = k >= 0 ? w->slot[k].cov : none;
   gs_trace_event e = {.kind = GS_TRACE_BLOCK, .record = tc->sh.record, .prim = tc->ordinal - 1, .tile_x = tc->x,
                       .tile_y = tc->y, .bx = blk->x, .by = blk->y, .mask = blk->mask, .early_z_mask = left,
-                      .lane = lane, .x = s->x, .y = s->y, .cov = s->cov};
+                      .lane = lane, .x = bx, .y = by, .cov = cov};
   gs_trace_emit(tc->trace, &e);
   ts->t = tc->trace, ts->tile_x = tc->x, ts->tile_y = tc->y;
   ts->lane = lane;
@@ -864,30 +875,39 @@ static void trace_block(tile_ctx *tc, const pse_block *blk, int k, int got) {
       if (!(dropped >> l & 1) || !trace_wants_lane(ts, l)) continue;
       ts->frag_z[l] = z[l];
       ts->cov0[l] = 0;
-      tlb_test_explain(&w->tlb, s->x[l], s->y[l], 0, z[l], 0, &ts->zs_before[l]);
-      trace_fragment(tc, ts, s, l, GS_FATE_DEPTH_FAILED, 1);
+      tlb_test_explain(&w->tlb, bx[l], by[l], 0, z[l], 0, &ts->zs_before[l]);
+      trace_fragment(tc, ts, bx, by, l, GS_FATE_DEPTH_FAILED, 1);
     }
   }
-  if (!got) {
-    ts->lane = -1;
-    return;
-  }
+  if (k < 0) return;
   ts->shaded = left;
-  for (int l = 0; l < 16; l++) ts->cov0[l] = s->cov[l], ts->frag_z[l] = w->batch[k].z[l];
+  for (int l = 0; l < 16; l++) ts->cov0[l] = cov[l], ts->frag_z[l] = w->batch[k].z[l];
   gs_trace_event sh = {.kind = GS_TRACE_SHADE, .record = tc->sh.record, .prim = tc->ordinal - 1, .tile_x = tc->x,
-                       .tile_y = tc->y, .bx = blk->x, .by = blk->y, .mask = left, .lane = lane, .x = s->x, .y = s->y,
-                       .cov = s->cov, .fs_isa = tc->fs_isa, .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms};
+                       .tile_y = tc->y, .bx = blk->x, .by = blk->y, .mask = left, .lane = lane, .x = bx, .y = by,
+                       .cov = cov, .fs_isa = tc->fs_isa, .fs_code = tc->sh.fs_code, .fs_uniforms = tc->sh.fs_uniforms};
   gs_trace_emit(tc->trace, &sh);
+}
+
+/* The group's blocks first..end) after prepare_block put `ready` of them
+ * into slots 0..ready) in order (each slot keeps its block): trace_block
+ * for each. Out of draw_prim's loop, so that the loop has no trace test. */
+static TRACE_COLD void trace_group(tile_ctx *tc, int first, int end, int ready) {
+  const cle_worker *w = tc->w;
+  for (int i = first, k = 0; i < end; i++) {
+    const pse_block *blk = &w->cov.block[i];
+    int got = k < ready && w->slot[k].blk.x == blk->x && w->slot[k].blk.y == blk->y;
+    trace_block(tc, blk, got ? k++ : -1);
+  }
 }
 
 /* After the batches of slots 0..n) ran: each followed fragment's fate from
  * what the traced port saw, in the order the tile buffer decides it: the
  * Z write's tests (a sample mask that removed every sample before it),
  * then the colour writes. */
-static void trace_fates(tile_ctx *tc, int n) {
+static TRACE_COLD void trace_fates(tile_ctx *tc, int n) {
   for (int k = 0; k < n; k++) {
-    render_slot *s = &tc->w->slot[k];
-    const trace_slot *ts = &s->ts;
+    const render_slot *s = &tc->w->slot[k];
+    const trace_slot *ts = &tc->w->ts[k];
     if (ts->lane == -1) continue;
     for (int l = 0; l < 16; l++) {
       if (!(ts->shaded >> l & 1) || !trace_wants_lane(ts, l)) continue;
@@ -898,7 +918,7 @@ static void trace_fates(tile_ctx *tc, int n) {
       else if (ts->written >> l & 1) fate = GS_FATE_WRITTEN;
       else if (ts->wrote >> l & 1) fate = GS_FATE_SAMPLE_MASKED;
       else fate = GS_FATE_DISCARDED;
-      trace_fragment(tc, ts, s, l, fate, 0);
+      trace_fragment(tc, ts, s->x, s->y, l, fate, 0);
     }
   }
 }
@@ -930,19 +950,18 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
    * shader's code is compared with memory once, not once per batch. */
   tc->fs_isa->trust_code(tc->fs_unit, 1);
   int shared = 0; /* batches that have the primitive's shared fields */
+  const int traced = tc->trace != NULL; /* read once: the stores below could alias tc */
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
     int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
     gs_fp_env_set(setup_env);
-    for (int i = first; i < end; i++) {
-      int got = prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
-      if (tc->trace) trace_block(tc, &w->cov.block[i], ready, got);
-      ready += got;
-    }
+    for (int i = first; i < end; i++)
+      ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
+    if (traced) trace_group(tc, first, end, ready);
     if (!ready) continue;
     if (ready > shared) share_batches(tc, shared, ready), shared = ready;
     gs_fp_env_set(unit_env);
     rc = shade_blocks(tc, ready, at);
-    if (tc->trace && rc >= 0) trace_fates(tc, ready);
+    if (traced && rc >= 0) trace_fates(tc, ready);
   }
   gs_fp_env_set(caller);
   tc->fs_isa->trust_code(tc->fs_unit, 0);
@@ -1315,12 +1334,12 @@ static void worker_init(cle_worker *w) {
   for (int k = 0; k < RENDER_GROUP; k++) {
     render_slot *s = &w->slot[k];
     pse_batch *b = &w->batch[k];
-    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL, &s->ts};
+    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL, &w->ts[k]};
     s->port = (gs_tile_port){&s->pc, port_begin, port_stencil_setup, port_z_write, port_colour_write,
                              port_colour_load};
     s->traced = (gs_tile_port){&s->pc, trace_port_begin, port_stencil_setup, trace_port_z_write,
                                trace_port_colour_write, trace_port_colour_load};
-    s->ts.lane = -1;
+    w->ts[k].lane = -1;
     w->io[k] = (gs_frag_io){.lanes = 16, .x = s->x, .y = s->y, .cov = s->cov, .z = b->z, .w = b->w,
                             .plane = (const float (*)[16])b->vp, .offset = b->c, .tile = &s->port};
   }

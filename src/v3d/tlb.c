@@ -111,12 +111,6 @@ static long sample_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
   return (long)((ly * t->width + lx) * t->samples + s);
 }
 
-/* Whether the stencil test of face f fails the depth-stencil word zs. */
-static int stencil_fails(const gs_tlb *t, const tlb_stencil_face *f, uint32_t zs) {
-  uint8_t s = (uint8_t)zs;
-  return t->stencil_enabled && !compare(f->func, f->ref & f->value_mask, s & f->value_mask);
-}
-
 /* Stencil and depth test of one sample; updates the buffer; returns whether
  * the sample survives. */
 static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
@@ -125,7 +119,7 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
   const tlb_stencil_face *f = back ? &t->back : &t->front;
   int pass = 1;
   uint8_t ns = s;
-  if (stencil_fails(t, f, zs)) {
+  if (t->stencil_enabled && !compare(f->func, f->ref & f->value_mask, s & f->value_mask)) {
     ns = stencil_op(f->op_fail, s, f->ref);
     pass = 0;
   } else {
@@ -139,11 +133,14 @@ static int test_sample(gs_tlb *t, long i, uint32_t z, int back) {
   return pass;
 }
 
+/* The same decisions as test_sample's, without its writes. */
 int tlb_test_explain(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, uint32_t z, int back, uint32_t *zs) {
   long i = sample_index(t, x, y, s);
   if (i < 0) return *zs = 0, TLB_OUTSIDE;
   *zs = t->zs[i];
-  if (stencil_fails(t, back ? &t->back : &t->front, *zs)) return TLB_FAILS_STENCIL;
+  const tlb_stencil_face *f = back ? &t->back : &t->front;
+  uint8_t st = (uint8_t)*zs;
+  if (t->stencil_enabled && !compare(f->func, f->ref & f->value_mask, st & f->value_mask)) return TLB_FAILS_STENCIL;
   return compare(t->z_func, z & 0xffffffu, *zs >> 8) ? TLB_PASSES : TLB_FAILS_DEPTH;
 }
 
