@@ -1,0 +1,40 @@
+#!/bin/sh
+# trace.sh GPUSIM SOURCE_DIR — `gpusim trace`: the lane trace of the middle
+# pixel of scenes/triangle.lua with its SASS pixel program, checked line by
+# line against the program (lua/sass_shaders.lua's colour("perspective"))
+# and the values worked by hand: pixel (160, 120) is the pipeline's
+# (160, 119), lane 10 of its 4x4 block (x 160 % 4 = 0, y 119 % 4 = 3: quad
+# 2, element 2), and 1/W = W = 1 for a triangle with w = 1 (R8 = 1.0 =
+# 0x3f800000); MOV32I R3 writes alpha 1.0; EXIT leaves every lane exited.
+# Then --lane, --help, and the exit statuses: 1 for a pixel no fragment
+# program ran for (with what gpusim why says) and for one outside the image,
+# 2 for usage errors.
+. "$2/tests/cli/lib/common.sh"
+g="$1"
+src="$2"
+cd "$src" || exit 1
+"$g" trace scenes/triangle.lua 160 120 sass > "$tmp/out" || fail "trace exited $?"
+head -1 "$tmp/out" | grep -q '^sass fragment shader 0x[0-9a-f]* (uniforms 0x[0-9a-f]*), pixel (160, 120): lane 10 of lanes 0xffff, 7 steps$' \
+  || fail "header: $(head -1 "$tmp/out")"
+grep -q '^    0  0x0008  IPA.PASS R8, a\[0x7c\] ; *R8=0x3f800000 (1)$' "$tmp/out" || fail "step 0: $(cat "$tmp/out")"
+grep -q '^    1  0x0010  MUFU.RCP R8, R8 ;$' "$tmp/out" || fail "step 1 (R8 stays 1.0: nothing written)"
+grep -q '^    2  0x0018  IPA R0, a\[0x80\], R8 ; *R0=0x' "$tmp/out" || fail "step 2"
+grep -q '^    5  0x0038  MOV32I R3, 0x3f800000 ; *R3=0x3f800000 (1)$' "$tmp/out" || fail "step 5"
+grep -q '^    6  0x0048  EXIT ; *active=0x00000000 exited=0x0000ffff$' "$tmp/out" || fail "step 6"
+[ "$(tail -1 "$tmp/out")" = "end" ] || fail "no end line"
+[ "$(wc -l < "$tmp/out")" -eq 9 ] || fail "$(wc -l < "$tmp/out") lines"
+# the same invocation, lane 0: the block's lowest-left pixel (160, 123 from the top)
+"$g" trace --lane 0 scenes/triangle.lua 160 120 sass > "$tmp/lane0" || fail "--lane exited $?"
+head -1 "$tmp/lane0" | grep -q 'pixel (160, 123): lane 0 of lanes 0xffff' || fail "lane 0: $(head -1 "$tmp/lane0")"
+"$g" trace --help | grep -q '^usage: gpusim trace \[--frame N\] \[--lane L\] SCENE.lua X Y \[ARGS...\]$' || fail "--help"
+"$g" trace scenes/triangle.lua 0 0 > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] || fail "nothing shaded: exit status"
+grep -q 'no fragment program ran for pixel (0, 0): gpusim why says no primitive covers it' "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace scenes/triangle.lua 400 0 > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] || fail "outside: exit status"
+grep -q 'pixel (400, 0) is outside the 320x240 image' "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace scenes/triangle.lua 1 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "usage: exit status"
+"$g" trace --bogus scenes/triangle.lua 1 1 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "unknown option: exit status"
+exit 0
