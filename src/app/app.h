@@ -38,6 +38,7 @@
 /* How `gpusim [options] SCRIPT.lua` runs a script: the options before the
  * script, as parsed and checked by main.c. The rendering options are read
  * by the pipeline milestone; until it lands, scripts render nothing. */
+struct lua_State;
 typedef struct gs_run_options {
   int headless;        /* --headless: no window */
   int traceback;       /* --traceback: Lua traceback on script errors */
@@ -53,12 +54,15 @@ typedef struct gs_run_options {
                           (GS_SANDBOX_MEMORY_LIMIT under --sandbox) */
   long time_limit;     /* --time-limit SECONDS: wall-clock seconds for the run; 0 = none
                           (GS_SANDBOX_TIME_LIMIT under --sandbox) */
+  void (*after_frames)(struct lua_State *L, void *ctx); /* gpusim diff --frames (framediff.c): called
+                          after the frames with the last frame rendered; raises a Lua error when it cannot */
+  void *after_ctx;     /* its ctx */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
   const struct gs_why_request *why; /* gpusim why: explain a pixel of the last frame (why.c) */
+  const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
   struct gs_image *capture; /* --compare: the last frame is copied here, upright (empty on entry) */
   int overlay;         /* --overlay NAME: the overlay (overlay.h's gs_overlay_kind) -o writes and the
                           window starts with; 0 = none */
-  const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
 } gs_run_options;
 
 /* `gpusim [options] SCENE.lua [ARGS...] --compare COMBO...` (compare.c):
@@ -96,12 +100,21 @@ int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, c
 struct lua_State;
 void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *script);
 
+/* `gpusim report [options] SCENE.lua -o REPORT.html [ARGS...]` (report.c):
+ * runs the scene headless through `run` and writes the frame's HTML report
+ * (docs/report.md). The exit status. */
+int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
+
 /* Makes img (empty on entry) an upright RGBA8 copy of a frame buffer of
  * w x h pixels at p, rows `stride` bytes apart, y-up, in `format` (BGR565
  * widened as the store packed it, RGBA16F clamped to 0..1). main.c */
 struct gs_image;
 int gs_app_framebuffer_image(const uint8_t *p, int w, int h, int stride, gs_drv_format format,
                              struct gs_image *img, gs_diag *d);
+
+/* Writes gpusim.why's answer at idx as `gpusim why` prints it (why.c;
+ * the window's inspector shows it in its panel). */
+void gs_why_text(struct lua_State *L, int idx, const char *script, FILE *out);
 
 /* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
  * after the last byte. Returns 0, or -1 with errno set. cli.c */
@@ -132,6 +145,16 @@ int gs_bench_vertex_frames(int runs, int quick);
  * no pixel differs by more than T, 1 when some do, 2 on a usage error, an
  * unreadable or unwritable file, or images of different sizes. */
 int gs_diff_main(int argc, char **argv);
+/* `gpusim diff --frames A.lua [B.lua] [options] [-- ARGS_A [-- ARGS_B]]`
+ * (framediff.c): runs both scenes through `run` and compares their frames
+ * at the level of the pipeline (docs/frame-diff.md). -1 when argv has no
+ * --frames (an image diff), else the exit status: 0 identical, 1 different,
+ * 2 an error. */
+int gs_framediff_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
+/* Writes the Lua value at idx as JSON, tables with keys 1..n as arrays and
+ * others as objects with sorted keys (why.c; gpusim why --json's writer). */
+struct lua_State;
+void gs_json_write_lua(struct lua_State *L, int idx, FILE *out);
 
 /* `gpusim test [options] MANIFEST.lua` (testrun.c): renders every case of a
  * reference-image manifest in child processes and compares each with its
