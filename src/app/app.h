@@ -59,10 +59,10 @@ typedef struct gs_run_options {
   void *after_ctx;     /* its ctx */
   int script;          /* index in argv of the script; argv[script+1..] are its args */
   const struct gs_why_request *why; /* gpusim why: explain a pixel of the last frame (why.c) */
-  const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
   struct gs_image *capture; /* --compare: the last frame is copied here, upright (empty on entry) */
   int overlay;         /* --overlay NAME: the overlay (overlay.h's gs_overlay_kind) -o writes and the
                           window starts with; 0 = none */
+  const struct gs_trace_request *trace; /* gpusim trace: a pixel's lane trace (trace_cmd.c) */
 } gs_run_options;
 
 /* `gpusim [options] SCENE.lua [ARGS...] --compare COMBO...` (compare.c):
@@ -100,21 +100,12 @@ int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, c
 struct lua_State;
 void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *script);
 
-/* `gpusim report [options] SCENE.lua -o REPORT.html [ARGS...]` (report.c):
- * runs the scene headless through `run` and writes the frame's HTML report
- * (docs/report.md). The exit status. */
-int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
-
 /* Makes img (empty on entry) an upright RGBA8 copy of a frame buffer of
  * w x h pixels at p, rows `stride` bytes apart, y-up, in `format` (BGR565
  * widened as the store packed it, RGBA16F clamped to 0..1). main.c */
 struct gs_image;
 int gs_app_framebuffer_image(const uint8_t *p, int w, int h, int stride, gs_drv_format format,
                              struct gs_image *img, gs_diag *d);
-
-/* Writes gpusim.why's answer at idx as `gpusim why` prints it (why.c;
- * the window's inspector shows it in its panel). */
-void gs_why_text(struct lua_State *L, int idx, const char *script, FILE *out);
 
 /* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
  * after the last byte. Returns 0, or -1 with errno set. cli.c */

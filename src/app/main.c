@@ -54,7 +54,6 @@ static const char usage_text[] =
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "       gpusim test [OPTIONS] MANIFEST.lua  (gpusim test --help)\n"
   "       gpusim why [--frame N] [--json] SCENE.lua X Y [ARGS...]  (gpusim why --help)\n"
-  "       gpusim report SCENE.lua -o REPORT.html [ARGS...]  (gpusim report --help)\n"
   "       gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]  (gpusim trace --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
@@ -129,9 +128,6 @@ static const char usage_text[] =
   "  trace         the lane trace of the fragment program that last shaded pixel\n"
   "                (X, Y): pc, instruction, registers written (gpusim trace\n"
   "                --help; docs/debugger.md)\n"
-  "  report        one self-contained HTML page about a frame: the frame, its\n"
-  "                overlays, the control lists, tile statistics and each pixel's\n"
-  "                provenance on a click (gpusim report --help; docs/report.md)\n"
   "\n"
   "Output files (-o, --dump-cl, asm -o, disasm -o, diff -o): - is standard\n"
   "output; a new or regular file is written whole or not at all (a temporary\n"
@@ -645,23 +641,15 @@ static int show_scene(lua_State *L, const gs_run_options *o, int handler, const 
     return rc;
   }
   int status = LUA_OK;
-  gs_inspector *ins = gs_inspector_new(L, o->overlay, script); /* keys, overlays, panels (overlay.c) */
-  long rendered = 0;
   for (long n = 0; !gs_window_poll(win);) {
     gs_image img = {0, 0, 0, NULL};
-    int hold = 0;
     rc = frame_to_image(L, lua_gettop(L), &img, d);
-    if (rc == GS_OK)
-      rc = ins ? gs_inspector_present(ins, win, &img, rendered, &hold, d)
-               : gs_window_present(win, img.pixels, (ptrdiff_t)img.stride, d);
+    if (rc == GS_OK) rc = gs_window_present(win, img.pixels, (ptrdiff_t)img.stride, d);
     gs_image_free(&img);
     if (rc != GS_OK || (o->frames > 0 && ++n >= o->frames)) break;
-    if (hold) continue; /* the inspector keeps this frame */
     lua_pop(L, 1);
     if ((status = render_frame(L, o, n, handler)) != LUA_OK) break;
-    rendered = n;
   }
-  gs_inspector_free(ins);
   gs_window_close(win);
   if (status != LUA_OK) lua_error(L);
   return rc;
@@ -972,7 +960,6 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "test") == 0) return gs_test_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "why") == 0) return gs_why_main(argc - 1, argv + 1, run_script);
-    if (strcmp(argv[1], "report") == 0) return gs_report_main(argc - 1, argv + 1, run_script);
     if (strcmp(argv[1], "trace") == 0) return gs_trace_main(argc - 1, argv + 1, run_script);
   }
   gs_run_options o;
