@@ -75,6 +75,7 @@ typedef struct fd_leaf {
   uint8_t *data;               /* BYTES */
   uint32_t len, unit;          /* BYTES: length, and the size of one element */
   const char *elem;            /* BYTES: what an element is ("word", "vertex", ...) */
+  int floats;                  /* BYTES of words: show each word's float value too */
 } fd_leaf;
 
 enum { SEC_BIN = 0, SEC_RENDER = 1, SEC_TILE = 2 };
@@ -238,6 +239,7 @@ static void leaf_uniforms(walk *w, fd_item *it, const char *name, gs_addr a) {
     if (w->f->unif_streams[i].addr == a) words = w->f->unif_streams[i].words;
   const uint8_t *p = at(w, a, 4 * words);
   leaf_bytes(w->r, it, name, p, p ? 4 * words : 0, 4, "word");
+  if (it->nleaves) it->leaves[it->nleaves - 1].floats = 1;
 }
 
 /* A program at code: its instruction set, SPH and code bytes from the
@@ -391,8 +393,11 @@ static void add_packet(walk *w, const fd_event *e) {
   }
   if (p.info->id == GS_CL_TILE_COORDINATES) w->tile_x = p.values[0], w->tile_y = p.values[1];
   it->tile_x = w->tile_x, it->tile_y = w->tile_y;
+  /* Addresses, and the size of the binner's tile memory (the driver's
+   * estimate from the frame's work), say where things are, not what. */
   for (int i = 0; i < p.info->nfields; i++)
-    if (p.info->fields[i].kind != GS_CL_ADDR) leaf_field(r, it, "", &p.info->fields[i], p.values[i]);
+    if (p.info->fields[i].kind != GS_CL_ADDR && strcmp(p.info->fields[i].name, "tile_alloc_size"))
+      leaf_field(r, it, "", &p.info->fields[i], p.values[i]);
   uint32_t v0 = p.info->nfields ? p.values[0] : 0;
   switch (p.info->id) {
   case GS_CL_PRIMITIVE_LIST_FORMAT:
@@ -787,7 +792,7 @@ static void elem_text(const fd_leaf *l, uint32_t k, char *buf, size_t len) {
       memcpy(&w, l->data + o, 4);
       n += (size_t)snprintf(buf + n, len - n, "%s0x%08x", o > off ? " " : "", w);
     }
-    if (l->unit == 4 && n < len) {
+    if (l->unit == 4 && l->floats && n < len) {
       uint32_t w;
       memcpy(&w, l->data + off, 4);
       snprintf(buf + n, len - n, " (%g)", (double)gs_cl_float(w));
@@ -803,7 +808,7 @@ typedef struct fd_change {
   char name[96], a[160], b[160];
 } fd_change;
 
-static void leaf_change(const fd_leaf *la, const fd_leaf *lb, fd_change *c) {
+static void leaf_change(const fd_leaf *la, const fd_leaf *lb, uint32_t from, fd_change *c) {
   const fd_leaf *l = la ? la : lb;
   snprintf(c->name, sizeof c->name, "%s", l->name);
   snprintf(c->a, sizeof c->a, "(none)");
@@ -815,7 +820,7 @@ static void leaf_change(const fd_leaf *la, const fd_leaf *lb, fd_change *c) {
     if (la) snprintf(c->a, sizeof c->a, "%s", la->text);
     if (lb) snprintf(c->b, sizeof c->b, "%s", lb->text);
   } else if (la && lb) {
-    uint32_t n = la->len < lb->len ? la->len : lb->len, k = 0;
+    uint32_t n = la->len < lb->len ? la->len : lb->len, k = from;
     while (k < n && la->data[k] == lb->data[k]) k++;
     uint32_t e = k / l->unit;
     if (k == n && la->len != lb->len) {
@@ -846,19 +851,31 @@ static const fd_leaf *find_leaf(const fd_item *it, const char *name) {
   return NULL;
 }
 
-/* The leaves that differ between a and b (in a's order, then b's own), at
+/* The leaves that differ between a and b (in a's order, then b's own; for
+ * bytes of one length, each of the first four elements that differ), at
  * most max into out; the count of all. */
 static unsigned item_changes(const fd_item *a, const fd_item *b, fd_change *out, unsigned max) {
   unsigned n = 0;
   for (unsigned i = 0; i < a->nleaves; i++) {
-    const fd_leaf *lb = find_leaf(b, a->leaves[i].name);
-    if (lb && leaf_equal(&a->leaves[i], lb)) continue;
-    if (n < max) leaf_change(&a->leaves[i], lb, &out[n]);
+    const fd_leaf *la = &a->leaves[i], *lb = find_leaf(b, la->name);
+    if (lb && leaf_equal(la, lb)) continue;
+    if (lb && la->type == LEAF_BYTES && lb->type == LEAF_BYTES && la->len == lb->len) {
+      unsigned shown = 0;
+      for (uint32_t e = 0; e * la->unit < la->len; e++) {
+        uint32_t off = e * la->unit, len = la->len - off < la->unit ? la->len - off : la->unit;
+        if (!memcmp(la->data + off, lb->data + off, len)) continue;
+        if (shown++ == 4) break;
+        if (n < max) leaf_change(la, lb, off, &out[n]);
+        n++;
+      }
+      continue;
+    }
+    if (n < max) leaf_change(la, lb, 0, &out[n]);
     n++;
   }
   for (unsigned i = 0; i < b->nleaves; i++) {
     if (find_leaf(a, b->leaves[i].name)) continue;
-    if (n < max) leaf_change(NULL, &b->leaves[i], &out[n]);
+    if (n < max) leaf_change(NULL, &b->leaves[i], 0, &out[n]);
     n++;
   }
   return n;
@@ -1063,6 +1080,32 @@ static void pixel_stats(const fd_ctx *c, fd_pixstats *s) {
     }
 }
 
+/* The draws only one run has: their draw packets were added in B or
+ * removed from A by the binning list's alignment. */
+static void draw_changes(const fd_ctx *c, const fd_diff *d, unsigned nd, int json, FILE *out) {
+  if (json) fprintf(out, "\"draws\": {\"a\": %u, \"b\": %u", c->run[0].ndraws, c->run[1].ndraws);
+  else fprintf(out, "draws: %u in A, %u in B", c->run[0].ndraws, c->run[1].ndraws);
+  for (int side = 1; side >= 0; side--) {
+    int any = 0;
+    if (json) fprintf(out, ", \"%s\": [", side ? "added" : "removed");
+    for (unsigned i = 0; i < nd; i++) {
+      const fd_item *it = side_item(c, &d[i], side);
+      if (d[i].list || d[i].op.op != (side ? OP_ADDED : OP_REMOVED) || it->draw < 0) continue;
+      const fd_draw *dr = &c->run[side].draws[it->draw];
+      if (json) {
+        fprintf(out, "%s{\"draw\": %u, \"where\": ", any ? ", " : "", dr->call);
+        json_str(out, dr->where);
+        fputc('}', out);
+      } else {
+        fprintf(out, "%s draw %u (%s)", any ? "," : side ? "; new in B:" : "; only in A:", dr->call, dr->where);
+      }
+      any = 1;
+    }
+    if (json) fputc(']', out);
+  }
+  fputs(json ? "}" : "\n", out);
+}
+
 static void print_run_title(const fd_run *r, const char *side, long frame, FILE *out) {
   fprintf(out, "%s: frame %ld of %s", side, frame, r->scene);
   for (int i = 0; i < r->nargs; i++) fprintf(out, " %s", r->args[i]);
@@ -1078,6 +1121,7 @@ static void report_text(const fd_ctx *c, const fd_diff *d, unsigned nd, const fd
   }
   if (nd) {
     print_diff(c, &d[0], 1, out);
+    draw_changes(c, d, nd, 0, out);
     unsigned count[3] = {0, 0, 0};
     for (unsigned i = 0; i < nd; i++) count[(side_item(c, &d[i], 0) ? side_item(c, &d[i], 0) : side_item(c, &d[i], 1))->sec]++;
     fprintf(out, "%u difference%s: %u in the binning list, %u in the rendering list, %u in tile lists\n", nd,
@@ -1124,6 +1168,8 @@ static void report_json(const fd_ctx *c, const fd_diff *d, unsigned nd, const fd
   fputs(", \"first_difference\": ", out);
   if (nd) json_diff(c, &d[0], out);
   else fputs("null", out);
+  fputs(", ", out);
+  draw_changes(c, d, nd, 1, out);
   fputs(", \"differences\": [", out);
   for (unsigned i = 0; i < nd; i++) {
     if (i) fputs(", ", out);
