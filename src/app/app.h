@@ -100,6 +100,11 @@ int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, c
 struct lua_State;
 void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *script);
 
+/* `gpusim report [options] SCENE.lua -o REPORT.html [ARGS...]` (report.c):
+ * runs the scene headless through `run` and writes the frame's HTML report
+ * (docs/report.md). The exit status. */
+int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
+
 /* Makes img (empty on entry) an upright RGBA8 copy of a frame buffer of
  * w x h pixels at p, rows `stride` bytes apart, y-up, in `format` (BGR565
  * widened as the store packed it, RGBA16F clamped to 0..1). main.c */

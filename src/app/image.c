@@ -130,6 +130,12 @@ static int encode_png(const gs_image *img, unsigned char **png, size_t *len) {
   return 0;
 }
 
+int gs_image_encode_png(const gs_image *img, unsigned char **png, size_t *len, gs_diag *d) {
+  if (!img->pixels || img->width < 1 || img->height < 1) return gs_diag_set(d, GS_EARG, "PNG: the image is empty");
+  if (encode_png(img, png, len)) return gs_diag_set(d, GS_ENOMEM, "PNG: out of memory");
+  return GS_OK;
+}
+
 int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d) {
   const char *name = strcmp(path, "-") == 0 ? "<stdout>" : path;
   if (!img->pixels || img->width < 1 || img->height < 1)

@@ -86,6 +86,10 @@ int gs_image_from_framebuffer(gs_image *img, const void *rows, int width, int he
  * GS_EIO; the message names path and the reason. */
 int gs_image_write_png(const gs_image *img, const char *path, gs_diag *d);
 
+/* Encodes img as an 8-bit RGBA PNG into a malloc'ed buffer (*png, *len;
+ * free it). Returns GS_OK, GS_EARG (empty image) or GS_ENOMEM. */
+int gs_image_encode_png(const gs_image *img, unsigned char **png, size_t *len, gs_diag *d);
+
 /* Reads the image file at path into img (which must be empty or freed) as
  * RGBA8. Returns GS_OK, GS_EIO (cannot open or read), GS_EINVAL (not an
  * image stb_image decodes, or larger than GS_IMAGE_MAX_SIDE) or GS_ENOMEM;

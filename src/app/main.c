@@ -54,6 +54,7 @@ static const char usage_text[] =
   "       gpusim bench [OPTIONS]            (gpusim bench --help)\n"
   "       gpusim test [OPTIONS] MANIFEST.lua  (gpusim test --help)\n"
   "       gpusim why [--frame N] [--json] SCENE.lua X Y [ARGS...]  (gpusim why --help)\n"
+  "       gpusim report SCENE.lua -o REPORT.html [ARGS...]  (gpusim report --help)\n"
   "       gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]  (gpusim trace --help)\n"
   "\n"
   "Runs SCRIPT.lua with the standard Lua libraries and the gpusim module\n"
@@ -128,6 +129,9 @@ static const char usage_text[] =
   "  trace         the lane trace of the fragment program that last shaded pixel\n"
   "                (X, Y): pc, instruction, registers written (gpusim trace\n"
   "                --help; docs/debugger.md)\n"
+  "  report        one self-contained HTML page about a frame: the frame, its\n"
+  "                overlays, the control lists, tile statistics and each pixel's\n"
+  "                provenance on a click (gpusim report --help; docs/report.md)\n"
   "\n"
   "Output files (-o, --dump-cl, asm -o, disasm -o, diff -o): - is standard\n"
   "output; a new or regular file is written whole or not at all (a temporary\n"
@@ -960,6 +964,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "bench") == 0) return gs_bench_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "test") == 0) return gs_test_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "why") == 0) return gs_why_main(argc - 1, argv + 1, run_script);
+    if (strcmp(argv[1], "report") == 0) return gs_report_main(argc - 1, argv + 1, run_script);
     if (strcmp(argv[1], "trace") == 0) return gs_trace_main(argc - 1, argv + 1, run_script);
   }
   gs_run_options o;
