@@ -218,7 +218,7 @@ static int add_state(gs_debug_inv *inv, const void *st, int first, void *ctx) {
  * found once per ISA (a name lookup formats every register's name). */
 static int gs_debug_cond_fast(gs_debug *d, const gs_debug_ops *ops, const void *st, unsigned i) {
   const gs_debug_cond *c = &d->conds[i];
-  if (c->is_pc) return gs_debug_cond_holds(ops, st, d->cur_lane, c);
+  if (c->is_pc) return gs_debug_cond_holds(ops, st, d->scan_lane, c);
   if (d->cache_ops != ops) {
     char buf[32];
     for (unsigned k = 0; k < d->nconds && k < 64; k++) {

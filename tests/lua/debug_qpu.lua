@@ -66,6 +66,7 @@ local function u32(v) return v & 0xffffffff end
 
 local d = gpusim.debug {x = 3, y = 4}   -- C: lane 15, pipeline (3, 3)
 local info = d:info()
+local program = info.program
 assert(info.isa == "qpu" and info.stage == "fragment", info.isa)
 assert(info.x == 3 and info.y == 4 and info.invocation == 2, ("%d %d %d"):format(info.x, info.y, info.invocation))
 assert(d:lane() == 15, d:lane())
@@ -145,6 +146,19 @@ assert(info.x == 1 and info.y == 3 and info.invocation == 0 and d:lane() == 1 an
 assert(d:reverse() == false and d:at() == 0)
 assert(d:continue() == true and d:info().invocation == 0 and d:at() == 3) -- its own hit
 assert(d:continue() == true and d:info().invocation == 1)
+d:clear()
+-- frame-wide on a pc: every invocation reaches "mov tlb_colour_all, r0" (program + 64) at step 8
+d:breakpoint {pc = program + 64, frame = true}
+local ph = d:hits()
+assert(#ph == 3, #ph)
+for i, want in ipairs {{0, 1, 1, 3}, {1, 2, 4, 6}, {2, 15, 3, 4}} do
+  local h = ph[i]
+  assert(h.invocation == want[1] and h.step == 8 and h.lane == want[2] and h.x == want[3] and h.y == want[4], i)
+end
+assert(d:reverse() == true and d:info().invocation == 0 and d:at() == 8 and d:line() == "mov tlb_colour_all, r0")
+assert(d:continue() == true and d:info().invocation == 1 and d:at() == 8)
+assert(d:continue() == true and d:info().invocation == 2 and d:at() == 8 and d:lane() == 15)
+assert(d:continue() == false and d:at() == 12)
 
 -- errors: outside the image, nothing shaded (what gpusim why says)
 ok, err = pcall(gpusim.debug, {x = 8, y = 0})
