@@ -112,6 +112,10 @@ struct gs_image;
 int gs_app_framebuffer_image(const uint8_t *p, int w, int h, int stride, gs_drv_format format,
                              struct gs_image *img, gs_diag *d);
 
+/* Writes gpusim.why's answer at idx as `gpusim why` prints it (why.c;
+ * the window's inspector shows it in its panel). */
+void gs_why_text(struct lua_State *L, int idx, const char *script, FILE *out);
+
 /* Reads all of path ("-": standard input) into a malloc'ed buffer with a NUL
  * after the last byte. Returns 0, or -1 with errno set. cli.c */
 int gs_cli_read_file(const char *path, char **data, size_t *len);

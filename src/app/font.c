@@ -30,21 +30,40 @@ static void printable(const char *text, size_t n, char *buf) {
   buf[i] = '\0';
 }
 
-int gs_font_width(const char *text) {
-  int best = 0;
-  while (*text) {
+/* Calls fn for each chunk of at most CHUNK printable characters of text:
+ * its line (from 0), its x offset in the line at scale 1, its characters. */
+static void walk(const char *text, void (*fn)(void *ctx, int line, float x, char *chunk), void *ctx) {
+  for (int line = 0; *text; line++) {
     size_t len = strcspn(text, "\n");
-    int w = 0;
+    float x = 0;
     for (size_t off = 0; off < len; off += CHUNK) {
       char buf[CHUNK + 1];
       printable(text + off, len - off < CHUNK ? len - off : CHUNK, buf);
-      w += stb_easy_font_width(buf);
+      fn(ctx, line, x, buf);
+      x += (float)stb_easy_font_width(buf);
     }
-    if (w > best) best = w;
     text += len;
     if (*text == '\n') text++;
   }
-  return best;
+}
+
+typedef struct width_ctx {
+  int line, best;
+  float end;
+} width_ctx;
+
+static void width_fn(void *ctx, int line, float x, char *chunk) {
+  width_ctx *w = ctx;
+  float end = x + (float)stb_easy_font_width(chunk);
+  if (line != w->line) w->line = line, w->end = 0;
+  if (end > w->end) w->end = end;
+  if ((int)w->end > w->best) w->best = (int)w->end;
+}
+
+int gs_font_width(const char *text) {
+  width_ctx w = {0, 0, 0};
+  walk(text, width_fn, &w);
+  return w.best;
 }
 
 int gs_font_height(const char *text) {
@@ -82,28 +101,26 @@ void gs_frame_rect(gs_image *img, int x, int y, int w, int h, int t, const uint8
   gs_fill_rect(img, x + w - t, y + t, t, h - 2 * t, rgba);
 }
 
-void gs_font_draw(gs_image *img, int x, int y, const char *text, const uint8_t rgba[4], int scale) {
-  if (scale < 1) scale = 1;
+typedef struct draw_ctx {
+  gs_image *img;
+  int x, y, scale;
+  const uint8_t *rgba;
+} draw_ctx;
+
+static void draw_fn(void *ctx, int line, float x, char *chunk) {
+  const draw_ctx *c = ctx;
   float verts[CHUNK * 40 * 16]; /* 4 vertices of 4 floats per stroke; at most ~40 strokes a glyph */
-  int line = 0;
-  while (*text) {
-    size_t len = strcspn(text, "\n");
-    float px = 0;
-    for (size_t off = 0; off < len; off += CHUNK) {
-      char buf[CHUNK + 1];
-      printable(text + off, len - off < CHUNK ? len - off : CHUNK, buf);
-      int quads = stb_easy_font_print(px, 0, buf, NULL, verts, (int)sizeof verts);
-      for (int q = 0; q < quads; q++) {
-        const float *v = verts + 16 * q; /* x, y, z, colour per vertex; v0 top-left, v2 bottom-right */
-        int qx0 = (int)lrintf(v[0]), qy0 = (int)lrintf(v[1]);
-        int qx1 = (int)lrintf(v[8]), qy1 = (int)lrintf(v[9]);
-        gs_fill_rect(img, x + qx0 * scale, y + (line * GS_FONT_LINE + qy0) * scale, (qx1 - qx0) * scale,
-                     (qy1 - qy0) * scale, rgba);
-      }
-      px += (float)stb_easy_font_width(buf);
-    }
-    text += len;
-    if (*text == '\n') text++;
-    line++;
+  int quads = stb_easy_font_print(x, 0, chunk, NULL, verts, (int)sizeof verts);
+  for (int q = 0; q < quads; q++) {
+    const float *v = verts + 16 * q; /* x, y, z, colour per vertex; v0 top-left, v2 bottom-right */
+    int qx0 = (int)lrintf(v[0]), qy0 = (int)lrintf(v[1]);
+    int qx1 = (int)lrintf(v[8]), qy1 = (int)lrintf(v[9]);
+    gs_fill_rect(c->img, c->x + qx0 * c->scale, c->y + (line * GS_FONT_LINE + qy0) * c->scale,
+                 (qx1 - qx0) * c->scale, (qy1 - qy0) * c->scale, c->rgba);
   }
+}
+
+void gs_font_draw(gs_image *img, int x, int y, const char *text, const uint8_t rgba[4], int scale) {
+  draw_ctx c = {img, x, y, scale < 1 ? 1 : scale, rgba};
+  walk(text, draw_fn, &c);
 }

@@ -645,15 +645,23 @@ static int show_scene(lua_State *L, const gs_run_options *o, int handler, const 
     return rc;
   }
   int status = LUA_OK;
+  gs_inspector *ins = gs_inspector_new(L, o->overlay, script); /* keys, overlays, panels (overlay.c) */
+  long rendered = 0;
   for (long n = 0; !gs_window_poll(win);) {
     gs_image img = {0, 0, 0, NULL};
+    int hold = 0;
     rc = frame_to_image(L, lua_gettop(L), &img, d);
-    if (rc == GS_OK) rc = gs_window_present(win, img.pixels, (ptrdiff_t)img.stride, d);
+    if (rc == GS_OK)
+      rc = ins ? gs_inspector_present(ins, win, &img, rendered, &hold, d)
+               : gs_window_present(win, img.pixels, (ptrdiff_t)img.stride, d);
     gs_image_free(&img);
     if (rc != GS_OK || (o->frames > 0 && ++n >= o->frames)) break;
+    if (hold) continue; /* the inspector keeps this frame */
     lua_pop(L, 1);
     if ((status = render_frame(L, o, n, handler)) != LUA_OK) break;
+    rendered = n;
   }
+  gs_inspector_free(ins);
   gs_window_close(win);
   if (status != LUA_OK) lua_error(L);
   return rc;

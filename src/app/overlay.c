@@ -28,6 +28,8 @@
 #include "lua/lgpusim.h"
 #include "v3d/trace.h"
 #include "v3d/v3d.h"
+#include "app/window.h"
+#include <SDL.h>
 
 static const char *const kind_names[GS_OVERLAY_KINDS] = {"none", "tiles", "overdraw", "trisize", "isa", "order"};
 static const char *const kind_help[GS_OVERLAY_KINDS] = {
@@ -169,6 +171,13 @@ static void on_event(void *ctx, const gs_trace_event *e) {
     c->tile_area[t] = s && s->record ? s->area : 0;
     return;
   }
+  case GS_TRACE_SHADE: {
+    if (e->tile_x >= od->tiles_x || e->tile_y >= od->tiles_y) return;
+    unsigned id = e->fs_isa ? (unsigned)e->fs_isa->id : GS_ISA_QPU;
+    if (id == GS_ISA_NONE || id >= GS_OVERLAY_ISAS) id = GS_ISA_QPU;
+    od->tile_batches[(e->tile_y * od->tiles_x + e->tile_x) * GS_OVERLAY_ISAS + id]++;
+    return;
+  }
   case GS_TRACE_FRAGMENT: {
     if (e->lane < 0 || e->lane > 15) return;
     uint32_t x = e->x[e->lane], y = e->y[e->lane];
@@ -193,6 +202,7 @@ void gs_overlay_data_free(gs_overlay_data *od) {
   free(od->overdraw);
   free(od->area);
   free(od->isa);
+  free(od->tile_batches);
   free(od->draws);
   memset(od, 0, sizeof *od);
 }
@@ -209,7 +219,9 @@ static int alloc_data(gs_overlay_data *od, const gs_drv_frame *f, gs_diag *d) {
   od->overdraw = calloc(np, sizeof *od->overdraw);
   od->area = calloc(np, sizeof *od->area);
   od->isa = calloc(np, 1);
-  if (!od->tile_prims || !od->tile_rank || !od->order || !od->overdraw || !od->area || !od->isa) {
+  od->tile_batches = calloc((nt ? nt : 1) * GS_OVERLAY_ISAS, sizeof *od->tile_batches);
+  if (!od->tile_prims || !od->tile_rank || !od->order || !od->overdraw || !od->area || !od->isa ||
+      !od->tile_batches) {
     gs_overlay_data_free(od);
     return gs_diag_set(d, GS_ENOMEM, "overlay: host out of memory");
   }
@@ -226,8 +238,8 @@ static int run_lists(gs_gpu *g, const lgs_frame_info *fi, collect_ctx *c, long k
   uint8_t *fb = gs_mem_ptr(mem, f->framebuffer, (uint32_t)size);
   if (!fb) return gs_diag_set(d, GS_EFAULT, "overlay: the frame buffer at 0x%08x has been released", f->framebuffer);
   uint8_t *saved = malloc(size);
-  gs_overlay_data *od = c->od;
-  unsigned nd = keep >= 0 ? od->ndraws : 0;
+  gs_overlay_data *od = c ? c->od : NULL;
+  unsigned nd = keep >= 0 && od ? od->ndraws : 0;
   uint8_t *patch = NULL;
   size_t patch_len = 0;
   for (unsigned i = 0; i < nd; i++) patch_len += od->draws[i].size;
@@ -250,7 +262,7 @@ static int run_lists(gs_gpu *g, const lgs_frame_info *fi, collect_ctx *c, long k
   o.threads = fi->threads;
   o.unif_streams = f->unif_streams;
   o.n_unif_streams = f->n_unif_streams;
-  g->trace = &t;
+  g->trace = c ? &t : NULL;
   int rc = gs_v3d_run(g, f->bin_start, f->bin_end, f->render_start, f->render_end, &o);
   g->trace = NULL;
   at = 0;
@@ -304,6 +316,9 @@ int gs_overlay_collect(struct lua_State *L, long draws, gs_overlay_data *od, gs_
       memset(c.tile_area, 0, ((size_t)od->tiles_x * od->tiles_y + 1) * sizeof *c.tile_area);
       rc = run_lists(g, &fi, &c, draws, frame, d);
       od->ndraws = n;
+      /* once more as the frame is, untraced: the tile lists in memory are
+       * the frame's again (--dump-cl, the inspector's tile lists) */
+      if (rc == GS_OK) rc = run_lists(g, &fi, NULL, -1, NULL, d);
       od->drawn = (unsigned)(draws < (long)n ? draws : (long)n);
     } else {
       free(list);
@@ -454,10 +469,15 @@ int gs_overlay_compose(const gs_overlay_data *od, gs_overlay_kind k, const gs_im
       const uint8_t *f = gs_image_pixel(frame, x, y);
       uint8_t c[4], px[4] = {f[0], f[1], f[2], 255};
       pixel_colour(od, k, x, od->height - 1 - y, maxv, lo, hi, step_tile, c);
+      if (k == GS_OVERLAY_ORDER && step_tile >= 0 && !c[3]) { /* a tile not rendered yet: nothing to show */
+        gs_fill_rect(out, x * zoom, y * zoom, zoom, zoom, PANEL);
+        continue;
+      }
       if (k != GS_OVERLAY_NONE) {
-        if (c[3] && k == GS_OVERLAY_ISA) /* the colour names the ISA: mostly colour */
-          for (int i = 0; i < 3; i++) px[i] = (uint8_t)((px[i] + c[i] * 3u + 2) / 4);
-        else if (c[3]) for (int i = 0; i < 3; i++) px[i] = (uint8_t)((px[i] * 2u + c[i] * 3u + 2) / 5);
+        /* over the frame's grey (so that the overlay's colours read true), 3/4 colour;
+         * pixels the overlay says nothing about: the frame at 2/5 */
+        unsigned lum = (px[0] * 77u + px[1] * 150u + px[2] * 29u) >> 8;
+        if (c[3]) for (int i = 0; i < 3; i++) px[i] = (uint8_t)((lum + c[i] * 3u + 2) / 4);
         else for (int i = 0; i < 3; i++) px[i] = (uint8_t)(px[i] * 2u / 5);
       }
       gs_fill_rect(out, x * zoom, y * zoom, zoom, zoom, px);
@@ -563,4 +583,393 @@ static int l_overlay(lua_State *L) {
 void gs_overlay_lua_register(struct lua_State *L) {
   lua_pushcfunction(L, l_overlay);
   lua_setfield(L, -2, "overlay");
+}
+
+/* ---- the window's inspector ---------------------------------------------------- */
+
+#define PANEL_W 440
+#define MIN_H 480
+#define STRIP (2 * GS_FONT_LINE + 8)
+
+struct gs_inspector {
+  lua_State *L;
+  const char *script;
+  int overlay;             /* gs_overlay_kind */
+  long draw_step;          /* -1: every draw; else the frame after that many draws */
+  long tile_step;          /* -1: off; else the tile of that rank being rendered */
+  int help, paused;
+  int zoom;
+  int shown_zoom;          /* the presented picture's pixels per frame pixel (1 when idle) */
+  long tile_x, tile_y;     /* the tile whose list the panel shows (pipeline rows), -1: none */
+  char *panel;             /* the side panel's text (a tile list, why's answer), NULL: none */
+  int panel_is_pixel;      /* the panel explains a pixel (the debugger keys apply) */
+  long px, py;             /* that pixel (image coordinates) */
+  int debug_ref;           /* LUA_NOREF, or the gpusim.debug session of the pixel */
+  char debug_text[1024];
+  /* the picture */
+  int dirty;
+  long serial;
+  gs_overlay_data od;
+  int have_od;
+  long od_serial;          /* the frame serial od was collected for */
+  gs_image stepped;        /* the frame after draw_step draws */
+  gs_image canvas;
+  /* scripted input (GPUSIM_INSPECT: docs/inspector.md) */
+  char *script_items;
+  char *next_item;
+  long wait;
+};
+
+static const char *const help_text =
+  "keys:  h help   o/O next/previous overlay   0-5 overlay (0 none)\n"
+  "       ] [  step draws (the frame after k draws)   a  all draws\n"
+  "       . ,  step tiles in rendering order   t  tiles off\n"
+  "       space  pause   c  close the panel   Esc q  quit\n"
+  "click: a tile with the tiles overlay: its tile list decoded;\n"
+  "       a pixel otherwise: gpusim why's answer\n"
+  "       n b  then step the pixel's shader forward / back";
+
+gs_inspector *gs_inspector_new(struct lua_State *L, int overlay, const char *script) {
+  gs_inspector *ins = calloc(1, sizeof *ins);
+  if (!ins) return NULL;
+  ins->L = L, ins->script = script, ins->overlay = overlay;
+  ins->draw_step = ins->tile_step = -1;
+  ins->debug_ref = LUA_NOREF;
+  ins->dirty = 1;
+  ins->serial = -1;
+  ins->tile_x = ins->tile_y = -1;
+  const char *env = getenv("GPUSIM_INSPECT");
+  if (env && *env) {
+    ins->script_items = strdup(env);
+    ins->next_item = ins->script_items;
+  }
+  return ins;
+}
+
+void gs_inspector_free(gs_inspector *ins) {
+  if (!ins) return;
+  if (ins->have_od) gs_overlay_data_free(&ins->od);
+  gs_image_free(&ins->stepped);
+  gs_image_free(&ins->canvas);
+  if (ins->debug_ref != LUA_NOREF) luaL_unref(ins->L, LUA_REGISTRYINDEX, ins->debug_ref);
+  free(ins->panel);
+  free(ins->script_items);
+  free(ins);
+}
+
+/* The overlay data of the frame shown (and the frame after draw_step draws). */
+static int collect(gs_inspector *ins, gs_diag *d) {
+  if (ins->have_od) gs_overlay_data_free(&ins->od);
+  gs_image_free(&ins->stepped);
+  ins->have_od = 0;
+  int rc = gs_overlay_collect(ins->L, ins->draw_step, &ins->od, ins->draw_step >= 0 ? &ins->stepped : NULL, d);
+  if (rc != GS_OK) return rc;
+  ins->have_od = 1;
+  ins->od_serial = ins->serial;
+  return GS_OK;
+}
+
+static void set_panel(gs_inspector *ins, char *text, int is_pixel) {
+  free(ins->panel);
+  ins->panel = text;
+  ins->panel_is_pixel = is_pixel;
+  ins->debug_text[0] = '\0';
+  ins->tile_x = ins->tile_y = -1;
+  if (ins->debug_ref != LUA_NOREF) luaL_unref(ins->L, LUA_REGISTRYINDEX, ins->debug_ref);
+  ins->debug_ref = LUA_NOREF;
+  ins->dirty = 1;
+}
+
+/* The decoded rendering list of tile (tx, ty) (pipeline rows): its
+ * TILE_COORDINATES sections of the frame's lists as --dump-cl prints them. */
+static char *tile_list_text(gs_inspector *ins, unsigned tx, unsigned ty) {
+  lgs_frame_info fi;
+  int top = lua_gettop(ins->L);
+  int ok = lgs_last_frame(ins->L, &fi) && fi.ran;
+  lua_settop(ins->L, top);
+  if (!ok) return strdup("no frame");
+  char *all = NULL, *out = NULL;
+  size_t len = 0, olen = 0;
+  FILE *m = open_memstream(&all, &len);
+  if (!m) return NULL;
+  gs_diag d;
+  gs_diag_clear(&d);
+  const gs_drv_frame *f = &fi.frame;
+  int rc = gs_dumpcl_frame(gs_gpu_mem(gs_lua_gpu(ins->L)), f->bin_start, f->bin_end, f->render_start, f->render_end,
+                           m, &d);
+  fclose(m);
+  FILE *o = open_memstream(&out, &olen);
+  if (!o) return free(all), NULL;
+  fprintf(o, "tile (%u, %u), its rendering list and tile list\n(decoded as gpusim --dump-cl does):\n", tx, ty);
+  if (rc != GS_OK) fprintf(o, "%s\n", d.msg);
+  char want[64];
+  snprintf(want, sizeof want, "TILE_COORDINATES  column=%u row=%u", tx, ty);
+  int in = 0;
+  for (char *line = all, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+    nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    if (strstr(line, "115 TILE_COORDINATES")) in = strstr(line, want) != NULL;
+    else if (line[0] == '#') in = 0;
+    if (in) fprintf(o, "%s\n", line);
+  }
+  fclose(o);
+  free(all);
+  return out;
+}
+
+/* gpusim why's answer for image pixel (x, y), as text. */
+static char *why_text(gs_inspector *ins, long x, long y) {
+  lua_State *L = ins->L;
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "gpusim");
+  lua_getfield(L, -1, "why");
+  lua_pushinteger(L, x);
+  lua_pushinteger(L, y);
+  char *out = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&out, &len);
+  if (!m) return lua_settop(L, top), NULL;
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) fprintf(m, "%s\n", lua_tostring(L, -1));
+  else gs_why_text(L, -1, ins->script, m);
+  fclose(m);
+  lua_settop(L, top);
+  return out;
+}
+
+/* The debugger session of the panel's pixel: steps it by `dir` (1
+ * forward, -1 back, 0 open) and describes it in debug_text. The debugger
+ * is gpusim.debug (docs/debugger.md) when this build has it. */
+static void debug_step(gs_inspector *ins, int dir) {
+  lua_State *L = ins->L;
+  int top = lua_gettop(L);
+  ins->dirty = 1;
+  if (ins->debug_ref == LUA_NOREF) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "gpusim");
+    lua_getfield(L, -1, "debug");
+    if (!lua_isfunction(L, -1)) {
+      snprintf(ins->debug_text, sizeof ins->debug_text,
+               "debugger: gpusim.debug is not in this build (n, b step it once it is)");
+      lua_settop(L, top);
+      return;
+    }
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, ins->px), lua_setfield(L, -2, "x");
+    lua_pushinteger(L, ins->py), lua_setfield(L, -2, "y");
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      snprintf(ins->debug_text, sizeof ins->debug_text, "debugger: %s", lua_tostring(L, -1));
+      lua_settop(L, top);
+      return;
+    }
+    ins->debug_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  static const char chunk[] =
+    "local d, dir = ...\n"
+    "if dir > 0 then d:step() elseif dir < 0 then d:back() end\n"
+    "local info = d:info()\n"
+    "local out = {string.format('debugger (n b): %s %s program, step %d of %d, lane %d, pc 0x%x',\n"
+    "  tostring(info.isa), tostring(info.stage), d:at(), d:length(), d:lane(), d:pc()),\n"
+    "  'next: ' .. tostring(d:line() or '(the end)')}\n"
+    "local row = {}\n"
+    "for _, name in ipairs(d:registers()) do\n"
+    "  local ok, v = pcall(d.reg, d, name)\n"
+    "  if ok and math.type(v) == 'integer' and v ~= 0 then row[#row + 1] = string.format('%s=%08x', name, v & 0xffffffff) end\n"
+    "  if #row >= 32 then break end\n"
+    "end\n"
+    "out[#out + 1] = 'registers of the lane (not zero):'\n"
+    "for i = 1, #row, 4 do out[#out + 1] = '  ' .. table.concat(row, '  ', i, math.min(i + 3, #row)) end\n"
+    "return table.concat(out, '\\n')\n";
+  if (luaL_loadstring(L, chunk) != LUA_OK) {
+    lua_settop(L, top);
+    return;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ins->debug_ref);
+  lua_pushinteger(L, dir);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) snprintf(ins->debug_text, sizeof ins->debug_text, "debugger: %s", lua_tostring(L, -1));
+  else snprintf(ins->debug_text, sizeof ins->debug_text, "%s", lua_tostring(L, -1));
+  lua_settop(L, top);
+}
+
+static void click(gs_inspector *ins, int cx, int cy) {
+  int z = ins->shown_zoom ? ins->shown_zoom : 1;
+  long x = cx / z, y = cy / z;
+  if (!ins->have_od || ins->od_serial != ins->serial) {
+    gs_diag d;
+    gs_diag_clear(&d);
+    if (collect(ins, &d) != GS_OK) {
+      set_panel(ins, strdup(d.msg), 0);
+      return;
+    }
+  }
+  if (x >= ins->od.width || y >= ins->od.height) return;
+  if (ins->overlay == GS_OVERLAY_TILES) {
+    unsigned ty = (unsigned)(ins->od.height - 1 - y) / ins->od.tile_h, tx = (unsigned)x / ins->od.tile_w;
+    set_panel(ins, tile_list_text(ins, tx, ty), 0);
+    ins->tile_x = tx, ins->tile_y = ty;
+  } else {
+    ins->px = x, ins->py = y;
+    set_panel(ins, why_text(ins, x, y), 1);
+  }
+}
+
+static void key(gs_inspector *ins, int k, int shift) {
+  if (!ins->have_od && (k == '[' || k == ']' || k == ',' || k == '.' || k == SDLK_RIGHT || k == SDLK_LEFT ||
+                        k == SDLK_UP || k == SDLK_DOWN)) { /* the draw and tile counts */
+    gs_diag d;
+    gs_diag_clear(&d);
+    if (collect(ins, &d) != GS_OK) set_panel(ins, strdup(d.msg), 0);
+  }
+  long nd = ins->have_od ? (long)ins->od.ndraws : 0, nt = ins->have_od ? (long)ins->od.norder : 0;
+  ins->dirty = 1;
+  if (k == 'h') ins->help = !ins->help;
+  else if (k == 'o') ins->overlay = (ins->overlay + (shift ? GS_OVERLAY_KINDS - 1 : 1)) % GS_OVERLAY_KINDS;
+  else if (k >= '0' && k <= '5') ins->overlay = k - '0';
+  else if (k == ' ') ins->paused = !ins->paused;
+  else if (k == 'a') ins->draw_step = -1;
+  else if (k == ']' || k == SDLK_RIGHT) ins->draw_step = ins->draw_step < 0 ? 0 : ins->draw_step + 1 > nd ? -1 : ins->draw_step + 1;
+  else if (k == '[' || k == SDLK_LEFT) ins->draw_step = ins->draw_step < 0 ? (nd > 0 ? nd - 1 : 0) : ins->draw_step > 0 ? ins->draw_step - 1 : 0;
+  else if (k == 't') ins->tile_step = -1;
+  else if (k == '.' || k == SDLK_DOWN) ins->tile_step = ins->tile_step + 1 >= nt ? -1 : ins->tile_step + 1;
+  else if (k == ',' || k == SDLK_UP) ins->tile_step = ins->tile_step < 0 ? nt - 1 : ins->tile_step - 1;
+  else if (k == 'c') set_panel(ins, NULL, 0);
+  else if ((k == 'n' || k == 'b') && ins->panel_is_pixel) debug_step(ins, ins->debug_ref == LUA_NOREF ? 0 : k == 'n' ? 1 : -1);
+  else ins->dirty = 0;
+}
+
+/* Draws the side panel at x of the canvas. */
+static void draw_panel(gs_inspector *ins, int x, long serial) {
+  gs_image *c = &ins->canvas;
+  char status[1024];
+  const gs_overlay_data *od = &ins->od;
+  int n = snprintf(status, sizeof status, "frame %ld%s   overlay: %s (o, 0-5)\n", serial,
+                   ins->paused || ins->draw_step >= 0 || ins->tile_step >= 0 || ins->panel ? " (held)" : "",
+                   gs_overlay_name((gs_overlay_kind)ins->overlay));
+  if (ins->draw_step >= 0) n += snprintf(status + n, sizeof status - (size_t)n, "draws: the first %ld of %u ([ ])\n", ins->draw_step, od->ndraws);
+  else n += snprintf(status + n, sizeof status - (size_t)n, "draws: all %u ([ ] to step)\n", od->ndraws);
+  if (ins->tile_step >= 0 && (unsigned long)ins->tile_step < od->norder)
+    snprintf(status + n, sizeof status - (size_t)n, "tile %ld of %u: (%u, %u) being rendered (, .)\n", ins->tile_step + 1, od->norder,
+             od->order[ins->tile_step] % od->tiles_x, od->order[ins->tile_step] / od->tiles_x);
+  else snprintf(status + n, sizeof status - (size_t)n, "tiles: %u rendered (, . to step)  h: help\n", od->norder);
+  int y = 6;
+  gs_font_draw(c, x, y, status, STEP, 1);
+  y += gs_font_height(status) + 4;
+  if (ins->help) {
+    gs_font_draw(c, x, y, help_text, WHITE, 1);
+    y += gs_font_height(help_text) + 8;
+  }
+  if (ins->debug_text[0]) {
+    gs_font_draw(c, x, y, ins->debug_text, STEP, 1);
+    y += gs_font_height(ins->debug_text) + 8;
+  }
+  if (ins->panel) gs_font_draw(c, x, y, ins->panel, WHITE, 1);
+}
+
+/* Runs the next item of GPUSIM_INSPECT (space-separated): KEY (one
+ * character), key:NAME (right, left, up, down, space), click:X,Y (a pixel of
+ * the frame), shot:FILE (the picture as PNG), print (the panel's text on
+ * standard output), wait:N (N frames). */
+static int script_step(gs_inspector *ins, gs_window *win, const gs_image *shown, gs_diag *d) {
+  if (!ins->next_item) return GS_OK;
+  if (ins->wait > 0) {
+    ins->wait--;
+    return GS_OK;
+  }
+  char *p = ins->next_item;
+  while (*p == ' ') p++;
+  if (!*p) {
+    ins->next_item = NULL;
+    return GS_OK;
+  }
+  char *end = strchr(p, ' ');
+  if (end) *end = '\0';
+  ins->next_item = end ? end + 1 : p + strlen(p);
+  int z = ins->shown_zoom ? ins->shown_zoom : 1;
+  if (strncmp(p, "click:", 6) == 0) {
+    int x, y;
+    if (sscanf(p + 6, "%d,%d", &x, &y) == 2) return gs_window_push_click(win, x * z + z / 2, y * z + z / 2, d);
+  } else if (strncmp(p, "shot:", 5) == 0) {
+    return gs_image_write_png(shown, p + 5, d);
+  } else if (strcmp(p, "print") == 0) {
+    printf("inspector panel:\n%s\n%s\n", ins->panel ? ins->panel : "", ins->debug_text);
+    fflush(stdout);
+    return GS_OK;
+  } else if (strncmp(p, "wait:", 5) == 0) {
+    ins->wait = atol(p + 5);
+    return GS_OK;
+  } else if (strcmp(p, "key:right") == 0) {
+    return gs_window_push_key(win, SDLK_RIGHT, d);
+  } else if (strcmp(p, "key:left") == 0) {
+    return gs_window_push_key(win, SDLK_LEFT, d);
+  } else if (strcmp(p, "key:space") == 0) {
+    return gs_window_push_key(win, ' ', d);
+  } else if (p[0] && !p[1]) {
+    return gs_window_push_key(win, (unsigned char)p[0], d);
+  }
+  return gs_diag_set(d, GS_EARG, "GPUSIM_INSPECT: cannot do '%s'", p);
+}
+
+/* Nothing of the inspector is on: the window shows the frame alone, as
+ * without it. */
+static int idle(const gs_inspector *ins) {
+  return ins->overlay == GS_OVERLAY_NONE && ins->draw_step < 0 && ins->tile_step < 0 && !ins->panel && !ins->help &&
+         !ins->paused;
+}
+
+int gs_inspector_present(gs_inspector *ins, gs_window *win, const gs_image *frame, long serial, int *hold,
+                         gs_diag *d) {
+  gs_window_input in;
+  int rc;
+  if (serial != ins->serial) ins->dirty = 1;
+  ins->serial = serial;
+  while (gs_window_next_input(win, &in)) {
+    if (in.kind == GS_INPUT_KEY) key(ins, in.key, in.shift);
+    else click(ins, in.x, in.y);
+  }
+  *hold = ins->paused || ins->draw_step >= 0 || ins->tile_step >= 0 || ins->panel != NULL;
+  if (!ins->zoom) {
+    int longer = frame->width > frame->height ? frame->width : frame->height;
+    ins->zoom = 1;
+    while (ins->zoom < 8 && (ins->zoom + 1) * longer <= 512) ins->zoom++;
+  }
+  if (idle(ins)) {
+    ins->shown_zoom = 1;
+    rc = gs_window_present_sized(win, frame->pixels, frame->width, frame->height, (ptrdiff_t)frame->stride, d);
+    if (rc == GS_OK) rc = script_step(ins, win, frame, d);
+    ins->dirty = 1;
+    return rc;
+  }
+  if (ins->dirty) {
+    if (!ins->have_od || ins->od_serial != serial || ins->draw_step >= 0 || ins->od.drawn != ins->od.ndraws) {
+      if ((rc = collect(ins, d)) != GS_OK) return rc;
+    }
+    const gs_image *base = ins->draw_step >= 0 ? &ins->stepped : frame;
+    gs_overlay_kind k = ins->tile_step >= 0 ? GS_OVERLAY_ORDER : (gs_overlay_kind)ins->overlay;
+    gs_image pic = {0, 0, 0, NULL};
+    rc = gs_overlay_compose(&ins->od, k, base, ins->zoom, ins->tile_step, &pic, d);
+    if (rc != GS_OK) return rc;
+    int lw = frame->width * ins->zoom < 340 ? 340 : frame->width * ins->zoom;
+    int h = frame->height * ins->zoom + STRIP;
+    if (h < MIN_H) h = MIN_H;
+    if (!ins->canvas.pixels || ins->canvas.width != lw + PANEL_W || ins->canvas.height != h) {
+      gs_image_free(&ins->canvas);
+      if ((rc = gs_image_alloc(&ins->canvas, lw + PANEL_W, h, d)) != GS_OK) return gs_image_free(&pic), rc;
+    }
+    gs_fill_rect(&ins->canvas, 0, 0, ins->canvas.width, ins->canvas.height, PANEL);
+    for (int y = 0; y < pic.height; y++) memcpy(gs_image_pixel(&ins->canvas, 0, y), gs_image_pixel(&pic, 0, y), (size_t)pic.width * 4);
+    gs_image_free(&pic);
+    gs_fill_rect(&ins->canvas, lw + 2, 0, 1, h, GRID);
+    if (ins->tile_x >= 0) { /* the tile whose list the panel shows */
+      int z = ins->zoom, top = frame->height - (int)((ins->tile_y + 1) * ins->od.tile_h);
+      gs_frame_rect(&ins->canvas, (int)(ins->tile_x * ins->od.tile_w) * z, (top < 0 ? 0 : top) * z,
+                    (int)ins->od.tile_w * z, (int)ins->od.tile_h * z + (top < 0 ? top * z : 0), 3, STEP);
+    }
+    ins->shown_zoom = ins->zoom;
+    draw_panel(ins, lw + 10, serial);
+    ins->dirty = 0;
+  }
+  rc = gs_window_present_sized(win, ins->canvas.pixels, ins->canvas.width, ins->canvas.height,
+                               (ptrdiff_t)ins->canvas.stride, d);
+  if (rc == GS_OK) rc = script_step(ins, win, &ins->canvas, d);
+  return rc;
 }

@@ -68,6 +68,9 @@ typedef struct gs_overlay_data {
   uint32_t *overdraw;            /* fragments that reached it */
   float *area;                   /* area of the primitive that last wrote it, 0: none */
   uint8_t *isa;                  /* ISA (gs_isa_id) of the program that last wrote it, 0: none */
+  /* per tile, GS_OVERLAY_ISAS counters (index tile * GS_OVERLAY_ISAS + ISA as
+   * for isa): the fragment batches handed to each ISA's unit (gpusim report) */
+  uint32_t *tile_batches;
   gs_overlay_draw *draws;        /* draw packets of the binning list, in order */
   unsigned ndraws;
   unsigned drawn;                /* draws that ran (ndraws, or k when stepping) */
@@ -100,5 +103,23 @@ int gs_overlay_write_png(struct lua_State *L, gs_overlay_kind k, const char *pat
  * behind an overlay of the last frame, for tests and lessons
  * (docs/inspector.md). */
 void gs_overlay_lua_register(struct lua_State *L);
+
+/* ---- the window's inspector (docs/inspector.md, "In the window") ---------- */
+
+struct gs_window;
+typedef struct gs_inspector gs_inspector;
+
+/* An inspector for the scene `script` running in L, starting with overlay
+ * `overlay` (0: none). NULL when out of memory. */
+gs_inspector *gs_inspector_new(struct lua_State *L, int overlay, const char *script);
+void gs_inspector_free(gs_inspector *ins);
+
+/* Handles the window's pending input, then shows the frame (upright, the
+ * scene's last rendered frame; `serial` changes whenever a new frame was
+ * rendered) in win with what the inspector adds. *hold is set when the
+ * scene should keep this frame rather than render the next (stepping, a
+ * panel open, paused). GS_OK or an error with its message in d. */
+int gs_inspector_present(gs_inspector *ins, struct gs_window *win, const gs_image *frame, long serial, int *hold,
+                         gs_diag *d);
 
 #endif

@@ -30,6 +30,8 @@ struct gs_window {
   int width, height;     /* the frame size */
   Uint64 last_present;   /* SDL_GetTicks64() of the previous frame, 0 if none */
   int quit;              /* the user asked to quit */
+  gs_window_input queue[64]; /* inputs seen by gs_window_poll, oldest at head */
+  unsigned head, count;
 };
 
 /* Records the failure of SDL call `call` with SDL_GetError(); GS_EIO. */
@@ -196,11 +198,81 @@ static int is_quit_request(const SDL_Event *e) {
   }
 }
 
+static void queue_input(gs_window *win, const gs_window_input *in) {
+  if (win->count == sizeof win->queue / sizeof win->queue[0]) win->head = (win->head + 1) % 64, win->count--;
+  win->queue[(win->head + win->count++) % 64] = *in;
+}
+
 int gs_window_poll(gs_window *win) {
   SDL_Event e;
-  while (SDL_PollEvent(&e))
-    if (is_quit_request(&e)) win->quit = 1;
+  while (SDL_PollEvent(&e)) {
+    if (is_quit_request(&e)) {
+      win->quit = 1;
+    } else if (e.type == SDL_KEYDOWN) {
+      gs_window_input in = {GS_INPUT_KEY, (int)e.key.keysym.sym, (e.key.keysym.mod & KMOD_SHIFT) != 0, 0, 0};
+      queue_input(win, &in);
+    } else if (e.type == SDL_MOUSEBUTTONDOWN && e.button.button == SDL_BUTTON_LEFT) {
+      /* the renderer's logical size makes these the picture's pixels */
+      if (e.button.x >= 0 && e.button.y >= 0 && e.button.x < win->width && e.button.y < win->height) {
+        gs_window_input in = {GS_INPUT_CLICK, 0, 0, e.button.x, e.button.y};
+        queue_input(win, &in);
+      }
+    }
+  }
   return win->quit;
+}
+
+int gs_window_next_input(gs_window *win, gs_window_input *in) {
+  if (!win->count) return 0;
+  *in = win->queue[win->head];
+  win->head = (win->head + 1) % 64, win->count--;
+  return 1;
+}
+
+int gs_window_push_key(gs_window *win, int key, gs_diag *d) {
+  SDL_Event e;
+  memset(&e, 0, sizeof e);
+  e.type = SDL_KEYDOWN;
+  e.key.state = SDL_PRESSED;
+  e.key.windowID = SDL_GetWindowID(win->window);
+  e.key.keysym.sym = key;
+  e.key.keysym.scancode = SDL_GetScancodeFromKey(key);
+  if (SDL_PushEvent(&e) < 0) return sdl_error(d, "SDL_PushEvent");
+  return GS_OK;
+}
+
+int gs_window_push_click(gs_window *win, int x, int y, gs_diag *d) {
+  int wx, wy; /* SDL's renderer maps window pixels to the logical picture: go the other way */
+  SDL_RenderLogicalToWindow(win->renderer, (float)x + 0.5f, (float)y + 0.5f, &wx, &wy);
+  SDL_Event e;
+  memset(&e, 0, sizeof e);
+  e.type = SDL_MOUSEBUTTONDOWN;
+  e.button.windowID = SDL_GetWindowID(win->window);
+  e.button.button = SDL_BUTTON_LEFT;
+  e.button.state = SDL_PRESSED;
+  e.button.clicks = 1;
+  e.button.x = wx, e.button.y = wy;
+  if (SDL_PushEvent(&e) < 0) return sdl_error(d, "SDL_PushEvent");
+  return GS_OK;
+}
+
+int gs_window_present_sized(gs_window *win, const uint8_t *rgba, int width, int height, ptrdiff_t stride,
+                            gs_diag *d) {
+  if (width != win->width || height != win->height) {
+    if (width < 1 || height < 1 || width > 16384 || height > 16384)
+      return gs_diag_set(d, GS_EARG, "window for %dx%d frames: each side must be 1..16384", width, height);
+    if (win->texture) SDL_DestroyTexture(win->texture);
+    win->texture = NULL;
+    win->width = width, win->height = height;
+    if (SDL_RenderSetLogicalSize(win->renderer, width, height) != 0) return sdl_error(d, "SDL_RenderSetLogicalSize");
+    int rc = create_texture(win, d);
+    if (rc != GS_OK) return rc;
+    int ww, wh;
+    initial_window_size(width, height, &ww, &wh);
+    SDL_SetWindowSize(win->window, ww, wh);
+    SDL_SetWindowPosition(win->window, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED);
+  }
+  return gs_window_present(win, rgba, stride, d);
 }
 
 void gs_window_close(gs_window *win) {

@@ -54,6 +54,32 @@ int gs_window_present(gs_window *win, const uint8_t *rgba, ptrdiff_t stride, gs_
  * user has asked to quit (and from then on), else 0. */
 int gs_window_poll(gs_window *win);
 
+/* Like gs_window_present for a frame of width x height pixels, which may
+ * differ from the size the window was opened with (the inspector's
+ * picture: the frame enlarged, its legend, a side panel): the window takes
+ * the new size, fitted to the screen, when it changes. */
+int gs_window_present_sized(gs_window *win, const uint8_t *rgba, int width, int height, ptrdiff_t stride,
+                            gs_diag *d);
+
+/* Input for the inspector: what gs_window_poll saw besides a quit request,
+ * in order, up to 64 pending (older ones are dropped first). */
+typedef enum gs_window_input_kind { GS_INPUT_KEY = 1, GS_INPUT_CLICK } gs_window_input_kind;
+typedef struct gs_window_input {
+  gs_window_input_kind kind;
+  int key;             /* KEY: the SDL key code ('a'..'z', '0'..'9', ',', '.', '[', ']', ' ', or SDLK_*) */
+  int shift;           /* KEY: a shift key was down */
+  int x, y;            /* CLICK: the pixel of the presented picture (gs_window_present's frame) */
+} gs_window_input;
+
+/* Takes the oldest pending input into *in: 1, or 0 when there is none. */
+int gs_window_next_input(gs_window *win, gs_window_input *in);
+
+/* For scripted tests: posts a key press, or a left click on pixel (x, y)
+ * of the presented picture, through SDL's event queue, as if the user had
+ * done it; the next gs_window_poll sees it. GS_OK or GS_EIO. */
+int gs_window_push_key(gs_window *win, int key, gs_diag *d);
+int gs_window_push_click(gs_window *win, int x, int y, gs_diag *d);
+
 /* Closes the window and frees everything it holds; win may be NULL. */
 void gs_window_close(gs_window *win);
 

@@ -18,7 +18,9 @@
 --   trisize:  A's halves 48 x 32 / 2 = 768 pixels, B's 64 x 32 / 2 = 1024,
 --             C 20.5 x 20.5 / 2 = 210.125
 --   order:    the rendering list renders tile 0, then tile 1
--- and with {draws = K} only the first K draws: K = 1 leaves A alone.
+-- and with {draws = K} only the first K draws: K = 1 leaves A alone. Then
+-- scenes/triangle.lua in seven ISA combinations: its pixels named by the
+-- fragment program's ISA.
 local gpusim = require "gpusim"
 local vc4 = require "vc4_shaders"
 local sass = require "sass_shaders"
@@ -121,6 +123,24 @@ assert(gpusim.overlay("tiles", {draws = 99}).draws == 3)
 -- the overlays leave the frame as it was (and gpusim.why still agrees)
 assert(gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height) == image, "an overlay changed the frame")
 assert(#gpusim.why(40, 30).fragments == 2)
+
+-- scenes/triangle.lua with each ISA combination: every pixel the triangle
+-- wrote (overdraw 1) is named by its fragment ISA (the PICA200's texture
+-- combiners run as a QPU program), every other pixel by none
+for _, combo in ipairs {{"qpu", "qpu"}, {"sass", "sass"}, {"agx", "agx"}, {"pica:qpu", "qpu"}, {"pica", "qpu"},
+                        {"sass:agx", "agx"}, {"agx:sass", "sass"}} do
+  assert(loadfile("scenes/triangle.lua"))(combo[1])
+  gpusim.render {}
+  local isa, od = gpusim.overlay("isa"), gpusim.overlay("overdraw")
+  local written = 0
+  for i = 1, isa.width * isa.height do
+    local want = od.pixels[i] == 1 and combo[2] or ""
+    assert(od.pixels[i] <= 1 and isa.pixels[i] == want,
+           string.format("%s: pixel %d: isa %q, overdraw %d", combo[1], i - 1, isa.pixels[i], od.pixels[i]))
+    if want ~= "" then written = written + 1 end
+  end
+  assert(written > 10000, combo[1] .. ": " .. written .. " pixels written")
+end
 
 -- errors
 local ok, err = pcall(gpusim.overlay, "nope")
