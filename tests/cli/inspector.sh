@@ -14,6 +14,7 @@
 #    writer) and steps once: 'step 1 of';
 #  - ] (0 draws): pixel (20, 20) is the clear colour; ] (1 draw): red; ] ]
 #    (every draw, B over A at (40, 30)): green;
+#  - --compare in the window (3 frames), its counts as headless;
 #  - a screenshot of the X screen (import) for people to look at
 #    (INSPECTOR_SHOTS=DIR keeps it and the window's pictures there).
 # Needs xvfb-run and ImageMagick (make test installs xvfb xauth imagemagick).
@@ -91,10 +92,17 @@ pid=\$!
 sleep 3
 import -window root screen.png 2> /dev/null
 wait \$pid
+timeout -k 5 60 "$gpusim" --frames 3 "$src/scenes/triangle.lua" --compare qpu sass > compare_out.txt 2> compare_err.txt
+echo \$? > compare_status.txt
 EOF2
 timeout -k 10 200 xvfb-run -a -s "-screen 0 1280x800x24" sh onscreen.sh
 [ -s err.txt ] && fail "the window run said: $(cat err.txt)"
 [ -s out.txt ] || fail "the window printed no panel"
+
+# --compare in the window: shown for 3 frames, then closed; the counts as headless
+[ "$(cat compare_status.txt)" = 0 ] || fail "--compare in the window: status $(cat compare_status.txt): $(cat compare_err.txt)"
+grep -q "^sass: 0 of 76800 pixels differ from qpu$" compare_out.txt || fail "--compare in the window: $(cat compare_out.txt)"
+! grep -q "ran without a window" compare_err.txt || fail "--compare found no display on Xvfb"
 
 # idle: the frame exactly
 "$gpusim" diff plain.png idle.png > diff.txt || fail "idle window differs from -o: $(cat diff.txt)"
