@@ -158,7 +158,9 @@ static const char diff_usage[] =
   "corner. -o writes DIFF.png: a dimmed grey copy of A with differing pixels\n"
   "in red and differences within the tolerance in yellow.\n"
   "Exit status: 0 no pixel differs beyond T, 1 some do, 2 usage error,\n"
-  "unreadable or unwritable file, or different sizes.\n";
+  "unreadable or unwritable file, or different sizes.\n"
+  "gpusim diff --frames A.lua [B.lua] ... compares two scenes' frames packet by\n"
+  "packet instead (gpusim diff --frames --help; docs/frame-diff.md).\n";
 
 typedef struct diff_args {
   const char *a, *b;    /* the two images */
