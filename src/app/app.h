@@ -155,6 +155,9 @@ int gs_framediff_main(int argc, char **argv, int (*run)(const gs_run_options *, 
  * others as objects with sorted keys (why.c; gpusim why --json's writer). */
 struct lua_State;
 void gs_json_write_lua(struct lua_State *L, int idx, FILE *out);
+/* Prints the colour table at field k of the table at t as "r g b a" (why.c;
+ * gpusim why's colours). */
+void gs_why_print_colour(struct lua_State *L, int t, const char *k, FILE *out);
 
 /* `gpusim test [options] MANIFEST.lua` (testrun.c): renders every case of a
  * reference-image manifest in child processes and compares each with its

@@ -522,22 +522,11 @@ static void name_draws(lua_State *L, int frame, const lgs_frame_info *fi, fd_run
   lua_pop(L, 1);
 }
 
-/* The text of pixel provenance (gpusim.why's table at t) in one line per
- * fragment; the fragments' and the final colours. */
-static void colour_text(lua_State *L, int t, const char *k, FILE *out) {
-  if (lua_getfield(L, t, k) == LUA_TTABLE)
-    for (int c = 1; c <= 4; c++) {
-      lua_rawgeti(L, -1, c);
-      if (lua_isinteger(L, -1)) fprintf(out, "%s%lld", c > 1 ? " " : "", (long long)lua_tointeger(L, -1));
-      else fprintf(out, "%s%.6g", c > 1 ? " " : "", lua_tonumber(L, -1));
-      lua_pop(L, 1);
-    }
-  lua_pop(L, 1);
-}
-
+/* The text of pixel provenance (gpusim.why's table at t): the final
+ * colour, then one line per fragment. */
 static void why_text(lua_State *L, int t, FILE *out) {
   fprintf(out, "final ");
-  colour_text(L, t, "final", out);
+  gs_why_print_colour(L, t, "final", out);
   lua_getfield(L, t, "fragments");
   lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   fprintf(out, "; %lld fragment%s\n", (long long)n, n == 1 ? "" : "s");
@@ -561,7 +550,7 @@ static void why_text(lua_State *L, int t, FILE *out) {
     lua_pop(L, 1);
     if (lua_getfield(L, f, "output") == LUA_TTABLE) {
       fprintf(out, ", output ");
-      colour_text(L, f, "output", out);
+      gs_why_print_colour(L, f, "output", out);
     }
     lua_pop(L, 1);
     fputc('\n', out);

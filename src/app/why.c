@@ -318,6 +318,8 @@ void gs_why_print(struct lua_State *L, const gs_why_request *w, const char *scri
 
 void gs_json_write_lua(struct lua_State *L, int idx, FILE *out) { write_json(L, idx, out); }
 
+void gs_why_print_colour(struct lua_State *L, int t, const char *k, FILE *out) { print_colour(L, t, k, out); }
+
 /* The answer at idx as text (app.h): the window's inspector shows it. */
 void gs_why_text(struct lua_State *L, int idx, const char *script, FILE *out) {
   print_text(L, lua_absindex(L, idx), script, out);
