@@ -5,7 +5,8 @@
 #    tile's list in the frame's own control lists as `--dump-cl` decodes them
 #    (counted here with awk from the TILE_COORDINATES packets and the
 #    primitive lines that follow), for the cube with QPU, SASS, PICA200 and
-#    AGX programs and the triangle;
+#    AGX programs, the triangle, and the primitives, antialias (32x32 tiles),
+#    stencil, blend, tiles and interpolation (AGX) scenes;
 #  - the PNG: the frame, its overlay and a legend strip 32 pixels high below
 #    (at least 340 pixels wide); pixels worked by hand from the blend rule:
 #    with the isa overlay a pixel no program wrote is the frame x 2/5
@@ -32,7 +33,8 @@ for ty = 0, t.tiles_y - 1 do
 end
 LUA
 
-for combo in "cube.lua qpu" "cube.lua sass" "cube.lua pica:qpu" "cube.lua agx" "triangle.lua qpu" "primitives.lua"; do
+for combo in "cube.lua qpu" "cube.lua sass" "cube.lua pica:qpu" "cube.lua agx" "triangle.lua qpu" "primitives.lua" \
+             "antialias.lua" "stencil.lua" "blend.lua" "tiles.lua" "interpolation.lua agx"; do
   set -- $combo
   scene=$src/scenes/$1
   shift

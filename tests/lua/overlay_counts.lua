@@ -142,6 +142,26 @@ for _, combo in ipairs {{"qpu", "qpu"}, {"sass", "sass"}, {"agx", "agx"}, {"pica
   assert(written > 10000, combo[1] .. ": " .. written .. " pixels written")
 end
 
+-- frame 5 of the cube (a depth test, early Z, no culling): at pixels on a
+-- grid, the overdraw is the number of fragments gpusim why lists (early-Z
+-- failures included), the isa names the written fragment's ISA
+assert(loadfile("scenes/cube.lua"))("qpu")
+gpusim.render {time = 5 / 60}
+local cube_od, cube_isa = gpusim.overlay("overdraw"), gpusim.overlay("isa")
+local twos = 0
+for y = 8, 248, 24 do
+  for x = 8, 248, 24 do
+    local w = gpusim.why(x, y)
+    local n = cube_od.pixels[y * cube_od.width + x + 1]
+    assert(n == #w.fragments, string.format("cube (%d, %d): overdraw %d, why lists %d", x, y, n, #w.fragments))
+    local last
+    for _, fr in ipairs(w.fragments) do if fr.fate == "written" then last = fr.source.isa end end
+    assert(cube_isa.pixels[y * cube_od.width + x + 1] == (last or ""), string.format("cube (%d, %d): isa", x, y))
+    if n == 2 then twos = twos + 1 end
+  end
+end
+assert(twos > 10, "the cube's far faces: " .. twos .. " grid pixels with 2 fragments")
+
 -- errors
 local ok, err = pcall(gpusim.overlay, "nope")
 assert(not ok and err:find("unknown overlay 'nope'"), err)
