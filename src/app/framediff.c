@@ -232,13 +232,66 @@ typedef struct walk {
 /* The bytes [a, a+n) of GPU memory, or NULL. */
 static const uint8_t *at(const walk *w, gs_addr a, uint32_t n) { return n ? gs_mem_ptr(w->mem, a, n) : NULL; }
 
-/* A uniform stream: its words, as the driver listed them. */
+/* Bytes from a to the end of the allocation a lies in (0: none). */
+static uint32_t alloc_extent(const gs_mem *m, gs_addr a) {
+  if (!gs_mem_ptr(m, a, 1)) return 0;
+  uint32_t lo = 1, hi = 0xffffffffu - a;
+  while (lo < hi) { /* the largest n with [a, a+n) readable: between lo (yes) and hi */
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (gs_mem_ptr(m, a, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Whether an allocation starts at a. */
+static int alloc_start(const gs_mem *m, gs_addr a) {
+  return a >= 0x1000 && gs_mem_ptr(m, a, 1) && !gs_mem_ptr(m, a - 1, 2);
+}
+
+/* The bytes an address in a uniform points to: up to the end of its
+ * allocation (its first 1 MB, and a digest of the rest). */
+static void leaf_pointed(walk *w, fd_item *it, const char *name, gs_addr a) {
+  uint32_t n = alloc_extent(w->mem, a);
+  if (n <= (1u << 20)) {
+    leaf_bytes(w->r, it, name, at(w, a, n), n, 4, "word");
+    return;
+  }
+  uint8_t *buf = malloc((1u << 20) + 8);
+  if (!buf) return (void)(w->r->nomem = 1);
+  memcpy(buf, at(w, a, 1u << 20), 1u << 20);
+  uint64_t h = fnv(14695981039346656037ull, at(w, a, n), n);
+  memcpy(buf + (1u << 20), &h, 8);
+  leaf_bytes(w->r, it, name, buf, (1u << 20) + 8, 4, "word");
+  free(buf);
+}
+
+/* A uniform stream: its words, as the driver listed them. A word whose
+ * bits 31:12 are the start of an allocation holds an address: a texture's
+ * first TMU config word (RG Table 15: the base in 4 KB units, the other
+ * fields in bits 11:0) or a 4 KB aligned buffer's. It is kept without the
+ * address, and what the address points to becomes a leaf of its own, so a
+ * texture placed elsewhere in another run compares equal; the word after
+ * it (the texture's second config word: sizes and filters) is kept as it
+ * is. */
 static void leaf_uniforms(walk *w, fd_item *it, const char *name, gs_addr a) {
   uint32_t words = 0;
+  char n[96];
   for (unsigned i = 0; i < w->f->n_unif_streams; i++)
     if (w->f->unif_streams[i].addr == a) words = w->f->unif_streams[i].words;
   const uint8_t *p = at(w, a, 4 * words);
-  leaf_bytes(w->r, it, name, p, p ? 4 * words : 0, 4, "word");
+  if (!p) words = 0;
+  uint32_t *v = malloc(4 * (size_t)words + 4);
+  if (!v) return (void)(w->r->nomem = 1);
+  if (words) memcpy(v, p, 4 * (size_t)words);
+  for (uint32_t k = 0; k < words; k++)
+    if (alloc_start(w->mem, v[k] & ~0xfffu)) {
+      snprintf(n, sizeof n, "%s, word %u: the memory at its address", name, k);
+      leaf_pointed(w, it, n, v[k] & ~0xfffu);
+      v[k++] &= 0xfffu;
+    }
+  leaf_bytes(w->r, it, name, (const uint8_t *)v, 4 * words, 4, "word");
+  free(v);
   if (it->nleaves) it->leaves[it->nleaves - 1].floats = 1;
 }
 

@@ -16,6 +16,11 @@
 #           3) matched with A's draw 2 unchanged; 64 pixels
 #   sass    draw 1's fragment program in SASS writing the same red: the
 #           shader record's fs_code first (qpu vs sass), 0 pixels
+#   texred -> texgreen  draw 1's 1x1 texture red -> green: the texture
+#           memory its first config word points to, texel 0 0xff0000ff ->
+#           0xff00ff00 (bytes R G B A); 1024 pixels
+#   texred -> texmoved  the same texture 8 KB further in GPU memory (its
+#           config word differs): identical, exit 0
 # and the identical pair (exit 0), the two-file form, --json (read back
 # into a Lua table), --frame, and the exit status 2 for errors.
 . "$2/tests/cli/lib/common.sh"
@@ -93,6 +98,14 @@ grep -A1 '^  B 0x[0-9a-f]\{8\}   64 GL_SHADER_STATE$' "$tmp/sass" | tail -1 | gr
   fail "sass: $(cat "$tmp/sass")"
 has "$tmp/sass" "  affects in B: draw 1 ($s:$l1)"
 has "$tmp/sass" "changed pixels: 0 of 4096"
+
+run texgreen 1 --pixels 0 "$s" -- texred -- texgreen
+has "$tmp/texgreen" "    record.fs_uniforms, word 0: the memory at its address, word 0: 0xff0000ff vs 0xff00ff00"
+has "$tmp/texgreen" "changed pixels: 1024 of 4096, in x 16..47, y 16..47 (from the top-left)"
+run texmoved 0 "$s" -- texred -- texmoved
+has "$tmp/texmoved" "identical: every packet, record and pixel is the same"
+[ "$(head -1 "$tmp/texmoved.err")" != "$(tail -1 "$tmp/texmoved.err")" ] ||
+  fail "texmoved: the texture did not move: $(cat "$tmp/texmoved.err")"
 
 run files 1 --pixels 0 "$s" tests/cli/framediff/green.lua -- base --
 has "$tmp/files" "B: frame 0 of tests/cli/framediff/green.lua (64x64)"

@@ -13,6 +13,9 @@
 --   insert  the same green draw, between draws 1 and 2 (the blue one is draw 3)
 --   sass    draw 1's fragment program in NVIDIA Maxwell SASS, writing the
 --           same red as the QPU program: another program, the same picture
+--   texred, texgreen, texmoved: draw 1's colour from a 1x1 texture instead
+--           of its uniforms: red, green, or red placed 8 KB further in GPU
+--           memory (its address goes to standard error)
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"
 local variant = ... or "base"
@@ -27,6 +30,17 @@ local function rect(x0, y0, x1, y1, z)
     data = {{l, t, z, 1}, {r, t, z, 1}, {r, b, z, 1}, {l, t, z, 1}, {r, b, z, 1}, {l, b, z, 1}},
   }
 end
+
+-- texmoved: 8 KB of buffer before the texture moves it to another address.
+local pad = variant == "texmoved" and gpusim.buffer {format = {"f32x4"}, data = (function()
+  local t = {}
+  for i = 1, 512 do t[i] = {0, 0, 0, 0} end
+  return t
+end)()}
+local texture = variant:match("^tex") and gpusim.texture {
+  width = 1, height = 1, data = {variant == "texgreen" and {0, 255, 0, 255} or {255, 0, 0, 255}},
+}
+if texture then io.stderr:write(string.format("texture at 0x%08x\n", texture.address)) end
 
 local red_rect = rect(16, 16, variant == "vertex" and 40 or 48, 48, 0.5)
 local blue_rect = rect(32, 0, 64, 32, 0.75)
@@ -54,6 +68,19 @@ local sass_red = [[
     EXIT ;
 ]]
 
+-- The texel at (0.5, 0.5) of the texture whose config words are the first
+-- two fragment uniforms.
+local textured = [[
+    mov tlb_z, rb15
+    mov tmu0_t, 0.5             # t (pops texture parameter 0)
+    mov tmu0_s, 0.5             # s (pops parameter 1, starts the lookup)
+    nop ; nop ; ldtmu0          # r4 = the texel
+    mov tlb_colour_all, r4
+    thrend
+    nop
+    sbdone
+]]
+
 local function make_shader(isa, fragment)
   return gpusim.shader {
     coordinate = shaders.coordinate,
@@ -65,7 +92,8 @@ local function make_shader(isa, fragment)
   }
 end
 local qpu_shader = make_shader("qpu", flat)
-local red_shader = variant == "sass" and make_shader("sass", sass_red) or qpu_shader
+local red_shader = variant == "sass" and make_shader("sass", sass_red) or texture and make_shader("qpu", textured)
+                   or qpu_shader
 
 local viewport = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
 local function colour(r, g, b) return {vertex = viewport, fragment = {r, g, b, 1.0}} end
@@ -74,7 +102,8 @@ gpusim.frame(function(frame)
   frame:clear {color = {0, 0, 0, 1}, depth = 1.0}
   frame:state {depth_test = variant == "depth" and "always" or "less"}
   frame:draw {vertices = red_rect, shader = red_shader,
-              uniforms = variant == "colour" and colour(0, 1, 0) or colour(1, 0, 0)}
+              uniforms = texture and {vertex = viewport, fragment = {texture}}
+                         or variant == "colour" and colour(0, 1, 0) or colour(1, 0, 0)}
   if variant == "insert" then
     frame:draw {vertices = green_rect, shader = qpu_shader, uniforms = colour(0, 1, 0)}
   end
