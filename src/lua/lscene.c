@@ -1961,8 +1961,8 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
   }
   if (rc < 0) run_error(L, drv, frame);
   if (st.exceptions) /* a program broke its SPH's gates: the picture is not what its code asks for */
-    fprintf(stderr, "gpusim: warning: frame %d: %llu shader exception%s (an operation the program's SPH does not "
-            "allow was dropped), e.g. %s\n", (int)((const l_frame *)lua_touserdata(L, frame))->number,
+    fprintf(stderr, "gpusim: warning: frame %d: %llu shader exception%s (the picture is not what the programs ask "
+            "for: an operation their SPH does not allow, or an input read outside its buffer), e.g. %s\n", (int)((const l_frame *)lua_touserdata(L, frame))->number,
             (unsigned long long)st.exceptions, st.exceptions == 1 ? "" : "s", st.exception);
   lua_createtable(L, 0, 11);
   set_int(L, "tiles", (lua_Integer)st.tiles);
