@@ -140,6 +140,27 @@ eq(t.a.args[1], "base", "args") eq(t.b.args[1], "colour", "args")
 LUA
 "$g" --headless "$tmp/read.lua" "$tmp/json" "$l1" || fail "json: $(cat "$tmp/json")"
 
+# every "$ gpusim diff --frames ..." example of docs/frame-diff.md is what
+# the command prints now (bus addresses masked: they move whenever the
+# driver or a helper's programs change size)
+awk -v dir="$tmp" '
+  /^\$ gpusim diff --frames/ { n++; sub(/^\$ gpusim /, ""); print > (dir "/doc" n ".cmd"); on = 1; next }
+  on && /^```/ { on = 0; next }
+  on { print > (dir "/doc" n ".out") }
+' docs/frame-diff.md
+mask() { sed 's/^\(  [AB] \)0x[0-9a-f]\{8\}/\1ADDR/; s/program 0x[0-9a-f]\{8\}/program ADDR/g' "$1"; }
+ndoc=0
+for c in "$tmp"/doc*.cmd; do
+  [ -f "$c" ] || fail "no example in docs/frame-diff.md"
+  ndoc=$((ndoc + 1))
+  # shellcheck disable=SC2046
+  "$g" $(cat "$c") > "$tmp/docrun" 2>/dev/null
+  mask "$tmp/docrun" > "$tmp/docgot"
+  mask "${c%.cmd}.out" > "$tmp/docwant"
+  cmp -s "$tmp/docgot" "$tmp/docwant" || fail "docs/frame-diff.md: $(cat "$c"): $(diff "$tmp/docwant" "$tmp/docgot")"
+done
+[ "$ndoc" -ge 3 ] || fail "docs/frame-diff.md: $ndoc examples"
+
 # errors: exit 2
 run noscene 2
 run badopt 2 --frame x "$s"
