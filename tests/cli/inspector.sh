@@ -2,7 +2,7 @@
 # inspector.sh GPUSIM SOURCE_DIR — the window's inspector (src/app/overlay.c,
 # docs/inspector.md, "In the window") on Xvfb, driven by GPUSIM_INSPECT: the
 # keys and clicks go through SDL's event queue as a user's would.
-# The scene: three draws on a 128x64 frame (tests/lua/overlay_counts.lua's:
+# The scene: three draws on a 128x64 frame (tests/lua/lib/overlay_scene.lua:
 # rectangle A x 0..48, y 8..40, red, QPU; rectangle B x 32..96, y 24..56,
 # green, SASS; a blue triangle in the second tile), shown 4 times enlarged.
 #  - idle (no key pressed), the window shows the frame exactly as -o writes it;
@@ -23,52 +23,7 @@ cd "$tmp" || exit 1
 command -v xvfb-run > /dev/null 2>&1 || fail "xvfb-run not found (apt-get install xvfb xauth; make test installs them)"
 command -v convert > /dev/null 2>&1 || fail "ImageMagick not found (apt-get install imagemagick; make test installs it)"
 
-cat > three.lua <<'LUA'
-local gpusim = require "gpusim"
-package.path = arg[0]:gsub("[^/]*$", "") .. "?.lua;" .. package.path
-local vc4 = require "vc4_shaders"
-local sass = require "sass_shaders"
-local target = gpusim.target {width = 128, height = 64, format = "rgba8888"}
-local qpu_fs = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
-local inputs = {{name = "position", components = 4}, {name = "color", components = 3}}
-local varyings = {{name = "color", components = 3, interpolation = "perspective"}}
-local qpu = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(3), fragment = qpu_fs, inputs = inputs,
-                           coordinate_inputs = {"position"}, varyings = varyings}
-local nv = gpusim.shader {vertex = {isa = "sass", source = sass.vertex(3)},
-                          fragment = {isa = "sass", source = sass.colour("perspective")}, inputs = inputs,
-                          varyings = varyings}
-local function v(x, y, c) return {x / 64 - 1, 1 - y / 32, 0, 1, c[1], c[2], c[3]} end
-local function buf(list) return gpusim.buffer {format = {"f32x4", "f32x3"}, data = list} end
-local function rect(x0, y0, x1, y1, c)
-  return buf {v(x0, y0, c), v(x1, y0, c), v(x1, y1, c), v(x0, y0, c), v(x1, y1, c), v(x0, y1, c)}
-end
-local A = rect(0, 8, 48, 40, {1, 0, 0})
-local B = rect(32, 24, 96, 56, {0, 1, 0})
-local C = buf {v(100, 10, {0, 0, 1}), v(120.5, 10, {0, 0, 1}), v(100, 30.5, {0, 0, 1})}
-local U = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
-gpusim.frame(function(frame)
-  frame:clear {color = {0, 0, 0, 1}}
-  frame:draw {mode = "triangles", vertices = A, shader = qpu, uniforms = U}
-  frame:draw {mode = "triangles", vertices = B, shader = nv, uniforms = U}
-  frame:draw {mode = "triangles", vertices = C, shader = qpu, uniforms = U}
-end, target)
-LUA
-cp "$src/lua/vc4_shaders.lua" "$src/lua/sass_shaders.lua" .
+cp "$src/tests/lua/lib/overlay_scene.lua" three.lua
 
 "$gpusim" --headless -o plain.png three.lua || fail "-o plain.png"
 "$gpusim" --headless --dump-cl cl.txt three.lua || fail "--dump-cl"

@@ -1,6 +1,6 @@
 -- overlay_counts.lua — gpusim.overlay (src/app/overlay.c, docs/inspector.md)
--- on a 128x64 frame (two 64x64 tiles) whose every number is worked out by
--- hand from the geometry below (image coordinates: x right, y down; pixel
+-- on a 128x64 frame (two 64x64 tiles, tests/lua/lib/overlay_scene.lua) whose
+-- every number is worked out by hand from its geometry (image coordinates: x right, y down; pixel
 -- (x, y) has its centre at (x + 0.5, y + 0.5)):
 --   D1  rectangle A, x 0..48, y 8..40, two triangles, QPU fragment program
 --   D2  rectangle B, x 32..96, y 24..56, two triangles, SASS fragment program
@@ -22,50 +22,8 @@
 -- scenes/triangle.lua in seven ISA combinations: its pixels named by the
 -- fragment program's ISA.
 local gpusim = require "gpusim"
-local vc4 = require "vc4_shaders"
-local sass = require "sass_shaders"
-
+dofile("tests/lua/lib/overlay_scene.lua") -- the frame described above
 local W, H = 128, 64
-local target = gpusim.target {width = W, height = H, format = "rgba8888"}
-local qpu_fs = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
-local inputs = {{name = "position", components = 4}, {name = "color", components = 3}}
-local varyings = {{name = "color", components = 3, interpolation = "perspective"}}
-local qpu = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(3), fragment = qpu_fs, inputs = inputs,
-                           coordinate_inputs = {"position"}, varyings = varyings}
-local nv = gpusim.shader {vertex = {isa = "sass", source = sass.vertex(3)},
-                          fragment = {isa = "sass", source = sass.colour("perspective")}, inputs = inputs,
-                          varyings = varyings}
-local function v(x, y, c) return {x / 64 - 1, 1 - y / 32, 0, 1, c[1], c[2], c[3]} end
-local function buf(list) return gpusim.buffer {format = {"f32x4", "f32x3"}, data = list} end
-local function rect(x0, y0, x1, y1, c)
-  return buf {v(x0, y0, c), v(x1, y0, c), v(x1, y1, c), v(x0, y0, c), v(x1, y1, c), v(x0, y1, c)}
-end
-local A = rect(0, 8, 48, 40, {1, 0, 0})
-local B = rect(32, 24, 96, 56, {0, 1, 0})
-local C = buf {v(100, 10, {0, 0, 1}), v(120.5, 10, {0, 0, 1}), v(100, 30.5, {0, 0, 1})}
-local U = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
-
-gpusim.frame(function(frame)
-  frame:clear {color = {0, 0, 0, 1}}
-  frame:draw {mode = "triangles", vertices = A, shader = qpu, uniforms = U}
-  frame:draw {mode = "triangles", vertices = B, shader = nv, uniforms = U}
-  frame:draw {mode = "triangles", vertices = C, shader = qpu, uniforms = U}
-end, target)
 
 local f = gpusim.render {threads = 2}
 local image = gpusim.mem.read_bytes(f.framebuffer, f.stride * f.height)
