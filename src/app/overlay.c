@@ -927,7 +927,8 @@ int gs_inspector_present(gs_inspector *ins, gs_window *win, const gs_image *fram
     else click(ins, in.x, in.y);
   }
   *hold = ins->paused || ins->draw_step >= 0 || ins->tile_step >= 0 || ins->panel != NULL;
-  if (!ins->zoom) {
+  if (!ins->zoom) { /* the first picture */
+    gs_window_title_suffix(win, " (h: the inspector's keys)");
     int longer = frame->width > frame->height ? frame->width : frame->height;
     ins->zoom = 1;
     while (ins->zoom < 8 && (ins->zoom + 1) * longer <= 512) ins->zoom++;

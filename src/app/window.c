@@ -10,6 +10,7 @@
  */
 #include "app/window.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <SDL.h>
@@ -254,6 +255,12 @@ int gs_window_push_click(gs_window *win, int x, int y, gs_diag *d) {
   e.button.x = wx, e.button.y = wy;
   if (SDL_PushEvent(&e) < 0) return sdl_error(d, "SDL_PushEvent");
   return GS_OK;
+}
+
+void gs_window_title_suffix(gs_window *win, const char *suffix) {
+  char title[512];
+  snprintf(title, sizeof title, "%s%s", SDL_GetWindowTitle(win->window), suffix);
+  SDL_SetWindowTitle(win->window, title);
 }
 
 int gs_window_present_sized(gs_window *win, const uint8_t *rgba, int width, int height, ptrdiff_t stride,

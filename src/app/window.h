@@ -80,6 +80,9 @@ int gs_window_next_input(gs_window *win, gs_window_input *in);
 int gs_window_push_key(gs_window *win, int key, gs_diag *d);
 int gs_window_push_click(gs_window *win, int x, int y, gs_diag *d);
 
+/* Appends suffix to the window's title (the inspector's hint). */
+void gs_window_title_suffix(gs_window *win, const char *suffix);
+
 /* Closes the window and frees everything it holds; win may be NULL. */
 void gs_window_close(gs_window *win);
 
