@@ -71,9 +71,6 @@ typedef struct gs_overlay_data {
   /* per tile, GS_OVERLAY_ISAS counters (index tile * GS_OVERLAY_ISAS + ISA as
    * for isa): the fragment batches handed to each ISA's unit (gpusim report) */
   uint32_t *tile_batches;
-  /* per tile, GS_OVERLAY_ISAS counters (index tile * GS_OVERLAY_ISAS + ISA as
-   * for isa): the fragment batches handed to each ISA's unit (gpusim report) */
-  uint32_t *tile_batches;
   gs_overlay_draw *draws;        /* draw packets of the binning list, in order */
   unsigned ndraws;
   unsigned drawn;                /* draws that ran (ndraws, or k when stepping) */
