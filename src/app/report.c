@@ -209,7 +209,10 @@ static int write_provenance(lua_State *L, FILE *out, int width, int height, long
       lua_pushvalue(L, why);
       lua_pushinteger(L, x);
       lua_pushinteger(L, y);
-      if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+      lua_createtable(L, 0, 1); /* one thread: each run traces one pixel, faster than the pool's handoffs */
+      lua_pushinteger(L, 1);
+      lua_setfield(L, -2, "threads");
+      if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
         strset_free(&frags), strset_free(&missed);
         lua_settop(L, top);
@@ -249,7 +252,8 @@ static int write_provenance(lua_State *L, FILE *out, int width, int height, long
 
 /* Per tile (pipeline rows, index ty * tiles_x + tx): [primitives,
  * fragments, pixels reached, most fragments on a pixel, rendering rank,
- * pixels last written by each ISA (GS_OVERLAY_ISAS, index 0 unused)]. */
+ * pixels last written by each ISA, fragment batches shaded by each ISA]
+ * (ISAs as overlay.h counts them: qpu, sass, pica, agx). */
 static void write_tiles(const gs_overlay_data *od, FILE *out) {
   fprintf(out, ",\n\"tiles\": [");
   for (unsigned ty = 0; ty < od->tiles_y; ty++) {
@@ -268,6 +272,7 @@ static void write_tiles(const gs_overlay_data *od, FILE *out) {
       fprintf(out, "%s[%u,%llu,%llu,%llu,%d", t ? "," : "", od->tile_prims[t], frags, reached, most,
               (int)od->tile_rank[t]);
       for (int k = 1; k < GS_OVERLAY_ISAS; k++) fprintf(out, ",%llu", isa[k]);
+      for (int k = 1; k < GS_OVERLAY_ISAS; k++) fprintf(out, ",%u", od->tile_batches[t * GS_OVERLAY_ISAS + k]);
       fputc(']', out);
     }
   }
@@ -321,6 +326,8 @@ static void report_after(lua_State *L, void *ctx) {
     step = 1;
     while ((long)od.width / step * ((long)od.height / step) > 1200) step++;
   }
+  if (step > od.width) step = od.width; /* at least one pixel: the grid starts at step / 2 */
+  if (step > od.height) step = od.height;
   fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gpusim report: ");
   for (const char *c = req->script; *c; c++) /* the title: the scene's name, escaped */
     if (*c == '<') fputs("&lt;", out);

@@ -21,7 +21,9 @@
 #    (32, 24), (288, 24), (160, 216), y up) covers rows 24..63 of it whole
 #    (the left edge is at x = 32 + (63.5 - 24) * 128 / 192 = 58.3 < 64 on
 #    the top row), so 1 primitive, 40 x 64 = 2560 fragments, 2560 pixels
-#    reached, overdraw 1.00;
+#    reached, overdraw 1.00, all shaded by the QPU in 160 batches (the 4x4
+#    blocks of rows 24..63: 10 rows of 16 blocks), and the table has a
+#    column for the QPU only (the frame's only ISA);
 #  - the control-list browser has the rendering list's TILE_COORDINATES of
 #    every one of the 5 x 4 tiles;
 #  - --help (0), no -o (2), a scene that fails (1, nothing written).
@@ -83,7 +85,7 @@ grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(4, 4)'s final colour: 
 
 # The tile table: the row of tile (1, 0).
 tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>(1, 0)</td>\(<td>[^<]*</td>\)*' | sed 's/<[^>]*>/ /g; s/  */ /g' > tile.txt
-grep -q "^ (1, 0) #[0-9]* 1 2560 2560 1.00 1 2560 0 0 0 $" tile.txt || fail "tile (1, 0)'s row: $(cat tile.txt)"
+grep -q "^ (1, 0) #[0-9]* 1 2560 2560 1.00 1 160 / 2560 $" tile.txt || fail "tile (1, 0)'s row: $(cat tile.txt)"
 for ty in 0 1 2 3; do
   for tx in 0 1 2 3 4; do
     grep -q "TILE_COORDINATES</td><td class=\"mono\"><span class=\"f\">column=<b>$tx</b></span><span class=\"f\">row=<b>$ty</b>" dom.html ||
