@@ -76,7 +76,16 @@ typedef struct fd_leaf {
   uint32_t len, unit;          /* BYTES: length, and the size of one element */
   const char *elem;            /* BYTES: what an element is ("word", "vertex", ...) */
   int floats;                  /* BYTES of words: show each word's float value too */
+  int shared;                  /* BYTES: data belongs to the run's blobs (not freed with the leaf) */
 } fd_leaf;
+
+/* A copy of bytes of GPU memory, shared by the leaves that show them (a
+ * program or a texture in every tile list that names it). */
+typedef struct fd_blob {
+  const uint8_t *src;
+  uint32_t n;
+  uint8_t *copy;
+} fd_blob;
 
 enum { SEC_BIN = 0, SEC_RENDER = 1, SEC_TILE = 2 };
 
@@ -122,6 +131,8 @@ typedef struct fd_run {
   uint8_t *fb;
   uint32_t width, height, stride, format;
   fd_pixel *pix;               /* provenance of the sample pixels (fd_ctx.px) */
+  fd_blob *blobs;
+  unsigned nblobs, cap_blobs;
   int nomem;
 } fd_run;
 
@@ -192,17 +203,44 @@ static void leaf_bytes(fd_run *r, fd_item *it, const char *name, const uint8_t *
   if (l->data) memcpy(l->data, p, n);
 }
 
+/* As leaf_bytes for n bytes of GPU memory at p, sharing one copy among
+ * the leaves of the run that show the same bytes. */
+static void leaf_gpu(fd_run *r, fd_item *it, const char *name, const uint8_t *p, uint32_t n, uint32_t unit,
+                     const char *elem) {
+  if (!p || !n) {
+    leaf_bytes(r, it, name, NULL, 0, unit, elem);
+    return;
+  }
+  fd_blob *b = NULL;
+  for (unsigned i = 0; i < r->nblobs && !b; i++)
+    if (r->blobs[i].src == p && r->blobs[i].n == n) b = &r->blobs[i];
+  if (!b) {
+    if (!grow((void **)&r->blobs, r->nblobs, &r->cap_blobs, sizeof *r->blobs)) { r->nomem = 1; return; }
+    b = &r->blobs[r->nblobs];
+    if (!(b->copy = malloc(n))) { r->nomem = 1; return; }
+    memcpy(b->copy, p, n);
+    b->src = p, b->n = n;
+    r->nblobs++;
+  }
+  fd_leaf *l = add_leaf(r, it, LEAF_BYTES, "%s", name);
+  if (!l) return;
+  l->unit = unit ? unit : 1, l->elem = elem, l->len = n, l->data = b->copy, l->shared = 1;
+}
+
 static void free_run(fd_run *r) {
   for (int k = 0; k < 2; k++) {
     for (unsigned i = 0; i < r->nitems[k]; i++) {
       fd_item *it = &r->items[k][i];
-      for (unsigned j = 0; j < it->nleaves; j++) free(it->leaves[j].text), free(it->leaves[j].data);
+      for (unsigned j = 0; j < it->nleaves; j++) free(it->leaves[j].text), free(it->leaves[j].shared ? NULL : it->leaves[j].data);
       free(it->leaves);
     }
     free(r->items[k]);
     free(r->ev[k]);
     r->items[k] = NULL, r->ev[k] = NULL, r->nitems[k] = r->nev[k] = 0;
   }
+  for (unsigned i = 0; i < r->nblobs; i++) free(r->blobs[i].copy);
+  free(r->blobs);
+  r->blobs = NULL, r->nblobs = 0;
   free(r->draws);
   free(r->fb);
   r->draws = NULL, r->fb = NULL, r->ndraws = 0;
@@ -254,11 +292,11 @@ static int alloc_start(const gs_mem *m, gs_addr a) {
 static void leaf_pointed(walk *w, fd_item *it, const char *name, gs_addr a) {
   uint32_t n = alloc_extent(w->mem, a);
   if (n <= (1u << 20)) {
-    leaf_bytes(w->r, it, name, at(w, a, n), n, 4, "word");
+    leaf_gpu(w->r, it, name, at(w, a, n), n, 4, "word");
     return;
   }
   uint8_t *buf = malloc((1u << 20) + 8);
-  if (!buf) return (void)(w->r->nomem = 1);
+  if (!buf) { w->r->nomem = 1; return; }
   memcpy(buf, at(w, a, 1u << 20), 1u << 20);
   uint64_t h = fnv(14695981039346656037ull, at(w, a, n), n);
   memcpy(buf + (1u << 20), &h, 8);
@@ -282,7 +320,7 @@ static void leaf_uniforms(walk *w, fd_item *it, const char *name, gs_addr a) {
   const uint8_t *p = at(w, a, 4 * words);
   if (!p) words = 0;
   uint32_t *v = malloc(4 * (size_t)words + 4);
-  if (!v) return (void)(w->r->nomem = 1);
+  if (!v) { w->r->nomem = 1; return; }
   if (words) memcpy(v, p, 4 * (size_t)words);
   for (uint32_t k = 0; k < words; k++)
     if (alloc_start(w->mem, v[k] & ~0xfffu)) {
@@ -309,11 +347,11 @@ static void leaf_program(walk *w, fd_item *it, const char *name, gs_addr code) {
     snprintf(n, sizeof n, "%s.isa", name);
     leaf_text(w->r, it, n, hw[3] < 5 ? isas[hw[3]] : "?");
     snprintf(n, sizeof n, "%s.sph", name);
-    leaf_bytes(w->r, it, n, h + 16, 80, 4, "word");
+    leaf_gpu(w->r, it, n, h + 16, 80, 4, "word");
     const uint8_t *p = hw[1] <= FD_MAX_DATA ? at(w, code, hw[1]) : NULL;
     snprintf(n, sizeof n, "%s.code", name);
-    leaf_bytes(w->r, it, n, p, p ? hw[1] : 0, hw[3] == GS_DRV_ISA_PICA ? 4 : hw[3] == GS_DRV_ISA_AGX ? 2 : 8,
-               hw[3] == GS_DRV_ISA_AGX ? "half-word" : "instruction");
+    leaf_gpu(w->r, it, n, p, p ? hw[1] : 0, hw[3] == GS_DRV_ISA_PICA ? 4 : hw[3] == GS_DRV_ISA_AGX ? 2 : 8,
+             hw[3] == GS_DRV_ISA_AGX ? "half-word" : "instruction");
     return;
   }
   uint32_t len = 0, end = 0;
@@ -329,7 +367,7 @@ static void leaf_program(walk *w, fd_item *it, const char *name, gs_addr code) {
   snprintf(n, sizeof n, "%s.isa", name);
   leaf_text(w->r, it, n, "qpu (no driver header)");
   snprintf(n, sizeof n, "%s.code", name);
-  leaf_bytes(w->r, it, n, at(w, code, len), len, 8, "instruction");
+  leaf_gpu(w->r, it, n, at(w, code, len), len, 8, "instruction");
 }
 
 /* A record's fields as leaves "prefix<field>"; its code and uniform
@@ -381,7 +419,7 @@ static void leaf_vertices(walk *w, fd_item *it, uint32_t lo, uint32_t hi) {
       stride = (word & ~0xffu) | stride;
     }
     uint8_t *buf = malloc((size_t)count * size);
-    if (!buf) return (void)(w->r->nomem = 1);
+    if (!buf) { w->r->nomem = 1; return; }
     uint32_t got = 0;
     for (uint32_t v = 0; v < count; v++) {
       const uint8_t *p = at(w, base + (lo + v) * stride, size);
@@ -433,7 +471,7 @@ static void add_packet(walk *w, const fd_event *e) {
     return;
   }
   if (r->nitems[l] >= FD_MAX_LIST || !grow((void **)&r->items[l], r->nitems[l], &r->cap_items[l], sizeof(fd_item)))
-    return (void)(r->nomem = 1);
+    { r->nomem = 1; return; }
   fd_item *it = &r->items[l][r->nitems[l]++];
   memset(it, 0, sizeof *it);
   it->sec = l == 0 ? SEC_BIN : w->depth ? SEC_TILE : SEC_RENDER;
@@ -543,10 +581,10 @@ static void on_event(void *ctx, const gs_trace_event *e) {
   if (e->kind == GS_TRACE_PACKET) {
     unsigned l = e->list ? 1 : 0;
     if (r->nev[l] >= 4 * FD_MAX_LIST || !grow((void **)&r->ev[l], r->nev[l], &r->cap_ev[l], sizeof(fd_event)))
-      return (void)(r->nomem = 1);
+      { r->nomem = 1; return; }
     r->ev[l][r->nev[l]++] = (fd_event){l, e->addr, e->packet};
   } else if (e->kind == GS_TRACE_DRAW) {
-    if (!grow((void **)&r->draws, r->ndraws, &r->cap_draws, sizeof *r->draws)) return (void)(r->nomem = 1);
+    if (!grow((void **)&r->draws, r->ndraws, &r->cap_draws, sizeof *r->draws)) { r->nomem = 1; return; }
     fd_draw *dr = &r->draws[r->ndraws++];
     memset(dr, 0, sizeof *dr);
     dr->addr = e->addr, dr->record = e->record;
