@@ -1,0 +1,1 @@
+s/count = 3, /count = 6, /
