@@ -1,0 +1,51 @@
+-- course.lua — what the course's scenes (docs/course/) share, loaded by each
+-- with dofile from the directory of the script gpusim runs (the scene, or a
+-- lesson's check):
+--   local course = dofile((arg[0]:match("^(.*/)") or "./") .. "course.lua")
+-- course.shader{...}  a QPU shader whose vertices are a clip-space position
+--                     and a colour (r, g, b) that the fragment shader writes
+--                     (interpolation: "perspective" unless given)
+-- course.uniforms     the viewport uniforms its programs read
+-- course.vertex(target, x, y, r, g, b)  a vertex at pixel (x, y), counted
+--                     from the bottom-left corner, in clip space (W = 1)
+local gpusim = require "gpusim"
+local shaders = require "vc4_shaders"   -- lua/vc4_shaders.lua: the position shaders
+local course = {}
+
+-- the fragment shader: each colour varying (VP x W + C, docs/rasterization.md)
+-- scaled to a byte and packed into one word for the tile buffer
+local fragment = [[
+    fmul r0, vary, ra15
+    fadd r0, r0, r5
+    fmul r1, vary, ra15
+    fadd r1, r1, r5
+    fmul r2, vary, ra15
+    fadd r2, r2, r5
+    fmul r3.8a, r0, 1.0
+    fmul r3.8b, r1, 1.0
+    fmul r3.8c, r2, 1.0
+    fmul r3.8d, 1.0, 1.0
+    mov tlb_colour_all, r3
+    thrend
+    nop
+    sbdone
+]]
+
+function course.shader(opts)
+  return gpusim.shader {
+    coordinate = shaders.coordinate,
+    vertex = shaders.vertex(3),
+    fragment = fragment,
+    inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
+    coordinate_inputs = {"position"},
+    varyings = {{name = "color", components = 3, interpolation = opts and opts.interpolation or "perspective"}},
+  }
+end
+
+course.uniforms = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
+
+function course.vertex(target, x, y, r, g, b)
+  return {2 * x / target.width - 1, 2 * y / target.height - 1, 0.0, 1.0, r, g, b}
+end
+
+return course
