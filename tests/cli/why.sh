@@ -7,6 +7,7 @@
 # statuses: 1 for a pixel outside the image, a script without frames and a
 # script that does not load, 2 for usage errors.
 . "$2/tests/cli/lib/common.sh"
+. "$2/tests/cli/lib/docmask.sh"
 g="$1"
 src="$2"
 cd "$src" || exit 1
@@ -106,10 +107,7 @@ for cmd in "why scenes/triangle.lua 160 120" "why scenes/triangle.lua 5 5" "why 
   # shellcheck disable=SC2086
   "$g" $cmd > "$tmp/real" || fail "gpusim $cmd"
   # bus addresses move whenever the driver or a helper's programs change size
-  for f in doc real; do
-    sed -E 's/0x[0-9a-f]{8}/ADDRESS/g; s/"(address|program|uniforms|vertex_program|record)": [0-9]+/"\1": A/g' \
-      "$tmp/$f" > "$tmp/$f.masked"
-  done
+  for f in doc real; do doc_mask < "$tmp/$f" > "$tmp/$f.masked"; done
   cmp -s "$tmp/doc.masked" "$tmp/real.masked" || fail "docs/provenance.md's gpusim $cmd differs: $(diff "$tmp/doc" "$tmp/real")"
 done
 # errors
