@@ -1,0 +1,1 @@
+s/^local SPLIT = 160.5$/local SPLIT = 160.625/
