@@ -6,8 +6,9 @@
 --                     and a colour (r, g, b) that the fragment shader writes
 --                     (interpolation: "perspective" unless given)
 -- course.uniforms     the viewport uniforms its programs read
--- course.vertex(target, x, y, r, g, b)  a vertex at pixel (x, y), counted
---                     from the bottom-left corner, in clip space (W = 1)
+-- course.vertex(target, x, y, r, g, b [, w])  a vertex at pixel (x, y),
+--                     counted from the bottom-left corner, in clip space
+--                     with W = w (default 1): (x, y) in NDC times W
 local gpusim = require "gpusim"
 local shaders = require "vc4_shaders"   -- lua/vc4_shaders.lua: the position shaders
 local course = {}
@@ -44,8 +45,9 @@ end
 
 course.uniforms = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
 
-function course.vertex(target, x, y, r, g, b)
-  return {2 * x / target.width - 1, 2 * y / target.height - 1, 0.0, 1.0, r, g, b}
+function course.vertex(target, x, y, r, g, b, w)
+  w = w or 1.0
+  return {(2 * x / target.width - 1) * w, (2 * y / target.height - 1) * w, 0.0, w, r, g, b}
 end
 
 return course

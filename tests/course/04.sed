@@ -1,0 +1,1 @@
+s/^local PREDICTED = nil .*/local PREDICTED = {114, 117, 24}/
