@@ -8,12 +8,13 @@
 #  - the page loads without an error (window.onerror and console.error are
 #    listed in #errors, which must stay empty) and, with #selftest=X,Y, a
 #    click at pixel (X, Y) shows the provenance of the nearest explained
-#    pixel: for scenes/triangle.lua with --step 8 the click at (161, 121)
-#    shows pixel (164, 124) (grid columns 4, 12, ..., 164 nearest 161), and
+#    pixel: for scenes/triangle.lua with --step 16 the click at (161, 121)
+#    shows pixel (168, 120) (grid columns 8, 24, ..., 168 nearest 161, rows
+#    8, ..., 120 nearest 121), and
 #    its text equals what `gpusim why` prints for that pixel, line by line
 #    after the first; the fate and the final colour are also the ones
 #    `gpusim why --json` gives, and the final colour is the PNG's pixel
-#    (read with ImageMagick); a click at (2, 3) shows pixel (4, 4), outside
+#    (read with ImageMagick); a click at (2, 3) shows pixel (8, 8), outside
 #    the triangle: no fragment, the clear colour 0xff261a1a of the scene's
 #    CLEAR_COLORS read as bytes r=0x1a g=0x1a b=0x26 a=0xff = 26 26 38 255;
 #  - the tile table: tile (1, 0) (pipeline rows, 0 at the bottom) is pixels
@@ -43,7 +44,7 @@ grep -q "bad.lua:1" err.txt || fail "a failing scene's error names bad.lua:1: $(
 [ ! -e bad.html ] || fail "a failing scene wrote bad.html"
 
 scene=$src/scenes/triangle.lua
-"$gpusim" report --step 8 "$scene" -o r.html || fail "gpusim report exited $?"
+"$gpusim" report --step 16 "$scene" -o r.html || fail "gpusim report exited $?"
 ! grep -Eq 'https?://' r.html || fail "r.html names a URL: $(grep -Eo '.{20}https?://.{20}' r.html | head -1)"
 ! grep -Eq '(src|href)="[^d#]' r.html || fail "r.html refers to a file: $(grep -Eo '(src|href)="[^d#].{20}' r.html | head -1)"
 ! grep -Eqi '<link|<script src|<iframe' r.html || fail "r.html loads something"
@@ -62,26 +63,26 @@ dom() {
 }
 
 dom 161 121
-head -1 prov.txt | grep -q "^pixel (164, 124) of frame 0 of .*triangle.lua (the explained pixel nearest to (161, 121))$" ||
+head -1 prov.txt | grep -q "^pixel (168, 120) of frame 0 of .*triangle.lua (the explained pixel nearest to (161, 121))$" ||
   fail "the panel's first line: $(head -1 prov.txt)"
-"$gpusim" why "$scene" 164 124 > why.txt || fail "gpusim why exited $?"
+"$gpusim" why "$scene" 168 120 > why.txt || fail "gpusim why exited $?"
 tail -n +2 why.txt | sed 's/ *$//' > why_body.txt
 tail -n +2 prov.txt | sed '/^$/d' > prov_body.txt
 cmp -s why_body.txt prov_body.txt || fail "the panel differs from gpusim why: $(diff why_body.txt prov_body.txt)"
-"$gpusim" why --json "$scene" 164 124 > why.json || fail "gpusim why --json exited $?"
+"$gpusim" why --json "$scene" 168 120 > why.json || fail "gpusim why --json exited $?"
 fate=$(grep -o '"fate": "[a-z_]*"' why.json | sed 's/.*: "//; s/"//')
 [ "$fate" = written ] || fail "why --json's fate: '$fate'"
 grep -q "^     fate: $fate$" prov.txt || fail "the panel has no 'fate: $fate'"
 final=$(grep -o '"final": \[[0-9, ]*\]' why.json | sed 's/.*\[//; s/\]//; s/,//g')
 grep -q "^final colour: $final$" prov.txt || fail "the panel's final colour is not why's $final: $(tail -1 prov.txt)"
 "$gpusim" --headless -o frame.png "$scene" || fail "rendering frame.png"
-png=$(convert frame.png -crop 1x1+164+124 -depth 8 txt:- | sed -n 's/^0,0: (\([0-9]*\),\([0-9]*\),\([0-9]*\),\([0-9]*\)).*/\1 \2 \3 \4/p')
-[ "$png" = "$final" ] || fail "the PNG's pixel (164, 124) is '$png', the report's final colour $final"
+png=$(convert frame.png -crop 1x1+168+120 -depth 8 txt:- | sed -n 's/^0,0: (\([0-9]*\),\([0-9]*\),\([0-9]*\),\([0-9]*\)).*/\1 \2 \3 \4/p')
+[ "$png" = "$final" ] || fail "the PNG's pixel (168, 120) is '$png', the report's final colour $final"
 
 dom 2 3
-head -1 prov.txt | grep -q "^pixel (4, 4) of frame 0 " || fail "click at (2, 3): $(head -1 prov.txt)"
-grep -q "^0 fragments, in the order they reached the pixel.$" prov.txt || fail "(4, 4) has fragments: $(cat prov.txt)"
-grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(4, 4)'s final colour: $(tail -1 prov.txt)"
+head -1 prov.txt | grep -q "^pixel (8, 8) of frame 0 " || fail "click at (2, 3): $(head -1 prov.txt)"
+grep -q "^0 fragments, in the order they reached the pixel.$" prov.txt || fail "(8, 8) has fragments: $(cat prov.txt)"
+grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(8, 8)'s final colour: $(tail -1 prov.txt)"
 
 # The tile table: the row of tile (1, 0).
 tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>(1, 0)</td>\(<td>[^<]*</td>\)*' | sed 's/<[^>]*>/ /g; s/  */ /g' > tile.txt
