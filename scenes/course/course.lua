@@ -4,7 +4,9 @@
 --   local course = dofile((arg[0]:match("^(.*/)") or "./") .. "course.lua")
 -- course.shader{...}  a QPU shader whose vertices are a clip-space position
 --                     and a colour (r, g, b) that the fragment shader writes
---                     (interpolation: "perspective" unless given)
+--                     (interpolation: "perspective" unless given; depth =
+--                     true: it writes the pixel's Z first, which runs the
+--                     depth test, docs/scenes.md)
 -- course.uniforms     the viewport uniforms its programs read
 -- course.vertex(target, x, y, r, g, b [, w])  a vertex at pixel (x, y),
 --                     counted from the bottom-left corner, in clip space
@@ -36,7 +38,7 @@ function course.shader(opts)
   return gpusim.shader {
     coordinate = shaders.coordinate,
     vertex = shaders.vertex(3),
-    fragment = fragment,
+    fragment = (opts and opts.depth and "    mov tlb_z, rb15\n" or "") .. fragment,
     inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
     coordinate_inputs = {"position"},
     varyings = {{name = "color", components = 3, interpolation = opts and opts.interpolation or "perspective"}},
