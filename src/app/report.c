@@ -52,6 +52,7 @@ static const char report_usage[] =
 typedef struct report_request {
   const char *output, *script;
   long step;
+  int written;         /* the report was written (after the frames) */
 } report_request;
 
 static int report_usage_error(const char *fmt, const char *arg) {
@@ -303,7 +304,7 @@ extern const char report_css[], report_js[];
 
 /* After the frames (gs_run_options.after_frames): the whole page, then the file. */
 static void report_after(lua_State *L, void *ctx) {
-  const report_request *req = ctx;
+  report_request *req = ctx;
   lgs_frame_info fi;
   int top = lua_gettop(L);
   int ran = lgs_last_frame(L, &fi) && fi.ran;
@@ -363,6 +364,7 @@ static void report_after(lua_State *L, void *ctx) {
   free(page);
   lua_settop(L, top);
   if (rc != GS_OK) luaL_error(L, "gpusim report: %s", err);
+  req->written = 1;
 }
 
 int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **)) {
@@ -424,5 +426,10 @@ int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int
   o.after_ctx = &req;
   int rc = run(&o, n, args);
   free(args);
+  if (rc == 0 && !req.written) { /* the script ran without a frame callback: no frame */
+    fprintf(stderr, "gpusim report: %s registered no frame callback with gpusim.frame: there is no frame to report\n",
+            req.script);
+    return 1;
+  }
   return rc;
 }

@@ -27,7 +27,8 @@
 #    column for the QPU only (the frame's only ISA);
 #  - the control-list browser has the rendering list's TILE_COORDINATES of
 #    every one of the 5 x 4 tiles;
-#  - --help (0), no -o (2), a scene that fails (1, nothing written).
+#  - --help (0), no -o (2), a scene that fails or has no frame (1, nothing
+#    written).
 . "$2/tests/cli/lib/common.sh"
 cd "$tmp" || exit 1
 command -v chromium > /dev/null 2>&1 || { echo "SKIP: no chromium (make test installs it)"; exit 77; }
@@ -42,6 +43,11 @@ printf 'error("no scene here")\n' > bad.lua
 [ $? = 1 ] || fail "a failing scene: expected exit 1"
 grep -q "bad.lua:1" err.txt || fail "a failing scene's error names bad.lua:1: $(cat err.txt)"
 [ ! -e bad.html ] || fail "a failing scene wrote bad.html"
+printf 'local x = 1\n' > noframe.lua
+"$gpusim" report noframe.lua -o nf.html > /dev/null 2> err.txt
+[ $? = 1 ] || fail "a scene without frames: expected exit 1"
+grep -q "no frame callback" err.txt || fail "a scene without frames: $(cat err.txt)"
+[ ! -e nf.html ] || fail "a scene without frames wrote nf.html"
 
 scene=$src/scenes/triangle.lua
 "$gpusim" report --step 16 "$scene" -o r.html || fail "gpusim report exited $?"
