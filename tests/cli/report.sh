@@ -26,13 +26,16 @@
 #    blocks of rows 24..63: 10 rows of 16 blocks), and the table has a
 #    column for the QPU only (the frame's only ISA);
 #  - the control-list browser has the rendering list's TILE_COORDINATES of
-#    every one of the 5 x 4 tiles;
+#    every one of the 5 x 4 tiles, and the draw packet is linked to the 14
+#    tiles the triangle overlaps (worked out below), the same tiles the
+#    table counts primitives in;
 #  - --help (0), no -o (2), a scene that fails or has no frame (1, nothing
 #    written).
 . "$2/tests/cli/lib/common.sh"
 cd "$tmp" || exit 1
 command -v chromium > /dev/null 2>&1 || { echo "SKIP: no chromium (make test installs it)"; exit 77; }
 export HOME="$tmp" # chromium writes its profile and crash reports under HOME
+export LC_ALL=C    # sort, below
 
 "$gpusim" report --help > help.txt || fail "report --help exited $?"
 grep -q "^usage: gpusim report" help.txt || fail "report --help: $(cat help.txt)"
@@ -93,6 +96,19 @@ grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(8, 8)'s final colour: 
 # The tile table: the row of tile (1, 0).
 tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>(1, 0)</td>\(<td>[^<]*</td>\)*' | sed 's/<[^>]*>/ /g; s/  */ /g' > tile.txt
 grep -q "^ (1, 0) #[0-9]* 1 2560 2560 1.00 1 160 / 2560 $" tile.txt || fail "tile (1, 0)'s row: $(cat tile.txt)"
+# The draw packet's tiles (its row's title, from the lists: the tiles whose
+# lists hold its record's primitives) are the tiles the triangle overlaps,
+# worked out by hand row by row of 64 pixels (y up): at y = 192 it spans
+# x 144..176 (column 2), at y = 128 x 101.3..218.7 (columns 1..3), at y = 64
+# x 58.7..261.3 (columns 0..4), and row 0 holds the base, 32..288 (0..4);
+# they are also the tiles the table counts primitives in (from the trace).
+want="(0, 0) (0, 1) (1, 0) (1, 1) (1, 2) (2, 0) (2, 1) (2, 2) (2, 3) (3, 0) (3, 1) (3, 2) (4, 0) (4, 1) "
+grep -o '<tr id="p0x[0-9a-f]*" class="link" title="[^"]*"><td class="mono">0x[0-9a-f]*</td><td class="mono"[^>]*>33 VERTEX_ARRAY_PRIMITIVES' dom.html |
+  sed 's/.*title="tiles \([^"]*\)".*/\1/' | sed 's/) (/)\n(/g' | sort | tr '\n' ' ' > draw_tiles.txt
+[ "$(cat draw_tiles.txt)" = "$want" ] || fail "the draw packet's tiles: '$(cat draw_tiles.txt)', expected '$want'"
+tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>([0-9]*, [0-9]*)</td><td>[^<]*</td><td>[1-9][0-9]*</td>' |
+  sed 's/^<tr class="link"><td>\(([0-9]*, [0-9]*)\)<.*/\1/' | sort | tr '\n' ' ' > table_tiles.txt
+[ "$(cat table_tiles.txt)" = "$want" ] || fail "the tiles with primitives in the table: '$(cat table_tiles.txt)'"
 for ty in 0 1 2 3; do
   for tx in 0 1 2 3 4; do
     grep -q "TILE_COORDINATES</td><td class=\"mono\"><span class=\"f\">column=<b>$tx</b></span><span class=\"f\">row=<b>$ty</b>" dom.html ||
