@@ -11,7 +11,9 @@
  * and row, each cell's centre; the default keeps the grid at about 1,200
  * pixels) and a click shows the nearest explained pixel, naming it. Pixels
  * refer to a table of distinct fragments and of distinct missed
- * primitives, each written once as gpusim why --json writes it.
+ * primitives, each written once as gpusim why --json writes it, less the
+ * fields a fragment shares with its primitive's other fragments in its
+ * tile (draw, packets, programs, tile...), which are a table of their own.
  *
  * The page's script and style are report_js and report_css below: no
  * library, no network, no file besides the HTML.
@@ -174,15 +176,38 @@ static char *lua_json(lua_State *L, int idx) {
   return buf;
 }
 
+/* The fields a fragment shares with the other fragments of its primitive
+ * in its tile: written once as a context the fragment names. */
+static const char *const context_keys[] = {"clipped", "draw", "packet", "primitive", "record",
+                                           "source", "tile", "tile_packet", "vertices", "where"};
+
 /* Appends to out the indices (in set) of the entries of the array field k
- * of the table at t. 0, or -1 out of memory. */
-static int add_entries(lua_State *L, int t, const char *k, strset *set, FILE *out) {
+ * of the table at t. With ctxs, the context_keys of each entry move to a
+ * table of their own, added to ctxs, and the entry names it as "context".
+ * 0, or -1 out of memory. */
+static int add_entries(lua_State *L, int t, const char *k, strset *set, strset *ctxs, FILE *out) {
   lua_getfield(L, t, k);
   lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   fputc('[', out);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, -1, i);
-    char *j = lua_json(L, -1);
+    int e = lua_gettop(L);
+    if (ctxs) {
+      lua_createtable(L, 0, (int)(sizeof context_keys / sizeof *context_keys));
+      for (size_t c = 0; c < sizeof context_keys / sizeof *context_keys; c++) {
+        lua_getfield(L, e, context_keys[c]);
+        lua_setfield(L, -2, context_keys[c]);
+        lua_pushnil(L);
+        lua_setfield(L, e, context_keys[c]);
+      }
+      char *cj = lua_json(L, -1);
+      lua_pop(L, 1);
+      long cid = cj ? strset_add(ctxs, cj) : -1;
+      if (cid < 0) return lua_pop(L, 2), -1;
+      lua_pushinteger(L, cid);
+      lua_setfield(L, e, "context");
+    }
+    char *j = lua_json(L, e);
     lua_pop(L, 1);
     long id = j ? strset_add(set, j) : -1;
     if (id < 0) return lua_pop(L, 1), -1;
@@ -194,10 +219,10 @@ static int add_entries(lua_State *L, int t, const char *k, strset *set, FILE *ou
 }
 
 /* The provenance of the grid's pixels: "pixels": [[x, y, [fragments],
- * [missed], final], ...], then "fragments" and "missed", the distinct
- * entries. 0, or -1 with the message in err (gpusim.why's error). */
+ * [missed], final], ...], then "fragments", "missed" and "contexts", the
+ * distinct entries (a fragment's context_keys are in its context). 0, or -1 with the message in err (gpusim.why's error). */
 static int write_provenance(lua_State *L, FILE *out, int width, int height, long step, char *err, size_t errlen) {
-  strset frags = {0}, missed = {0};
+  strset frags = {0}, missed = {0}, ctxs = {0};
   int top = lua_gettop(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, "gpusim");
@@ -215,16 +240,16 @@ static int write_provenance(lua_State *L, FILE *out, int width, int height, long
       lua_setfield(L, -2, "threads");
       if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
         snprintf(err, errlen, "%s", lua_tostring(L, -1));
-        strset_free(&frags), strset_free(&missed);
+        strset_free(&frags), strset_free(&missed), strset_free(&ctxs);
         lua_settop(L, top);
         return -1;
       }
       int r = lua_gettop(L);
       fprintf(out, "%s\n[%ld,%ld,", first ? "" : ",", x, y);
       first = 0;
-      if (add_entries(L, r, "fragments", &frags, out) < 0) nomem = 1;
+      if (add_entries(L, r, "fragments", &frags, &ctxs, out) < 0) nomem = 1;
       fputc(',', out);
-      if (!nomem && add_entries(L, r, "missed", &missed, out) < 0) nomem = 1;
+      if (!nomem && add_entries(L, r, "missed", &missed, NULL, out) < 0) nomem = 1;
       fputc(',', out);
       lua_getfield(L, r, "final");
       gs_json_write_lua(L, -1, out);
@@ -233,9 +258,11 @@ static int write_provenance(lua_State *L, FILE *out, int width, int height, long
     }
   }
   fprintf(out, "]");
-  for (int pass = 0; pass < 2 && !nomem; pass++) {
-    const strset *s = pass ? &missed : &frags;
-    fprintf(out, ",\n\"%s\": [", pass ? "missed" : "fragments");
+  static const char *const names[3] = {"fragments", "missed", "contexts"};
+  const strset *sets[3] = {&frags, &missed, &ctxs};
+  for (int pass = 0; pass < 3 && !nomem; pass++) {
+    const strset *s = sets[pass];
+    fprintf(out, ",\n\"%s\": [", names[pass]);
     for (size_t i = 0; i < s->n; i++) {
       fputs(i ? ",\n" : "\n", out);
       /* already JSON: only '<' needs escaping, and occurs only in strings */
@@ -245,7 +272,7 @@ static int write_provenance(lua_State *L, FILE *out, int width, int height, long
     }
     fprintf(out, "]");
   }
-  strset_free(&frags), strset_free(&missed);
+  strset_free(&frags), strset_free(&missed), strset_free(&ctxs);
   lua_settop(L, top);
   if (nomem) snprintf(err, errlen, "host out of memory");
   return nomem ? -1 : 0;

@@ -170,7 +170,7 @@ const char report_js[] =
     "       (fi.length ? ':' : '.'));\n"
     "  const tiles = [];\n"
     "  fi.forEach((k, i) => {\n"
-    "    const f = R.fragments[k], s = f.source || {};\n"
+    "    const f = Object.assign({}, R.contexts[R.fragments[k].context], R.fragments[k]), s = f.source || {};\n"
     "    line('  ' + (i + 1) + '. ' + source(f));\n"
     "    const l = el('span');\n"
     "    l.append('     packet ');\n"
