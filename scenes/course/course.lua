@@ -6,7 +6,9 @@
 --                     and a colour (r, g, b) that the fragment shader writes
 --                     (interpolation: "perspective" unless given; depth =
 --                     true: it writes the pixel's Z first, which runs the
---                     depth test, docs/scenes.md)
+--                     depth test, docs/scenes.md; vertex =, coordinate =,
+--                     fragment =: other programs, as gpusim.shader takes
+--                     them, for the same inputs and varying)
 -- course.uniforms     the viewport uniforms its programs read
 -- course.vertex(target, x, y, r, g, b [, w])  a vertex at pixel (x, y),
 --                     counted from the bottom-left corner, in clip space
@@ -35,13 +37,16 @@ local fragment = [[
 ]]
 
 function course.shader(opts)
+  opts = opts or {}
+  local coordinate, vertex = shaders.coordinate, shaders.vertex(3)
+  if opts.vertex then coordinate, vertex = opts.coordinate, opts.vertex end
   return gpusim.shader {
-    coordinate = shaders.coordinate,
-    vertex = shaders.vertex(3),
-    fragment = (opts and opts.depth and "    mov tlb_z, rb15\n" or "") .. fragment,
+    coordinate = coordinate,
+    vertex = vertex,
+    fragment = opts.fragment or (opts.depth and "    mov tlb_z, rb15\n" or "") .. fragment,
     inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
     coordinate_inputs = {"position"},
-    varyings = {{name = "color", components = 3, interpolation = opts and opts.interpolation or "perspective"}},
+    varyings = {{name = "color", components = 3, interpolation = opts.interpolation or "perspective"}},
   }
 end
 

@@ -2,8 +2,9 @@
 # course.sh GPUSIM SOURCE_DIR — keeps the course (docs/course/) true. For
 # every lesson docs/course/NN-NAME.md:
 # - every command in a ```console block (a line "$ gpusim ..."; a pipe into
-#   grep, sed, head or wc is allowed) is run in the source directory with
-#   the gpusim under test first on PATH, and what it prints (stdout) must
+#   grep, sed, head or wc is allowed) is run in a scratch directory whose
+#   scenes/ is the source tree's (so that the files a command writes land
+#   there), with the gpusim under test first on PATH; what it prints (stdout) must
 #   be the lines that follow it up to the next "$ " line or the block's
 #   end, bus addresses masked on both sides (tests/cli/lib/docmask.sh);
 # - the lesson has its scene scenes/course/NN-NAME.lua, its check
@@ -19,6 +20,7 @@ bindir=$(dirname "$gpusim")
 PATH="$bindir:$PATH"; export PATH
 unset DISPLAY WAYLAND_DISPLAY
 cd "$src" || exit 1
+mkdir "$tmp/work" && ln -s "$PWD/scenes" "$tmp/work/scenes" || fail "cannot make the scratch directory"
 n=0
 for page in docs/course/[0-9][0-9]-*.md; do
   [ -r "$page" ] || fail "no lessons in docs/course/"
@@ -42,7 +44,7 @@ for page in docs/course/[0-9][0-9]-*.md; do
   while [ -r "$tmp/cmd.$k" ]; do
     cmd=$(cat "$tmp/cmd.$k")
     case $cmd in gpusim\ *) ;; *) fail "$page: a command that is not gpusim's: $cmd" ;; esac
-    sh -c "$cmd" > "$tmp/real" 2> "$tmp/err" || fail "$page: '$cmd' exited $?: $(cat "$tmp/err")"
+    (cd "$tmp/work" && sh -c "$cmd") > "$tmp/real" 2> "$tmp/err" || fail "$page: '$cmd' exited $?: $(cat "$tmp/err")"
     doc_mask < "$tmp/want.$k" > "$tmp/want.masked"
     doc_mask < "$tmp/real" > "$tmp/real.masked"
     cmp -s "$tmp/want.masked" "$tmp/real.masked" ||
