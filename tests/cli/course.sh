@@ -9,7 +9,8 @@
 #   end, bus addresses masked on both sides (tests/cli/lib/docmask.sh);
 # - the lesson has its scene scenes/course/NN-NAME.lua, its check
 #   scenes/course/NN-check.lua and its worked answer tests/course/NN.sed
-#   (a sed script that edits the scene);
+#   (a sed script that edits the scene), whose replacement lines the page
+#   does not contain;
 # - the check says "not yet: ..." for the unmodified scene and "correct"
 #   for the scene the worked answer makes.
 . "$2/tests/cli/lib/common.sh"
@@ -51,7 +52,11 @@ for page in docs/course/[0-9][0-9]-*.md; do
       fail "$page: '$cmd' prints something else now: $(diff "$tmp/want.$k" "$tmp/real")"
     k=$((k + 1))
   done
-  # the exercise: not yet as given, correct with the worked answer
+  # the exercise: not yet as given, correct with the worked answer, which
+  # the page must not give away (no line of the answer's replacements in it)
+  sed -n 's/^s\/[^/]*\/\([^/]*\)\/.*/\1/p' "$answer" | while IFS= read -r line; do
+    if grep -qF -- "$line" "$page"; then fail "$page gives away the answer: $line"; fi
+  done || exit 1
   gpusim --headless "$check" > "$tmp/as_given" 2>&1 || fail "$check exited $?: $(cat "$tmp/as_given")"
   grep -q '^not yet: ' "$tmp/as_given" || fail "$check on the scene as given: $(cat "$tmp/as_given")"
   sed -f "$answer" "$scene" > "$tmp/answer.lua" || fail "$answer"
