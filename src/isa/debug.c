@@ -44,6 +44,7 @@ int gs_debug_wants_fragment(const gs_gpu *g, const gs_frag_io *b, unsigned nb) {
     for (unsigned l = 0; l < GS_DEBUG_MAX_LANES && lane < 0; l++)
       if (lanes >> l & 1) lane = (int)l;
   d->cur_lane = lane < 0 ? 0 : lane;
+  d->cur_prolog = 0;
   d->cur_stage = GS_STAGE_FRAGMENT;
   d->cur_code = b[0].prog.code, d->cur_uniforms = b[0].prog.uniforms;
   d->cur_lanes = lanes;
@@ -65,6 +66,7 @@ int gs_debug_wants_vertex(const gs_gpu *g, const gs_vertex_io *io) {
     if ((io->index ? io->index[l] : l) == d->vertex) lane = (int)l;
   if (lane < 0) return 0;
   d->cur_lane = lane;
+  d->cur_prolog = 0;
   d->cur_stage = io->stage;
   d->cur_code = io->prog.code, d->cur_uniforms = io->prog.uniforms;
   d->cur_lanes = n >= 32 ? 0xffffffffu : (1u << n) - 1;
@@ -294,6 +296,7 @@ int gs_debug_record(const gs_gpu *g, const gs_debug_ops *ops, void *st, void *ct
     inv->code = d->cur_code, inv->uniforms = d->cur_uniforms;
     inv->ordinal = d->ordinal ? d->ordinal - 1 : 0;
     inv->lane = d->cur_lane;
+    inv->prolog = d->cur_prolog;
     inv->lanes = d->cur_lanes;
     memcpy(inv->x, d->cur_x, sizeof inv->x), memcpy(inv->y, d->cur_y, sizeof inv->y);
     memcpy(inv->index, d->cur_index, sizeof inv->index);

@@ -72,6 +72,8 @@ typedef struct gs_debug_inv {
   uint32_t lanes;             /* the lanes the batch shades */
   uint32_t x[GS_DEBUG_MAX_LANES], y[GS_DEBUG_MAX_LANES]; /* fragment: each lane's pixel (pipeline rows) */
   uint32_t index[GS_DEBUG_MAX_LANES];                    /* vertex: each lane's vertex index */
+  uint32_t prolog;            /* bytes of code linked in front of the user's program (AGX's vertex
+                               * prolog): the user's pc is the ISA's pc less this, negative in it */
   unsigned steps;             /* instructions recorded: states 0..steps */
   int error;                  /* the run's error after the last step (0 none) */
   char message[GS_DIAG_MAX];
@@ -140,6 +142,7 @@ typedef struct gs_debug {
   gs_stage cur_stage;
   gs_addr cur_code, cur_uniforms;
   uint32_t cur_lanes;
+  uint32_t cur_prolog;           /* the capture's gs_debug_inv.prolog (0 but for AGX's vertex runs) */
   uint32_t cur_x[GS_DEBUG_MAX_LANES], cur_y[GS_DEBUG_MAX_LANES], cur_index[GS_DEBUG_MAX_LANES];
 } gs_debug;
 
@@ -179,8 +182,9 @@ int sass_debug_run(const gs_gpu *g, struct sass_warp *w, const struct sass_progr
 struct pica_state *pica_debug_lanes(void);
 int pica_debug_run(gs_gpu *g, struct pica_state *s, unsigned n, const struct pica_program *p, uint32_t entry,
                    uint64_t budget, gs_diag *d);
-/* From entry 0, in round-to-nearest as agx_run_ref. */
-int agx_debug_run(const gs_gpu *g, struct agx_state *s, const struct agx_program *p, gs_diag *d);
+/* From entry 0, in round-to-nearest as agx_run_ref; p's first prolog bytes
+ * are a vertex prolog linked in front of the user's program (0: none). */
+int agx_debug_run(const gs_gpu *g, struct agx_state *s, const struct agx_program *p, uint32_t prolog, gs_diag *d);
 
 /* ---- the debugger (the Lua binding, the CLI) ---- */
 

@@ -286,17 +286,38 @@ static int l_back(lua_State *L) {
   return 1;
 }
 
+/* The pc of lane in st as the user's program counts it: less the code
+ * linked in front of it (AGX's vertex prolog), negative in that code. */
+static lua_Integer user_pc(const gs_debug_inv *inv, const void *st, unsigned lane) {
+  return (lua_Integer)inv->ops->pc(st, lane) - (lua_Integer)inv->prolog;
+}
+
+/* The pc of lane in st into buf as trace and d:line() show it: "0x0004",
+ * or "prolog+0x0010" for an instruction of the linked prolog. */
+static void pc_label(const gs_debug_inv *inv, const void *st, unsigned lane, char *buf, size_t n) {
+  lua_Integer pc = user_pc(inv, st, lane);
+  if (pc < 0) snprintf(buf, n, "prolog+0x%04x", (unsigned)(pc + (lua_Integer)inv->prolog));
+  else snprintf(buf, n, "0x%04x", (unsigned)pc);
+}
+
 static int l_pc(lua_State *L) {
   debugger *d = check(L);
-  lua_pushinteger(L, d->inv->ops->pc(d->st, (unsigned)d->inv->lane));
+  lua_pushinteger(L, user_pc(d->inv, d->st, (unsigned)d->inv->lane));
   return 1;
 }
 
 static int l_line(lua_State *L) {
   debugger *d = check(L);
   const char *s = d->inv->lines[d->cur];
-  if (*s) lua_pushstring(L, s);
-  else lua_pushnil(L);
+  if (!*s) {
+    lua_pushnil(L);
+  } else if (user_pc(d->inv, d->st, (unsigned)d->inv->lane) < 0) {
+    char at[32];
+    pc_label(d->inv, d->st, (unsigned)d->inv->lane, at, sizeof at);
+    lua_pushfstring(L, "%s: %s", at, s);
+  } else {
+    lua_pushstring(L, s);
+  }
   return 1;
 }
 
@@ -409,7 +430,8 @@ static int l_breakpoint(lua_State *L) {
   if (lua_getfield(L, 2, "pc") != LUA_TNIL) {
     if (!lua_isinteger(L, -1)) return luaL_error(L, "gpusim.debug: breakpoint: pc must be an integer");
     b.c.is_pc = 1;
-    b.c.pc = (uint32_t)lua_tointeger(L, -1);
+    /* the user's program's pc; a local breakpoint's invocation may run a prolog before it */
+    b.c.pc = (uint32_t)(lua_tointeger(L, -1) + (b.frame ? 0 : (lua_Integer)d->inv->prolog));
     lua_pop(L, 1);
   } else {
     lua_pop(L, 1);
@@ -636,8 +658,9 @@ static int l_trace(lua_State *L) {
   for (unsigned s = 0; s < inv->steps; s++) {
     gs_debug_inv_state(inv, s + 1, c);
     int was_ended = ops->ended(a, lane);
-    char row[1024];
-    snprintf(row, sizeof row, "%5u  0x%04x  %-40s", s, ops->pc(a, lane), was_ended ? "(lane ended)" : inv->lines[s]);
+    char row[1024], at[32];
+    pc_label(inv, a, lane, at, sizeof at);
+    snprintf(row, sizeof row, "%5u  %s  %-40s", s, at, was_ended ? "(lane ended)" : inv->lines[s]);
     for (unsigned i = 0; i < ops->nregs; i++) {
       int per_lane = ops->reg_name(i, name, sizeof name);
       uint32_t v0 = ops->reg_value(a, i, per_lane ? lane : 0), v1 = ops->reg_value(c, i, per_lane ? lane : 0);

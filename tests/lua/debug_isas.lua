@@ -62,6 +62,23 @@ assert(d:reg("exec") == 0xffff and d:reg("stopped") == 0)
 d:step(); assert(d:reg("r7") == f32(1.0))
 d:step(); assert(d:reg("stopped") == 1 and d:line() == nil)
 
+-- AGX vertex shader: the unit runs the vertex prolog linked in front of it
+-- (docs/agx-unit.md lists the triangle's: 8 instructions, the last a 2-byte
+-- wait at 0x36, so 0x38 bytes). pcs count the user's program: the prolog's
+-- run from -0x38, its line says "prolog+0x..", the program starts at pc 0
+-- after 8 steps with st_var r8, 0 (st_var x, y, z, w, r, g, b; stop).
+d = gpusim.debug {draw = 1, vertex = 0}
+assert(d:info().isa == "agx" and d:length() == 16, d:length())
+assert(d:pc() == -0x38 and d:line():find("^prolog%+0x0000: csel "), d:pc() .. " " .. d:line())
+d:breakpoint {pc = 0}
+d:continue(); assert(d:at() == 8 and d:pc() == 0 and d:line():find("^st_var%s+r8, 0$"), d:at() .. " " .. d:line())
+d:clear(); d:breakpoint {pc = -0x10}
+d:reverse(); assert(d:at() == 5 and d:pc() == -0x10 and d:line():find("^prolog%+0x0028: load "), d:at())
+d:step(10); assert(d:at() == 15 and d:pc() == 0x1c and d:line() == "stop", d:line())
+local tr = d:trace()
+assert(tr:find("\n    7  prolog%+0x0036  wait ") and tr:find("\n    8  0x0000  st_var ") and
+       tr:find("\n   15  0x001c  stop "), tr)
+
 -- PICA200 vertex shader: mov o0, v0; mov o1, v1; end — every lane a vertex
 triangle("pica:qpu")
 local pos = {{-0.8, -0.8}, {0.8, -0.8}, {0.0, 0.8}}

@@ -70,7 +70,8 @@ static void line(const void *st, void *ctx, unsigned lane, char *buf, size_t n) 
 const gs_debug_ops gs_debug_agx_ops = {"agx", AGX_LANES, sizeof(agx_state), I_END,
                                        reg_name, reg_value, pc, ended, step, line};
 
-int agx_debug_run(const gs_gpu *g, agx_state *s, const agx_program *p, gs_diag *d) {
+int agx_debug_run(const gs_gpu *g, agx_state *s, const agx_program *p, uint32_t prolog, gs_diag *d) {
+  g->debug->cur_prolog = prolog;
   agx_dbg_ctx c = {p, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, d};
   s->stopped = 0;
   s->pc = 0;

@@ -210,7 +210,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
     u->cf_used = ncf;
     cf_setup(s, f);
-    int rc = g->debug && gs_debug_wants_fragment(g, f, 1) ? agx_debug_run(g, s, &e->prog, u->diag) /* the shader debugger */
+    int rc = g->debug && gs_debug_wants_fragment(g, f, 1) ? agx_debug_run(g, s, &e->prog, 0, u->diag) /* the shader debugger */
                                                            : agx_run_group(g, e, s, u->diag);
     if (rc < 0) {
       char extra[64];

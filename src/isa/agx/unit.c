@@ -426,7 +426,7 @@ int agx_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     agx_set_reg32(s, k, 5, vio->index ? vio->index[k] : k); /* the hardware's preloads */
     agx_set_reg32(s, k, 6, 0);
   }
-  rc = g->debug && gs_debug_wants_vertex(g, vio) ? agx_debug_run(g, s, &l->prog, u->diag) /* the shader debugger */
+  rc = g->debug && gs_debug_wants_vertex(g, vio) ? agx_debug_run(g, s, &l->prog, l->prolog_size, u->diag) /* the shader debugger */
                                                  : run_program(g, &l->prog, l->fast, s, u->diag);
   if (rc < 0) {
     main_pcs(u->diag, l->prolog_size);
