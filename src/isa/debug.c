@@ -37,7 +37,8 @@ int gs_debug_wants_fragment(const gs_gpu *g, const gs_frag_io *b, unsigned nb) {
           (int32_t)b[k].y[l] == d->y)
         lane = (int)at;
     }
-  if (d->mode == GS_DEBUG_VERTEX) return 0;
+  if (d->mode == GS_DEBUG_VERTEX || d->mode == GS_DEBUG_VORDINAL) return 0;
+  if (d->mode == GS_DEBUG_SCAN && d->scan_stage != GS_STAGE_FRAGMENT) return 0;
   if (d->mode == GS_DEBUG_PIXEL && lane < 0) return 0;
   if (d->mode == GS_DEBUG_ORDINAL && ordinal != d->target) return 0;
   if (lane < 0) /* the first shaded lane */
@@ -57,14 +58,20 @@ int gs_debug_wants_fragment(const gs_gpu *g, const gs_frag_io *b, unsigned nb) {
 
 int gs_debug_wants_vertex(const gs_gpu *g, const gs_vertex_io *io) {
   gs_debug *d = g->debug;
-  if (d->mode != GS_DEBUG_VERTEX || io->stage != GS_STAGE_VERTEX || io->prog.code != d->vs_code ||
-      io->prog.uniforms != d->vs_uniforms)
-    return 0;
+  if (io->stage != GS_STAGE_VERTEX) return 0;
+  unsigned vordinal = d->vordinal++;
   unsigned n = io->count < GS_DEBUG_MAX_LANES ? io->count : GS_DEBUG_MAX_LANES;
   int lane = -1;
-  for (unsigned l = 0; l < n && lane < 0; l++)
-    if ((io->index ? io->index[l] : l) == d->vertex) lane = (int)l;
-  if (lane < 0) return 0;
+  if (d->mode == GS_DEBUG_VERTEX) {
+    if (io->prog.code != d->vs_code || io->prog.uniforms != d->vs_uniforms) return 0;
+    for (unsigned l = 0; l < n && lane < 0; l++)
+      if ((io->index ? io->index[l] : l) == d->vertex) lane = (int)l;
+    if (lane < 0) return 0;
+  } else if (!(d->mode == GS_DEBUG_SCAN && d->scan_stage == GS_STAGE_VERTEX) &&
+             !(d->mode == GS_DEBUG_VORDINAL && vordinal == d->target)) {
+    return 0;
+  }
+  if (lane < 0) lane = 0;
   d->cur_lane = lane;
   d->cur_prolog = 0;
   d->cur_stage = io->stage;
@@ -220,7 +227,11 @@ static int add_state(gs_debug_inv *inv, const void *st, int first, void *ctx) {
  * found once per ISA (a name lookup formats every register's name). */
 static int gs_debug_cond_fast(gs_debug *d, const gs_debug_ops *ops, const void *st, unsigned i) {
   const gs_debug_cond *c = &d->conds[i];
-  if (c->is_pc) return gs_debug_cond_holds(ops, st, d->scan_lane, c);
+  if (c->is_pc) { /* the user's program's pc: past a prolog linked in front of it */
+    gs_debug_cond pc = *c;
+    pc.pc += d->cur_prolog;
+    return gs_debug_cond_holds(ops, st, d->scan_lane, &pc);
+  }
   if (d->cache_ops != ops) {
     char buf[32];
     for (unsigned k = 0; k < d->nconds && k < 64; k++) {
@@ -264,8 +275,8 @@ static void scan_state(gs_debug *d, const gs_debug_ops *ops, const void *st, uns
     return;
   }
   gs_debug_hit *x = &d->hits[d->nhits++];
-  x->ordinal = d->ordinal - 1, x->step = step, x->lane = hit;
-  x->x = d->cur_x[hit], x->y = d->cur_y[hit];
+  x->ordinal = d->scan_stage == GS_STAGE_VERTEX ? d->vordinal - 1 : d->ordinal - 1, x->step = step, x->lane = hit;
+  x->x = d->cur_x[hit], x->y = d->cur_y[hit], x->index = d->cur_index[hit];
 }
 
 int gs_debug_record(const gs_gpu *g, const gs_debug_ops *ops, void *st, void *ctx, const gs_diag *diag) {
@@ -295,6 +306,7 @@ int gs_debug_record(const gs_gpu *g, const gs_debug_ops *ops, void *st, void *ct
     inv->stage = d->cur_stage;
     inv->code = d->cur_code, inv->uniforms = d->cur_uniforms;
     inv->ordinal = d->ordinal ? d->ordinal - 1 : 0;
+    inv->vordinal = d->vordinal ? d->vordinal - 1 : 0;
     inv->lane = d->cur_lane;
     inv->prolog = d->cur_prolog;
     inv->lanes = d->cur_lanes;

@@ -68,6 +68,7 @@ typedef struct gs_debug_inv {
   gs_stage stage;
   gs_addr code, uniforms;     /* the program and its uniform stream */
   unsigned ordinal;           /* its place among the frame's fragment invocations (from 0) */
+  unsigned vordinal;          /* a vertex run's place among the frame's vertex-stage invocations (from 0) */
   int lane;                   /* the lane asked for (the pixel's, the vertex's) */
   uint32_t lanes;             /* the lanes the batch shades */
   uint32_t x[GS_DEBUG_MAX_LANES], y[GS_DEBUG_MAX_LANES]; /* fragment: each lane's pixel (pipeline rows) */
@@ -110,13 +111,15 @@ typedef struct gs_debug_hit {
   unsigned ordinal, step;
   int lane;                   /* the lane it fired in */
   uint32_t x, y;              /* the pixel of the lane (fragment) */
+  uint32_t index;             /* the vertex index of the lane (vertex): ordinal counts vertex runs */
 } gs_debug_hit;
 
 typedef enum {
   GS_DEBUG_PIXEL = 0,   /* the last fragment invocation covering pixel (x, y) */
   GS_DEBUG_VERTEX,      /* the last vertex-stage invocation of (vs_code, vs_uniforms) with vertex index */
   GS_DEBUG_ORDINAL,     /* fragment invocation `target` */
-  GS_DEBUG_SCAN         /* every fragment invocation: the hits of conds */
+  GS_DEBUG_SCAN,        /* every invocation of stage scan_stage (fragment or vertex): the hits of conds */
+  GS_DEBUG_VORDINAL     /* vertex-stage invocation `target` */
 } gs_debug_mode;
 
 /* A capture armed on a context (gs_gpu.debug). */
@@ -131,6 +134,8 @@ typedef struct gs_debug {
   gs_debug_hit *hits;
   size_t nhits, caphits;
   unsigned ordinal;              /* fragment invocations seen so far */
+  unsigned vordinal;             /* vertex-stage invocations seen so far */
+  gs_stage scan_stage;           /* SCAN: GS_STAGE_FRAGMENT or GS_STAGE_VERTEX */
   gs_debug_inv *inv;             /* the capture (PIXEL, VERTEX, ORDINAL), or NULL */
   const gs_debug_ops *cache_ops; /* SCAN: the ISA cache_idx is for */
   int cache_idx[64];

@@ -406,6 +406,7 @@ static int l_info(lua_State *L) {
     set_int(L, "x", inv->x[inv->lane]);
     set_int(L, "y", (lua_Integer)d->height - 1 - inv->y[inv->lane]);
   } else {
+    set_int(L, "invocation", inv->vordinal);
     set_int(L, "vertex", inv->index[inv->lane]);
   }
   if (inv->error) {
@@ -430,8 +431,7 @@ static int l_breakpoint(lua_State *L) {
   if (lua_getfield(L, 2, "pc") != LUA_TNIL) {
     if (!lua_isinteger(L, -1)) return luaL_error(L, "gpusim.debug: breakpoint: pc must be an integer");
     b.c.is_pc = 1;
-    /* the user's program's pc; a local breakpoint's invocation may run a prolog before it */
-    b.c.pc = (uint32_t)(lua_tointeger(L, -1) + (b.frame ? 0 : (lua_Integer)d->inv->prolog));
+    b.c.pc = (uint32_t)lua_tointeger(L, -1); /* the user's program's: fires() adds a prolog's size */
     lua_pop(L, 1);
   } else {
     lua_pop(L, 1);
@@ -491,7 +491,9 @@ static int l_clear(lua_State *L) {
 static int fires(const debugger *d, const void *st, const void *prev) {
   const gs_debug_inv *inv = d->inv;
   for (unsigned i = 0; i < d->nbps; i++) {
-    const gs_debug_cond *c = &d->bps[i].c;
+    gs_debug_cond pc = d->bps[i].c;
+    const gs_debug_cond *c = &pc;
+    if (c->is_pc) pc.pc += inv->prolog; /* the ISA's pc, past a prolog linked in front of the program */
     if (gs_debug_cond_holds(inv->ops, st, inv->lane, c) <= 0) continue;
     if (c->is_pc || !prev || gs_debug_cond_holds(inv->ops, prev, inv->lane, c) <= 0) return 1;
   }
@@ -533,6 +535,7 @@ static void scan(lua_State *L, debugger *d) {
   gs_debug dbg;
   memset(&dbg, 0, sizeof dbg);
   dbg.mode = GS_DEBUG_SCAN;
+  dbg.scan_stage = d->inv->stage == GS_STAGE_FRAGMENT ? GS_STAGE_FRAGMENT : GS_STAGE_VERTEX;
   dbg.conds = conds, dbg.nconds = n;
   rerun(L, &fi, &dbg, NULL);
   free(d->hits);
@@ -540,16 +543,19 @@ static void scan(lua_State *L, debugger *d) {
   d->scanned = 1;
 }
 
-/* Opens fragment invocation `ordinal` of the frame at step `step`, lane `lane`. */
-static void open_ordinal(lua_State *L, debugger *d, unsigned ordinal, unsigned step, int lane) {
+/* Opens invocation `ordinal` of the frame's fragment (frag) or vertex-stage
+ * invocations at step `step`, lane `lane`. */
+static void open_ordinal(lua_State *L, debugger *d, int frag, unsigned ordinal, unsigned step, int lane) {
   lgs_frame_info fi;
   last_frame(L, &fi);
   gs_debug dbg;
   memset(&dbg, 0, sizeof dbg);
-  dbg.mode = GS_DEBUG_ORDINAL;
+  dbg.mode = frag ? GS_DEBUG_ORDINAL : GS_DEBUG_VORDINAL;
   dbg.target = ordinal;
   rerun(L, &fi, &dbg, NULL);
-  if (!dbg.inv) luaL_error(L, "gpusim.debug: frame %d has no fragment invocation %d", (int)fi.number, (int)ordinal);
+  if (!dbg.inv)
+    luaL_error(L, "gpusim.debug: frame %d has no %s invocation %d", (int)fi.number, frag ? "fragment" : "vertex",
+               (int)ordinal);
   if (lane >= 0) dbg.inv->lane = lane;
   adopt(L, d, dbg.inv, step);
 }
@@ -572,11 +578,11 @@ static int resume(lua_State *L, int dir) {
   if (has_frame_bps(d)) {
     scan(L, d);
     int frag = d->inv->stage == GS_STAGE_FRAGMENT;
-    long here = frag ? (long)d->inv->ordinal : -1;
+    long here = frag ? (long)d->inv->ordinal : (long)d->inv->vordinal;
     const gs_debug_hit *best = NULL;
     for (size_t i = 0; i < d->nhits; i++) {
       const gs_debug_hit *h = &d->hits[i];
-      if (dir > 0 ? (long)h->ordinal > here : (frag && (long)h->ordinal < here)) {
+      if (dir > 0 ? (long)h->ordinal > here : (long)h->ordinal < here) {
         if (dir > 0) {
           best = h;
           break;
@@ -587,7 +593,7 @@ static int resume(lua_State *L, int dir) {
     if (best) {
       unsigned o = best->ordinal, step = best->step;
       int lane = best->lane;
-      open_ordinal(L, d, o, step, lane);
+      open_ordinal(L, d, frag, o, step, lane);
       lua_pushboolean(L, 1);
       return 1;
     }
@@ -610,8 +616,12 @@ static int l_hits(lua_State *L) {
     set_int(L, "invocation", d->hits[i].ordinal);
     set_int(L, "step", d->hits[i].step);
     set_int(L, "lane", d->hits[i].lane);
-    set_int(L, "x", d->hits[i].x);
-    set_int(L, "y", (lua_Integer)d->height - 1 - d->hits[i].y);
+    if (d->inv->stage == GS_STAGE_FRAGMENT) {
+      set_int(L, "x", d->hits[i].x);
+      set_int(L, "y", (lua_Integer)d->height - 1 - d->hits[i].y);
+    } else {
+      set_int(L, "vertex", d->hits[i].index);
+    }
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;

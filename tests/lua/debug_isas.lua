@@ -78,6 +78,31 @@ d:step(10); assert(d:at() == 15 and d:pc() == 0x1c and d:line() == "stop", d:lin
 local tr = d:trace()
 assert(tr:find("\n    7  prolog%+0x0036  wait ") and tr:find("\n    8  0x0000  st_var ") and
        tr:find("\n   15  0x001c  stop "), tr)
+-- Frame-wide breakpoints on a debugger opened on a vertex cover the frame's
+-- vertex-stage runs (the tiles each run the batch again; d:info().invocation
+-- counts them from 0, and vertex 0's last run is the last of all). Every run
+-- reaches pc 0x18 (st_var r14, 6) after the 8 prolog steps and 6 st_var, in
+-- its first lane (vertex 0); r8 (position x: -0.8, 0.8, 0.0) becomes > 0.5
+-- only in lane 1 (vertex 1), at step 3, the state after the first load.
+d:clear()
+local last = d:info().invocation
+d:breakpoint {pc = 0x18, frame = true}
+local vh = d:hits()
+assert(#vh == last + 1, #vh .. " " .. last)
+for i, h in ipairs(vh) do
+  assert(h.invocation == i - 1 and h.step == 14 and h.lane == 0 and h.vertex == 0 and h.x == nil, i)
+end
+d:clear()
+d:breakpoint {reg = "r8", op = ">", value = 0.5, frame = true}
+vh = d:hits()
+assert(#vh == last + 1 and vh[1].step == 3 and vh[1].lane == 1 and vh[1].vertex == 1, #vh)
+d:back(100)
+assert(d:reverse() == true and d:info().invocation == last - 1 and d:at() == 3 and d:lane() == 1)
+assert(d:info().vertex == 1 and d:reg("r8") == f32(0.8) and d:pc() == -0x20)
+assert(d:continue() == true and d:info().invocation == last and d:at() == 3 and d:lane() == 1)
+assert(d:continue() == false and d:at() == 16)
+d:clear()
+
 
 -- PICA200 vertex shader: mov o0, v0; mov o1, v1; end — every lane a vertex
 triangle("pica:qpu")
