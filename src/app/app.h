@@ -85,6 +85,7 @@ typedef struct gs_why_request {
  * trace after the frames (raising a Lua error when it cannot). */
 typedef struct gs_trace_request {
   long x, y, lane;
+  long draw, vertex; /* --draw K --vertex I: vertex I of draw K (draw -1: the pixel) */
 } gs_trace_request;
 int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
 struct lua_State;

@@ -1,5 +1,7 @@
 /* trace_cmd.c — `gpusim trace [--frame N] [--lane L] SCENE.lua X Y
- * [ARGS...]`: renders the scene's frames 0..N headless, then prints the
+ * [ARGS...]` or `gpusim trace [--frame N] [--lane L] --draw K --vertex I
+ * SCENE.lua [ARGS...]` (the vertex-program invocation that shaded vertex I
+ * of draw K: gpusim.debug{draw = K, vertex = I}): renders the scene's frames 0..N headless, then prints the
  * lane trace of the fragment program invocation that last shaded pixel
  * (X, Y) of frame N: each step's pc, disassembly and the registers it
  * wrote with their values — gpusim.debug{x = X, y = Y}:trace() (src/lua/
@@ -13,6 +15,7 @@
 
 static const char trace_usage[] =
     "usage: gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]\n"
+    "       gpusim trace [--frame N] [--lane L] --draw K --vertex I SCENE.lua [ARGS...]\n"
     "\n"
     "Prints the lane trace of the fragment program invocation that last shaded\n"
     "pixel (X, Y) of a scene's frame (X, Y from the top-left corner, as an image\n"
@@ -24,13 +27,21 @@ static const char trace_usage[] =
     "program stopped with. The program runs on its ISA's reference interpreter\n"
     "(docs/debugger.md); the image is unchanged.\n"
     "\n"
+    "With --draw K --vertex I (and no X Y) it prints the trace of the vertex\n"
+    "program invocation that shaded vertex I (the index its primitives use) of\n"
+    "draw K (the frame's K-th draw call, from 1) instead, as\n"
+    "gpusim.debug{draw = K, vertex = I}:trace() does.\n"
+    "\n"
     "  --frame N     the frame (default 0)\n"
+    "  --draw K      trace a vertex of draw K (needs --vertex)\n"
+    "  --vertex I    the vertex of index I (needs --draw)\n"
     "  --lane L      trace lane L of the batch instead of the pixel's lane\n"
     "  ARGS          the scene's arguments, as for gpusim SCENE.lua ARGS\n"
     "\n"
     "Exit status: 0 traced, 1 the scene or the pixel is wrong (outside the\n"
     "image, no fragment shaded it: the message says what gpusim why says, a Lua\n"
-    "error), 2 a usage error.\n";
+    "error) or the draw or vertex is (no such draw, no such vertex run), 2 a\n"
+    "usage error (also --draw without --vertex, or a pixel with --draw).\n";
 
 static int trace_usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "gpusim trace: ");
@@ -53,6 +64,8 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
   memset(&o, 0, sizeof o);
   memset(&req, 0, sizeof req);
   req.lane = -1;
+  req.draw = -1;
+  req.vertex = -1;
   o.headless = 1;
   long frame = 0;
   int i = 1;
@@ -67,6 +80,12 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
         return trace_usage_error("--frame: expected a frame number 0..1000000, got '%s'", v);
     } else if ((v = gs_cli_option(argc, argv, &i, "--lane", &missing))) {
       if (whole(v, 0, 31, &req.lane) < 0) return trace_usage_error("--lane: expected a lane 0..31, got '%s'", v);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--draw", &missing))) {
+      if (whole(v, 1, 0x7fffffff, &req.draw) < 0)
+        return trace_usage_error("--draw: expected a draw number 1.. (the frame's draw calls, from 1), got '%s'", v);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--vertex", &missing))) {
+      if (whole(v, 0, 0x7fffffff, &req.vertex) < 0)
+        return trace_usage_error("--vertex: expected a vertex index 0.., got '%s'", v);
     } else if (missing) {
       return trace_usage_error("option '%s' needs a value", a);
     } else if (strcmp(a, "--") == 0) {
@@ -77,6 +96,26 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
     } else {
       break;
     }
+  }
+  if ((req.draw < 0) != (req.vertex < 0))
+    return trace_usage_error("%s", req.draw < 0 ? "--vertex needs --draw K" : "--draw needs --vertex I");
+  if (req.draw >= 0) {
+    if (argc - i < 1) return trace_usage_error("%s", "expected SCENE.lua after --draw K --vertex I");
+    /* a pixel as well: two numbers right after the scene */
+    if (argc - i >= 3 && whole(argv[i + 1], 0, GS_MAX_SIDE - 1, &req.x) == 0 &&
+        whole(argv[i + 2], 0, GS_MAX_SIDE - 1, &req.y) == 0)
+      return trace_usage_error("%s", "give either a pixel (X Y) or --draw K --vertex I, not both");
+    int n = argc - i + 1;
+    char **args = calloc((size_t)n + 1, sizeof *args);
+    if (!args) return fprintf(stderr, "gpusim trace: out of memory\n"), 1;
+    args[0] = argv[0];
+    for (int k = 1; k < n; k++) args[k] = argv[i + k - 1];
+    o.script = 1;
+    o.frames = frame + 1;
+    o.trace = &req;
+    int rc = run(&o, n, args);
+    free(args);
+    return rc;
   }
   if (argc - i < 3) return trace_usage_error("%s", "expected SCENE.lua X Y");
   if (whole(argv[i + 1], 0, GS_MAX_SIDE - 1, &req.x) < 0)
@@ -103,10 +142,10 @@ void gs_trace_print(struct lua_State *L, const gs_trace_request *t) {
   lua_getfield(L, -1, "gpusim");
   lua_getfield(L, -1, "debug");
   lua_createtable(L, 0, 2);
-  lua_pushinteger(L, t->x);
-  lua_setfield(L, -2, "x");
-  lua_pushinteger(L, t->y);
-  lua_setfield(L, -2, "y");
+  lua_pushinteger(L, t->draw >= 0 ? t->draw : t->x);
+  lua_setfield(L, -2, t->draw >= 0 ? "draw" : "x");
+  lua_pushinteger(L, t->draw >= 0 ? t->vertex : t->y);
+  lua_setfield(L, -2, t->draw >= 0 ? "vertex" : "y");
   lua_call(L, 1, 1);
   lua_getfield(L, -1, "trace");
   lua_pushvalue(L, -2);

@@ -6,7 +6,7 @@
 # (160, 119), lane 10 of its 4x4 block (x 160 % 4 = 0, y 119 % 4 = 3: quad
 # 2, element 2), and 1/W = W = 1 for a triangle with w = 1 (R8 = 1.0 =
 # 0x3f800000); MOV32I R3 writes alpha 1.0; EXIT leaves every lane exited.
-# Then --lane, --help, and the exit statuses: 1 for a pixel no fragment
+# Then the vertex form (--draw K --vertex I), --lane, --help, and the exit statuses: 1 for a pixel no fragment
 # program ran for (with what gpusim why says) and for one outside the image,
 # 2 for usage errors.
 . "$2/tests/cli/lib/common.sh"
@@ -33,6 +33,30 @@ grep -q 'no fragment program ran for pixel (0, 0): gpusim why says no primitive 
 "$g" trace scenes/triangle.lua 400 0 > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] || fail "outside: exit status"
 grep -q 'pixel (400, 0) is outside the 320x240 image' "$tmp/err" || fail "$(cat "$tmp/err")"
+# the vertex form: draw 1's vertex 0 on AGX. The scene's vertex 0 is
+# (-0.8, -0.8, 0, 1) red (1, 0, 0): the prolog's first load (step 2) writes
+# x, y, w into r8, r9, r11 (z = 0 leaves r10 as it was), the second (step 5)
+# red 1.0 into r12 (green, blue 0 leave r13, r14); eight prolog steps, seven
+# st_var, stop: 16 steps, lane 0 of the three vertices' lanes 0x7.
+"$g" trace --draw 1 --vertex 0 scenes/triangle.lua agx > "$tmp/vtx" || fail "vertex trace exited $?"
+head -1 "$tmp/vtx" | grep -q '^agx vertex shader 0x[0-9a-f]* (uniforms 0x[0-9a-f]*), vertex 0: lane 0 of lanes 0x7, 16 steps$' \
+  || fail "vertex header: $(head -1 "$tmp/vtx")"
+grep -q '^    2  prolog+0x0010  load .* r8=0xbf4ccccd (-0.800000012) r9=0xbf4ccccd (-0.800000012) r11=0x3f800000 (1)$' "$tmp/vtx" \
+  || fail "vertex step 2: $(cat "$tmp/vtx")"
+grep -q '^    5  prolog+0x0028  load .* r12=0x3f800000 (1)$' "$tmp/vtx" || fail "vertex step 5: $(cat "$tmp/vtx")"
+grep -q '^   15  0x001c  stop ' "$tmp/vtx" || fail "vertex step 15"
+[ "$(tail -1 "$tmp/vtx")" = "end" ] || fail "vertex: no end line"
+"$g" trace --draw 2 --vertex 0 scenes/triangle.lua > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] || fail "no draw 2: exit status"
+grep -q 'frame 0 has no draw 2' "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace --draw 1 --vertex 7 scenes/triangle.lua > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] || fail "no vertex 7: exit status"
+grep -q "draw 1's vertex shader never ran a vertex of index 7" "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace --draw 1 --vertex 0 scenes/triangle.lua 1 2 > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] || fail "pixel and --draw: exit status"
+grep -q 'either a pixel (X Y) or --draw K --vertex I, not both' "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace --draw 1 scenes/triangle.lua > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--draw without --vertex: exit status"
 "$g" trace scenes/triangle.lua 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "usage: exit status"
 "$g" trace --bogus scenes/triangle.lua 1 1 > /dev/null 2>&1
