@@ -1,4 +1,5 @@
--- vc4_shaders.lua — the position shaders nearly every scene needs, in
+-- vc4_shaders.lua — the position shaders nearly every scene needs (and a
+-- colour fragment shader, colour3), in
 -- commented QPU assembly (docs/qpu.md). A scene writes its own fragment
 -- shader and takes these for positions given in clip space:
 --
@@ -85,5 +86,25 @@ function shaders.vertex(varyings)
   add("    nop")
   return table.concat(t, "\n") .. "\n"
 end
+
+-- A fragment shader for three colour varyings (r, g, b): each varying
+-- interpolated (VP x W + C, docs/rasterization.md), scaled to a byte and
+-- packed with alpha 1.0 into one word for the tile buffer.
+shaders.colour3 = [[
+    fmul r0, vary, ra15
+    fadd r0, r0, r5
+    fmul r1, vary, ra15
+    fadd r1, r1, r5
+    fmul r2, vary, ra15
+    fadd r2, r2, r5
+    fmul r3.8a, r0, 1.0
+    fmul r3.8b, r1, 1.0
+    fmul r3.8c, r2, 1.0
+    fmul r3.8d, 1.0, 1.0
+    mov tlb_colour_all, r3
+    thrend
+    nop
+    sbdone
+]]
 
 return shaders

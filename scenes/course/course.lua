@@ -19,22 +19,7 @@ local course = {}
 
 -- the fragment shader: each colour varying (VP x W + C, docs/rasterization.md)
 -- scaled to a byte and packed into one word for the tile buffer
-local fragment = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
+local fragment = shaders.colour3
 
 function course.shader(opts)
   opts = opts or {}

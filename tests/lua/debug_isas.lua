@@ -191,22 +191,7 @@ local vc4 = require "vc4_shaders"
 local target = gpusim.target {width = 16, height = 16, format = "rgba8888"}
 local vertices = gpusim.buffer {format = {"f32x4", "f32x3"},
   data = {{-0.9, -0.9, 0, 1, 1, 0, 0}, {0.9, -0.9, 0, 1, 0, 1, 0}, {0, 0.9, 0, 1, 0, 0, 1}}}
-local qpu_colour = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
+local qpu_colour = vc4.colour3
 local vertex_of = {qpu = vc4.vertex(0), sass = require("sass_shaders").vertex(3), agx = require("agx_shaders").vertex(3)}
 
 local function random_scene(isa, src)

@@ -11,22 +11,7 @@ local sass = require "sass_shaders"
 
 local target = gpusim.target {width = 128, height = 64, format = "rgba8888"}
 -- the colour varying, perspective-correct, packed into the tile buffer's word
-local qpu_fs = [[
-    fmul r0, vary, ra15
-    fadd r0, r0, r5
-    fmul r1, vary, ra15
-    fadd r1, r1, r5
-    fmul r2, vary, ra15
-    fadd r2, r2, r5
-    fmul r3.8a, r0, 1.0
-    fmul r3.8b, r1, 1.0
-    fmul r3.8c, r2, 1.0
-    fmul r3.8d, 1.0, 1.0
-    mov tlb_colour_all, r3
-    thrend
-    nop
-    sbdone
-]]
+local qpu_fs = vc4.colour3
 local inputs = {{name = "position", components = 4}, {name = "color", components = 3}}
 local varyings = {{name = "color", components = 3, interpolation = "perspective"}}
 local qpu = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(3), fragment = qpu_fs, inputs = inputs,
