@@ -15,6 +15,10 @@ struct gs_mem {
   mem_block *blocks;  /* sorted by start, non-overlapping */
   size_t nblocks, cap;
   size_t used;
+  /* Bytes from here to the limit have never been part of an allocation:
+   * they are still calloc's zeros, and their pages need not have been
+   * touched, so an allocation there is zero-filled without writing it. */
+  size_t fresh;
 };
 
 gs_mem *gs_mem_new(size_t limit) {
@@ -79,7 +83,9 @@ int gs_mem_alloc(gs_mem *m, uint32_t size, uint32_t align, gs_addr *out, gs_diag
   m->blocks[i].size = size;
   m->nblocks++;
   m->used += size;
-  memset(m->bytes + (start - GS_MEM_BASE), 0, size);
+  size_t off = start - GS_MEM_BASE, end = off + size;
+  if (off < m->fresh) memset(m->bytes + off, 0, (end < m->fresh ? end : m->fresh) - off);
+  if (end > m->fresh) m->fresh = end;
   *out = (gs_addr)start;
   return GS_OK;
 }
