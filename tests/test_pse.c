@@ -925,6 +925,116 @@ static void test_batch_matches_reference(void **state) {
   assert_true(checked > 10000);
 }
 
+/* A float for a vertex's Zs or 1/Wc in the extremes test: the special
+ * values a flat plane must carry through (zeros of both signs, infinities,
+ * NaN, a denormal, 0 and 1 in Z) or an ordinary one. */
+static float ref_special_float(uint32_t *s) {
+  static const uint32_t bits[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                                  0x00000001u, 0x3F800000u, 0x3F7FFFFFu, 0x3F000000u, 0x4B800000u};
+  uint32_t r = ref_rand(s) % 16;
+  if (r >= sizeof bits / sizeof bits[0]) return (float)(ref_rand(s) % 100001) / 100000.0f;
+  float f;
+  memcpy(&f, &bits[r], sizeof f);
+  return f;
+}
+
+/* A 12.4 coordinate at the ends of its range or anywhere. */
+static int16_t ref_extreme_coord(uint32_t *s) {
+  static const int16_t ends[] = {-32768, -32767, -32766, -1, 0, 1, 32766, 32767};
+  uint32_t r = ref_rand(s) % 12;
+  return r < 8 ? ends[r] : (int16_t)ref_rand(s);
+}
+
+/* The extremes the random test above rarely reaches: vertices at the ends
+ * of the 12.4 range (the largest triangles there are, up to 4096 pixels a
+ * side, with the viewport offset at either end too), and Z or 1/Wc equal
+ * at every vertex (flat planes, which the PSE fills without the weights)
+ * with the special values: zeros of either sign, infinities, NaN. Blocks in
+ * the primitive's rectangle, at its corners and at the ends of the
+ * 16-bit block coordinates. Both ways to a batch (pse_batch_setup, and the
+ * renderer's early-Z path pse_block_depth_keep then pse_batch_setup_kept)
+ * give the plain reference's bytes. */
+static void test_batch_extremes_match_reference(void **state) {
+  (void)state;
+  uint32_t s = 0x9E3779B9u;
+  static pse_batch got, want;
+  int checked = 0, zflat = 0, wflat = 0, big = 0;
+  for (int n = 0; n < 3000; n++) {
+    pse_state st;
+    pse_state_init(&st, 4096, 4096);
+    static const int16_t vps[] = {0, 0, 1, 16 * 2048, 32767, -32768};
+    st.vp_x = vps[ref_rand(&s) % 6], st.vp_y = vps[ref_rand(&s) % 6];
+    st.nvary = (uint8_t)(ref_rand(&s) % 4 ? ref_rand(&s) % 4 : ref_rand(&s) % (PSE_MAX_VARYINGS + 1));
+    for (int i = 0; i < PSE_MAX_VARYINGS; i++) st.interp[i] = (uint8_t)(ref_rand(&s) % 4);
+    st.provoking_first = ref_rand(&s) & 1;
+    st.line_width = (float)(1 + ref_rand(&s) % 64) / 8.0f;
+    st.point_size = (float)(1 + ref_rand(&s) % 4096) / 2.0f;
+    if (ref_rand(&s) % 4 == 0) {
+      st.config |= PSE_CFG_DEPTH_OFFSET;
+      st.depth_offset_factor = (uint16_t)ref_rand(&s);
+      st.depth_offset_units = (uint16_t)ref_rand(&s);
+    }
+    pse_vertex v[3];
+    float z = ref_special_float(&s), iw = ref_special_float(&s);
+    uint32_t flat = ref_rand(&s) % 4; /* bit 0: one Z, bit 1: one 1/Wc */
+    for (int k = 0; k < 3; k++) {
+      ref_rand_vertex(&s, 16, 0, 0, &v[k]);
+      v[k].xs = ref_extreme_coord(&s), v[k].ys = ref_extreme_coord(&s);
+      v[k].zs = (flat & 1) ? z : ref_special_float(&s);
+      v[k].inv_wc = (flat & 2) ? iw : ref_special_float(&s);
+    }
+    pse_prim p;
+    int kind = (int)(ref_rand(&s) % 3) + 1;
+    pse_result r = kind == 3 ? pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p)
+                   : kind == 2 ? pse_setup_line(&st, &v[0], &v[1], &p)
+                               : pse_setup_point(&st, &v[0], &p);
+    if (r != PSE_DRAW) continue;
+    zflat += p.z_flat, wflat += p.w_flat;
+    big += (p.x1 - p.x0) >= 2048 && (p.y1 - p.y0) >= 2048;
+    for (int k = 0; k < 8; k++) {
+      pse_block b;
+      uint32_t bx, by;
+      if (k < 4) {
+        bx = (uint32_t)p.x0 + ref_rand(&s) % (uint32_t)(p.x1 - p.x0);
+        by = (uint32_t)p.y0 + ref_rand(&s) % (uint32_t)(p.y1 - p.y0);
+      } else if (k < 6) { /* the rectangle's corners */
+        bx = (uint32_t)((k & 1) ? p.x1 - 1 : p.x0), by = (uint32_t)(ref_rand(&s) & 1 ? p.y1 - 1 : p.y0);
+      } else { /* the ends of the block coordinates */
+        bx = (ref_rand(&s) & 1) ? 65532 : 0, by = (ref_rand(&s) & 1) ? 65532 : 0;
+      }
+      b.x = (uint16_t)((bx > 65532 ? 65532 : bx) & ~3u), b.y = (uint16_t)((by > 65532 ? 65532 : by) & ~3u);
+      b.mask = (uint16_t)ref_rand(&s), b.samples = 0;
+      memset(&want, 0x5A, sizeof want);
+      ref_batch(&p, &b, &want);
+      ref_canonical_nans(&want);
+      for (int way = 0; way < 2; way++) {
+        memset(&got, 0x5A, sizeof got);
+        if (way == 0) pse_batch_setup(&p, &b, &got);
+        else {
+          uint32_t zk[16];
+          pse_weights wt;
+          memset(&wt, 0xA5, sizeof wt);
+          pse_block_depth_keep(&p, &b, &wt, zk);
+          assert_memory_equal(zk, want.z, sizeof zk);
+          pse_batch_setup_kept(&p, &b, &wt, zk, &got);
+        }
+        ref_canonical_nans(&got);
+        if (memcmp(&got, &want, sizeof got) != 0) {
+          for (int e = 0; e < 16; e++)
+            if (got.z[e] != want.z[e] || memcmp(&got.w[e], &want.w[e], 4))
+              fail_msg("way %d prim %d (kind %d) block (%u, %u) lane %d: z %u / %u, w %a / %a", way, n, kind, b.x,
+                       b.y, e, got.z[e], want.z[e], (double)got.w[e], (double)want.w[e]);
+          fail_msg("way %d prim %d (kind %d) block (%u, %u): the batches differ", way, n, kind, b.x, b.y);
+        }
+      }
+      checked++;
+    }
+  }
+  /* the cases this test is for did occur */
+  assert_true(checked > 5000);
+  assert_true(zflat > 500 && wflat > 500 && big > 100);
+}
+
 /* ---- points ------------------------------------------------------------- */
 
 static long draw_point(const pse_state *st, pse_vertex v, grid *g) {
@@ -1287,6 +1397,7 @@ int main(void) {
       cmocka_unit_test(test_perspective_vp_is_a_plane),
       cmocka_unit_test(test_rounding_mode_independent),
       cmocka_unit_test(test_batch_matches_reference),
+      cmocka_unit_test(test_batch_extremes_match_reference),
       cmocka_unit_test(test_points),
       cmocka_unit_test(test_point_sprite_coordinates),
       cmocka_unit_test(test_lines),

@@ -300,6 +300,36 @@ static int32_t pse_half_size(float size) {
   return h < 1.0 ? 1 : (int32_t)h;
 }
 
+/* The offsets of lane e's centre from lane 0's, in 12.4: 16·PSE_LANE_DX(e)
+ * and 16·PSE_LANE_DY(e). */
+#define PSE_L16(m) {16 * m(0), 16 * m(1), 16 * m(2), 16 * m(3), 16 * m(4), 16 * m(5), 16 * m(6), 16 * m(7), \
+                    16 * m(8), 16 * m(9), 16 * m(10), 16 * m(11), 16 * m(12), 16 * m(13), 16 * m(14), 16 * m(15)}
+static const int32_t pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] = PSE_L16(PSE_LANE_DY);
+
+static uint32_t pse_round_z(double zf);
+
+/* The per-block shortcuts of pse_prim (pse.h), in the setup's rounding:
+ * the weights' integer lane steps (u·16dx + v·16dy: |u|, |v| < 2^17 and
+ * 16dx, 16dy <= 48, so below 2^24, exact in int64 and in double); whether
+ * Z and W are flat, and their one value then, which is what a block's lanes
+ * get from z0 + λ1·dz1 + λ2·dz2 with dz1 = dz2 = 0 (a NaN delta is not 0):
+ * λ is finite, λ·0 is ±0, and adding ±0 changes no value but a zero's sign,
+ * which pse_round_z and W's test for 1/W = 0 ignore; and which FIFO entries
+ * make VP from the weights. */
+static void pse_finish_setup(pse_prim *p) {
+  for (int e = 0; e < 16; e++) {
+    p->step1[e] = (double)(p->lambda[0].u * pse_lane_dx16[e] + p->lambda[0].v * pse_lane_dy16[e]);
+    p->step2[e] = (double)(p->lambda[1].u * pse_lane_dx16[e] + p->lambda[1].v * pse_lane_dy16[e]);
+  }
+  p->z_flat = p->dz1 == 0.0 && p->dz2 == 0.0;
+  p->zc = pse_round_z(p->z0);
+  p->w_flat = p->diw1 == 0.0 && p->diw2 == 0.0;
+  p->wc = p->iw0 == 0.0 ? INFINITY : (float)(1.0 / p->iw0);
+  p->vp_planes = 0;
+  for (int k = 0; k < p->nfifo; k++)
+    if (p->fifo[k].kind != PSE_VP_ZERO) p->vp_planes |= UINT64_C(1) << k;
+}
+
 /* ---- setup entry points ----------------------------------------------- */
 
 GS_CLONES pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v0,
@@ -329,6 +359,7 @@ GS_CLONES pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v
   int mode = pse_round_begin();
   pse_setup_values(st, p, v, 3);
   if (st->config & PSE_CFG_DEPTH_OFFSET) pse_apply_depth_offset(st, p);
+  pse_finish_setup(p);
   pse_round_end(mode);
   return PSE_DRAW;
 }
@@ -358,6 +389,7 @@ pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
   int mode = pse_round_begin();
   pse_add_weight_entry(p, 1.0, 0.0); /* the line coordinate */
   pse_setup_values(st, p, v, 2);
+  pse_finish_setup(p);
   pse_round_end(mode);
   return PSE_DRAW;
 }
@@ -384,36 +416,35 @@ pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p
   pse_add_weight_entry(p, 1.0, 0.0); /* s */
   pse_add_weight_entry(p, 0.0, 1.0); /* t */
   pse_setup_values(st, p, vv, 1);
+  pse_finish_setup(p);
   pse_round_end(mode);
   return PSE_DRAW;
 }
 
 /* ---- per-block values ------------------------------------------------- */
 
-/* The offsets of lane e's centre from lane 0's, in 12.4: 16·PSE_LANE_DX(e)
- * and 16·PSE_LANE_DY(e). */
-#define PSE_L16(m) {16.0 * m(0), 16.0 * m(1), 16.0 * m(2), 16.0 * m(3), 16.0 * m(4), 16.0 * m(5), \
-                    16.0 * m(6), 16.0 * m(7), 16.0 * m(8), 16.0 * m(9), 16.0 * m(10), 16.0 * m(11), \
-                    16.0 * m(12), 16.0 * m(13), 16.0 * m(14), 16.0 * m(15)}
-static const double pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] = PSE_L16(PSE_LANE_DY);
-
 /* The weights λ1, λ2 at the centres of the 16 lanes of block b.
  *
  * Each plane is evaluated once, in int64, at lane 0's centre, and stepped
- * to the other lanes in double: the steps (|u|, |v| < 2^17 times at most 48)
- * and every sum are integers below 2^41, so each is exact, and each lane's
- * numerator is the very double pse_plane_at would give, in any rounding
+ * to the other lanes by the primitive's integer lane steps (pse_prim.step1,
+ * step2): every numerator is an integer below 2^41, so each sum is exact,
+ * the very double pse_plane_at would give at the lane, in any rounding
  * mode. What rounds is the one division per weight, as always. The loops
  * over the 16 lanes have no branches, so the compiler vectorises them. */
-GS_CLONES static void pse_block_weights(const pse_prim *p, const pse_block *b, double l1[16], double l2[16]) {
+static GS_CLONE_INLINE void pse_block_weights(const pse_prim *p, const pse_block *b, pse_weights *wt) {
   int64_t px = 16 * (int64_t)b->x + 8, py = 16 * (int64_t)b->y + 8;
   double den = p->den;
-  double base1 = pse_plane_at(&p->lambda[0], px, py), u1 = (double)p->lambda[0].u, v1 = (double)p->lambda[0].v;
-  double base2 = pse_plane_at(&p->lambda[1], px, py), u2 = (double)p->lambda[1].u, v2 = (double)p->lambda[1].v;
+  double base1 = pse_plane_at(&p->lambda[0], px, py), base2 = pse_plane_at(&p->lambda[1], px, py);
+  double s1[16], s2[16], l1[16], l2[16];
+  memcpy(s1, p->step1, sizeof s1);
+  memcpy(s2, p->step2, sizeof s2);
   for (int e = 0; e < 16; e++) {
-    l1[e] = (base1 + (u1 * pse_lane_dx16[e] + v1 * pse_lane_dy16[e])) / den;
-    l2[e] = (base2 + (u2 * pse_lane_dx16[e] + v2 * pse_lane_dy16[e])) / den;
+    l1[e] = (base1 + s1[e]) / den;
+    l2[e] = (base2 + s2[e]) / den;
   }
+  memcpy(wt->l1, l1, sizeof l1);
+  memcpy(wt->l2, l2, sizeof l2);
+  wt->valid = 1;
 }
 
 /* Z × (2^24−1) to the 24-bit Z: round to nearest, halves up, clamped to
@@ -427,15 +458,32 @@ static uint32_t pse_round_z(double zf) {
   return (uint32_t)(int32_t)whole + (v - whole >= 0.5 ? 1u : 0u);
 }
 
-static void pse_depth_from_weights(const pse_prim *p, const double l1[16], const double l2[16], uint32_t z[16]) {
-  double z0 = p->z0, dz1 = p->dz1, dz2 = p->dz2;
-  for (int e = 0; e < 16; e++) z[e] = pse_round_z(z0 + l1[e] * dz1 + l2[e] * dz2);
+/* The 24-bit Z of block b's lanes: the flat value, or from the weights
+ * (computed into *wt unless it has them). */
+static GS_CLONE_INLINE void pse_depth_lanes(const pse_prim *p, const pse_block *b, pse_weights *wt, uint32_t z[16]) {
+  if (p->z_flat) {
+    uint32_t zc = p->zc;
+    for (int e = 0; e < 16; e++) z[e] = zc;
+    return;
+  }
+  if (!wt->valid) pse_block_weights(p, b, wt);
+  double z0 = p->z0, dz1 = p->dz1, dz2 = p->dz2, l1[16], l2[16];
+  uint32_t zl[16];
+  memcpy(l1, wt->l1, sizeof l1);
+  memcpy(l2, wt->l2, sizeof l2);
+  for (int e = 0; e < 16; e++) zl[e] = pse_round_z(z0 + l1[e] * dz1 + l2[e] * dz2);
+  memcpy(z, zl, sizeof zl);
 }
 
 GS_CLONES void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
-  double l1[16], l2[16];
-  pse_block_weights(p, b, l1, l2);
-  pse_depth_from_weights(p, l1, l2, z);
+  pse_weights wt;
+  wt.valid = 0;
+  pse_depth_lanes(p, b, &wt, z);
+}
+
+GS_CLONES void pse_block_depth_keep(const pse_prim *p, const pse_block *b, pse_weights *wt, uint32_t z[16]) {
+  wt->valid = 0;
+  pse_depth_lanes(p, b, wt, z);
 }
 
 void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]) {
@@ -450,23 +498,36 @@ void pse_batch_setup(const pse_prim *p, const pse_block *b, pse_batch *out) {
   pse_round_end(mode);
 }
 
-GS_CLONES void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out) {
+/* Everything of block b's batch but Z: W (flat, or from the weights) and
+ * each FIFO entry's VP and C; the weights come from *wt, computed there if
+ * needed and missing. */
+static GS_CLONE_INLINE void pse_batch_rest(const pse_prim *p, const pse_block *b, pse_weights *wt, pse_batch *out) {
   double l1[16], l2[16], w[16];
   out->mask = b->mask;
   out->reverse = p->reverse;
   out->nfifo = p->nfifo;
-  pse_block_weights(p, b, l1, l2);
-  pse_depth_from_weights(p, l1, l2, out->z);
-  double iw0 = p->iw0, diw1 = p->diw1, diw2 = p->diw2;
   for (int e = 0; e < 16; e++) {
     out->x[e] = (uint16_t)(b->x + PSE_LANE_DX(e));
     out->y[e] = (uint16_t)(b->y + PSE_LANE_DY(e));
-    /* W = 1 / (1/W interpolated linearly in screen space); the division
-     * runs for 1/W = 0 too (its +-inf is not used) so the loop has no branch */
-    double iw = iw0 + l1[e] * diw1 + l2[e] * diw2;
-    float wf = (float)(1.0 / iw);
-    out->w[e] = iw == 0.0 ? INFINITY : wf;
-    w[e] = out->w[e]; /* VP / W uses the W the fragment program multiplies by */
+  }
+  if (!p->w_flat || p->vp_planes) {
+    if (!wt->valid) pse_block_weights(p, b, wt);
+    memcpy(l1, wt->l1, sizeof l1);
+    memcpy(l2, wt->l2, sizeof l2);
+  }
+  if (p->w_flat) {
+    float wc = p->wc;
+    for (int e = 0; e < 16; e++) out->w[e] = wc, w[e] = wc;
+  } else {
+    double iw0 = p->iw0, diw1 = p->diw1, diw2 = p->diw2;
+    for (int e = 0; e < 16; e++) {
+      /* W = 1 / (1/W interpolated linearly in screen space); the division
+       * runs for 1/W = 0 too (its +-inf is not used) so the loop has no branch */
+      double iw = iw0 + l1[e] * diw1 + l2[e] * diw2;
+      float wf = (float)(1.0 / iw);
+      out->w[e] = iw == 0.0 ? INFINITY : wf;
+      w[e] = out->w[e]; /* VP / W uses the W the fragment program multiplies by */
+    }
   }
   for (int k = 0; k < p->nfifo; k++) {
     const pse_fifo_entry *f = &p->fifo[k];
@@ -487,6 +548,19 @@ GS_CLONES void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, ps
     }
     }
   }
+}
+
+GS_CLONES void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out) {
+  pse_weights wt;
+  wt.valid = 0;
+  pse_depth_lanes(p, b, &wt, out->z);
+  pse_batch_rest(p, b, &wt, out);
+}
+
+GS_CLONES void pse_batch_setup_kept(const pse_prim *p, const pse_block *b, pse_weights *wt, const uint32_t z[16],
+                                    pse_batch *out) {
+  memcpy(out->z, z, sizeof out->z);
+  pse_batch_rest(p, b, wt, out);
 }
 
 /* ---- micro-benchmark -------------------------------------------------- */

@@ -217,6 +217,17 @@ typedef struct pse_prim {
   double iw0, diw1, diw2;  /* 1/W at vertex 0, deltas to vertices 1 and 2 */
   pse_fifo_entry fifo[PSE_MAX_FIFO];
   uint8_t imap[PSE_MAX_FIFO]; /* each entry's pse_interp (the extras: screen-linear) */
+  /* Per-block shortcuts, made by the setup. The weights' numerators at the
+   * 16 lane centres are lane 0's plus an integer step per lane (below
+   * 2^24 in magnitude, exact in double): step1/step2[e] for λ1, λ2. A plane
+   * whose deltas are both zero is flat: λ·0 is ±0 for the finite weights,
+   * so every lane gets the value at vertex 0 (z_flat: Z, w_flat: W, set
+   * in zc, wc); a block then needs the weights only for VP. */
+  double step1[16], step2[16];
+  uint8_t z_flat, w_flat;
+  uint32_t zc;                /* Z of every lane when z_flat */
+  float wc;                   /* W of every lane when w_flat */
+  uint64_t vp_planes;         /* bit k: FIFO entry k's VP needs the weights */
 } pse_prim;
 
 /* Sets up a triangle (vertices in primitive order). Culls by face per the
@@ -280,6 +291,22 @@ void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]);
  * mode, which costs more than a block's arithmetic. Same results. */
 void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out);
 void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]);
+
+/* A block's weights λ1, λ2 at its 16 lane centres, kept between the early-Z
+ * depth and the batch of the same block so that they are computed once
+ * (valid: they are there). */
+typedef struct pse_weights {
+  double l1[16], l2[16];
+  int valid;
+} pse_weights;
+
+/* pse_block_depth_nearest that leaves in *wt the weights it computed (none
+ * for a flat Z: wt->valid = 0). */
+void pse_block_depth_keep(const pse_prim *p, const pse_block *b, pse_weights *wt, uint32_t z[16]);
+/* pse_batch_setup_nearest for the block pse_block_depth_keep gave wt and z
+ * (z: its Z, copied to out->z). Same results. */
+void pse_batch_setup_kept(const pse_prim *p, const pse_block *b, pse_weights *wt, const uint32_t z[16],
+                          pse_batch *out);
 
 /* Micro-benchmark (for `gpusim bench`): sets up and rasterises ntris
  * random small triangles (edges up to ~12 pixels, four perspective

@@ -766,15 +766,17 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
   }
   block_lanes(blk, s->x, s->y);
   tlb_batch_of(&w->tlb, s->x, s->y, &s->lanes);
-  if (tc->early_z) {
+  if (tc->early_z) { /* the weights early Z computed serve the batch too */
     uint32_t z[16];
-    pse_block_depth_nearest(&w->prim, blk, z);
+    pse_weights wt;
+    pse_block_depth_keep(&w->prim, blk, &wt, z);
     tlb_z_test_batch(&w->tlb, &s->lanes, z, s->cov, mask);
     mask = 0;
     for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
     if (!mask) return 0;
-  }
-  pse_batch_setup_nearest(&w->prim, blk, b);
+    pse_batch_setup_kept(&w->prim, blk, &wt, z, b);
+  } else
+    pse_batch_setup_nearest(&w->prim, blk, b);
   s->blk = *blk;
   io->mask = mask;
   return 1;
