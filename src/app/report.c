@@ -3,17 +3,18 @@
  * and the inspector's overlays (overlay.c) as PNG data: URIs, the frame's
  * control lists as --dump-cl decodes them (dumpcl.c) with each tile-list
  * packet linked to its tile and each draw to the tiles whose lists hold
- * its primitives, per-tile statistics, and the provenance of the frame's
- * pixels (gpusim.why, lwhy.c) for the browser to show on a click.
+ * its primitives, per-tile statistics, and the provenance of every pixel
+ * for the browser to show on a click, exactly as gpusim why --json gives
+ * it.
  *
- * The provenance of every pixel would cost one run of the frame each, so
- * the report explains the pixels of a grid (--step S: every S-th column
- * and row, each cell's centre; the default keeps the grid at about 1,200
- * pixels) and a click shows the nearest explained pixel, naming it. Pixels
- * refer to a table of distinct fragments and of distinct missed
- * primitives, each written once as gpusim why --json writes it, less the
- * fields a fragment shares with its primitive's other fragments in its
- * tile (draw, packets, programs, tile...), which are a table of their own.
+ * The provenance comes from ONE run of the frame with the trace following
+ * everything (gpusim.why_all's collector, lwhyall.c and v3d/provenance.h),
+ * and is written compactly (write_provenance): the fields fragments share
+ * with the other fragments of their primitive in their tile and their fate
+ * are a table of classes written once as gpusim why --json writes them;
+ * each fragment is its class and its own numbers; missed primitives and
+ * their lists are tables; per-pixel counts, lists and final colours are
+ * run-length coded.
  *
  * The page's script and style are report_js and report_css below: no
  * library, no network, no file besides the HTML.
@@ -30,9 +31,10 @@
 #include "gpusim/luamod.h"
 #include "gpusim/v3d.h"
 #include "lua/lgpusim.h"
+#include "lua/lwhy.h"
 
 static const char report_usage[] =
-    "usage: gpusim report [--frame N] [--step S] [--threads N] SCENE.lua -o REPORT.html [ARGS...]\n"
+    "usage: gpusim report [--frame N] [--threads N] SCENE.lua -o REPORT.html [ARGS...]\n"
     "\n"
     "Writes one self-contained HTML file about a scene's frame, to open in any\n"
     "browser without installing anything: the frame and the overlays (tiles,\n"
@@ -43,8 +45,6 @@ static const char report_usage[] =
     "\n"
     "  -o REPORT.html  the file to write (whole or not at all; - for stdout)\n"
     "  --frame N       the frame to report (default 0)\n"
-    "  --step S        explain every S-th pixel of each row and column (1: every\n"
-    "                  pixel; default: the step that keeps about 1,200 pixels)\n"
     "  --threads N     host threads rendering tiles (the report is the same for any)\n"
     "  ARGS            the scene's arguments, as for gpusim SCENE.lua ARGS\n"
     "\n"
@@ -53,7 +53,6 @@ static const char report_usage[] =
 
 typedef struct report_request {
   const char *output, *script;
-  long step;
   int written;         /* the report was written (after the frames) */
 } report_request;
 
@@ -176,105 +175,240 @@ static char *lua_json(lua_State *L, int idx) {
   return buf;
 }
 
-/* The fields a fragment shares with the other fragments of its primitive
- * in its tile: written once as a context the fragment names. */
-static const char *const context_keys[] = {"clipped", "draw", "packet", "primitive", "record",
-                                           "source", "tile", "tile_packet", "vertices", "where"};
+/* A map from 64-bit keys to indices 0, 1, ... in order of arrival. */
+typedef struct keymap {
+  uint64_t *key;
+  size_t *slot; /* open addressing: index + 1, 0 empty */
+  size_t n, cap, nslot;
+} keymap;
 
-/* Appends to out the indices (in set) of the entries of the array field k
- * of the table at t. With ctxs, the context_keys of each entry move to a
- * table of their own, added to ctxs, and the entry names it as "context".
- * 0, or -1 out of memory. */
-static int add_entries(lua_State *L, int t, const char *k, strset *set, strset *ctxs, FILE *out) {
-  lua_getfield(L, t, k);
-  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-  fputc('[', out);
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    int e = lua_gettop(L);
-    if (ctxs) {
-      lua_createtable(L, 0, (int)(sizeof context_keys / sizeof *context_keys));
-      for (size_t c = 0; c < sizeof context_keys / sizeof *context_keys; c++) {
-        lua_getfield(L, e, context_keys[c]);
-        lua_setfield(L, -2, context_keys[c]);
-        lua_pushnil(L);
-        lua_setfield(L, e, context_keys[c]);
-      }
-      char *cj = lua_json(L, -1);
-      lua_pop(L, 1);
-      long cid = cj ? strset_add(ctxs, cj) : -1;
-      if (cid < 0) return lua_pop(L, 2), -1;
-      lua_pushinteger(L, cid);
-      lua_setfield(L, e, "context");
+/* The index of key k, *added set when it is new; -1 out of memory. */
+static long keymap_add(keymap *m, uint64_t k, int *added) {
+  *added = 0;
+  if ((m->n + 1) * 2 > m->nslot) {
+    size_t ns = m->nslot ? m->nslot * 2 : 256;
+    size_t *slot = calloc(ns, sizeof *slot);
+    if (!slot) return -1;
+    for (size_t i = 0; i < m->n; i++) {
+      size_t h = (size_t)(m->key[i] * 0x9e3779b97f4a7c15u >> 20) & (ns - 1);
+      while (slot[h]) h = (h + 1) & (ns - 1);
+      slot[h] = i + 1;
     }
-    char *j = lua_json(L, e);
-    lua_pop(L, 1);
-    long id = j ? strset_add(set, j) : -1;
-    if (id < 0) return lua_pop(L, 1), -1;
-    fprintf(out, "%s%ld", i > 1 ? "," : "", id);
+    free(m->slot);
+    m->slot = slot, m->nslot = ns;
   }
-  fputc(']', out);
-  lua_pop(L, 1);
-  return 0;
+  size_t h = (size_t)(k * 0x9e3779b97f4a7c15u >> 20) & (m->nslot - 1);
+  for (; m->slot[h]; h = (h + 1) & (m->nslot - 1))
+    if (m->key[m->slot[h] - 1] == k) return (long)(m->slot[h] - 1);
+  if (m->n == m->cap) {
+    size_t nc = m->cap ? m->cap * 2 : 64;
+    uint64_t *nk = realloc(m->key, nc * sizeof *nk);
+    if (!nk) return -1;
+    m->key = nk, m->cap = nc;
+  }
+  m->key[m->n] = k;
+  m->slot[h] = ++m->n;
+  *added = 1;
+  return (long)(m->n - 1);
 }
 
-/* The provenance of the grid's pixels: "pixels": [[x, y, [fragments],
- * [missed], final], ...], then "fragments", "missed" and "contexts", the
- * distinct entries (a fragment's context_keys are in its context). 0, or -1 with the message in err (gpusim.why's error). */
-static int write_provenance(lua_State *L, FILE *out, int width, int height, long step, char *err, size_t errlen) {
-  strset frags = {0}, missed = {0}, ctxs = {0};
+static void keymap_free(keymap *m) {
+  free(m->key);
+  free(m->slot);
+}
+
+/* Room for n longs in *a (capacity *cap): 1, or 0 out of memory. */
+static int grow_longs(long **a, size_t *cap, size_t n) {
+  if (n <= *cap) return 1;
+  size_t c = *cap ? *cap : 64;
+  while (c < n) c *= 2;
+  long *q = realloc(*a, c * sizeof *q);
+  if (!q) return 0;
+  *a = q, *cap = c;
+  return 1;
+}
+
+/* Run-length encoding of a stream of values, written as "v,run,v,run...". */
+typedef struct rle {
+  FILE *out;
+  char last[64];
+  unsigned long run;
+  int any;
+} rle;
+
+static void rle_flush(rle *r) {
+  if (!r->run) return;
+  fprintf(r->out, "%s%s,%lu", r->any ? "," : "", r->last, r->run);
+  r->any = 1, r->run = 0;
+}
+
+static void rle_put(rle *r, const char *v) {
+  if (r->run && strcmp(v, r->last) == 0) {
+    r->run++;
+    return;
+  }
+  rle_flush(r);
+  snprintf(r->last, sizeof r->last, "%s", v);
+  r->run = 1;
+}
+
+/* Writes the JSON in set as a table "name": [...]. */
+static void write_set(FILE *out, const char *name, const strset *s) {
+  fprintf(out, ",\n\"%s\": [", name);
+  for (size_t i = 0; i < s->n; i++) {
+    fputs(i ? ",\n" : "\n", out);
+    /* already JSON: only '<' needs escaping, and occurs only in strings */
+    for (const char *c = s->s[i]; *c; c++)
+      if (*c == '<') fputs("\\u003c", out);
+      else fputc(*c, out);
+  }
+  fputc(']', out);
+}
+
+/* The fields of a fragment that its class does not hold (report_page.c
+ * puts them back from the fragment's own numbers). */
+static const char *const own_keys[] = {"lane", "depth", "stored_depth", "stored_stencil", "output", "tile_colour"};
+
+/* The provenance of every pixel, from one traced run of the frame
+ * (gpusim.why_all's collector, gs_provall), in the compact form
+ * docs/report.md describes:
+ *   "classes": the fields fragments share (gpusim why --json's fragment
+ *     less own_keys; "$z", "$o", "$t" say which own numbers follow);
+ *   "frags": per fragment its class, lane, depth, then the tested depth-
+ *     stencil word ($z), the output word(s) ($o: 1 or 2), the tile colour
+ *     read ($t), pixel after pixel from the image's top-left;
+ *   "counts": the fragments of each pixel, run-length coded (n, run, ...);
+ *   "missed", "msets", "mpix": the distinct missed entries, the distinct
+ *     lists of them, and each pixel's list, run-length coded;
+ *   "finals": each pixel's final colour, run-length coded: -1 the output of
+ *     its last fragment with one output word, else the colour's word(s).
+ * 0, or -1 with the message in err. */
+static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, char *err, size_t errlen) {
   int top = lua_gettop(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_getfield(L, -1, "gpusim");
-  lua_getfield(L, -1, "why");
-  int why = lua_gettop(L);
-  fprintf(out, ",\n\"pixels\": [");
-  int first = 1, nomem = 0;
-  for (long y = step / 2; y < height && !nomem; y += step) {
-    for (long x = step / 2; x < width && !nomem; x += step) {
-      lua_pushvalue(L, why);
-      lua_pushinteger(L, x);
-      lua_pushinteger(L, y);
-      lua_createtable(L, 0, 1); /* one thread: each run traces one pixel, faster than the pool's handoffs */
-      lua_pushinteger(L, 1);
-      lua_setfield(L, -2, "threads");
-      if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-        snprintf(err, errlen, "%s", lua_tostring(L, -1));
-        strset_free(&frags), strset_free(&missed), strset_free(&ctxs);
-        lua_settop(L, top);
-        return -1;
+  gs_provall *a = lgs_why_all(L, -1); /* raises as gpusim.why would */
+  lgs_frame_info fr;
+  lgs_last_frame(L, &fr);
+  int frame = lua_gettop(L);
+  gs_gpu *g = gs_lua_gpu(L);
+  const gs_drv_frame *f = &fi->frame;
+  strset classes = {0}, missed = {0}, msets = {0};
+  keymap cmap = {0};
+  long *cls = NULL; /* the class of each key of cmap */
+  size_t capcls = 0;
+  int nomem = 0;
+  char *counts = NULL, *mpix = NULL, *finals = NULL;
+  size_t ncounts = 0, nmpix = 0, nfinals = 0;
+  FILE *fc = open_memstream(&counts, &ncounts), *fm = open_memstream(&mpix, &nmpix),
+       *ff = open_memstream(&finals, &nfinals);
+  if (!fc || !fm || !ff) nomem = 1;
+  rle rc = {fc, "", 0, 0}, rm = {fm, "", 0, 0}, rf = {ff, "", 0, 0};
+  fprintf(out, ",\n\"frags\": [");
+  int firstf = 1;
+  for (uint32_t iy = 0; iy < f->height && !nomem; iy++) {
+    for (uint32_t x = 0; x < f->width && !nomem; x++) {
+      uint32_t y = f->height - 1 - iy;
+      gs_prov p;
+      if (gs_provall_pixel(a, (int32_t)x, (int32_t)y, &p) < 0) {
+        gs_prov_free(&p);
+        nomem = 1;
+        break;
       }
-      int r = lua_gettop(L);
-      fprintf(out, "%s\n[%ld,%ld,", first ? "" : ",", x, y);
-      first = 0;
-      if (add_entries(L, r, "fragments", &frags, &ctxs, out) < 0) nomem = 1;
-      fputc(',', out);
-      if (!nomem && add_entries(L, r, "missed", &missed, NULL, out) < 0) nomem = 1;
-      fputc(',', out);
-      lua_getfield(L, r, "final");
-      gs_json_write_lua(L, -1, out);
-      fputc(']', out);
-      lua_settop(L, why);
+      char v[64];
+      uint32_t predicted = 0;
+      int have = 0;
+      for (unsigned i = 0; i < p.nfragments && !nomem; i++) {
+        const gs_prov_fragment *fg = &p.fragments[i];
+        uint64_t key = (uint64_t)fg->context << 16 | (uint64_t)fg->fate << 8 | (fg->early ? 0x80u : 0) |
+                       (fg->read_tile ? 0x40u : 0) | (fg->z_tested ? 0x20u : 0) | fg->noutput;
+        int added;
+        long k = keymap_add(&cmap, key, &added);
+        if (k < 0) {
+          nomem = 1;
+          break;
+        }
+        if (added) { /* the class: why's fragment without its own fields */
+          lgs_why_push_fragment(L, frame, &fr, fg);
+          for (size_t o = 0; o < sizeof own_keys / sizeof *own_keys; o++) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, own_keys[o]);
+          }
+          lua_pushinteger(L, fg->z_tested ? 1 : 0);
+          lua_setfield(L, -2, "$z");
+          lua_pushinteger(L, fg->noutput);
+          lua_setfield(L, -2, "$o");
+          lua_pushinteger(L, fg->read_tile ? 1 : 0);
+          lua_setfield(L, -2, "$t");
+          char *j = lua_json(L, -1);
+          lua_pop(L, 1);
+          long c = j ? strset_add(&classes, j) : -1; /* two keys may give one class */
+          if (c < 0 || !grow_longs(&cls, &capcls, (size_t)k + 1)) {
+            nomem = 1;
+            break;
+          }
+          cls[k] = c;
+        }
+        fprintf(out, "%s%ld,%d,%lu", firstf ? "" : ",", cls[k], fg->lane, (unsigned long)fg->z);
+        firstf = 0;
+        if (fg->z_tested) fprintf(out, ",%lu", (unsigned long)fg->zs_before);
+        for (unsigned w = 0; w < fg->noutput; w++) fprintf(out, ",%lu", (unsigned long)fg->output[w]);
+        if (fg->read_tile) fprintf(out, ",%lu", (unsigned long)fg->loaded);
+        if (fg->noutput == 1) predicted = fg->output[0], have = 1;
+      }
+      snprintf(v, sizeof v, "%u", p.nfragments);
+      rle_put(&rc, v);
+      /* the missed entries, as a list of their indices */
+      char *list = NULL;
+      size_t nlist = 0;
+      FILE *fl = open_memstream(&list, &nlist);
+      if (!fl) nomem = 1;
+      for (unsigned i = 0; i < p.nmissed && fl && !nomem; i++) {
+        lgs_why_push_missed(L, frame, &fr, &p.missed[i]);
+        char *j = lua_json(L, -1);
+        lua_pop(L, 1);
+        long k = j ? strset_add(&missed, j) : -1;
+        if (k < 0) nomem = 1;
+        else fprintf(fl, "%s%ld", i ? "," : "[", k);
+      }
+      if (fl) {
+        if (!p.nmissed) fputc('[', fl);
+        fputc(']', fl);
+        if (fclose(fl) != 0) nomem = 1;
+      }
+      long ms = !nomem && list ? strset_add(&msets, list) : (free(list), -1);
+      if (ms < 0) nomem = 1;
+      snprintf(v, sizeof v, "%ld", ms);
+      rle_put(&rm, v);
+      uint32_t fin[2] = {0, 0};
+      if (!lgs_why_final(g, f, x, y, fin)) {
+        gs_prov_free(&p);
+        snprintf(err, errlen, "the frame buffer at 0x%08x has been released", f->framebuffer);
+        nomem = 2;
+        break;
+      }
+      if (f->format == GS_DRV_RGBA16F) snprintf(v, sizeof v, "[%lu,%lu]", (unsigned long)fin[0], (unsigned long)fin[1]);
+      else if (have && predicted == fin[0]) snprintf(v, sizeof v, "-1");
+      else snprintf(v, sizeof v, "%lu", (unsigned long)fin[0]);
+      rle_put(&rf, v);
+      gs_prov_free(&p);
     }
   }
-  fprintf(out, "]");
-  static const char *const names[3] = {"fragments", "missed", "contexts"};
-  const strset *sets[3] = {&frags, &missed, &ctxs};
-  for (int pass = 0; pass < 3 && !nomem; pass++) {
-    const strset *s = sets[pass];
-    fprintf(out, ",\n\"%s\": [", names[pass]);
-    for (size_t i = 0; i < s->n; i++) {
-      fputs(i ? ",\n" : "\n", out);
-      /* already JSON: only '<' needs escaping, and occurs only in strings */
-      for (const char *c = s->s[i]; *c; c++)
-        if (*c == '<') fputs("\\u003c", out);
-        else fputc(*c, out);
-    }
-    fprintf(out, "]");
+  fputc(']', out);
+  rle_flush(&rc), rle_flush(&rm), rle_flush(&rf);
+  if ((fc && fclose(fc) != 0) || (fm && fclose(fm) != 0) || (ff && fclose(ff) != 0)) nomem = nomem ? nomem : 1;
+  if (!nomem) {
+    fprintf(out, ",\n\"counts\": [%s],\n\"mpix\": [%s],\n\"finals\": [%s]", counts, mpix, finals);
+    write_set(out, "classes", &classes);
+    write_set(out, "missed", &missed);
+    write_set(out, "msets", &msets);
+    fprintf(out, ",\n\"kept\": {\"fragments\": %llu, \"contexts\": %u, \"primitives\": %u, \"bytes\": %llu}",
+            (unsigned long long)a->nfrags, a->nctx, a->nrecs, (unsigned long long)gs_provall_bytes(a));
   }
-  strset_free(&frags), strset_free(&missed), strset_free(&ctxs);
+  free(counts), free(mpix), free(finals);
+  strset_free(&classes), strset_free(&missed), strset_free(&msets);
+  keymap_free(&cmap);
+  free(cls);
   lua_settop(L, top);
-  if (nomem) snprintf(err, errlen, "host out of memory");
+  if (nomem == 1) snprintf(err, errlen, "host out of memory");
   return nomem ? -1 : 0;
 }
 
@@ -349,13 +483,6 @@ static void report_after(lua_State *L, void *ctx) {
     gs_overlay_data_free(&od), gs_image_free(&frame);
     luaL_error(L, "gpusim report: host out of memory");
   }
-  long step = req->step;
-  if (step <= 0) { /* about 1,200 pixels */
-    step = 1;
-    while ((long)od.width / step * ((long)od.height / step) > 1200) step++;
-  }
-  if (step > od.width) step = od.width; /* at least one pixel: the grid starts at step / 2 */
-  if (step > od.height) step = od.height;
   fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gpusim report: ");
   for (const char *c = req->script; *c; c++) /* the title: the scene's name, escaped */
     if (*c == '<') fputs("&lt;", out);
@@ -364,8 +491,8 @@ static void report_after(lua_State *L, void *ctx) {
   fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<script>\nconst R = {\n\"scene\": ", report_css);
   json_string(out, req->script);
   fprintf(out, ",\n\"frame\": %lld, \"width\": %d, \"height\": %d, \"tiles_x\": %u, \"tiles_y\": %u,"
-               " \"tile_w\": %u, \"tile_h\": %u, \"step\": %ld,\n\"images\": {\"frame\": ",
-          (long long)fi.number, od.width, od.height, od.tiles_x, od.tiles_y, od.tile_w, od.tile_h, step);
+               " \"tile_w\": %u, \"tile_h\": %u,\n\"images\": {\"frame\": ",
+          (long long)fi.number, od.width, od.height, od.tiles_x, od.tiles_y, od.tile_w, od.tile_h);
   int rc = png_uri(out, &frame, &d);
   for (int k = GS_OVERLAY_TILES; k < GS_OVERLAY_KINDS && rc == GS_OK; k++) {
     gs_image img = {0, 0, 0, NULL};
@@ -379,11 +506,10 @@ static void report_after(lua_State *L, void *ctx) {
   fputc('}', out);
   if (rc == GS_OK) write_tiles(&od, out);
   else snprintf(err, sizeof err, "%s", d.msg);
-  int w = od.width, h = od.height;
   gs_overlay_data_free(&od);
   gs_image_free(&frame);
   if (rc == GS_OK && write_lists(L, &fi, out) < 0) rc = -1;
-  if (rc == GS_OK && write_provenance(L, out, w, h, step, err, sizeof err) < 0) rc = -1;
+  if (rc == GS_OK && write_provenance(L, &fi, out, err, sizeof err) < 0) rc = -1;
   if (rc == GS_OK) fprintf(out, "\n};\n%s</script>\n</body></html>\n", report_js);
   if (fclose(out) != 0 && rc == GS_OK) rc = -1, snprintf(err, sizeof err, "host out of memory");
   if (rc == GS_OK && gs_cli_write_file(req->output, page, len) != 0)
@@ -413,9 +539,6 @@ int gs_report_main(int argc, char **argv, int (*run)(const gs_run_options *, int
     } else if ((v = gs_cli_option(argc, argv, &i, "--frame", &missing))) {
       if (parse_long(v, 0, 1000000, &frame) < 0)
         return report_usage_error("--frame: expected a frame number 0..1000000, got '%s'", v);
-    } else if ((v = gs_cli_option(argc, argv, &i, "--step", &missing))) {
-      if (parse_long(v, 1, GS_MAX_SIDE, &req.step) < 0)
-        return report_usage_error("--step: expected a whole number of pixels 1..4095, got '%s'", v);
     } else if ((v = gs_cli_option(argc, argv, &i, "--threads", &missing))) {
       if (parse_long(v, 1, GS_MAX_THREADS, &threads) < 0)
         return report_usage_error("--threads: expected a whole number of threads 1..1024, got '%s'", v);

@@ -91,6 +91,8 @@ typedef struct lgs_frame_info {
 int lgs_last_frame(lua_State *L, lgs_frame_info *out);
 /* gpusim.why(x, y) (lwhy.c). */
 int lgs_why(lua_State *L);
+/* gpusim.why_all([{threads = N}]) (lwhyall.c). */
+int lgs_why_all_lua(lua_State *L);
 /* gpusim.debug{x = X, y = Y} or {draw = K, vertex = I} (ldebug.c). */
 int lgs_debug(lua_State *L);
 

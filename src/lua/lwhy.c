@@ -17,6 +17,7 @@
 #include "gpusim/driver.h"
 #include "gpusim/v3d.h"
 #include "lua/lgpusim.h"
+#include "lua/lwhy.h"
 #include "v3d/provenance.h"
 #include "v3d/v3d.h"
 
@@ -151,13 +152,19 @@ static void push_fragment(lua_State *L, int frame, const lgs_frame_info *fi, con
   lua_setfield(L, -2, "fate");
 }
 
-/* Runs the last frame's lists again with prov following its pixel; the
- * frame buffer is restored from a copy. Returns the run's error, 1 when
- * the traced run made another image than the frame buffer held (the
- * frame's inputs changed since, or the trace changed what the pipeline
- * computes), else 0. */
-static int rerun(lua_State *L, gs_gpu *g, const lgs_frame_info *fi, gs_prov *prov, unsigned threads,
-                 uint32_t final[2]) {
+static void push_missed(lua_State *L, int frame, const lgs_frame_info *fi, const gs_prov_missed *m) {
+  lua_createtable(L, 0, 8);
+  push_source_prim(L, frame, fi, &m->src);
+  lua_pushstring(L, gs_prov_reason_name(m->reason));
+  lua_setfield(L, -2, "reason");
+}
+
+/* Runs the last frame's lists again with trace t; the frame buffer is
+ * restored from a copy. Returns the run's error, 1 when the traced run
+ * made another image than the frame buffer held (the frame's inputs
+ * changed since, or the trace changed what the pipeline computes), else
+ * 0. */
+int lgs_why_rerun(lua_State *L, gs_gpu *g, const lgs_frame_info *fi, gs_trace *t, unsigned threads) {
   const gs_drv_frame *f = &fi->frame;
   size_t size = (size_t)f->stride * f->height;
   uint8_t *fb = gs_mem_ptr(gs_gpu_mem(g), f->framebuffer, (uint32_t)size);
@@ -166,15 +173,12 @@ static int rerun(lua_State *L, gs_gpu *g, const lgs_frame_info *fi, gs_prov *pro
   *box = malloc(size);
   if (!*box) return luaL_error(L, "gpusim.why: host out of memory");
   memcpy(*box, fb, size);
-  pixel_words(f, fb, (uint32_t)prov->x, (uint32_t)prov->y, final);
-  gs_trace t = {gs_prov_event, prov, {0, 0, 0, 0, 0}};
-  gs_trace_filter_pixel(&t.filter, prov->x, prov->y);
   gs_v3d_options o;
   memset(&o, 0, sizeof o);
   o.threads = threads;
   o.unif_streams = f->unif_streams;
   o.n_unif_streams = f->n_unif_streams;
-  g->trace = &t;
+  g->trace = t;
   int rc = gs_v3d_run(g, f->bin_start, f->bin_end, f->render_start, f->render_end, &o);
   g->trace = NULL;
   int same = memcmp(fb, *box, size) == 0; /* the whole frame: tracing changes nothing */
@@ -205,7 +209,11 @@ int lgs_why(lua_State *L) {
   gs_prov prov;
   gs_prov_init(&prov, (int32_t)x, (int32_t)(f->height - 1 - (uint32_t)y));
   uint32_t final[2] = {0, 0};
-  int rc = rerun(L, g, &fi, &prov, threads >= 0 ? (unsigned)threads : fi.threads, final);
+  if (!lgs_why_final(g, f, (uint32_t)prov.x, (uint32_t)prov.y, final))
+    return luaL_error(L, "gpusim.why: the frame buffer at 0x%08x has been released", f->framebuffer);
+  gs_trace t = {gs_prov_event, &prov, {0, 0, 0, 0, 0}};
+  gs_trace_filter_pixel(&t.filter, prov.x, prov.y);
+  int rc = lgs_why_rerun(L, g, &fi, &t, threads >= 0 ? (unsigned)threads : fi.threads);
   if (rc != 0) {
     gs_prov_free(&prov);
     if (rc > 0)
@@ -218,29 +226,52 @@ int lgs_why(lua_State *L) {
     gs_prov_free(&prov);
     return luaL_error(L, "gpusim.why: host out of memory");
   }
+  lgs_why_push_answer(L, frame, &fi, &prov, x, y, final);
+  gs_prov_free(&prov);
+  return 1;
+}
+
+/* The frame buffer's pixel (x, y) (pipeline rows) of frame f as the words
+ * of a colour: 1, or 0 when the frame buffer is gone. */
+int lgs_why_final(gs_gpu *g, const gs_drv_frame *f, uint32_t x, uint32_t y, uint32_t final[2]) {
+  size_t size = (size_t)f->stride * f->height;
+  const uint8_t *fb = gs_mem_ptr(gs_gpu_mem(g), f->framebuffer, (uint32_t)size);
+  if (!fb) return 0;
+  pixel_words(f, fb, x, y, final);
+  return 1;
+}
+
+void lgs_why_push_fragment(lua_State *L, int frame, const lgs_frame_info *fi, const gs_prov_fragment *fr) {
+  push_fragment(L, frame, fi, fr);
+}
+
+void lgs_why_push_missed(lua_State *L, int frame, const lgs_frame_info *fi, const gs_prov_missed *m) {
+  push_missed(L, frame, fi, m);
+}
+
+/* Pushes gpusim.why's answer for pixel (x, y) (from the top-left) of the
+ * frame at index frame: prov after gs_prov_finish, final its colour words. */
+void lgs_why_push_answer(lua_State *L, int frame, const lgs_frame_info *fi, const gs_prov *prov, lua_Integer x,
+                         lua_Integer y, const uint32_t final[2]) {
+  const gs_drv_frame *f = &fi->frame;
   lua_createtable(L, 0, 10);
   set_int(L, "x", x);
   set_int(L, "y", y);
-  set_int(L, "frame", fi.number);
+  set_int(L, "frame", fi->number);
   set_int(L, "width", f->width);
   set_int(L, "height", f->height);
-  lua_createtable(L, (int)prov.nfragments, 0);
-  for (unsigned i = 0; i < prov.nfragments; i++) {
-    push_fragment(L, frame, &fi, &prov.fragments[i]);
+  lua_createtable(L, (int)prov->nfragments, 0);
+  for (unsigned i = 0; i < prov->nfragments; i++) {
+    push_fragment(L, frame, fi, &prov->fragments[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "fragments");
-  lua_createtable(L, (int)prov.nmissed, 0);
-  for (unsigned i = 0; i < prov.nmissed; i++) {
-    lua_createtable(L, 0, 8);
-    push_source_prim(L, frame, &fi, &prov.missed[i].src);
-    lua_pushstring(L, gs_prov_reason_name(prov.missed[i].reason));
-    lua_setfield(L, -2, "reason");
+  lua_createtable(L, (int)prov->nmissed, 0);
+  for (unsigned i = 0; i < prov->nmissed; i++) {
+    push_missed(L, frame, fi, &prov->missed[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "missed");
   push_colour(L, final, f->format == GS_DRV_RGBA16F ? 2 : 1);
   lua_setfield(L, -2, "final");
-  gs_prov_free(&prov);
-  return 1;
 }

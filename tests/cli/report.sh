@@ -7,16 +7,18 @@
 #    <link> or external script;
 #  - the page loads without an error (window.onerror and console.error are
 #    listed in #errors, which must stay empty) and, with #selftest=X,Y, a
-#    click at pixel (X, Y) shows the provenance of the nearest explained
-#    pixel: for scenes/triangle.lua with --step 16 the click at (161, 121)
-#    shows pixel (168, 120) (grid columns 8, 24, ..., 168 nearest 161, rows
-#    8, ..., 120 nearest 121), and
-#    its text equals what `gpusim why` prints for that pixel, line by line
-#    after the first; the fate and the final colour are also the ones
-#    `gpusim why --json` gives, and the final colour is the PNG's pixel
-#    (read with ImageMagick); a click at (2, 3) shows pixel (8, 8), outside
-#    the triangle: no fragment, the clear colour 0xff261a1a of the scene's
-#    CLEAR_COLORS read as bytes r=0x1a g=0x1a b=0x26 a=0xff = 26 26 38 255;
+#    click at pixel (X, Y) shows that pixel's provenance — every pixel is
+#    explained, from one traced run — equal to `gpusim why`'s text line by
+#    line, and the page's JSON of it (#provjson) byte for byte equal to
+#    `gpusim why --json` (fragments with draw, primitive, packets, tile,
+#    programs, lane, depth, output, fate; missed primitives and reasons;
+#    the final colour): pixels of the triangle inside it near its corners
+#    and edges (odd columns and rows, which the old grid of every 8th pixel
+#    missed) and outside it (no fragment, the clear colour 0xff261a1a of the
+#    scene's CLEAR_COLORS read as bytes r=0x1a g=0x1a b=0x26 a=0xff =
+#    26 26 38 255), the final colour also the PNG's pixel (ImageMagick);
+#    frame 5 of the cube (a depth_failed fragment by early Z); course
+#    lesson 03's shared edge (a not_covered primitive);
 #  - the tile table: tile (1, 0) (pipeline rows, 0 at the bottom) is pixels
 #    x 64..127, y 0..63 of the frame's bottom; the triangle (screen vertices
 #    (32, 24), (288, 24), (160, 216), y up) covers rows 24..63 of it whole
@@ -52,16 +54,21 @@ printf 'local x = 1\n' > noframe.lua
 grep -q "no frame callback" err.txt || fail "a scene without frames: $(cat err.txt)"
 [ ! -e nf.html ] || fail "a scene without frames wrote nf.html"
 
+"$gpusim" report --step 8 "$src/scenes/triangle.lua" -o st.html > /dev/null 2> err.txt
+[ $? = 2 ] || fail "report --step (dropped: every pixel is explained): expected exit 2"
+[ ! -e st.html ] || fail "report --step wrote st.html"
+
 scene=$src/scenes/triangle.lua
-"$gpusim" report --step 16 "$scene" -o r.html || fail "gpusim report exited $?"
+"$gpusim" report "$scene" -o r.html || fail "gpusim report exited $?"
 ! grep -Eq 'https?://' r.html || fail "r.html names a URL: $(grep -Eo '.{20}https?://.{20}' r.html | head -1)"
 ! grep -Eq '(src|href)="[^d#]' r.html || fail "r.html refers to a file: $(grep -Eo '(src|href)="[^d#].{20}' r.html | head -1)"
 ! grep -Eqi '<link|<script src|<iframe' r.html || fail "r.html loads something"
 
-# The page's DOM after a click on (X, Y); the provenance panel as text.
+# The page's DOM after a click on (X, Y) of report $3 (default r.html); the
+# provenance panel as text (prov.txt) and the page's JSON of it (prov.json).
 dom() {
   timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --dump-dom \
-    "file://$tmp/r.html#selftest=$1,$2" > dom.html 2> chromium.log || fail "chromium exited $?: $(tail -3 chromium.log)"
+    "file://$tmp/${3:-r.html}#selftest=$1,$2" > dom.html 2> chromium.log || fail "chromium exited $?: $(tail -3 chromium.log)"
   grep -q 'data-ready="1"' dom.html || fail "the page did not finish (no data-ready): $(tail -c 300 dom.html)"
   grep -q '<ul id="errors"></ul>' dom.html ||
     fail "the page reports errors: $(grep -o '<ul id="errors">.*</ul>' dom.html | head -c 600)"
@@ -69,29 +76,64 @@ dom() {
   tr '\n' '\001' < dom.html | sed 's/.*<pre id="prov">//; s/<\/pre>.*//' |
     tr '\001' '\n' | sed 's/<[^>]*>//g; s/&gt;/>/g; s/&lt;/</g; s/&quot;/"/g; s/&amp;/\&/g; s/ *$//' > prov.txt
   [ -s prov.txt ] || fail "no provenance panel in the DOM"
+  sed -n 's/.*<pre id="provjson" hidden="">\([^<]*\)<\/pre>.*/\1/p' dom.html |
+    sed 's/&gt;/>/g; s/&lt;/</g; s/&quot;/"/g; s/&amp;/\&/g' > prov.json
+  [ -s prov.json ] || fail "no provenance JSON in the DOM"
 }
 
-dom 161 121
-head -1 prov.txt | grep -q "^pixel (168, 120) of frame 0 of .*triangle.lua (the explained pixel nearest to (161, 121))$" ||
-  fail "the panel's first line: $(head -1 prov.txt)"
-"$gpusim" why "$scene" 168 120 > why.txt || fail "gpusim why exited $?"
-tail -n +2 why.txt | sed 's/ *$//' > why_body.txt
-tail -n +2 prov.txt | sed '/^$/d' > prov_body.txt
-cmp -s why_body.txt prov_body.txt || fail "the panel differs from gpusim why: $(diff why_body.txt prov_body.txt)"
-"$gpusim" why --json "$scene" 168 120 > why.json || fail "gpusim why --json exited $?"
-fate=$(grep -o '"fate": "[a-z_]*"' why.json | sed 's/.*: "//; s/"//')
-[ "$fate" = written ] || fail "why --json's fate: '$fate'"
-grep -q "^     fate: $fate$" prov.txt || fail "the panel has no 'fate: $fate'"
-final=$(grep -o '"final": \[[0-9, ]*\]' why.json | sed 's/.*\[//; s/\]//; s/,//g')
-grep -q "^final colour: $final$" prov.txt || fail "the panel's final colour is not why's $final: $(tail -1 prov.txt)"
-"$gpusim" --headless -o frame.png "$scene" || fail "rendering frame.png"
-png=$(convert frame.png -crop 1x1+168+120 -depth 8 txt:- | sed -n 's/^0,0: (\([0-9]*\),\([0-9]*\),\([0-9]*\),\([0-9]*\)).*/\1 \2 \3 \4/p')
-[ "$png" = "$final" ] || fail "the PNG's pixel (168, 120) is '$png', the report's final colour $final"
+# A click on pixel (X, Y) of report $3 of scene $4 (frame $5, default 0)
+# shows exactly what gpusim why gives for it: the panel's text line by line,
+# and the page's JSON of it byte for byte what gpusim why --json prints
+# (fragments in order with draw, primitive, packets, tile, programs, lane,
+# depth, output and fate; missed primitives with their reasons; final).
+same_as_why() {
+  dom "$1" "$2" "$3"
+  "$gpusim" why --frame "${5:-0}" "$4" "$1" "$2" | sed 's/ *$//' > why.txt || fail "gpusim why $4 $1 $2 exited $?"
+  sed '/^$/d' prov.txt > prov_body.txt
+  cmp -s why.txt prov_body.txt || fail "$4 ($1, $2): the panel differs from gpusim why: $(diff why.txt prov_body.txt)"
+  "$gpusim" why --json --frame "${5:-0}" "$4" "$1" "$2" > why.json || fail "gpusim why --json exited $?"
+  cmp -s why.json prov.json || fail "$4 ($1, $2): the page's JSON differs from gpusim why --json:
+$(cat why.json)
+$(cat prov.json)"
+}
 
-dom 2 3
-head -1 prov.txt | grep -q "^pixel (8, 8) of frame 0 " || fail "click at (2, 3): $(head -1 prov.txt)"
-grep -q "^0 fragments, in the order they reached the pixel.$" prov.txt || fail "(8, 8) has fragments: $(cat prov.txt)"
-grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(8, 8)'s final colour: $(tail -1 prov.txt)"
+# The triangle: its middle (161, 121) and odd pixels by its edges (the
+# grid of the old reports, every 8th from (4, 4), held none of them) —
+# next to the apex at (160, 23), the left and right base corners at
+# (32, 215) and (288, 215), on the left edge at (97, 119) — and (2, 3),
+# outside it. Each is worked out by hand from the screen vertices (32, 24),
+# (288, 24), (160, 216) (y up): (159, 25) is pipeline row 214, whose centre
+# 214.5 the triangle spans from x 159 to 161; (35, 213) row 26, left edge at
+# x = 32 + 2.5 * 128 / 192 = 33.7 < 35.5; (285, 215) row 24, right edge at
+# 287.7; (97, 119) row 120, left edge at 96.3 < 97.5.
+same_as_why 161 121 r.html "$scene"
+grep -q "^     fate: written$" prov.txt || fail "(161, 121): no 'fate: written'"
+final=$(grep -o '"final": \[[0-9, ]*\]' why.json | sed 's/.*\[//; s/\]//; s/,//g')
+"$gpusim" --headless -o frame.png "$scene" || fail "rendering frame.png"
+png=$(convert frame.png -crop 1x1+161+121 -depth 8 txt:- | sed -n 's/^0,0: (\([0-9]*\),\([0-9]*\),\([0-9]*\),\([0-9]*\)).*/\1 \2 \3 \4/p')
+[ "$png" = "$final" ] || fail "the PNG's pixel (161, 121) is '$png', the report's final colour $final"
+for xy in "159 25" "35 213" "285 215" "97 119"; do
+  same_as_why ${xy% *} ${xy#* } r.html "$scene"
+  grep -q "^1 fragment, " prov.txt || fail "($xy) is inside the triangle: $(cat prov.txt)"
+done
+same_as_why 2 3 r.html "$scene"
+grep -q "^0 fragments, in the order they reached the pixel.$" prov.txt || fail "(2, 3) has fragments: $(cat prov.txt)"
+grep -q "^final colour: 26 26 38 255$" prov.txt || fail "(2, 3)'s final colour: $(tail -1 prov.txt)"
+cp dom.html tri_dom.html
+
+# Frame 5 of the cube: (100, 100) has two fragments, the far face's failing
+# early Z against the near one's depth; (101, 99) next to it.
+"$gpusim" report --frame 5 "$src/scenes/cube.lua" -o cube.html || fail "gpusim report of the cube exited $?"
+same_as_why 100 100 cube.html "$src/scenes/cube.lua" 5
+grep -q "^     fate: depth_failed (early Z, before shading)$" prov.txt || fail "cube (100, 100): $(cat prov.txt)"
+same_as_why 101 99 cube.html "$src/scenes/cube.lua" 5
+# Course lesson 03: (160, 120) on the shared edge, which the fill rule
+# gives to triangle 1 (triangle 0 missed: not_covered), and (159, 121).
+"$gpusim" report "$src/scenes/course/03-fill-rule.lua" -o fill.html || fail "gpusim report of lesson 03 exited $?"
+same_as_why 160 120 fill.html "$src/scenes/course/03-fill-rule.lua"
+grep -q "triangle 0 (vertices 0, 1, 2): not_covered$" prov.txt || fail "lesson 03 (160, 120): $(cat prov.txt)"
+same_as_why 159 121 fill.html "$src/scenes/course/03-fill-rule.lua"
+cp tri_dom.html dom.html
 
 # The tile table: the row of tile (1, 0).
 tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>(1, 0)</td>\(<td>[^<]*</td>\)*' | sed 's/<[^>]*>/ /g; s/  */ /g' > tile.txt
