@@ -3,6 +3,7 @@
 #               (a window with a display, else out/triangle.png)
 #   make test   install what is missing, build (plain and ASan+UBSan), run the whole suite
 #   make bench  install what is missing, build optimised, run the benchmarks
+#   make bench-peer  the same frames in gpusim and in Mesa (llvmpipe, softpipe)
 #   make install  build, then install under PREFIX (default /usr/local)
 # Variables: BUILD (build dir), JOBS (parallel jobs), PREFIX (make install).
 
@@ -13,7 +14,7 @@ PACKAGES   := cmake pkg-config gcc make liblua5.4-dev lua5.4 libsdl2-dev libstb-
 TEST_PACKAGES := xvfb xauth imagemagick libxml2-utils groff-base man-db chromium
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench install fuzz deps deps-test clean help
+.PHONY: all build run test bench bench-peer install fuzz deps deps-test clean help
 
 all: build
 
@@ -21,6 +22,7 @@ help:
 	@echo "make run    - install dependencies, build, run the main scene"
 	@echo "make test   - install dependencies, build, run all tests (plain and sanitized)"
 	@echo "make bench  - build and run the benchmarks"
+	@echo "make bench-peer - gpusim beside Mesa's llvmpipe and softpipe (installs OSMesa)"
 	@echo "make install [PREFIX=/usr/local] - build and install (cmake --install)"
 	@echo "make fuzz   - build the fuzz targets (clang) and run each for FUZZ_SECONDS (60)"
 	@echo "make clean  - remove build directories"
@@ -76,6 +78,20 @@ test: deps-test $(BUILD)/CMakeCache.txt $(BUILD_SAN)/CMakeCache.txt
 
 bench: build
 	./$(BUILD)/gpusim bench
+
+# make bench-peer (docs/pipeline.md, "Against llvmpipe and softpipe"):
+# installs OSMesa (libosmesa6-dev, which nothing else needs), builds gpusim
+# and gpusim-peer-osmesa (src/bench/) and runs `gpusim bench --peer`: the
+# bench frames in gpusim and in Mesa's llvmpipe (1 and 2 threads) and
+# softpipe, interleaved, PEER_RUNS runs each; medians, ranges, issue 13's
+# ratios and an image comparison.
+PEER_PACKAGES := libosmesa6-dev
+PEER_RUNS ?= 5
+bench-peer: deps $(BUILD)/CMakeCache.txt
+	$(call install_missing,$(PEER_PACKAGES))
+	cmake -S . -B $(BUILD) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target gpusim gpusim-peer-osmesa
+	./$(BUILD)/gpusim bench --peer ./$(BUILD)/gpusim-peer-osmesa --runs $(PEER_RUNS)
 
 # cmake --install: bin/gpusim, the Lua module and helpers where a stock
 # lua5.4 finds them under PREFIX, scenes and docs in share/gpusim, gpusim(1),

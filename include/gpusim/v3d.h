@@ -140,5 +140,12 @@ int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned
                       gs_v3d_bench_result *r, gs_diag *d);
 int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
                            gs_v3d_bench_result *r, gs_diag *d);
+/* The same, and the frame as stored copied to image (width x height x 4
+ * bytes, RGBA8888: R, G, B, A per pixel, top row first), unless it is NULL:
+ * what `gpusim bench --peer` compares with Mesa's image of the same frame. */
+int gs_v3d_bench_fill_image(uint32_t width, uint32_t height, unsigned layers, unsigned threads, const char *isa,
+                            gs_v3d_bench_result *r, uint8_t *image, gs_diag *d);
+int gs_v3d_bench_triangles_image(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
+                                 gs_v3d_bench_result *r, uint8_t *image, gs_diag *d);
 
 #endif

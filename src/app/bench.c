@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include "app/app.h"
+#include "bench/bench_peer.h"
 #include "core/pool.h"
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
@@ -449,6 +450,35 @@ static int pipeline_benches(int runs, int quick) {
   return 0;
 }
 
+/* gpusim bench --peer's figure: one run of the chain through the fast
+ * interpreter in one context kept from call to call (its first call runs
+ * the chain once untimed), in QPU instructions per second (< 0 on an
+ * error); end != 0 frees the context. */
+static double peer_chain(int end) {
+  static gs_gpu *g;
+  static gs_addr code, unif;
+  uint64_t insns = 0;
+  if (end) {
+    gs_gpu_free(g);
+    g = NULL;
+    return 0;
+  }
+  if (!g) {
+    uint64_t *w = malloc((BODY + 32) * sizeof *w);
+    size_t n = w ? build_alu_chain(w, 2000) : 0;
+    if (!w || !(g = gs_gpu_new(NULL)) || gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(n * 8), 8, &code, NULL) < 0 ||
+        gs_mem_write(gs_gpu_mem(g), code, w, (uint32_t)(n * 8), NULL) < 0 ||
+        gs_mem_alloc(gs_gpu_mem(g), 64, 4, &unif, NULL) < 0 || time_runs(g, GS_INTERP_FAST, code, unif, 1, &insns) < 0) {
+      fprintf(stderr, "gpusim bench: the QPU chain: %s\n", g ? gs_gpu_error(g) : "out of memory");
+      free(w);
+      return -1;
+    }
+    free(w);
+  }
+  double t = time_runs(g, GS_INTERP_FAST, code, unif, 1, &insns);
+  return t > 0 ? (double)insns / t : -1;
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gpusim bench [--runs N] [--iterations N] [--quick]\n"
@@ -460,12 +490,16 @@ static void usage(FILE *f) {
           "  and a vertex-bound frame (tiny triangles) with the vertex programs in QPU\n"
           "  code, Maxwell SASS and PICA200. The PICA200 and Apple AGX interpreters run\n"
           "  ALU-bound chains of their own too.\n"
-          "  Prints the median of N runs (default 5; 3 for the pipeline).\n");
+          "  Prints the median of N runs (default 5; 3 for the pipeline).\n"
+          "usage: gpusim bench --peer PROGRAM [--runs N] [--quick]\n"
+          "  The fill and triangle frames and the QPU chain side by side with Mesa's\n"
+          "  llvmpipe and softpipe through PROGRAM (gpusim-peer-osmesa; make bench-peer).\n");
 }
 
 int gs_bench_main(int argc, char **argv) {
   int runs = 5;
   uint32_t iterations = 2000, ref_iterations = 100;
+  if (argc > 1 && !strcmp(argv[1], "--peer")) return gs_bench_peer_main(argc - 1, argv + 1, peer_chain);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = (uint32_t)strtoul(argv[++i], NULL, 0);

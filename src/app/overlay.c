@@ -771,6 +771,7 @@ static void debug_step(gs_inspector *ins, int dir) {
     "local out = {string.format('debugger (n b): %s %s program, step %d of %d, lane %d, pc 0x%x',\n"
     "  tostring(info.isa), tostring(info.stage), d:at(), d:length(), d:lane(), d:pc()),\n"
     "  'next: ' .. tostring(d:line() or '(the end)')}\n"
+    "if d.source then local f, l, t = d:source(); if f then out[#out + 1] = string.format('source: %s:%d: %s', f:match('[^/]*$'), l, t) end end\n"
     "local row = {}\n"
     "for _, name in ipairs(d:registers()) do\n"
     "  local ok, v = pcall(d.reg, d, name)\n"

@@ -58,7 +58,7 @@ int gs_debug_wants_fragment(const gs_gpu *g, const gs_frag_io *b, unsigned nb) {
 
 int gs_debug_wants_vertex(const gs_gpu *g, const gs_vertex_io *io) {
   gs_debug *d = g->debug;
-  if (io->stage != GS_STAGE_VERTEX) return 0;
+  if (io->stage != (d->coordinate ? GS_STAGE_COORDINATE : GS_STAGE_VERTEX)) return 0;
   unsigned vordinal = d->vordinal++;
   unsigned n = io->count < GS_DEBUG_MAX_LANES ? io->count : GS_DEBUG_MAX_LANES;
   int lane = -1;

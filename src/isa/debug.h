@@ -68,7 +68,8 @@ typedef struct gs_debug_inv {
   gs_stage stage;
   gs_addr code, uniforms;     /* the program and its uniform stream */
   unsigned ordinal;           /* its place among the frame's fragment invocations (from 0) */
-  unsigned vordinal;          /* a vertex run's place among the frame's vertex-stage invocations (from 0) */
+  unsigned vordinal;          /* a vertex run's place among the frame's vertex-stage invocations (from 0), a
+                               * coordinate run's among its coordinate-shader invocations */
   int lane;                   /* the lane asked for (the pixel's, the vertex's) */
   uint32_t lanes;             /* the lanes the batch shades */
   uint32_t x[GS_DEBUG_MAX_LANES], y[GS_DEBUG_MAX_LANES]; /* fragment: each lane's pixel (pipeline rows) */
@@ -116,10 +117,11 @@ typedef struct gs_debug_hit {
 
 typedef enum {
   GS_DEBUG_PIXEL = 0,   /* the last fragment invocation covering pixel (x, y) */
-  GS_DEBUG_VERTEX,      /* the last vertex-stage invocation of (vs_code, vs_uniforms) with vertex index */
+  GS_DEBUG_VERTEX,      /* the last vertex-stage (or coordinate) invocation of (vs_code, vs_uniforms) with
+                         * vertex index */
   GS_DEBUG_ORDINAL,     /* fragment invocation `target` */
   GS_DEBUG_SCAN,        /* every invocation of stage scan_stage (fragment or vertex): the hits of conds */
-  GS_DEBUG_VORDINAL     /* vertex-stage invocation `target` */
+  GS_DEBUG_VORDINAL     /* vertex-stage (or coordinate) invocation `target` */
 } gs_debug_mode;
 
 /* A capture armed on a context (gs_gpu.debug). */
@@ -134,8 +136,10 @@ typedef struct gs_debug {
   gs_debug_hit *hits;
   size_t nhits, caphits;
   unsigned ordinal;              /* fragment invocations seen so far */
-  unsigned vordinal;             /* vertex-stage invocations seen so far */
+  unsigned vordinal;             /* vertex-stage (coordinate) invocations seen so far */
   gs_stage scan_stage;           /* SCAN: GS_STAGE_FRAGMENT or GS_STAGE_VERTEX */
+  int coordinate;                /* VERTEX, VORDINAL, a vertex SCAN: 1 the coordinate shader's runs
+                                  * (GS_STAGE_COORDINATE, the binning pass), 0 the vertex shader's */
   gs_debug_inv *inv;             /* the capture (PIXEL, VERTEX, ORDINAL), or NULL */
   const gs_debug_ops *cache_ops; /* SCAN: the ISA cache_idx is for */
   int cache_idx[64];
@@ -157,7 +161,9 @@ typedef struct gs_debug {
  * non-NULL) wants the fragment invocation running batches b[0..nb) (one
  * group: a SASS warp of two blocks is nb = 2). Counts the invocation. */
 int gs_debug_wants_fragment(const gs_gpu *g, const gs_frag_io *b, unsigned nb);
-/* Whether it wants the vertex-stage batch io. */
+/* Whether it wants the vertex-stage batch io (or the coordinate-stage
+ * batch, for a capture whose `coordinate` is 1); counts the invocations
+ * of that stage. */
 int gs_debug_wants_vertex(const gs_gpu *g, const gs_vertex_io *io);
 /* Runs the invocation the capture wants from state st (ops' layout) to its
  * end with ops->step(st, ctx), recording it: returns the run's result (0,

@@ -1,5 +1,8 @@
 /* ldebug.c — gpusim.debug{x = X, y = Y} or {draw = K, vertex = I}: the
- * time-travel shader debugger (isa/debug.h; docs/debugger.md).
+ * time-travel shader debugger (isa/debug.h; docs/debugger.md); with
+ * stage = "coordinate", the coordinate shader's run of that vertex (the
+ * binning pass's); d:source() and the trace's source column come from the
+ * source lines of the state's assemblies (lsrcmap.h).
  *
  * The last frame's control lists run again on one thread with a capture
  * armed on the context (gs_gpu.debug): the invocation that last shaded
@@ -20,6 +23,7 @@
 #include "gpusim/v3d.h"
 #include "isa/debug.h"
 #include "lua/lgpusim.h"
+#include "lua/lsrcmap.h"
 #include "v3d/trace.h"
 #include "v3d/v3d.h"
 
@@ -43,6 +47,7 @@ typedef struct debugger {
   size_t nhits;
   int scanned;         /* hits are those of the frame-wide breakpoints now */
   uint32_t height;
+  const lgs_srcmap_entry *src; /* the program's source lines (lsrcmap.h), or NULL */
 } debugger;
 
 static void debugger_clear(debugger *d) {
@@ -77,12 +82,12 @@ typedef struct draw_find {
 } draw_find;
 
 /* A GS_TRACE_DRAW of the frame:draw call asked for gives the vertex
- * program and uniforms (GL shader record bytes 16 and 20, RG §9.2) the
- * capture waits for. */
+ * program and uniforms (GL shader record bytes 16 and 20, RG §9.2; the
+ * coordinate shader's at 28 and 32) the capture waits for. */
 static void on_draw(void *ctx, const gs_trace_event *e) {
   draw_find *f = ctx;
   if (e->kind != GS_TRACE_DRAW || f->found || gs_driver_draw_of_record(f->drv, e->record) != f->call) return;
-  const uint8_t *p = gs_mem_ptr(f->mem, e->record + 16, 8);
+  const uint8_t *p = gs_mem_ptr(f->mem, e->record + (f->dbg->coordinate ? 28 : 16), 8);
   if (!p) return;
   f->dbg->vs_code = (gs_addr)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
   f->dbg->vs_uniforms = (gs_addr)(p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24);
@@ -152,6 +157,7 @@ static void adopt(lua_State *L, debugger *d, gs_debug_inv *inv, unsigned step) {
   }
   debugger_clear(d);
   d->inv = inv, d->st = st, d->tmp = tmp;
+  d->src = lgs_srcmap_find(L, inv->ops->isa, gs_gpu_mem(lgs_gpu(L)), inv->code);
   d->cur = step > inv->steps ? inv->steps : step;
   gs_debug_inv_state(inv, d->cur, d->st);
 }
@@ -203,7 +209,11 @@ static void push_nothing_shaded(lua_State *L, lua_Integer x, lua_Integer y) {
 
 static void ensure_meta(lua_State *L);
 
-/* gpusim.debug{x = X, y = Y} | {draw = K, vertex = I} */
+static const char *stage_name(gs_stage s) {
+  return s == GS_STAGE_FRAGMENT ? "fragment" : s == GS_STAGE_COORDINATE ? "coordinate" : "vertex";
+}
+
+/* gpusim.debug{x = X, y = Y} | {draw = K, vertex = I [, stage = "vertex" | "coordinate"]} */
 int lgs_debug(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lgs_frame_info fi;
@@ -220,6 +230,17 @@ int lgs_debug(lua_State *L) {
     return luaL_error(L, "gpusim.debug: expected {x = X, y = Y} (a pixel) or {draw = K, vertex = I} (a vertex)");
   gs_debug dbg;
   memset(&dbg, 0, sizeof dbg);
+  if (lua_getfield(L, 1, "stage") != LUA_TNIL) {
+    const char *st = lua_tostring(L, -1);
+    if (lua_type(L, -1) != LUA_TSTRING || (strcmp(st, "vertex") && strcmp(st, "coordinate")))
+      return luaL_error(L, "gpusim.debug: stage must be \"vertex\" or \"coordinate\" (got %s)",
+                        lua_type(L, -1) == LUA_TSTRING ? st : luaL_typename(L, -1));
+    if (by_pixel)
+      return luaL_error(L, "gpusim.debug: stage goes with {draw = K, vertex = I}: a pixel's invocation is a "
+                        "fragment program's");
+    dbg.coordinate = strcmp(st, "coordinate") == 0;
+  }
+  lua_pop(L, 1);
   draw_find df = {fi.drv, gs_gpu_mem(lgs_gpu(L)), (uint32_t)draw, &dbg, 0};
   if (by_pixel) {
     if (x < 0 || y < 0 || x >= (lua_Integer)f->width || y >= (lua_Integer)f->height)
@@ -246,8 +267,9 @@ int lgs_debug(lua_State *L) {
     if (!df.found)
       return luaL_error(L, "gpusim.debug: frame %d has no draw %d (its draws are numbered from 1 in the order "
                         "frame:draw made them)", (int)fi.number, (int)draw);
-    return luaL_error(L, "gpusim.debug: draw %d's vertex shader never ran a vertex of index %d (its vertices are "
-                      "the indices its primitives use)", (int)draw, (int)vertex);
+    return luaL_error(L, "gpusim.debug: draw %d's %s shader never ran a vertex of index %d (its vertices are "
+                      "the indices its primitives use)", (int)draw, dbg.coordinate ? "coordinate" : "vertex",
+                      (int)vertex);
   }
   d->frame = fi.number;
   d->height = f->height;
@@ -319,6 +341,28 @@ static int l_line(lua_State *L) {
     lua_pushstring(L, s);
   }
   return 1;
+}
+
+/* The source row of the instruction lane runs next in st (NULL: no map,
+ * the prolog, the end). */
+static const lgs_src_row *source_row(const debugger *d, const void *st, unsigned lane) {
+  if (!d->src || d->inv->ops->ended(st, lane)) return NULL;
+  return lgs_srcmap_row(d->src, d->inv->code, (int64_t)user_pc(d->inv, st, lane));
+}
+
+/* d:source(): file, line and text of the next instruction's source line,
+ * or nil (docs/debugger.md, "Source lines"). */
+static int l_source(lua_State *L) {
+  debugger *d = check(L);
+  const lgs_src_row *r = source_row(d, d->st, (unsigned)d->inv->lane);
+  if (!r) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushstring(L, r->file ? r->file : "<asm>");
+  lua_pushinteger(L, r->line);
+  lua_pushstring(L, r->text);
+  return 3;
 }
 
 static unsigned opt_lane(lua_State *L, int arg, const debugger *d) {
@@ -393,7 +437,7 @@ static int l_info(lua_State *L) {
   lua_createtable(L, 0, 12);
   lua_pushstring(L, inv->ops->isa);
   lua_setfield(L, -2, "isa");
-  lua_pushstring(L, inv->stage == GS_STAGE_FRAGMENT ? "fragment" : "vertex");
+  lua_pushstring(L, stage_name(inv->stage));
   lua_setfield(L, -2, "stage");
   set_int(L, "program", inv->code);
   set_int(L, "uniforms", inv->uniforms);
@@ -536,6 +580,7 @@ static void scan(lua_State *L, debugger *d) {
   memset(&dbg, 0, sizeof dbg);
   dbg.mode = GS_DEBUG_SCAN;
   dbg.scan_stage = d->inv->stage == GS_STAGE_FRAGMENT ? GS_STAGE_FRAGMENT : GS_STAGE_VERTEX;
+  dbg.coordinate = d->inv->stage == GS_STAGE_COORDINATE;
   dbg.conds = conds, dbg.nconds = n;
   rerun(L, &fi, &dbg, NULL);
   free(d->hits);
@@ -543,19 +588,19 @@ static void scan(lua_State *L, debugger *d) {
   d->scanned = 1;
 }
 
-/* Opens invocation `ordinal` of the frame's fragment (frag) or vertex-stage
- * invocations at step `step`, lane `lane`. */
-static void open_ordinal(lua_State *L, debugger *d, int frag, unsigned ordinal, unsigned step, int lane) {
+/* Opens invocation `ordinal` of the frame's invocations of stage (fragment,
+ * vertex or coordinate) at step `step`, lane `lane`. */
+static void open_ordinal(lua_State *L, debugger *d, gs_stage stage, unsigned ordinal, unsigned step, int lane) {
   lgs_frame_info fi;
   last_frame(L, &fi);
   gs_debug dbg;
   memset(&dbg, 0, sizeof dbg);
-  dbg.mode = frag ? GS_DEBUG_ORDINAL : GS_DEBUG_VORDINAL;
+  dbg.mode = stage == GS_STAGE_FRAGMENT ? GS_DEBUG_ORDINAL : GS_DEBUG_VORDINAL;
+  dbg.coordinate = stage == GS_STAGE_COORDINATE;
   dbg.target = ordinal;
   rerun(L, &fi, &dbg, NULL);
   if (!dbg.inv)
-    luaL_error(L, "gpusim.debug: frame %d has no %s invocation %d", (int)fi.number, frag ? "fragment" : "vertex",
-               (int)ordinal);
+    luaL_error(L, "gpusim.debug: frame %d has no %s invocation %d", (int)fi.number, stage_name(stage), (int)ordinal);
   if (lane >= 0) dbg.inv->lane = lane;
   adopt(L, d, dbg.inv, step);
 }
@@ -593,7 +638,7 @@ static int resume(lua_State *L, int dir) {
     if (best) {
       unsigned o = best->ordinal, step = best->step;
       int lane = best->lane;
-      open_ordinal(L, d, frag, o, step, lane);
+      open_ordinal(L, d, d->inv->stage, o, step, lane);
       lua_pushboolean(L, 1);
       return 1;
     }
@@ -654,8 +699,8 @@ static int l_trace(lua_State *L) {
              "%u steps\n", ops->isa, inv->code, inv->uniforms, inv->x[lane], d->height - 1 - inv->y[lane], lane,
              inv->lanes, inv->steps);
   else
-    snprintf(buf, sizeof buf, "%s vertex shader 0x%08x (uniforms 0x%08x), vertex %u: lane %u of lanes 0x%x, %u steps\n",
-             ops->isa, inv->code, inv->uniforms, inv->index[lane], lane, inv->lanes, inv->steps);
+    snprintf(buf, sizeof buf, "%s %s shader 0x%08x (uniforms 0x%08x), vertex %u: lane %u of lanes 0x%x, %u steps\n",
+             ops->isa, stage_name(inv->stage), inv->code, inv->uniforms, inv->index[lane], lane, inv->lanes, inv->steps);
   luaL_addstring(&b, buf);
   size_t size = ops->size;
   uint8_t *a = malloc(size), *c = malloc(size);
@@ -663,14 +708,34 @@ static int l_trace(lua_State *L) {
     free(a), free(c);
     return luaL_error(L, "gpusim.debug: host out of memory");
   }
+  /* the source column: as wide as its widest place, none without a map;
+   * with it, the pcs padded to the widest (a prolog's are longer) */
+  int width = 0, pcw = 0;
+  char place[GS_DEBUG_LINE], at[32];
+  for (unsigned s = 0; d->src && s < inv->steps; s++) {
+    gs_debug_inv_state(inv, s, a);
+    pc_label(inv, a, lane, at, sizeof at);
+    if ((int)strlen(at) > pcw) pcw = (int)strlen(at);
+    const lgs_src_row *r = source_row(d, a, lane);
+    if (!r) continue;
+    lgs_src_place(r, place, sizeof place);
+    if ((int)strlen(place) > width) width = (int)strlen(place);
+  }
   gs_debug_inv_state(inv, 0, a);
   char name[32];
   for (unsigned s = 0; s < inv->steps; s++) {
     gs_debug_inv_state(inv, s + 1, c);
     int was_ended = ops->ended(a, lane);
-    char row[1024], at[32];
+    char row[1024];
     pc_label(inv, a, lane, at, sizeof at);
-    snprintf(row, sizeof row, "%5u  %s  %-40s", s, at, was_ended ? "(lane ended)" : inv->lines[s]);
+    const lgs_src_row *r = width ? source_row(d, a, lane) : NULL;
+    place[0] = '\0';
+    if (r) lgs_src_place(r, place, sizeof place);
+    if (width)
+      snprintf(row, sizeof row, "%5u  %-*s  %-*s  %-40s", s, pcw, at, width, place,
+               was_ended ? "(lane ended)" : inv->lines[s]);
+    else
+      snprintf(row, sizeof row, "%5u  %s  %-40s", s, at, was_ended ? "(lane ended)" : inv->lines[s]);
     for (unsigned i = 0; i < ops->nregs; i++) {
       int per_lane = ops->reg_name(i, name, sizeof name);
       uint32_t v0 = ops->reg_value(a, i, per_lane ? lane : 0), v1 = ops->reg_value(c, i, per_lane ? lane : 0);
@@ -703,7 +768,7 @@ static int l_tostring(lua_State *L) {
 }
 
 static const luaL_Reg methods[] = {
-  {"step", l_step}, {"back", l_back}, {"pc", l_pc}, {"line", l_line}, {"reg", l_reg},
+  {"step", l_step}, {"back", l_back}, {"pc", l_pc}, {"line", l_line}, {"source", l_source}, {"reg", l_reg},
   {"registers", l_registers}, {"lane", l_lane}, {"at", l_at}, {"length", l_length}, {"hash", l_hash},
   {"info", l_info}, {"breakpoint", l_breakpoint}, {"clear", l_clear}, {"continue", l_continue},
   {"reverse", l_reverse}, {"hits", l_hits}, {"trace", l_trace}, {NULL, NULL}};

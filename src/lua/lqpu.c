@@ -13,6 +13,7 @@
 #include "gpusim/qpu.h"
 #include "isa/isa.h"
 #include "lua/lgpusim.h"
+#include "lua/lsrcmap.h"
 
 
 /* The instruction set argument arg names (src/isa/isa.h); the error lists
@@ -81,6 +82,7 @@ static int l_asm(lua_State *L) {
   }
   if (rc < 0) return luaL_error(L, "%s", d.msg[0] ? d.msg : "assembly failed");
   luaL_argcheck(L, bin.size <= 0xFFFFFFFFu, 2, "program too large for 32-bit GPU memory");
+  lgs_srcmap_note(L, isa, &bin, text); /* the debugger's source lines (lsrcmap.h) */
   lua_pushlstring(L, (const char *)bin.bytes, bin.size);
   lgs_closebox(L, box_index + 1);
   lgs_closebox(L, box_index);

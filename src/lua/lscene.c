@@ -35,6 +35,7 @@
 #include "driver/combiner.h"
 #include "isa/isa.h"
 #include "lua/lgpusim.h"
+#include "lua/lsrcmap.h"
 
 #define TARGET_TYPE "gpusim.Target"
 #define BUFFER_TYPE "gpusim.Buffer"
@@ -1013,6 +1014,7 @@ static void load_program(lua_State *L, int arg, int p, const gs_isa *isa, const 
     *box = bin->bytes;
     *lines_box = bin->lines;
     if (rc < 0) asm_error(L, name, text, d.msg);
+    lgs_srcmap_note(L, isa, bin, text); /* the debugger's source lines (lsrcmap.h) */
   }
   if (bin->size == 0) arg_error(L, arg, "field '%s': the program has no instructions", prog_fields[p]);
   if (p == PROG_FRAGMENT && bin->nlines) { /* the source line of each instruction, for the linker's messages */

@@ -152,7 +152,8 @@ static void bench_result(const gs_v3d_stats *st, uint64_t triangles, gs_v3d_benc
 
 /* Ends a benchmark: the message of a failure goes to *d, then the context
  * is freed. */
-static int bench_finish(bench_frame *f, int rc, gs_diag *d) {
+static int bench_finish(bench_frame *f, int rc, uint8_t *image, gs_diag *d) {
+  if (rc >= 0 && image) memcpy(image, gs_mem_ptr(f->m, f->fb, f->width * f->height * 4), f->width * f->height * 4);
   if (rc < 0 && d) gs_diag_set(d, rc, "%s", f->d.msg);
   gs_gpu_free(f->g);
   return rc;
@@ -160,6 +161,11 @@ static int bench_finish(bench_frame *f, int rc, gs_diag *d) {
 
 int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned threads, const char *isa,
                       gs_v3d_bench_result *r, gs_diag *d) {
+  return gs_v3d_bench_fill_image(width, height, layers, threads, isa, r, NULL, d);
+}
+
+int gs_v3d_bench_fill_image(uint32_t width, uint32_t height, unsigned layers, unsigned threads, const char *isa,
+                            gs_v3d_bench_result *r, uint8_t *image, gs_diag *d) {
   if (width == 0 || height == 0 || width > 2048 || height > 2048 || layers == 0 || layers > 1000)
     return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u layers (1..2048 pixels a side, 1..1000 layers)", width,
                        height, layers);
@@ -185,11 +191,16 @@ int gs_v3d_bench_fill(uint32_t width, uint32_t height, unsigned layers, unsigned
   gs_v3d_stats st;
   if (rc >= 0) rc = bench_run(&f, threads, &st);
   if (rc >= 0) bench_result(&st, 2ull * layers, r);
-  return bench_finish(&f, rc, d);
+  return bench_finish(&f, rc, image, d);
 }
 
 int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
                            gs_v3d_bench_result *r, gs_diag *d) {
+  return gs_v3d_bench_triangles_image(width, height, n, threads, isa, r, NULL, d);
+}
+
+int gs_v3d_bench_triangles_image(uint32_t width, uint32_t height, uint32_t n, unsigned threads, const char *isa,
+                                 gs_v3d_bench_result *r, uint8_t *image, gs_diag *d) {
   if (width < 16 || height < 16 || width > 2048 || height > 2048 || n == 0 || n > (1u << 20))
     return gs_diag_set(d, GS_EARG, "v3d bench: %ux%u with %u triangles (16..2048 pixels a side, 1..1M triangles)",
                        width, height, n);
@@ -212,5 +223,5 @@ int gs_v3d_bench_triangles(uint32_t width, uint32_t height, uint32_t n, unsigned
   gs_v3d_stats st;
   if (rc >= 0) rc = bench_run(&f, threads, &st);
   if (rc >= 0) bench_result(&st, n, r);
-  return bench_finish(&f, rc, d);
+  return bench_finish(&f, rc, image, d);
 }

@@ -6,6 +6,10 @@
 # (160, 119), lane 10 of its 4x4 block (x 160 % 4 = 0, y 119 % 4 = 3: quad
 # 2, element 2), and 1/W = W = 1 for a triangle with w = 1 (R8 = 1.0 =
 # 0x3f800000); MOV32I R3 writes alpha 1.0; EXIT leaves every lane exited.
+# The source column, counted by hand in lua/sass_shaders.lua: the `w`
+# prologue's IPA.PASS and MUFU.RCP on lines 70 and 71, colour()'s MOV32I
+# and EXIT on 81 and 82; the three IPA lines are made by string.format (no
+# line of the file holds them): "<asm>" and their lines 3-5 in the text.
 # Then the vertex form (--draw K --vertex I), --lane, --help, and the exit statuses: 1 for a pixel no fragment
 # program ran for (with what gpusim why says) and for one outside the image,
 # 2 for usage errors.
@@ -16,11 +20,12 @@ cd "$src" || exit 1
 "$g" trace scenes/triangle.lua 160 120 sass > "$tmp/out" || fail "trace exited $?"
 head -1 "$tmp/out" | grep -q '^sass fragment shader 0x[0-9a-f]* (uniforms 0x[0-9a-f]*), pixel (160, 120): lane 10 of lanes 0xffff, 7 steps$' \
   || fail "header: $(head -1 "$tmp/out")"
-grep -q '^    0  0x0008  IPA.PASS R8, a\[0x7c\] ; *R8=0x3f800000 (1)$' "$tmp/out" || fail "step 0: $(cat "$tmp/out")"
-grep -q '^    1  0x0010  MUFU.RCP R8, R8 ;$' "$tmp/out" || fail "step 1 (R8 stays 1.0: nothing written)"
-grep -q '^    2  0x0018  IPA R0, a\[0x80\], R8 ; *R0=0x' "$tmp/out" || fail "step 2"
-grep -q '^    5  0x0038  MOV32I R3, 0x3f800000 ; *R3=0x3f800000 (1)$' "$tmp/out" || fail "step 5"
-grep -q '^    6  0x0048  EXIT ; *active=0x00000000 exited=0x0000ffff$' "$tmp/out" || fail "step 6"
+grep -q '^    0  0x0008  sass_shaders.lua:70  IPA.PASS R8, a\[0x7c\] ; *R8=0x3f800000 (1)$' "$tmp/out" || fail "step 0: $(cat "$tmp/out")"
+grep -q '^    1  0x0010  sass_shaders.lua:71  MUFU.RCP R8, R8 ;$' "$tmp/out" || fail "step 1 (R8 stays 1.0: nothing written)"
+grep -q '^    2  0x0018  <asm>:3              IPA R0, a\[0x80\], R8 ; *R0=0x' "$tmp/out" || fail "step 2"
+grep -q '^    4  0x0030  <asm>:5              IPA R2, a\[0x88\], R8 ; *R2=0x' "$tmp/out" || fail "step 4"
+grep -q '^    5  0x0038  sass_shaders.lua:81  MOV32I R3, 0x3f800000 ; *R3=0x3f800000 (1)$' "$tmp/out" || fail "step 5"
+grep -q '^    6  0x0048  sass_shaders.lua:82  EXIT ; *active=0x00000000 exited=0x0000ffff$' "$tmp/out" || fail "step 6"
 [ "$(tail -1 "$tmp/out")" = "end" ] || fail "no end line"
 [ "$(wc -l < "$tmp/out")" -eq 9 ] || fail "$(wc -l < "$tmp/out") lines"
 # the same invocation, lane 0: the block's lowest-left pixel (160, 123 from the top)
@@ -37,14 +42,17 @@ grep -q 'pixel (400, 0) is outside the 320x240 image' "$tmp/err" || fail "$(cat 
 # (-0.8, -0.8, 0, 1) red (1, 0, 0): the prolog's first load (step 2) writes
 # x, y, w into r8, r9, r11 (z = 0 leaves r10 as it was), the second (step 5)
 # red 1.0 into r12 (green, blue 0 leave r13, r14); eight prolog steps, seven
-# st_var, stop: 16 steps, lane 0 of the three vertices' lanes 0x7.
+# st_var, stop: 16 steps, lane 0 of the three vertices' lanes 0x7. The
+# prolog is the driver's code (no source); the program's first st_var is
+# line 37 of lua/agx_shaders.lua (shaders.vertex's template, counted by hand).
 "$g" trace --draw 1 --vertex 0 scenes/triangle.lua agx > "$tmp/vtx" || fail "vertex trace exited $?"
 head -1 "$tmp/vtx" | grep -q '^agx vertex shader 0x[0-9a-f]* (uniforms 0x[0-9a-f]*), vertex 0: lane 0 of lanes 0x7, 16 steps$' \
   || fail "vertex header: $(head -1 "$tmp/vtx")"
-grep -q '^    2  prolog+0x0010  load .* r8=0xbf4ccccd (-0.800000012) r9=0xbf4ccccd (-0.800000012) r11=0x3f800000 (1)$' "$tmp/vtx" \
+grep -q '^    2  prolog+0x0010  *load .* r8=0xbf4ccccd (-0.800000012) r9=0xbf4ccccd (-0.800000012) r11=0x3f800000 (1)$' "$tmp/vtx" \
   || fail "vertex step 2: $(cat "$tmp/vtx")"
-grep -q '^    5  prolog+0x0028  load .* r12=0x3f800000 (1)$' "$tmp/vtx" || fail "vertex step 5: $(cat "$tmp/vtx")"
-grep -q '^   15  0x001c  stop ' "$tmp/vtx" || fail "vertex step 15"
+grep -q '^    5  prolog+0x0028  *load .* r12=0x3f800000 (1)$' "$tmp/vtx" || fail "vertex step 5: $(cat "$tmp/vtx")"
+grep -q '^    8  0x0000         agx_shaders.lua:37  st_var   r8, 0$' "$tmp/vtx" || fail "vertex step 8: $(cat "$tmp/vtx")"
+grep -q '^   15  0x001c         <asm>:9             stop ' "$tmp/vtx" || fail "vertex step 15"
 [ "$(tail -1 "$tmp/vtx")" = "end" ] || fail "vertex: no end line"
 "$g" trace --draw 2 --vertex 0 scenes/triangle.lua > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] || fail "no draw 2: exit status"

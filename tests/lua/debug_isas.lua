@@ -76,8 +76,9 @@ d:clear(); d:breakpoint {pc = -0x10}
 d:reverse(); assert(d:at() == 5 and d:pc() == -0x10 and d:line():find("^prolog%+0x0028: load "), d:at())
 d:step(10); assert(d:at() == 15 and d:pc() == 0x1c and d:line() == "stop", d:line())
 local tr = d:trace()
-assert(tr:find("\n    7  prolog%+0x0036  wait ") and tr:find("\n    8  0x0000  st_var ") and
-       tr:find("\n   15  0x001c  stop "), tr)
+-- (the pcs padded to the prolog's, then the source column: docs/debugger.md)
+assert(tr:find("\n    7  prolog%+0x0036  +wait ") and tr:find("\n    8  0x0000         agx_shaders.lua:37  st_var ") and
+       tr:find("\n   15  0x001c         <asm>:9             stop "), tr)
 -- Frame-wide breakpoints on a debugger opened on a vertex cover the frame's
 -- vertex-stage runs (the tiles each run the batch again; d:info().invocation
 -- counts them from 0, and vertex 0's last run is the last of all). Every run
