@@ -3,8 +3,8 @@
  * SCENE.lua [ARGS...]` (the vertex-program invocation that shaded vertex I
  * of draw K: gpusim.debug{draw = K, vertex = I}): renders the scene's frames 0..N headless, then prints the
  * lane trace of the fragment program invocation that last shaded pixel
- * (X, Y) of frame N: each step's pc, disassembly and the registers it
- * wrote with their values — gpusim.debug{x = X, y = Y}:trace() (src/lua/
+ * (X, Y) of frame N: each step's pc, source line, disassembly and the
+ * registers it wrote with their values — gpusim.debug{x = X, y = Y}:trace() (src/lua/
  * ldebug.c; docs/debugger.md). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +21,12 @@ static const char trace_usage[] =
     "pixel (X, Y) of a scene's frame (X, Y from the top-left corner, as an image\n"
     "viewer shows the PNG): a header naming the ISA, the program, the pixel, its\n"
     "lane and the batch's lanes, then one line a step: the step, the pc, the\n"
-    "instruction (the ISA's own disassembly) and every register it changed in\n"
-    "the lane (and the group's registers), with the new value in hex and, when\n"
-    "it reads as a number, as a binary32 float; then 'end', or the error the\n"
-    "program stopped with. The program runs on its ISA's reference interpreter\n"
-    "(docs/debugger.md); the image is unchanged.\n"
+    "source (file:line of the Lua text the program was assembled from, when the\n"
+    "scene assembled it), the instruction (the ISA's own disassembly) and every\n"
+    "register it changed in the lane (and the group's registers), with the new\n"
+    "value in hex and, when it reads as a number, as a binary32 float; then\n"
+    "'end', or the error the program stopped with. The program runs on its\n"
+    "ISA's reference interpreter (docs/debugger.md); the image is unchanged.\n"
     "\n"
     "With --draw K --vertex I (and no X Y) it prints the trace of the vertex\n"
     "program invocation that shaded vertex I (the index its primitives use) of\n"

@@ -9,6 +9,7 @@
 #define KEY "gpusim.srcmap"
 #define MAX_FILE (4u << 20)  /* Lua files longer than 4 MB are not searched */
 #define MAX_CANDIDATES 64
+#define MAX_ENTRIES 4096     /* programs recorded per state; past it, new ones have no source */
 
 typedef struct src_file {
   char *path;
@@ -79,15 +80,12 @@ static const src_file *file_of(srcmap *m, const char *path) {
   strcpy(f->path, path);
   f->text = NULL;
   FILE *fp = fopen(path, "rb");
-  char *buf = fp ? malloc(MAX_FILE + 1) : NULL;
+  long size = fp && fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+  char *buf = size >= 0 && size <= (long)MAX_FILE && fseek(fp, 0, SEEK_SET) == 0 ? malloc((size_t)size + 1) : NULL;
   if (buf) {
-    size_t n = fread(buf, 1, MAX_FILE, fp);
+    size_t n = fread(buf, 1, (size_t)size, fp);
     buf[n] = '\0';
-    if (feof(fp) && strlen(buf) == n) {
-      f->text = realloc(buf, n + 1);
-      if (!f->text) f->text = buf;
-      buf = NULL;
-    }
+    if (n == (size_t)size && strlen(buf) == n) f->text = buf, buf = NULL;
   }
   free(buf);
   if (fp) fclose(fp);
@@ -167,6 +165,7 @@ static uint32_t once(const char *text, const char *s, size_t len, int whole_line
 void lgs_srcmap_note(lua_State *L, const gs_isa *isa, const gs_isa_binary *bin, const char *text) {
   if (!bin->nlines || !bin->size) return;
   srcmap *m = get_map(L, 1);
+  if (m->n >= MAX_ENTRIES) return; /* the entries live as long as the state (debuggers point at them) */
   uint64_t hash = fnv1a(bin->bytes, bin->size);
   for (size_t i = 0; i < m->n; i++) {
     const lgs_srcmap_entry *e = m->e[i];
