@@ -9,9 +9,17 @@
  * tile-allocation memory with the control-list writer, in the byte format
  * docs/control-lists.md defines ("The tile lists gpusim's PTB writes").
  * Flush (4) ends the lists with Return.
+ *
+ * A large draw is binned in parallel: its primitives split into
+ * contiguous parts, one per thread, each binned into storage of its own
+ * (ptb_bin_range); the lists are then written tile by tile, each tile's
+ * primitives part after part, which is primitive order, so the bytes in
+ * tile-allocation memory are those of binning it whole (docs/binning.md,
+ * "Binning in parallel").
  */
 #include <stdlib.h>
 #include <string.h>
+#include "core/pool.h"
 #include "v3d/cle.h"
 #include "v3d/ptb.h"
 #include "v3d/trace.h"
@@ -19,6 +27,21 @@
 
 #define BIN_MAX_CAP (1u << 27)      /* PTB storage limit per draw */
 #define CLIP_RECORD_BYTES (3u * GS_CL_CLIPPED_VERTEX_SIZE)
+#define BIN_MAX_PARTS 64            /* gs_parallel_for's thread limit */
+
+/* One part of a draw's primitives and the PTB's storage for it, grown
+ * when a part does not fit. */
+typedef struct bin_part {
+  ptb_bins bins;
+  ptb_tile *tiles;
+  ptb_prim *prims;
+  ptb_clip_record *clips;
+  ptb_ref *refs;
+  uint32_t tile_cap, prim_cap, clip_cap, ref_cap;
+  uint32_t k0, k1;           /* the draw's primitives k0..k1-1 */
+  uint32_t clip_base;        /* the draw's number of its clip record 0 */
+  ptb_result first;          /* the result of its first (parallel) binning */
+} bin_part;
 
 typedef struct cle_bin {
   cle_state st;
@@ -32,13 +55,8 @@ typedef struct cle_bin {
   uint32_t block_size;
   gs_cl_writer *w;           /* one writer per tile list */
   uint32_t *sent;            /* per tile, per tile-list item: the version last written */
-  /* the PTB's storage, grown when a draw does not fit */
-  ptb_bins bins;
-  ptb_tile *tiles;
-  ptb_prim *prims;
-  ptb_clip_record *clips;
-  ptb_ref *refs;
-  uint32_t prim_cap, clip_cap, ref_cap;
+  bin_part part[BIN_MAX_PARTS]; /* the draw's parts, in primitive order */
+  unsigned nparts;
   gs_addr *clip_addr;        /* where clip record i of the draw was written (0: not yet) */
   uint32_t clip_addr_cap;
   /* the shaded vertices of one draw */
@@ -58,17 +76,17 @@ typedef struct cle_bin {
 static void free_lists(cle_bin *b) {
   free(b->w);
   free(b->sent);
-  free(b->tiles);
-  b->w = NULL, b->sent = NULL, b->tiles = NULL;
+  b->w = NULL, b->sent = NULL;
 }
 
 void cle_bin_free(cle_run *r) {
   cle_bin *b = r->bin;
   if (!b) return;
   free_lists(b);
-  free(b->prims);
-  free(b->clips);
-  free(b->refs);
+  for (unsigned i = 0; i < BIN_MAX_PARTS; i++) {
+    bin_part *pt = &b->part[i];
+    free(pt->tiles), free(pt->prims), free(pt->clips), free(pt->refs);
+  }
   free(b->clip_addr);
   free(b->verts);
   free(b->used);
@@ -148,8 +166,7 @@ static int configure(cle_run *r, cle_bin *b, const gs_cl_packet *p, gs_diag *d) 
   free_lists(b);
   b->w = calloc(n, sizeof *b->w);
   b->sent = calloc((size_t)n * CLE_TILE_LIST_ITEMS, sizeof *b->sent);
-  b->tiles = calloc(n, sizeof *b->tiles);
-  if (!b->w || !b->sent || !b->tiles) return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  if (!b->w || !b->sent) return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
   ptb_grid_make(&b->grid, c.width_tiles, c.height_tiles, c.ms4x, c.color64);
   b->ms = c.ms4x;
   b->ntiles = n;
@@ -191,15 +208,16 @@ static int write_state(cle_bin *b, uint32_t t, bool force, gs_diag *d) {
   return GS_OK;
 }
 
-/* Writes clip record c of the draw into the pool (once) and returns its
+/* Writes clip record c of part pt into the pool (once) and returns its
  * address: three 32-byte CLIPPED_VERTEX slots. */
-static int clip_record_addr(cle_run *r, cle_bin *b, uint32_t c, gs_addr *out, gs_diag *d) {
-  if (b->clip_addr[c]) {
-    *out = b->clip_addr[c];
+static int clip_record_addr(cle_run *r, cle_bin *b, const bin_part *pt, uint32_t c, gs_addr *out, gs_diag *d) {
+  uint32_t in_draw = pt->clip_base + c;
+  if (b->clip_addr[in_draw]) {
+    *out = b->clip_addr[in_draw];
     return GS_OK;
   }
   uint8_t bytes[CLIP_RECORD_BYTES];
-  const ptb_clip_record *rec = &b->clips[c];
+  const ptb_clip_record *rec = &pt->bins.clips[c];
   for (int k = 0; k < 3; k++) {
     gs_cl_clipped_vertex cv = {rec->v[k].xs, rec->v[k].ys, rec->v[k].zs, rec->v[k].inv_wc,
                                rec->v[k].coef[0], rec->v[k].coef[1], rec->v[k].coef[2]};
@@ -210,14 +228,16 @@ static int clip_record_addr(cle_run *r, cle_bin *b, uint32_t c, gs_addr *out, gs
   int rc = pool_take(b, CLIP_RECORD_BYTES, &a, d);
   if (rc < 0) return rc;
   if ((rc = gs_mem_write(r->g->mem, a, bytes, CLIP_RECORD_BYTES, d)) < 0) return rc;
-  *out = b->clip_addr[c] = a;
+  *out = b->clip_addr[in_draw] = a;
   return GS_OK;
 }
 
-/* Appends one binned primitive to tile t's list: into the open compressed
- * list, or as a Clipped Primitive (49) with a list of its own. A VG draw's
- * primitives (xy not NULL) go in as their XY words, vertex i being xy[i]. */
-static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, const uint32_t *xy, gs_diag *d) {
+/* Appends one binned primitive of part pt to tile t's list: into the open
+ * compressed list, or as a Clipped Primitive (49) with a list of its own. A
+ * VG draw's primitives (xy not NULL) go in as their XY words, vertex i
+ * being xy[i]. */
+static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const bin_part *pt, const ptb_prim *pr, const uint32_t *xy,
+                      gs_diag *d) {
   gs_cl_writer *w = &b->w[t];
   gs_cl_prim cp = {{pr->index[0], pr->index[1], pr->index[2]}};
   if (xy)
@@ -228,7 +248,7 @@ static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, co
     return gs_cl_put_prim(w, &cp, d);
   }
   gs_cl_clipped_primitive cl;
-  if ((rc = clip_record_addr(r, b, pr->clip, &cl.record, d)) < 0) return rc;
+  if ((rc = clip_record_addr(r, b, pt, pr->clip, &cl.record, d)) < 0) return rc;
   cl.clip_v0 = pr->clip_mask & 1, cl.clip_v1 = pr->clip_mask >> 1 & 1, cl.clip_v2 = pr->clip_mask >> 2 & 1;
   if ((rc = gs_cl_emit_clipped_primitive(w, &cl, d)) < 0) return rc;
   if ((rc = gs_cl_put_prim(w, &cp, d)) < 0) return rc;
@@ -236,19 +256,27 @@ static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const ptb_prim *pr, co
 }
 
 /* Writes the draw's binned primitives into the tile lists, each tile's
- * list first receiving the state it lacks. */
+ * list first receiving the state it lacks, then its primitives part after
+ * part: in primitive order. */
 static int write_lists(cle_run *r, cle_bin *b, const uint32_t *xy, gs_diag *d) {
-  if (reserve((void **)&b->clip_addr, &b->clip_addr_cap, b->bins.clip_count, sizeof *b->clip_addr) < 0)
+  uint32_t clips = 0;
+  for (unsigned i = 0; i < b->nparts; i++) b->part[i].clip_base = clips, clips += b->part[i].bins.clip_count;
+  if (reserve((void **)&b->clip_addr, &b->clip_addr_cap, clips, sizeof *b->clip_addr) < 0)
     return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
-  if (b->bins.clip_count) memset(b->clip_addr, 0, b->bins.clip_count * sizeof *b->clip_addr);
+  if (clips) memset(b->clip_addr, 0, clips * sizeof *b->clip_addr);
   for (uint32_t t = 0; t < b->ntiles; t++) {
-    uint32_t ref = b->bins.tiles[t].head;
-    if (ref == PTB_NONE) continue;
-    int rc = write_state(b, t, false, d);
-    if (rc < 0) return rc;
-    for (; ref != PTB_NONE; ref = b->bins.refs[ref].next)
-      if ((rc = write_prim(r, b, t, &b->bins.prims[b->bins.refs[ref].prim], xy, d)) < 0)
-        return tile_error(b, t, rc, d);
+    bool first = true;
+    for (unsigned i = 0; i < b->nparts; i++) {
+      const bin_part *pt = &b->part[i];
+      uint32_t ref = pt->bins.tiles[t].head;
+      if (ref == PTB_NONE) continue;
+      int rc;
+      if (first && (rc = write_state(b, t, false, d)) < 0) return rc;
+      first = false;
+      for (; ref != PTB_NONE; ref = pt->bins.refs[ref].next)
+        if ((rc = write_prim(r, b, t, pt, &pt->bins.prims[pt->bins.refs[ref].prim], xy, d)) < 0)
+          return tile_error(b, t, rc, d);
+    }
   }
   return GS_OK;
 }
@@ -431,40 +459,101 @@ static void make_ptb_state(const cle_state *s, const cle_shader *sh, ptb_state *
   ps->per_vertex_point_size = sh->point_size;
 }
 
-/* Binds the draw with storage large enough for it: the PTB stores a draw
- * whole or reports which array is full; the draw is then binned again
- * with that array doubled (nothing of it has been written yet). */
-static int bin_with_storage(cle_bin *b, const ptb_state *ps, const ptb_vertices *vs, const cle_draw *di,
-                            const gs_cl_packet *p, const gs_trace *trace, gs_diag *d) {
-  uint32_t prims = ptb_prim_count(di->draw.mode, di->draw.count);
-  uint32_t want_prims = prims + prims / 4 + 16, want_refs = 2 * prims + b->ntiles, want_clips = 16;
+/* Makes part pt's storage hold at least the tile lists and the given
+ * numbers of primitives, tile references and clip records. */
+static int part_reserve(cle_bin *b, bin_part *pt, uint32_t prims, uint32_t refs, uint32_t clips, gs_diag *d) {
+  if (reserve((void **)&pt->tiles, &pt->tile_cap, b->ntiles, sizeof *pt->tiles) < 0 ||
+      reserve((void **)&pt->prims, &pt->prim_cap, prims, sizeof *pt->prims) < 0 ||
+      reserve((void **)&pt->refs, &pt->ref_cap, refs, sizeof *pt->refs) < 0 ||
+      reserve((void **)&pt->clips, &pt->clip_cap, clips, sizeof *pt->clips) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  return GS_OK;
+}
+
+/* Bins part pt's primitives into its storage as it is. */
+static ptb_result part_bin(const cle_bin *b, bin_part *pt, const ptb_state *ps, const ptb_vertices *vs,
+                           const cle_draw *di) {
+  ptb_buffers buf = {pt->tiles, b->ntiles, pt->prims, pt->prim_cap, pt->clips, pt->clip_cap, pt->refs, pt->ref_cap};
+  ptb_result pr = ptb_bins_init(&pt->bins, &b->grid, &buf);
+  if (pr == PTB_OK) pr = ptb_bin_range(&pt->bins, ps, vs, &di->draw, pt->k0, pt->k1, NULL);
+  return pr;
+}
+
+/* Finishes part pt after its first binning (pt->first) with storage large
+ * enough for it: the PTB stores a part whole or reports which array is
+ * full; the part is then binned again with that array doubled (nothing of
+ * it has been written yet). */
+static int part_with_storage(cle_bin *b, bin_part *pt, const ptb_state *ps, const ptb_vertices *vs,
+                             const cle_draw *di, const gs_cl_packet *p, const gs_trace *trace, gs_diag *d) {
+  ptb_result pr = pt->first;
   for (;;) {
-    if (reserve((void **)&b->prims, &b->prim_cap, want_prims, sizeof *b->prims) < 0 ||
-        reserve((void **)&b->refs, &b->ref_cap, want_refs, sizeof *b->refs) < 0 ||
-        reserve((void **)&b->clips, &b->clip_cap, want_clips, sizeof *b->clips) < 0)
-      return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
-    ptb_buffers buf = {b->tiles, b->ntiles, b->prims, b->prim_cap, b->clips, b->clip_cap, b->refs, b->ref_cap};
-    ptb_result pr = ptb_bins_init(&b->bins, &b->grid, &buf);
-    if (pr == PTB_OK) pr = ptb_bin_draw(&b->bins, ps, vs, &di->draw, NULL);
     if (pr == PTB_OK && trace) {
       /* Once more with the trace on, in storage that now fits: the events
        * come once, from the binning that counts, and it bins the same. */
       ptb_state traced = *ps;
       traced.trace = trace;
       traced.trace_record = b->sh.record;
-      pr = ptb_bins_init(&b->bins, &b->grid, &buf);
-      if (pr == PTB_OK) pr = ptb_bin_draw(&b->bins, &traced, vs, &di->draw, NULL);
+      pr = part_bin(b, pt, &traced, vs, di);
     }
     if (pr == PTB_OK) return GS_OK;
-    uint32_t *grow = pr == PTB_ERR_PRIMS_FULL ? &want_prims : pr == PTB_ERR_REFS_FULL ? &want_refs
-                     : pr == PTB_ERR_CLIPS_FULL ? &want_clips : NULL;
+    uint32_t prims = pt->prim_cap, refs = pt->ref_cap, clips = pt->clip_cap;
+    uint32_t *grow = pr == PTB_ERR_PRIMS_FULL ? &prims : pr == PTB_ERR_REFS_FULL ? &refs
+                     : pr == PTB_ERR_CLIPS_FULL ? &clips : NULL;
     if (!grow) return cle_error(d, GS_EINVAL, p->addr, "%s: PTB: %s", p->info->name, ptb_result_string(pr));
-    uint32_t cap = pr == PTB_ERR_PRIMS_FULL ? b->prim_cap : pr == PTB_ERR_REFS_FULL ? b->ref_cap : b->clip_cap;
-    if (cap >= BIN_MAX_CAP)
+    if (*grow >= BIN_MAX_CAP)
       return cle_error(d, GS_ENOMEM, p->addr, "%s: the draw needs more than %u PTB entries (%s)", p->info->name,
                        BIN_MAX_CAP, ptb_result_string(pr));
-    *grow = cap * 2;
+    *grow *= 2;
+    int rc = part_reserve(b, pt, prims, refs, clips, d);
+    if (rc < 0) return rc;
+    pr = part_bin(b, pt, ps, vs, di);
   }
+}
+
+typedef struct bin_job {
+  cle_bin *b;
+  const ptb_state *ps;
+  const ptb_vertices *vs;
+  const cle_draw *di;
+} bin_job;
+
+static int bin_job_fn(void *ctx, unsigned index, unsigned worker) {
+  (void)worker;
+  bin_job *j = ctx;
+  j->b->part[index].first = part_bin(j->b, &j->b->part[index], j->ps, j->vs, j->di);
+  return GS_OK;
+}
+
+/* Bins draw di: in one part, or, with several threads and at least
+ * ptb_split_min primitives a part, in up to a part per thread binned in
+ * parallel with the storage they start with; then, part by part in order,
+ * each is finished (grown and binned again if it did not fit, or its error
+ * reported: the first primitive's that fails, as binning the draw whole
+ * gives). A trace bins in one part, so that its events come in order. */
+static int bin_parts(cle_run *r, cle_bin *b, const ptb_state *ps, const ptb_vertices *vs, const cle_draw *di,
+                     const gs_cl_packet *p, gs_diag *d) {
+  uint32_t total = ptb_prim_count(di->draw.mode, di->draw.count);
+  uint32_t split = ptb_split_min ? ptb_split_min : 1;
+  unsigned n = r->g->trace ? 1 : r->opt.threads;
+  n = n < BIN_MAX_PARTS ? n : BIN_MAX_PARTS;
+  n = n < total / split ? n : total / split;
+  n = n ? n : 1;
+  b->nparts = n;
+  for (unsigned i = 0; i < n; i++) {
+    bin_part *pt = &b->part[i];
+    pt->k0 = (uint32_t)((uint64_t)total * i / n), pt->k1 = (uint32_t)((uint64_t)total * (i + 1) / n);
+    uint32_t prims = pt->k1 - pt->k0;
+    int rc = part_reserve(b, pt, prims + prims / 4 + 16, 2 * prims + b->ntiles, 16, d);
+    if (rc < 0) return rc;
+  }
+  bin_job j = {b, ps, vs, di};
+  if (n == 1 || gs_parallel_for(n, n, bin_job_fn, &j, NULL) < 0)
+    for (unsigned i = 0; i < n; i++) bin_job_fn(&j, i, 0);
+  for (unsigned i = 0; i < n; i++) {
+    int rc = part_with_storage(b, &b->part[i], ps, vs, di, p, r->g->trace, d);
+    if (rc < 0) return rc;
+  }
+  return GS_OK;
 }
 
 /* The GS_TRACE_DRAW event of draw packet p (before its primitives). */
@@ -501,11 +590,13 @@ static int bin_and_write(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cl
                          const uint32_t fmt[2], const uint32_t *xy, gs_diag *d) {
   ptb_state ps;
   make_ptb_state(&b->st, &b->sh, &ps);
-  int rc = bin_with_storage(b, &ps, vs, di, p, r->g->trace, d);
+  int rc = bin_parts(r, b, &ps, vs, di, p, d);
   if (rc < 0) return rc;
   cle_state_set(&b->st, CLE_FMT, GS_CL_PRIMITIVE_LIST_FORMAT, fmt);
-  r->stats.prims_binned += b->bins.stats.binned;
-  r->stats.tile_refs += b->bins.stats.tile_refs;
+  for (unsigned i = 0; i < b->nparts; i++) {
+    r->stats.prims_binned += b->part[i].bins.stats.binned;
+    r->stats.tile_refs += b->part[i].bins.stats.tile_refs;
+  }
   if ((rc = write_lists(r, b, xy, d)) < 0) return cle_prefix(d, rc, "0x%08x: %s: ", p->addr, p->info->name);
   return GS_OK;
 }

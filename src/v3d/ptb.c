@@ -360,8 +360,15 @@ static ptb_result bin_line(bin_ctx *cx, const uint32_t *idx) {
 
 ptb_result ptb_bin_draw(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs, const ptb_draw *d,
                         uint32_t *done) {
+  return ptb_bin_range(b, st, vs, d, 0, UINT32_MAX, done);
+}
+
+uint32_t ptb_split_min = 4096;
+
+ptb_result ptb_bin_range(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs, const ptb_draw *d, uint32_t k0,
+                         uint32_t k1, uint32_t *done) {
   if (done)
-    *done = 0;
+    *done = k0;
   unsigned nverts = ptb_mode_vertices(d->mode);
   if (nverts == 0 || (d->index_type != PTB_INDEX_NONE && d->index_type != PTB_INDEX_8 &&
                       d->index_type != PTB_INDEX_16))
@@ -372,7 +379,8 @@ ptb_result ptb_bin_draw(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs
   ptb_planes_init(&cx.planes, st);
   ptb_window_make(&cx.win, st, &b->grid);
   uint32_t total = ptb_prim_count(d->mode, d->count);
-  for (uint32_t k = 0; k < total; k++) {
+  total = total < k1 ? total : k1;
+  for (uint32_t k = k0; k < total; k++) {
     uint32_t idx[3];
     ptb_assemble(d, k, idx);
     cx.k = k;

@@ -418,6 +418,20 @@ ptb_result ptb_bins_add(ptb_bins *b, const ptb_prim *prim, const ptb_clip_record
 ptb_result ptb_bin_draw(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs, const ptb_draw *d,
                         uint32_t *done);
 
+/* ptb_bin_draw for the draw's primitives k0..k1-1 only (k1 past the last
+ * means up to it): `*done` receives k0 plus the number fully handled. Each
+ * primitive is binned on its own, so binning the parts [0, k1), [k1, k2), ...
+ * into separate bins and reading the lists part after part gives each
+ * tile the primitives of binning the whole draw into one, in the same
+ * order (the control-list executor bins a large draw so, in parallel). */
+ptb_result ptb_bin_range(ptb_bins *b, const ptb_state *st, const ptb_vertices *vs, const ptb_draw *d, uint32_t k0,
+                         uint32_t k1, uint32_t *done);
+
+/* The executor splits a draw into parts only from this many primitives on
+ * (each part at least this many; default 4096), as starting threads costs
+ * more than binning a few primitives. Tests set it to 1 to split every draw. */
+extern uint32_t ptb_split_min;
+
 /* ---- benchmark ------------------------------------------------------------- */
 
 /* Bins n random small triangles (up to 32 pixels across, in a 1920x1080
