@@ -220,6 +220,28 @@ static int run_peer(const bench *b, row *r, uint8_t *image, double *rate) {
   return 0;
 }
 
+/* The machine the figures come from: the CPU's model and the load average
+ * (Linux's /proc; "?" elsewhere), printed as `what`. */
+static void machine_line(const char *what) {
+  char model[128] = "?", load[64] = "?", line[256];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (!strncmp(line, "model name", 10) && colon) {
+      snprintf(model, sizeof model, "%s", colon + 2 + strspn(colon + 2, " \t"));
+      model[strcspn(model, "\n")] = 0;
+      break;
+    }
+  }
+  if (f) fclose(f);
+  double l1, l5, l15;
+  if ((f = fopen("/proc/loadavg", "r"))) {
+    if (fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3) snprintf(load, sizeof load, "%.2f %.2f %.2f", l1, l5, l15);
+    fclose(f);
+  }
+  printf("%s: %s, %ld online cores, load average %s\n", what, model, sysconf(_SC_NPROCESSORS_ONLN), load);
+}
+
 static const char *unit(int frame) { return frame == FILL ? "Mpixels/s" : "Mtriangles/s"; }
 
 static row *find(bench *b, int frame, const char *driver, const char *isa, unsigned threads) {
@@ -290,6 +312,7 @@ int gs_bench_peer_main(int argc, char **argv, gs_bench_chain_fn qpu_chain) {
     }
   printf("gpusim against Mesa through OSMesa (%s), the same frames, interleaved: %d run%s of each row\n", b.program,
          b.runs, b.runs > 1 ? "s" : "");
+  machine_line("machine at the start");
   for (int k = 0; k < b.runs; k++) {
     for (int i = 0; i < b.nrows; i++) {
       row *r = &b.rows[i];
@@ -299,6 +322,7 @@ int gs_bench_peer_main(int argc, char **argv, gs_bench_chain_fn qpu_chain) {
     if ((chain[k] = qpu_chain(0)) < 0) goto out;
     fprintf(stderr, "gpusim bench --peer: run %d of %d done\n", k + 1, b.runs);
   }
+  machine_line("machine at the end");
   for (int i = 0; i < b.nrows; i++) b.rows[i].s = gs_bench_spread_of(b.rows[i].rate, (size_t)b.runs);
   gs_bench_spread cs = gs_bench_spread_of(chain, (size_t)b.runs);
 

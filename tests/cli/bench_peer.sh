@@ -14,7 +14,8 @@
 #    (the fill rule of docs/rasterization.md, which llvmpipe shares when GL's
 #    window rows are gpusim's rows): rows 0..5 hold x = 2..7, 2..6, 2..5,
 #    2..4, 2..3, 2: 21 pixels, nothing else;
-#  - gpusim bench --peer --quick: every row measured (gpusim qpu on 1 and 2
+#  - gpusim bench --peer --quick: the machine (CPU model, cores, load
+#    average) at the start and the end, every row measured (gpusim qpu on 1 and 2
 #    threads, llvmpipe on 1 and 2, softpipe, for both frames; the other
 #    instruction sets' fill), each goal line marked PASS or FAIL, and the
 #    images: the fill frame identical in every row; the triangle frame
@@ -54,6 +55,10 @@ cmp -s "$T/t.got.s" "$T/t.want.s" || fail "one triangle: $(diff "$T/t.want.s" "$
 # the runner
 "$GPUSIM" bench --peer "$PEER" --quick > "$T/out.txt" 2> "$T/err.txt" || fail "bench --peer: $(cat "$T/err.txt")"
 cat "$T/out.txt"
+for when in start end; do
+  grep -q "^machine at the $when: .*, [0-9][0-9]* online cores, load average [0-9.]* [0-9.]* [0-9.]*$" "$T/out.txt" ||
+    fail "no machine line at the $when"
+done
 for frame in 'fill 256x128, 2 layers' '2000 triangles'; do
   for r in 'gpusim qpu  *1' 'gpusim qpu  *2' 'llvmpipe (LLVM [^)]*)  *1' 'llvmpipe (LLVM [^)]*)  *2' 'softpipe  *1'; do
     grep -q "^  $frame  *$r  *[0-9.]*  [0-9.]*-[0-9.]* M" "$T/out.txt" || fail "no row '$frame' '$r'"
