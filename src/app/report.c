@@ -269,6 +269,9 @@ static void write_set(FILE *out, const char *name, const strset *s) {
  * puts them back from the fragment's own numbers). */
 static const char *const own_keys[] = {"lane", "depth", "stored_depth", "stored_stencil", "output", "tile_colour"};
 
+/* A cleared depth-stencil word: depth 1.0 (0xffffff), stencil 0. */
+#define ZS_CLEARED 0xffffff00LL
+
 /* The provenance of every pixel, from one traced run of the frame
  * (gpusim.why_all's collector, gs_provall), in the compact form
  * docs/report.md describes:
@@ -276,7 +279,12 @@ static const char *const own_keys[] = {"lane", "depth", "stored_depth", "stored_
  *     less own_keys; "$z", "$o", "$t" say which own numbers follow);
  *   "frags": per fragment its class, lane, depth, then the tested depth-
  *     stencil word ($z), the output word(s) ($o: 1 or 2), the tile colour
- *     read ($t), pixel after pixel from the image's top-left;
+ *     read ($t), pixel after pixel from the image's top-left; the depth as
+ *     the difference from the last fragment of its class (0 at first), the
+ *     depth-stencil word from what the pixel's z-tested fragment before it
+ *     left (its own word when it failed a test, else its depth and
+ *     stencil; a cleared buffer, ZS_CLEARED, at first); a single output
+ *     word as the difference from its class's last;
  *   "counts": the fragments of each pixel, run-length coded (n, run, ...);
  *   "missed", "msets", "mpix": the distinct missed entries, the distinct
  *     lists of them, and each pixel's list, run-length coded;
@@ -295,6 +303,8 @@ static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, c
   keymap cmap = {0};
   long *cls = NULL; /* the class of each key of cmap */
   size_t capcls = 0;
+  long *lastd = NULL, *lasto = NULL; /* each class's last depth and last output word */
+  size_t caplastd = 0, caplasto = 0, nlastd = 0;
   int nomem = 0;
   char *counts = NULL, *mpix = NULL, *finals = NULL;
   size_t ncounts = 0, nmpix = 0, nfinals = 0;
@@ -316,6 +326,7 @@ static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, c
       char v[64];
       uint32_t predicted = 0;
       int have = 0;
+      long long zs_next = ZS_CLEARED;
       for (unsigned i = 0; i < p.nfragments && !nomem; i++) {
         const gs_prov_fragment *fg = &p.fragments[i];
         uint64_t key = (uint64_t)fg->context << 16 | (uint64_t)fg->fate << 8 | (fg->early ? 0x80u : 0) |
@@ -347,10 +358,26 @@ static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, c
           }
           cls[k] = c;
         }
-        fprintf(out, "%s%ld,%d,%lu", firstf ? "" : ",", cls[k], fg->lane, (unsigned long)fg->z);
+        long c = cls[k];
+        if (!grow_longs(&lastd, &caplastd, classes.n) || !grow_longs(&lasto, &caplasto, classes.n)) {
+          nomem = 1;
+          break;
+        }
+        for (; nlastd < classes.n; nlastd++) lastd[nlastd] = 0, lasto[nlastd] = 0;
+        fprintf(out, "%s%ld,%d,%ld", firstf ? "" : ",", c, fg->lane, (long)fg->z - lastd[c]);
+        lastd[c] = (long)fg->z;
         firstf = 0;
-        if (fg->z_tested) fprintf(out, ",%lu", (unsigned long)fg->zs_before);
-        for (unsigned w = 0; w < fg->noutput; w++) fprintf(out, ",%lu", (unsigned long)fg->output[w]);
+        if (fg->z_tested) { /* against what the fragment before it left, or a cleared buffer */
+          long long zs = fg->zs_before;
+          fprintf(out, ",%lld", zs - zs_next);
+          int failed = fg->fate == GS_FATE_DEPTH_FAILED || fg->fate == GS_FATE_STENCIL_FAILED;
+          zs_next = failed ? zs : (long long)fg->z * 256 + (zs & 255);
+        }
+        if (fg->noutput == 1) { /* the difference from its class's last output */
+          fprintf(out, ",%lld", (long long)fg->output[0] - lasto[c]);
+          lasto[c] = fg->output[0];
+        }
+        for (unsigned w = 0; fg->noutput == 2 && w < 2; w++) fprintf(out, ",%lu", (unsigned long)fg->output[w]);
         if (fg->read_tile) fprintf(out, ",%lu", (unsigned long)fg->loaded);
         if (fg->noutput == 1) predicted = fg->output[0], have = 1;
       }
@@ -406,7 +433,7 @@ static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, c
   free(counts), free(mpix), free(finals);
   strset_free(&classes), strset_free(&missed), strset_free(&msets);
   keymap_free(&cmap);
-  free(cls);
+  free(cls), free(lastd), free(lasto);
   lua_settop(L, top);
   if (nomem == 1) snprintf(err, errlen, "host out of memory");
   return nomem ? -1 : 0;

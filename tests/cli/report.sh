@@ -135,6 +135,24 @@ grep -q "triangle 0 (vertices 0, 1, 2): not_covered$" prov.txt || fail "lesson 0
 same_as_why 159 121 fill.html "$src/scenes/course/03-fill-rule.lua"
 cp tri_dom.html dom.html
 
+# Every pixel, not only those clicked: the page's JSON of each pixel of the
+# frame, one a line from the top-left, through 32-bit FNV-1a (#digest)
+# equals the same of gpusim.why_all's answers written as why --json writes
+# them (lib/why_digest.lua), which tests/lua/why_all.lua checks against
+# gpusim.why pixel by pixel: the triangle, lesson 03 (missed primitives),
+# lesson 05 (depth tests) and the cube (every fragment with a stored depth).
+"$gpusim" report "$src/scenes/course/05-depth.lua" -o depth.html || fail "gpusim report of lesson 05 exited $?"
+"$gpusim" report "$src/scenes/cube.lua" -o cube0.html || fail "gpusim report of the cube exited $?"
+for pair in "r.html scenes/triangle.lua" "fill.html scenes/course/03-fill-rule.lua" \
+            "depth.html scenes/course/05-depth.lua" "cube0.html scenes/cube.lua"; do
+  page=${pair% *} s=${pair#* }
+  want=$("$gpusim" --headless "$src/tests/cli/lib/why_digest.lua" "$src/$s" | tail -1) || fail "why_digest.lua $s exited $?"
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/$page#digest" > digest.html 2> chromium.log ||
+    fail "chromium exited $?: $(tail -3 chromium.log)"
+  got=$(grep -o '<pre id="digest">[0-9a-f]*</pre>' digest.html | sed 's/<[^>]*>//g')
+  [ -n "$want" ] && [ "$got" = "$want" ] || fail "$s: the page's digest of every pixel is '$got', gpusim.why_all's '$want'"
+done
+
 # The tile table: the row of tile (1, 0).
 tr '\n' ' ' < dom.html | grep -o '<tr class="link"><td>(1, 0)</td>\(<td>[^<]*</td>\)*' | sed 's/<[^>]*>/ /g; s/  */ /g' > tile.txt
 grep -q "^ (1, 0) #[0-9]* 1 2560 2560 1.00 1 160 / 2560 $" tile.txt || fail "tile (1, 0)'s row: $(cat tile.txt)"
