@@ -39,7 +39,7 @@ static void test_depth(void **s) {
   for (int i = 0; i < 16; i++) {
     assert_int_equal(cov[i], i < 8 || i == 15 ? 1 : 0);
     uint32_t want = i < 8 ? 0x400000u : 0x800000u;
-    assert_int_equal(tlb.zs[5 * 64 + i] >> 8, want);
+    assert_int_equal(tlb.zs[tlb_zs_at(&tlb, i, 5, 0)] >> 8, want);
   }
   /* Z writes disabled: the test still culls, the buffer keeps its values */
   tlb_set_depth(&tlb, TLB_GREATER, 0);
@@ -47,7 +47,7 @@ static void test_depth(void **s) {
   tlb_z_write(&tlb, x, y, z, rev, cov, 0xffff);
   for (int i = 0; i < 16; i++) {
     assert_int_equal(cov[i], i < 8 ? 0 : 1);
-    assert_int_equal(tlb.zs[5 * 64 + i] >> 8, i < 8 ? 0x400000u : 0x800000u);
+    assert_int_equal(tlb.zs[tlb_zs_at(&tlb, i, 5, 0)] >> 8, i < 8 ? 0x400000u : 0x800000u);
   }
 }
 
@@ -72,7 +72,7 @@ static void test_stencil(void **s) {
   tlb_stencil_setup(&tlb, back);
   tlb_z_write(&tlb, x, y, z, rev, cov, 0xffff);
   for (int i = 0; i < 16; i++) {
-    uint32_t st = tlb.zs[0 * 64 + i] & 0xff;
+    uint32_t st = tlb.zs[tlb_zs_at(&tlb, i, 0, 0)] & 0xff;
     if (i & 1) { /* back: fails, 3 + 1 = 4 but only bit 0 writable: (3 & ~1) | (4 & 1) = 2 */
       assert_int_equal(cov[i], 0);
       assert_int_equal(st, 2);
@@ -80,14 +80,14 @@ static void test_stencil(void **s) {
       assert_int_equal(cov[i], 1);
       assert_int_equal(st, 9);
     }
-    assert_int_equal(tlb.zs[i] >> 8, 0x100); /* Z writes off */
+    assert_int_equal(tlb.zs[tlb_zs_at(&tlb, i, 0, 0)] >> 8, 0x100); /* Z writes off */
   }
   /* a new batch starts with stencil disabled: everything passes, nothing changes */
   tlb_begin_batch(&tlb);
   for (int i = 0; i < 16; i++) cov[i] = 1;
   tlb_z_write(&tlb, x, y, z, rev, cov, 0xffff);
   for (int i = 0; i < 16; i++) assert_int_equal(cov[i], 1);
-  assert_int_equal(tlb.zs[1] & 0xff, 2);
+  assert_int_equal(tlb.zs[tlb_zs_at(&tlb, 1, 0, 0)] & 0xff, 2);
 }
 
 static void test_colour_and_multisample(void **s) {
@@ -104,7 +104,7 @@ static void test_colour_and_multisample(void **s) {
   for (int i = 0; i < 16; i++)
     for (int smp = 0; smp < 4; smp++) {
       uint32_t want = (cov[i] >> smp & 1) ? c[i] : 0x11223344u;
-      assert_int_equal(tlb.colour[((2 * 32) + 3 + i) * 4 + smp], want);
+      assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 3 + i, 2, smp, 0)], want);
     }
   tlb_colour_load(&tlb, x, y, out, 0xffff, 2, 0);
   for (int i = 0; i < 16; i++) assert_int_equal(out[i], (i & 4) ? c[i] : 0x11223344u);
@@ -133,7 +133,7 @@ static void test_store_and_load(void **s) {
   tlb_init(&tlb, 0, 0);
   tlb_begin_tile(&tlb, 1, 1); /* pixels x 64..127, y 64..127: only 36 x 6 are inside 100x70 */
   for (uint32_t yy = 0; yy < 64; yy++)
-    for (uint32_t xx = 0; xx < 64; xx++) tlb.colour[yy * 64 + xx] = (yy << 8 | xx) | 0xff000000u;
+    for (uint32_t xx = 0; xx < 64; xx++) tlb.colour[tlb_colour_at(&tlb, xx, yy, 0, 0)] = (yy << 8 | xx) | 0xff000000u;
   tlb_frame f = {fb, 100, 70, TLB_RGBA8888, TILING_RASTER, TLB_SAMPLE0};
   assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
   uint32_t px;
@@ -142,10 +142,10 @@ static void test_store_and_load(void **s) {
   gs_mem_read(m, fb + (64 * 100 + 63) * 4, &px, 4, NULL); /* left of the tile: untouched */
   assert_int_equal(px, 0);
   /* BGR565: R 0xff -> 0xf800, G 0xff -> 0x07e0, B 0xff -> 0x001f */
-  tlb.colour[0] = 0x000000ffu;
-  tlb.colour[1] = 0x0000ff00u;
-  tlb.colour[2] = 0x00ff0000u;
-  tlb.colour[3] = 0x00804020u; /* R 0x20 -> 4, G 0x40 -> 16, B 0x80 -> 16 */
+  tlb.colour[tlb_colour_at(&tlb, 0, 0, 0, 0)] = 0x000000ffu;
+  tlb.colour[tlb_colour_at(&tlb, 1, 0, 0, 0)] = 0x0000ff00u;
+  tlb.colour[tlb_colour_at(&tlb, 2, 0, 0, 0)] = 0x00ff0000u;
+  tlb.colour[tlb_colour_at(&tlb, 3, 0, 0, 0)] = 0x00804020u; /* R 0x20 -> 4, G 0x40 -> 16, B 0x80 -> 16 */
   f.address = fb565;
   f.format = TLB_BGR565;
   assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
@@ -158,11 +158,11 @@ static void test_store_and_load(void **s) {
   /* and back: 5/6-bit channels widened by replication, A = 255 */
   tlb_clear(&tlb, 1, 0);
   assert_int_equal(tlb_load_colour(&tlb, m, &f, NULL), GS_OK);
-  assert_int_equal(tlb.colour[3], 0xff844121u); /* B 16 -> 0x84, G 16 -> 0x41, R 4 -> 0x21 */
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 3, 0, 0, 0)], 0xff844121u); /* B 16 -> 0x84, G 16 -> 0x41, R 4 -> 0x21 */
   /* T-format 64x64: pixel (20, 3) of tile (0,0) is in sub-tile BR (3 KB, even
    * tile row), micro-tile (1, 0) (+64), row 3 col 0 inside (+48): 3184 */
   tlb_begin_tile(&tlb, 0, 0);
-  tlb.colour[3 * 64 + 20] = 0xdeadbeefu;
+  tlb.colour[tlb_colour_at(&tlb, 20, 3, 0, 0)] = 0xdeadbeefu;
   tlb_frame ft = {fbt, 64, 64, TLB_RGBA8888, TILING_T, TLB_SAMPLE0};
   assert_int_equal(tlb_store_colour(&tlb, m, &ft, NULL), GS_OK);
   gs_mem_read(m, fbt + 3184, &px, 4, NULL);
@@ -194,7 +194,8 @@ static void test_full_resolution_dump(void **s) {
   for (size_t k = 0; k < sizeof probes / sizeof probes[0]; k++) {
     uint32_t x = probes[k][0], y = probes[k][1], smp = probes[k][2], c, z;
     uint32_t off = (y & ~1u) * 32 * 4 * 4 + (x & ~1u) * 2 * 4 * 4 + ((y & 1) * 8 | (x & 1) * 4) + smp * 16;
-    uint32_t index = (y * 32 + x) * 4 + smp;
+    uint32_t index = tlb_zs_at(&tlb, x, y, smp); /* the word the loop above filled with it */
+    assert_int_equal(tlb_colour_at(&tlb, x, y, smp, 0), index);
     gs_mem_read(m, dump + off, &c, 4, NULL);
     gs_mem_read(m, dump + TLB_FULL_BYTES + off, &z, 4, NULL);
     assert_int_equal(c, 0xc0000000u | index);
@@ -225,6 +226,28 @@ static void test_tile_sizes(void **s) {
     tlb_begin_tile(&tlb, 3, 2);
     assert_int_equal(tlb.x0, 3 * want[i][2]);
     assert_int_equal(tlb.y0, 2 * want[i][3]);
+    /* Block-major (docs/tile-buffer.md): every word once, and a 4x4
+     * block's 16 pixels, in the PSE's lane order (lane l at x = bits 0 and
+     * 2 of l, y = bits 1 and 3), one run of 16 words per sample and word. */
+    static uint8_t seen_c[TLB_WORDS], seen_z[TLB_WORDS];
+    memset(seen_c, 0, sizeof seen_c), memset(seen_z, 0, sizeof seen_z);
+    for (uint32_t by = 0; by < tlb.height; by += 4)
+      for (uint32_t bx = 0; bx < tlb.width; bx += 4)
+        for (unsigned smp = 0; smp < tlb.samples; smp++)
+          for (unsigned h = 0; h < tlb.halves; h++)
+            for (uint32_t l = 0; l < 16; l++) {
+              uint32_t x = bx + ((l & 1) | (l >> 1 & 2)), y = by + ((l >> 1 & 1) | (l >> 2 & 2));
+              uint32_t c = tlb_colour_at(&tlb, x, y, smp, h), z = tlb_zs_at(&tlb, x, y, smp);
+              assert_true(c < TLB_WORDS && z < TLB_WORDS);
+              assert_int_equal(c, tlb_colour_at(&tlb, bx, by, smp, h) + l);
+              assert_int_equal(z, tlb_zs_at(&tlb, bx, by, smp) + l);
+              seen_c[c]++;
+              if (h == 0) seen_z[z]++;
+            }
+    for (uint32_t k = 0; k < TLB_WORDS; k++) {
+      assert_int_equal(seen_c[k], 1);
+      assert_int_equal(seen_z[k], k < TLB_WORDS / tlb.halves ? 1 : 0);
+    }
   }
 }
 
@@ -248,7 +271,7 @@ static void test_colour_register_order(void **s) {
   }
   for (int i = 0; i < 16; i++)
     for (uint32_t smp = 0; smp < 4; smp++)
-      assert_int_equal(tlb.colour[(3 * 32 + 8 + i) * 4 + smp], (i >> smp & 1) ? 0x100u * smp + (uint32_t)i : 0xeeu);
+      assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 8 + i, 3, smp, 0)], (i >> smp & 1) ? 0x100u * smp + (uint32_t)i : 0xeeu);
   for (uint32_t k = 0; k < 4; k++) {
     tlb_loadc(&tlb, x, y, out, 0xffff);
     assert_int_equal(out[5], (5 >> k & 1) ? 0x100u * k + 5 : 0xeeu); /* lane 5: samples 0 and 2 */
@@ -260,7 +283,7 @@ static void test_colour_register_order(void **s) {
   tlb_colour_all(&tlb, x, y, c, cov, 0x00ff); /* lanes 0..7 only */
   for (int i = 0; i < 16; i++)
     for (uint32_t smp = 0; smp < 4; smp++) {
-      uint32_t w = tlb.colour[(3 * 32 + 8 + i) * 4 + smp];
+      uint32_t w = tlb.colour[tlb_colour_at(&tlb, 8 + i, 3, smp, 0)];
       if (i < 8 && (i >> smp & 1)) assert_int_equal(w, 0xabcd0000u);
       else assert_int_not_equal(w, 0xabcd0000u);
     }
@@ -276,8 +299,8 @@ static void test_colour64(void **s) {
   tlb_init(&tlb, 0, 1); /* 64x32 pixels */
   tlb_set_clear(&tlb, 0x40003c00u, 0x3c003800u, 0, 0); /* R 1.0 G 2.0 B 0.5 A 1.0 */
   tlb_clear(&tlb, 1, 1);
-  assert_int_equal(tlb.colour[0], 0x40003c00u);
-  assert_int_equal(tlb.colour[1], 0x3c003800u);
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 0, 0, 0, 0)], 0x40003c00u);
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 0, 0, 0, 1)], 0x3c003800u);
   tlb_begin_tile(&tlb, 1, 1); /* pixels (64..127, 32..63) */
   row(70, 40, x, y);
   for (int i = 0; i < 16; i++) cov[i] = i != 3;
@@ -286,10 +309,10 @@ static void test_colour64(void **s) {
   tlb_colour_all(&tlb, x, y, c, cov, 0xffff);
   for (int i = 0; i < 16; i++) c[i] = 0x3c000000u | (uint32_t)i; /* BA: B = i, A 1.0 */
   tlb_colour_all(&tlb, x, y, c, cov, 0xffff);
-  uint32_t at = (8 * 64 + 6) * 2; /* tile-local (6, 8): lane 0 */
-  assert_int_equal(tlb.colour[at + 2 * 5], 0x00050000u);
-  assert_int_equal(tlb.colour[at + 2 * 5 + 1], 0x3c000005u);
-  assert_int_equal(tlb.colour[at + 2 * 3], 0x40003c00u); /* lane 3 not covered */
+  /* tile-local (6 + i, 8): lane i */
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 6 + 5, 8, 0, 0)], 0x00050000u);
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 6 + 5, 8, 0, 1)], 0x3c000005u);
+  assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 6 + 3, 8, 0, 0)], 0x40003c00u); /* lane 3 not covered */
   tlb_loadc(&tlb, x, y, out, 0xffff);
   assert_int_equal(out[7], 0x00070000u);
   tlb_loadc(&tlb, x, y, out, 0xffff);
@@ -320,8 +343,8 @@ static void test_colour64(void **s) {
   gs_addr fbt;
   assert_int_equal(gs_mem_alloc(m, 64 * 32 * 8, 4096, &fbt, NULL), GS_OK);
   tlb_begin_tile(&tlb, 0, 0);
-  tlb.colour[(9 * 64 + 5) * 2] = 0x11112222u, tlb.colour[(9 * 64 + 5) * 2 + 1] = 0x33334444u;
-  tlb.colour[(3 * 64 + 20) * 2] = 0x55556666u, tlb.colour[(3 * 64 + 20) * 2 + 1] = 0x77778888u;
+  tlb.colour[tlb_colour_at(&tlb, 5, 9, 0, 0)] = 0x11112222u, tlb.colour[tlb_colour_at(&tlb, 5, 9, 0, 1)] = 0x33334444u;
+  tlb.colour[tlb_colour_at(&tlb, 20, 3, 0, 0)] = 0x55556666u, tlb.colour[tlb_colour_at(&tlb, 20, 3, 0, 1)] = 0x77778888u;
   tlb_frame ft = {fbt, 64, 32, TLB_RGBA16F, TILING_T, TLB_SAMPLE0};
   assert_int_equal(tlb_store_colour(&tlb, m, &ft, NULL), GS_OK);
   uint32_t w2[2];
@@ -339,10 +362,9 @@ static void test_colour64(void **s) {
   tlb_init(&tlb, 1, 1); /* 32x16 */
   tlb_begin_tile(&tlb, 2, 2); /* pixels (64..95, 32..47) */
   assert_int_equal(tlb_load_colour(&tlb, m, &f, NULL), GS_OK);
-  at = ((8 * 32 + 11) * 4) * 2; /* pixel (75, 40) */
-  for (int smp = 0; smp < 4; smp++) {
-    assert_int_equal(tlb.colour[at + 2 * smp], 0x00050000u);
-    assert_int_equal(tlb.colour[at + 2 * smp + 1], 0x3c000005u);
+  for (unsigned smp = 0; smp < 4; smp++) { /* pixel (75, 40): tile-local (11, 8) */
+    assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 11, 8, smp, 0)], 0x00050000u);
+    assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 11, 8, smp, 1)], 0x3c000005u);
   }
   /* TLB_COLOUR_MS: s0.RG, s0.BA, s1.RG, s1.BA, ... */
   tlb_begin_batch(&tlb);
@@ -350,7 +372,7 @@ static void test_colour64(void **s) {
     for (int i = 0; i < 16; i++) c[i] = 0xc0de0000u | k, cov[i] = 0xf;
     tlb_colour_ms(&tlb, x, y, c, cov, 0xffff);
   }
-  for (uint32_t k = 0; k < 8; k++) assert_int_equal(tlb.colour[at + k], 0xc0de0000u | k);
+  for (uint32_t k = 0; k < 8; k++) assert_int_equal(tlb.colour[tlb_colour_at(&tlb, 11, 8, k / 2, k % 2)], 0xc0de0000u | k);
   gs_gpu_free(g);
 }
 
@@ -365,7 +387,7 @@ static void test_decimate(void **s) {
   /* 8888: bytes (1,0,0,0) -> 3/4 = 0; (1,1,0,0) -> 4/4 = 1; (3,0,0,0) -> 5/4 = 1; (255,255,255,254) -> 1021/4 = 255 */
   tlb_init(&tlb, 1, 0);
   uint32_t smp8[4] = {0xff030101u, 0xff000100u, 0xff000000u, 0xfe000000u};
-  memcpy(tlb.colour, smp8, sizeof smp8); /* pixel (0, 0) */
+  for (unsigned k = 0; k < 4; k++) tlb.colour[tlb_colour_at(&tlb, 0, 0, k, 0)] = smp8[k]; /* pixel (0, 0) */
   tlb_frame f = {fb, 32, 32, TLB_RGBA8888, TILING_RASTER, TLB_DECIMATE4};
   assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
   uint32_t px;
@@ -383,12 +405,12 @@ static void test_decimate(void **s) {
   tlb_init(&tlb, 1, 1);
   uint32_t smp16[8] = {0x3c013c00u, 0xbc003c01u, 0x3c010000u, 0x00003c02u,
                        0x3c000000u, 0x00013c02u, 0x3c000000u, 0x00013c01u};
-  memcpy(tlb.colour, smp16, sizeof smp16);
+  for (unsigned k = 0; k < 8; k++) tlb.colour[tlb_colour_at(&tlb, 0, 0, k / 2, k % 2)] = smp16[k]; /* s0.RG, s0.BA, ... */
   /* subnormals and infinity at pixel (1, 0): R 2^-24 twice + 0 twice -> 2^-25, a tie -> even 0;
    * G 2^-24 three times -> 0.75·2^-24 -> 0x0001; B Inf + 1.0·3 -> Inf; A 65504 four times -> 65504 */
   uint32_t smp16b[8] = {0x00010001u, 0x7bff7c00u, 0x00010001u, 0x7bff3c00u,
                         0x00010000u, 0x7bff3c00u, 0x00000000u, 0x7bff3c00u};
-  memcpy(tlb.colour + 8, smp16b, sizeof smp16b);
+  for (unsigned k = 0; k < 8; k++) tlb.colour[tlb_colour_at(&tlb, 1, 0, k / 2, k % 2)] = smp16b[k];
   tlb_frame f16 = {fb, 32, 16, TLB_RGBA16F, TILING_RASTER, TLB_DECIMATE4};
   assert_int_equal(tlb_store_colour(&tlb, m, &f16, NULL), GS_OK);
   uint16_t h[8];
@@ -416,12 +438,11 @@ static void test_full_dump_64bit(void **s) {
   for (size_t k = 0; k < sizeof probes / sizeof probes[0]; k++) {
     uint32_t x = probes[k][0], y = probes[k][1], smp = probes[k][2], c[2], z;
     uint32_t quad = (y / 2) * 16 + x / 2, in = (y & 1) * 2 + (x & 1);
-    uint32_t index = (y * 32 + x) * 4 + smp;
     gs_mem_read(m, dump + quad * 128 + smp * 32 + in * 8, c, 8, NULL);
     gs_mem_read(m, dump + TLB_FULL_BYTES + quad * 64 + smp * 16 + in * 4, &z, 4, NULL);
-    assert_int_equal(c[0], 0xc0000000u | (2 * index));
-    assert_int_equal(c[1], 0xc0000000u | (2 * index + 1));
-    assert_int_equal(z, 0x5a000000u | index);
+    assert_int_equal(c[0], 0xc0000000u | tlb_colour_at(&tlb, x, y, smp, 0)); /* the words the loop above filled */
+    assert_int_equal(c[1], 0xc0000000u | tlb_colour_at(&tlb, x, y, smp, 1));
+    assert_int_equal(z, 0x5a000000u | tlb_zs_at(&tlb, x, y, smp));
   }
   tlb_clear(&tlb, 1, 1);
   assert_int_equal(tlb_load_full(&tlb, m, dump, 1, 1, NULL), GS_OK);
@@ -437,9 +458,31 @@ static void test_full_dump_64bit(void **s) {
 
 /* The tests, writes and loads without stencil written the plain way, lane
  * by lane and sample by sample (docs/tile-buffer.md), on a copy of the
- * buffers: the TLB may take any faster route for a 4×4 block, but the bytes
- * must be the same. */
+ * buffers in row-major order (sample s of pixel (x, y) at (y·width + x)·
+ * samples + s, colour word h at that · halves + h): the TLB may take any
+ * faster route for a 4×4 block, but every word must be the same. */
 static uint32_t ref_zs[TLB_WORDS], ref_colour[TLB_WORDS];
+
+/* Where the model's words are in the TLB (tlb_zs_at, tlb_colour_at), for
+ * the current mode: set by same_as_model(1). */
+static uint32_t where_zs[TLB_WORDS], where_colour[TLB_WORDS];
+
+/* Whether the TLB's words are the model's; with `load`, first makes them so. */
+static int same_as_model(int load) {
+  if (load)
+    for (uint32_t y = 0; y < tlb.height; y++)
+      for (uint32_t x = 0; x < tlb.width; x++)
+        for (unsigned s = 0; s < tlb.samples; s++) {
+          uint32_t i = (y * tlb.width + x) * tlb.samples + s;
+          tlb.zs[where_zs[i] = tlb_zs_at(&tlb, x, y, s)] = ref_zs[i];
+          for (unsigned h = 0; h < tlb.halves; h++)
+            tlb.colour[where_colour[i * tlb.halves + h] = tlb_colour_at(&tlb, x, y, s, h)] = ref_colour[i * tlb.halves + h];
+        }
+  uint32_t diff = 0, nz = TLB_WORDS / tlb.halves;
+  for (uint32_t i = 0; i < nz; i++) diff |= tlb.zs[where_zs[i]] ^ ref_zs[i];
+  for (uint32_t i = 0; i < TLB_WORDS; i++) diff |= tlb.colour[where_colour[i]] ^ ref_colour[i];
+  return diff == 0;
+}
 
 static long ref_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
   uint32_t lx = x - t->x0, ly = y - t->y0;
@@ -557,7 +600,7 @@ static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uin
     assert_memory_equal(out, out_ref, sizeof out);
   }
   assert_memory_equal(cov, want, sizeof cov);
-  if (memcmp(tlb.zs, ref_zs, sizeof ref_zs) || memcmp(tlb.colour, ref_colour, sizeof ref_colour))
+  if (!same_as_model(0))
     fail_msg("mode %d, access %d (op %u%s): the buffers differ from the plain model", mode, n, op,
              b ? ", one tlb_batch for several accesses" : "");
 }
@@ -572,10 +615,11 @@ static void fragments_match_plain_model(int reuse) {
     tlb_init(&tlb, mode & 1, mode >> 1);
     tlb_begin_tile(&tlb, 1 + tlb_rand(&s) % 3, 1 + tlb_rand(&s) % 3);
     for (unsigned i = 0; i < TLB_WORDS; i++) {
-      tlb.zs[i] = ref_zs[i] = (tlb_rand(&s) % 4 ? 0x00800000u + (tlb_rand(&s) & 0xffff) : tlb_rand(&s)) << 8 |
-                              (tlb_rand(&s) & 0xff);
-      tlb.colour[i] = ref_colour[i] = tlb_rand(&s);
+      ref_zs[i] = (tlb_rand(&s) % 4 ? 0x00800000u + (tlb_rand(&s) & 0xffff) : tlb_rand(&s)) << 8 |
+                  (tlb_rand(&s) & 0xff);
+      ref_colour[i] = tlb_rand(&s);
     }
+    same_as_model(1);
     for (int n = 0; n < 20000; n++) {
       uint32_t x[16], y[16];
       random_fragments(&tlb, &s, x, y);
@@ -585,6 +629,16 @@ static void fragments_match_plain_model(int reuse) {
       }
       tlb_batch b;
       tlb_batch_of(&tlb, x, y, &b);
+      int ordered = 1; /* the lanes of a 4x4 block at (x[0], y[0]) in the PSE's order, aligned or not */
+      for (int l = 0; l < 16; l++)
+        ordered &= x[l] == x[0] + ((l & 1) | (l >> 1 & 2)) && y[l] == y[0] + ((l >> 1 & 1) | (l >> 2 & 2));
+      if (ordered) { /* what the renderer's batches use: the same batch */
+        tlb_batch known;
+        tlb_batch_block(&tlb, x, y, &known);
+        assert_int_equal(known.block, b.block);
+        if (b.block) assert_int_equal(known.base, b.base);
+        if (tlb_rand(&s) % 2) b = known;
+      }
       for (int k = 0; k < 3; k++) access_matches_plain_model(&s, x, y, &b, mode, n);
     }
   }
@@ -598,6 +652,70 @@ static void test_fragments_match_plain_model(void **st) {
 static void test_batch_accesses_match_plain_model(void **st) {
   (void)st;
   fragments_match_plain_model(1);
+}
+
+/* One depth test a batch (tlb_early_z_batch, tlb_z_write_early) against
+ * two (tlb_z_test_batch, then tlb_z_write_batch, which the tests above
+ * check against the plain model) on a copy of the buffer: the same
+ * coverage and the same words, whether the Z write brings early Z's Z and
+ * coverage or not, with a stencil test or another depth function set in
+ * between, a second Z write, blocks or not, in the four tile modes. */
+static gs_tlb twice;
+
+static void test_early_z_once_matches_twice(void **st) {
+  (void)st;
+  uint32_t s = 0x51ED270Bu, taken = 0;
+  for (int mode = 0; mode < 4; mode++) {
+    tlb_init(&tlb, mode & 1, mode >> 1);
+    tlb_begin_tile(&tlb, 1, 2);
+    for (unsigned i = 0; i < TLB_WORDS; i++)
+      tlb.zs[i] = (0x00800000u + (tlb_rand(&s) & 0xff)) << 8 | (tlb_rand(&s) & 0xff);
+    for (int n = 0; n < 20000; n++) {
+      uint32_t x[16], y[16], z[16], rev[16], cov[16], cov2[16];
+      random_fragments(&tlb, &s, x, y);
+      uint16_t lanes = (uint16_t)(tlb_rand(&s) % 3 ? 0xFFFFu : tlb_rand(&s));
+      for (int l = 0; l < 16; l++) {
+        z[l] = (0x00800000u + (tlb_rand(&s) & 0xff)) | (tlb_rand(&s) & 0xff000000u);
+        cov[l] = tlb_rand(&s) % 2 ? (mode & 1 ? 0xFu : 1u) : tlb_rand(&s) & 0xFu;
+        rev[l] = tlb_rand(&s) & 1;
+      }
+      tlb_begin_batch(&tlb);
+      tlb_set_depth(&tlb, tlb_rand(&s) % 8, (int)(tlb_rand(&s) % 2));
+      twice = tlb;
+      memcpy(cov2, cov, sizeof cov);
+      tlb_batch b, b2;
+      tlb_batch_of(&tlb, x, y, &b);
+      tlb_batch_of(&twice, x, y, &b2);
+      tlb_early_z_batch(&tlb, &b, z, cov, lanes);
+      tlb_z_test_batch(&twice, &b2, z, cov2, lanes);
+      assert_memory_equal(cov, cov2, sizeof cov);
+      /* what the shader's Z write brings: mostly early Z's Z, lanes and coverage */
+      unsigned k = tlb_rand(&s) % 8;
+      if (k == 0) z[tlb_rand(&s) % 16] ^= 1u << tlb_rand(&s) % 24;
+      if (k == 1) cov[tlb_rand(&s) % 16] |= 1u << tlb_rand(&s) % 4, memcpy(cov2, cov, sizeof cov);
+      if (k == 2) cov[tlb_rand(&s) % 16] = 0, memcpy(cov2, cov, sizeof cov);
+      if (k == 3) lanes = (uint16_t)(lanes ^ 1u << tlb_rand(&s) % 16);
+      if (k == 4) { /* a stencil test: front face always passes and replaces, back never passes */
+        uint32_t w = tlb_rand(&s) % 2 ? 1u << 30 | 3u << 28 | 2u << 22 | 7u << 16 | 9u << 8 | 0xffu
+                                      : 2u << 30 | 3u << 28 | 3u << 19 | 0u << 16 | 0xffu;
+        tlb_stencil_setup(&tlb, w), tlb_stencil_setup(&twice, w);
+      }
+      if (k == 5) {
+        unsigned f = tlb_rand(&s) % 8;
+        int zw = (int)(tlb_rand(&s) % 2);
+        tlb_set_depth(&tlb, f, zw), tlb_set_depth(&twice, f, zw);
+      }
+      for (int w = 0; w < (k == 6 ? 2 : 1); w++) { /* k == 6: the program writes Z twice */
+        taken += b.early;
+        tlb_z_write_early(&tlb, &b, z, rev, cov, lanes);
+        tlb_z_write_batch(&twice, &b2, z, rev, cov2, lanes);
+        assert_memory_equal(cov, cov2, sizeof cov);
+      }
+      if (memcmp(tlb.zs, twice.zs, sizeof tlb.zs))
+        fail_msg("mode %d, batch %d (case %u): one depth test left other depth-stencil words than two", mode, n, k);
+    }
+  }
+  assert_true(taken > 20000); /* the shortcut was tried often */
 }
 
 int main(void) {
@@ -614,6 +732,7 @@ int main(void) {
       cmocka_unit_test(test_full_dump_64bit),
       cmocka_unit_test(test_fragments_match_plain_model),
       cmocka_unit_test(test_batch_accesses_match_plain_model),
+      cmocka_unit_test(test_early_z_once_matches_twice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,8 +40,8 @@
 typedef struct trace_slot trace_slot;
 typedef struct port_ctx {
   gs_tlb *t;
-  const tlb_batch *lanes;
-  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_batch, which reads bit 0 */
+  tlb_batch *lanes;    /* with early Z's outcome for the first Z write (tlb_z_write_early) */
+  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_early, which reads bit 0 */
   trace_slot *ts;      /* the traced port's record of the batch (trace_port_*) */
 } port_ctx;
 
@@ -623,7 +623,7 @@ static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup((
 
 static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
   port_ctx *p = ctx;
-  tlb_z_write_batch(p->t, p->lanes, z, p->rev, cov, lanes);
+  tlb_z_write_early(p->t, p->lanes, z, p->rev, cov, lanes);
 }
 
 static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
@@ -765,12 +765,12 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
     for (int l = 0; l < 16; l++) s->cov[l] *= full;
   }
   block_lanes(blk, s->x, s->y);
-  tlb_batch_of(&w->tlb, s->x, s->y, &s->lanes);
+  tlb_batch_block(&w->tlb, s->x, s->y, &s->lanes); /* block_lanes made them */
   if (tc->early_z) { /* the weights early Z computed serve the batch too */
     uint32_t z[16];
     pse_weights wt;
     pse_block_depth_keep(&w->prim, blk, &wt, z);
-    tlb_z_test_batch(&w->tlb, &s->lanes, z, s->cov, mask);
+    tlb_early_z_batch(&w->tlb, &s->lanes, z, s->cov, mask);
     mask = 0;
     for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
     if (!mask) return 0;

@@ -19,8 +19,6 @@ void tlb_init(gs_tlb *t, int ms, int color64) {
   t->samples = ms ? 4 : 1;
   t->halves = color64 ? 2 : 1;
   t->z_func = TLB_ALWAYS;
-  for (int l = 0; l < 16; l++)
-    t->lane_offset[l] = (uint32_t)((PSE_LANE_DY(l) * t->width + PSE_LANE_DX(l)) * t->samples);
 }
 
 void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z, uint8_t stencil) {
@@ -30,10 +28,11 @@ void tlb_set_clear(gs_tlb *t, uint32_t colour_lo, uint32_t colour_hi, uint32_t z
 }
 
 GS_CLONES void tlb_clear(gs_tlb *t, int colour, int zs) {
-  /* even words get the low half, odd ones the high half (the low one
-   * again in a 32-bit tile) */
+  /* planes of 16 words: even ones (RG16F) get the low half, odd ones
+   * (BA16F) the high half (the low one again in a 32-bit tile) */
   uint32_t lo = t->clear_colour[0], hi = t->clear_colour[t->halves - 1];
-  for (unsigned i = 0; colour && i < TLB_WORDS; i += 2) t->colour[i] = lo, t->colour[i + 1] = hi;
+  for (unsigned i = 0; colour && i < TLB_WORDS; i += 32)
+    for (unsigned l = 0; l < 16; l++) t->colour[i + l] = lo, t->colour[i + 16 + l] = hi;
   for (unsigned i = 0; zs && i < TLB_WORDS; i++) t->zs[i] = t->clear_zs;
 }
 
@@ -104,11 +103,17 @@ static uint8_t stencil_op(unsigned op, uint8_t s, uint8_t ref) {
 }
 
 /* Index of sample s of pixel (x, y) (absolute) in zs[], or -1 outside the
- * tile; colour word h of that sample is colour[index · halves + h]. */
+ * tile; colour word h of that sample is colour[colour_of(t, index, h)]. */
 static long sample_index(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
   uint32_t lx = x - t->x0, ly = y - t->y0;
   if (lx >= t->width || ly >= t->height || s >= t->samples) return -1;
-  return (long)((ly * t->width + lx) * t->samples + s);
+  return (long)tlb_zs_at(t, lx, ly, s);
+}
+
+/* The colour index of word h of the sample whose zs[] index is i: the
+ * same lane of plane (sample·halves + h) instead of plane sample. */
+static inline unsigned long colour_of(const gs_tlb *t, unsigned long i, unsigned h) {
+  return (i & ~15ul) * t->halves + h * 16u + (i & 15u);
 }
 
 /* Stencil and depth test of one sample; updates the buffer; returns whether
@@ -146,65 +151,33 @@ int tlb_test_explain(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, uint32
 
 /* ---- fragments of one 4×4 block ---------------------------------------
  * The renderer always hands over the 16 pixels of one aligned 4×4 block of
- * the tile, in the lane order of the PSE's batches. For those, each lane's
- * position is computed once per batch (tlb_batch_of), not once per access
- * (early Z, the Z write and the colour writes of a batch), the depth function is chosen once per call
- * instead of per sample, and the lane loops have no branches, so they
- * vectorise. The lanes are distinct pixels, so doing the 16 tests before
- * the 16 writes gives what testing and writing lane by lane gives. Anything
- * else — pixels outside the tile, repeated pixels, another order, a stencil
- * test — goes lane by lane through sample_index and test_sample, the plain
- * model. */
+ * the tile, in the lane order of the PSE's batches, which is the order of
+ * a block's words in the buffer: for those, a sample's depth or colour is
+ * one run of 16 words from the index tlb_batch_of works out once per batch
+ * (for its early Z, Z write and colour accesses), the depth function is
+ * chosen once per call instead of per sample, and the lane loops have no
+ * branches, so they vectorise. The lanes are distinct pixels, so doing the
+ * 16 tests before the 16 writes gives what testing and writing lane by lane
+ * gives. Anything else — pixels outside the tile, repeated pixels, another
+ * order, a stencil test — goes lane by lane through sample_index and
+ * test_sample, the plain model. */
 
 #define LANE_TABLE(m) {m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), m(9), m(10), m(11), m(12), m(13), \
                        m(14), m(15)}
 static const uint32_t lane_dx[16] = LANE_TABLE(PSE_LANE_DX), lane_dy[16] = LANE_TABLE(PSE_LANE_DY);
+_Static_assert(PSE_LANE_DX(6) == 2 && PSE_LANE_DY(6) == 1 && PSE_LANE_DX(9) == 1 && PSE_LANE_DY(9) == 2 &&
+               PSE_LANE_DX(15) == 3 && PSE_LANE_DY(15) == 3, "tlb_lane_of is the inverse of PSE_LANE_DX/DY");
 
 GS_CLONES void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
   uint32_t bx = x[0], by = y[0], stray = (bx | by) & 3u;
-  uint32_t lx0 = bx - t->x0, ly0 = by - t->y0, first = (ly0 * t->width + lx0) * t->samples;
+  uint32_t lx0 = bx - t->x0, ly0 = by - t->y0;
   b->x = x, b->y = y;
   for (int l = 0; l < 16; l++) stray |= (x[l] - bx - lane_dx[l]) | (y[l] - by - lane_dy[l]);
   /* used only for a block inside the tile, where none of this wraps */
-  for (int l = 0; l < 16; l++) b->idx[l] = first + t->lane_offset[l];
+  b->base = tlb_zs_at(t, lx0, ly0, 0);
   /* tiles are whole blocks: an aligned block is all in or all out */
   b->block = stray == 0 && lx0 < t->width && ly0 < t->height;
-}
-
-/* buf[idx[l] · step] = v[l] for the lanes with m[l] set. With `pairs`
- * (one sample and one word per pixel, step 1), lanes 2k and 2k + 1 are
- * neighbouring pixels of a row (PSE_LANE_DX/DY), so each pair is merged
- * and stored as one 64-bit word, without branches. */
-static GS_CLONE_INLINE void store_lanes(uint32_t *restrict buf, const uint32_t *restrict idx, unsigned step, int pairs,
-                        const uint32_t *restrict v, const uint32_t *restrict m) {
-  if (pairs) {
-    for (int k = 0; k < 16; k += 2) {
-      /* all three in memory order, so the halves line up on any host */
-      uint32_t keep32[2] = {m[k] - 1u, m[k + 1] - 1u};
-      uint64_t word, value, keep;
-      memcpy(&keep, keep32, 8);
-      memcpy(&value, v + k, 8);
-      memcpy(&word, buf + idx[k], 8);
-      word = (word & keep) | (value & ~keep);
-      memcpy(buf + idx[k], &word, 8);
-    }
-    return;
-  }
-  for (int l = 0; l < 16; l++)
-    if (m[l]) buf[idx[l] * step] = v[l];
-}
-_Static_assert(PSE_LANE_DX(1) == PSE_LANE_DX(0) + 1 && PSE_LANE_DY(1) == PSE_LANE_DY(0) &&
-               PSE_LANE_DX(3) == PSE_LANE_DX(2) + 1 && PSE_LANE_DY(3) == PSE_LANE_DY(2),
-               "store_lanes: lanes 2k, 2k + 1 are neighbours in a row");
-
-/* v[l] = buf[idx[l]]; with `pairs` (as in store_lanes) as 8 64-bit loads of
- * neighbouring lanes. */
-static GS_CLONE_INLINE void load_lanes(const uint32_t *restrict buf, const uint32_t *restrict idx, int pairs, uint32_t *restrict v) {
-  if (pairs) {
-    for (int k = 0; k < 16; k += 2) memcpy(v + k, buf + idx[k], 8);
-    return;
-  }
-  for (int l = 0; l < 16; l++) v[l] = buf[idx[l]];
+  b->early = 0;
 }
 
 /* pass[l] = compare(func, a[l], b[l]), with func fixed for the loop. */
@@ -223,15 +196,16 @@ static GS_CLONE_INLINE void compare_lanes(unsigned func, const uint32_t *a, cons
 #undef COMPARE_LANES
 }
 
-/* The depth test (no stencil) of sample s of a block's fragments at
- * indices idx: clears the coverage bits of the samples that fail; with
- * zs_out (t's own zs, or NULL for early Z) and Z writes on, stores the
- * passing Z, keeping the stencil bits. One lane loop after another, none
- * inside a sample loop, so that each stays a loop the compiler vectorises. */
-GS_CLONES static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], unsigned s, const uint32_t *z,
-                         uint32_t *coverage, uint16_t lanes) {
+/* The depth test (no stencil) of sample s of a block's fragments, whose
+ * sample-0 plane starts at zs[base]: clears the coverage bits of the
+ * samples that fail; with `write` (and Z writes on), stores the passing
+ * Z, keeping the stencil bits. One lane loop after another, none inside a
+ * sample loop, so that each stays a loop the compiler vectorises. */
+GS_CLONES static void depth_sample(gs_tlb *t, int write, uint32_t base, unsigned s, const uint32_t *z,
+                                   uint32_t *coverage, uint16_t lanes) {
+  uint32_t *zp = t->zs + base + 16u * s;
   uint32_t zin[16], stored[16], old[16], pass[16];
-  load_lanes(t->zs + s, idx, t->samples == 1, stored);
+  memcpy(stored, zp, sizeof stored);
   for (int l = 0; l < 16; l++) old[l] = stored[l] >> 8, zin[l] = z[l] & 0xffffffu;
   compare_lanes(t->z_func, zin, old, pass);
   for (int l = 0; l < 16; l++) {
@@ -239,21 +213,20 @@ GS_CLONES static void depth_sample(const gs_tlb *t, uint32_t *zs_out, const uint
     coverage[l] &= ~((live & ~pass[l]) << s);
     pass[l] &= live;
   }
-  if (!zs_out || !t->z_write) return;
-  for (int l = 0; l < 16; l++) stored[l] = zin[l] << 8 | (stored[l] & 0xffu);
-  store_lanes(zs_out + s, idx, 1, t->samples == 1, stored, pass);
+  if (!write || !t->z_write) return;
+  for (int l = 0; l < 16; l++) zp[l] = pass[l] ? zin[l] << 8 | (stored[l] & 0xffu) : stored[l];
 }
 
-static void depth_block(const gs_tlb *t, uint32_t *zs_out, const uint32_t idx[16], const uint32_t *z,
-                        uint32_t *coverage, uint16_t lanes) {
-  for (unsigned s = 0; s < t->samples; s++) depth_sample(t, zs_out, idx, s, z, coverage, lanes);
+/* The early Z test has no writes: t is only read. */
+static void depth_block(gs_tlb *t, int write, uint32_t base, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
+  for (unsigned s = 0; s < t->samples; s++) depth_sample(t, write, base, s, z, coverage, lanes);
 }
 
 void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
                        uint16_t lanes) {
   const uint32_t *x = b->x, *y = b->y;
   if (!t->stencil_enabled && b->block) {
-    depth_block(t, t->zs, b->idx, z, coverage, lanes);
+    depth_block(t, 1, b->base, z, coverage, lanes);
     return;
   }
   for (int l = 0; l < 16; l++) {
@@ -269,7 +242,7 @@ void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const u
 void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
   const uint32_t *x = b->x, *y = b->y;
   if (b->block) {
-    depth_block(t, NULL, b->idx, z, coverage, lanes);
+    depth_block((gs_tlb *)t, 0, b->base, z, coverage, lanes); /* reads only */
     return;
   }
   for (int l = 0; l < 16; l++) {
@@ -281,24 +254,79 @@ void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, ui
   }
 }
 
-/* Colour word `half` of sample s of the covered lanes of a block at
- * indices idx, if `any`. */
-GS_CLONES static void colour_sample(gs_tlb *t, const uint32_t idx[16], unsigned s, int any, unsigned half,
-                          const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
-  uint32_t m[16];
-  for (int l = 0; l < 16; l++) m[l] = (uint32_t)(lanes >> l) & (coverage[l] >> s) & (uint32_t)any;
-  store_lanes(t->colour + s * t->halves + half, idx, t->halves, t->samples == 1 && t->halves == 1, colour, m);
+/* Lane l's bit of a lane mask: tested with an AND and a compare, which
+ * vectorise on any x86-64, unlike a shift by l. The loops below read every
+ * lane and select with masks, so that they have no branches. */
+static const uint32_t lane_bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+                                      1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
+
+GS_CLONES void tlb_early_z_batch(const gs_tlb *t, tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
+  tlb_z_test_batch(t, b, z, coverage, lanes);
+  b->early = b->block;
+  b->early_func = t->z_func;
+  uint32_t m = lanes;
+  for (int l = 0; l < 16; l++) {
+    b->early_z[l] = z[l] & 0xffffffu;
+    b->early_pass[l] = coverage[l] & (0u - (uint32_t)((m & lane_bit[l]) != 0));
+  }
+}
+
+/* The Z write of a batch whose every covered sample is known to pass: the
+ * Z of each covered sample, stencil bits kept (with Z writes on). */
+GS_CLONES static void depth_known(gs_tlb *t, uint32_t base, const uint32_t *z, const uint32_t *coverage, uint16_t lanes) {
+  if (!t->z_write) return;
+  uint32_t lm = lanes;
+  for (unsigned s = 0; s < t->samples; s++) {
+    uint32_t *zp = t->zs + base + 16u * s, bit = 1u << s;
+    for (int l = 0; l < 16; l++) {
+      uint32_t keep = 0u - (uint32_t)(((lm & lane_bit[l]) != 0) & ((coverage[l] & bit) != 0));
+      zp[l] = (((z[l] & 0xffffffu) << 8 | (zp[l] & 0xffu)) & keep) | (zp[l] & ~keep);
+    }
+  }
+}
+
+GS_CLONES void tlb_z_write_early(gs_tlb *t, tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
+                                 uint16_t lanes) {
+  if (!b->early || t->stencil_enabled || b->early_func != t->z_func) {
+    b->early = 0;
+    tlb_z_write_batch(t, b, z, rev, coverage, lanes);
+    return;
+  }
+  b->early = 0;
+  /* one pass: whether the write is early Z's, and (one sample) its words */
+  uint32_t other = 0, lm = lanes, out[16];
+  const uint32_t *zp = t->zs + b->base;
+  for (int l = 0; l < 16; l++) {
+    uint32_t live = 0u - (uint32_t)((lm & lane_bit[l]) != 0), zin = z[l] & 0xffffffu;
+    other |= ((zin ^ b->early_z[l]) | (coverage[l] & ~b->early_pass[l])) & live;
+    uint32_t keep = live & (0u - (coverage[l] & 1u));
+    out[l] = ((zin << 8 | (zp[l] & 0xffu)) & keep) | (zp[l] & ~keep);
+  }
+  if (other) tlb_z_write_batch(t, b, z, rev, coverage, lanes);
+  else if (t->samples == 1 && t->z_write) memcpy(t->zs + b->base, out, sizeof out);
+  else if (t->samples != 1) depth_known(t, b->base, z, coverage, lanes);
+}
+
+/* Colour word `half` of sample s of the covered lanes of a block whose
+ * sample-0 depth plane is zs[base], if `any`. */
+GS_CLONES static void colour_sample(gs_tlb *t, uint32_t base, unsigned s, int any, unsigned half,
+                                    const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
+  uint32_t *cp = t->colour + colour_of(t, base + 16u * s, half);
+  for (int l = 0; l < 16; l++) {
+    uint32_t m = (uint32_t)(lanes >> l) & (coverage[l] >> s) & (uint32_t)any & 1u;
+    cp[l] = m ? colour[l] : cp[l];
+  }
 }
 
 void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
                             uint16_t lanes, int sample, unsigned half) {
-  const uint32_t *x = b->x, *y = b->y, *idx = b->idx;
+  const uint32_t *x = b->x, *y = b->y;
   if (b->block) {
     unsigned first = sample < 0 ? 0 : (unsigned)sample, end = sample < 0 ? t->samples : (unsigned)sample + 1;
     if (t->samples == 1) /* apart, so that its lane loops are not inside the sample loop */
-      colour_sample(t, idx, 0, first == 0, half, colour, coverage, lanes);
+      colour_sample(t, b->base, 0, first == 0, half, colour, coverage, lanes);
     else
-      for (unsigned s = first; s < end && s < t->samples; s++) colour_sample(t, idx, s, 1, half, colour, coverage, lanes);
+      for (unsigned s = first; s < end && s < t->samples; s++) colour_sample(t, b->base, s, 1, half, colour, coverage, lanes);
     return;
   }
   for (int l = 0; l < 16; l++) {
@@ -306,21 +334,22 @@ void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colou
     for (unsigned s = 0; s < t->samples; s++) {
       if ((sample >= 0 && (unsigned)sample != s) || !(coverage[l] >> s & 1)) continue;
       long i = sample_index(t, x[l], y[l], s);
-      if (i >= 0) t->colour[(unsigned long)i * t->halves + half] = colour[l];
+      if (i >= 0) t->colour[colour_of(t, (unsigned long)i, half)] = colour[l];
     }
   }
 }
 
 void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes, unsigned sample,
                            unsigned half) {
-  const uint32_t *x = b->x, *y = b->y, *idx = b->idx;
+  const uint32_t *x = b->x, *y = b->y;
   if (sample < t->samples && b->block) {
-    for (int l = 0; l < 16; l++) out[l] = (lanes >> l & 1) ? t->colour[(idx[l] + sample) * t->halves + half] : 0;
+    const uint32_t *cp = t->colour + colour_of(t, b->base + 16u * sample, half);
+    for (int l = 0; l < 16; l++) out[l] = (lanes >> l & 1) ? cp[l] : 0;
     return;
   }
   for (int l = 0; l < 16; l++) {
     long i = (lanes >> l & 1) ? sample_index(t, x[l], y[l], sample) : -1;
-    out[l] = i >= 0 ? t->colour[(unsigned long)i * t->halves + half] : 0;
+    out[l] = i >= 0 ? t->colour[colour_of(t, (unsigned long)i, half)] : 0;
   }
 }
 
@@ -435,12 +464,16 @@ static uint32_t average_f16x2(const uint32_t *s) {
   return out;
 }
 
+/* A pixel's words in the buffer: word h of sample s of the pixel whose
+ * first word is c[0] is c[PIXEL_WORD(t, s, h)] (planes of 16 words). */
+#define PIXEL_WORD(t, s, h) (((s) * (t)->halves + (h)) * 16u)
+
 /* The word a store writes for colour word `half` of the pixel whose
- * sample words start at c: sample 0's, or the 4 samples' average. */
+ * first word is c[0]: sample 0's, or the 4 samples' average. */
 static inline uint32_t stored_word(const gs_tlb *t, const uint32_t *c, unsigned half, unsigned decimate) {
-  if (t->samples != 4 || decimate != TLB_DECIMATE4) return c[half];
+  if (t->samples != 4 || decimate != TLB_DECIMATE4) return c[PIXEL_WORD(t, 0, half)];
   uint32_t s[4];
-  for (unsigned k = 0; k < 4; k++) s[k] = c[k * t->halves + half];
+  for (unsigned k = 0; k < 4; k++) s[k] = c[PIXEL_WORD(t, k, half)];
   return t->color64 ? average_f16x2(s) : average_8888(s);
 }
 
@@ -463,7 +496,7 @@ static uint8_t *frame_bytes(const gs_mem *m, const tlb_frame *f, unsigned cpp, g
 
 typedef enum { MOVE_STORE_COLOUR, MOVE_LOAD_COLOUR, MOVE_STORE_ZS, MOVE_LOAD_ZS } move_kind;
 
-/* Stores the colour of the pixel whose sample words start at c to p:
+/* Stores the colour of the pixel whose first word is c[0] to p:
  * RGBA16F as its two words (8 bytes: R, G, B, A halves), RGBA8888 as the
  * word, BGR565 converted. */
 static inline void store_pixel(const gs_tlb *t, const uint32_t *c, const tlb_frame *f, uint8_t *p) {
@@ -492,7 +525,7 @@ static void load_pixel(const gs_tlb *t, uint32_t *c, const tlb_frame *f, const u
     v[0] = from_565(v16);
   }
   for (unsigned s = 0; s < t->samples; s++)
-    for (unsigned h = 0; h < t->halves; h++) c[s * t->halves + h] = v[h];
+    for (unsigned h = 0; h < t->halves; h++) c[PIXEL_WORD(t, s, h)] = v[h];
 }
 
 /* Moves the current tile between the buffer and frame f, one pixel at a time. */
@@ -510,16 +543,25 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
   /* the common store: one 32-bit word per pixel, written as it is */
   int as_is = f->format == TLB_RGBA8888 && t->halves == 1 && (t->samples == 1 || f->decimate != TLB_DECIMATE4);
   if (kind == MOVE_STORE_COLOUR && as_is && t->samples == 1 && f->layout == TILING_RASTER) {
-    /* ... and in raster order, a row of the tile is a run of the frame's row */
-    for (uint32_t ly = 0; ly < h; ly++)
-      memcpy(base + tiling_raster_offset(t->x0, t->y0 + ly, f->width * cpp, cpp), &t->colour[ly * t->width], 4 * w);
+    /* ... and in raster order: a block's row is two pairs of neighbouring
+     * lanes (tlb_lane_of(0, y), + 1 and + 4, + 5), 16 bytes of the
+     * frame's row */
+    for (uint32_t ly = 0; ly < h; ly++) {
+      uint8_t *row = base + tiling_raster_offset(t->x0, t->y0 + ly, f->width * cpp, cpp);
+      const uint32_t *c = &t->colour[tlb_colour_at(t, 0, ly, 0, 0)]; /* the next block's is 16 words on */
+      uint32_t lx = 0;
+      for (; lx + 4 <= w; lx += 4, c += 16) {
+        memcpy(row + 4 * lx, c, 8);
+        memcpy(row + 4 * lx + 8, c + 4, 8);
+      }
+      for (; lx < w; lx++) memcpy(row + 4 * lx, &t->colour[tlb_colour_at(t, lx, ly, 0, 0)], 4);
+    }
     return GS_OK;
   }
   for (uint32_t ly = 0; ly < h; ly++) {
     for (uint32_t lx = 0; lx < w; lx++) {
       uint8_t *p = base + tiling_offset(f->layout, t->x0 + lx, t->y0 + ly, f->width, cpp);
-      uint32_t first = (ly * t->width + lx) * t->samples;
-      uint32_t *c = &t->colour[first * t->halves], *zs = &t->zs[first], v;
+      uint32_t *c = &t->colour[tlb_colour_at(t, lx, ly, 0, 0)], *zs = &t->zs[tlb_zs_at(t, lx, ly, 0)], v;
       switch (kind) {
       case MOVE_STORE_COLOUR:
         if (as_is) memcpy(p, c, 4);
@@ -529,7 +571,7 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
       case MOVE_STORE_ZS: memcpy(p, &zs[0], 4); break;
       case MOVE_LOAD_ZS:
         memcpy(&v, p, 4);
-        for (unsigned s = 0; s < t->samples; s++) zs[s] = v;
+        for (unsigned s = 0; s < t->samples; s++) zs[16u * s] = v;
         break;
       }
     }
@@ -563,17 +605,19 @@ uint32_t tlb_full_offset(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, un
   return (y / 2) * (t->width / 2) * quad_bytes + (x / 2) * quad_bytes + s * 4 * bytes + ((y & 1) * 2 + (x & 1)) * bytes;
 }
 
-/* Moves one buffer of the tile, `per` words per sample, between tile
- * memory and a dump at p. */
+/* Moves one buffer of the tile, `per` words per sample (the colour's
+ * halves, or 1 for depth-stencil), between tile memory and a dump at p. */
 static void move_full(const gs_tlb *t, uint32_t *words, unsigned per, uint8_t *p, int to_memory) {
   for (uint32_t y = 0; y < t->height; y++)
     for (uint32_t x = 0; x < t->width; x++)
-      for (unsigned s = 0; s < t->samples; s++) {
-        uint32_t *w = &words[((y * t->width + x) * t->samples + s) * per];
-        uint8_t *m = p + tlb_full_offset(t, x, y, s, 4 * per);
-        if (to_memory) memcpy(m, w, 4 * per);
-        else memcpy(w, m, 4 * per);
-      }
+      for (unsigned s = 0; s < t->samples; s++)
+        for (unsigned h = 0; h < per; h++) {
+          /* one word per sample: depth-stencil, or 32-bit colour, whose planes are the same */
+          uint32_t *w = &words[per == 1 ? tlb_zs_at(t, x, y, s) : tlb_colour_at(t, x, y, s, h)];
+          uint8_t *m = p + tlb_full_offset(t, x, y, s, 4 * per) + 4 * h;
+          if (to_memory) memcpy(m, w, 4);
+          else memcpy(w, m, 4);
+        }
 }
 
 /* Host pointers to the dump's colour and depth-stencil parts (NULL for a

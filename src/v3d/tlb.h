@@ -54,9 +54,6 @@ typedef struct gs_tlb {
   unsigned samples;        /* 1 or 4 */
   unsigned halves;         /* colour words per sample: 1, or 2 with color64 */
   uint32_t x0, y0;         /* pixel origin of the current tile */
-  /* Lane l of an aligned 4×4 block in batch order is lane_offset[l]
-   * sample-0 words after the block's first pixel (tlb_batch_of). */
-  uint32_t lane_offset[16];
   uint32_t clear_colour[2];/* record 114: low and high 32 bits */
   uint32_t clear_zs;       /* Z24 in bits 31:8, stencil in 7:0 */
   /* The batch's colour-register accesses so far: they pick the sample and
@@ -66,12 +63,31 @@ typedef struct gs_tlb {
   int z_write;             /* configuration bit 15 */
   int stencil_enabled;     /* set by a stencil setup write, reset per batch */
   tlb_stencil_face front, back;
-  /* colour word h of sample s of tile-local pixel (x, y) is
-   * colour[((y·width + x)·samples + s)·halves + h]; its depth-stencil
-   * word zs[(y·width + x)·samples + s] */
+  /* Block-major: the 4×4-pixel blocks of the tile in raster order, each
+   * a run of planes of 16 words, one word per pixel in the PSE's lane
+   * order (PSE_LANE_DX/DY), so a fragment batch's depth or colour for
+   * one sample is one run of 16 words. A block has a depth-stencil plane
+   * per sample and a colour plane per sample and word (RG16F, then BA16F
+   * with 64-bit colour): tlb_zs_at and tlb_colour_at give the indices. */
   uint32_t colour[TLB_WORDS];
   uint32_t zs[TLB_WORDS];     /* Z24 << 8 | stencil */
 } gs_tlb;
+
+/* The lane of a 4×4 block's batch that has pixel (x mod 4, y mod 4): the
+ * inverse of PSE_LANE_DX/DY, 2×2 quads in raster order, in a quad the
+ * pixels (0,0), (1,0), (0,1), (1,1). */
+static inline uint32_t tlb_lane_of(uint32_t x, uint32_t y) {
+  return (x & 1u) | (y & 1u) << 1 | (x & 2u) << 1 | (y & 2u) << 2;
+}
+/* Index in zs[] of sample s of tile-local pixel (x, y). */
+static inline uint32_t tlb_zs_at(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s) {
+  return (((y >> 2) * (t->width >> 2) + (x >> 2)) * t->samples + s) * 16u + tlb_lane_of(x, y);
+}
+/* Index in colour[] of word h (0, or 1 for BA16F) of sample s of
+ * tile-local pixel (x, y). */
+static inline uint32_t tlb_colour_at(const gs_tlb *t, uint32_t x, uint32_t y, unsigned s, unsigned h) {
+  return ((((y >> 2) * (t->width >> 2) + (x >> 2)) * t->samples + s) * t->halves + h) * 16u + tlb_lane_of(x, y);
+}
 
 /* Frame buffer a tile is stored to or loaded from. */
 typedef struct tlb_frame {
@@ -113,12 +129,41 @@ void tlb_stencil_setup(gs_tlb *t, uint32_t word);
 typedef struct tlb_batch {
   const uint32_t *x, *y; /* the lanes' pixels (absolute), which must outlive the batch */
   int block;             /* the lanes are one aligned 4×4 block of the tile in batch lane order */
-  uint32_t idx[16];      /* with block: the index of lane l's sample 0 in zs[] */
+  uint32_t base;         /* with block: the index of the block's sample-0 plane in zs[] */
+  /* Set by tlb_early_z_batch for tlb_z_write_early: the Z it tested (24
+   * bits), the samples that passed, the depth function. */
+  int early;
+  unsigned early_func;
+  uint32_t early_z[16], early_pass[16];
 } tlb_batch;
 void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b);
+/* tlb_batch_of for lanes that are known to be the pixels of the 4×4 block
+ * at (x[0], y[0]) in batch lane order (x[l] = x[0] + PSE_LANE_DX(l),
+ * y[l] = y[0] + PSE_LANE_DY(l)), as the renderer makes them: only whether
+ * that block is aligned and in the tile is left to find out. */
+static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
+  uint32_t lx0 = x[0] - t->x0, ly0 = y[0] - t->y0;
+  b->x = x, b->y = y;
+  b->base = tlb_zs_at(t, lx0, ly0, 0);
+  b->block = ((x[0] | y[0]) & 3u) == 0 && lx0 < t->width && ly0 < t->height;
+  b->early = 0;
+}
 void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
                        uint16_t lanes);
 void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes);
+/* One depth test a batch instead of two. tlb_early_z_batch is
+ * tlb_z_test_batch, and b keeps what it decided; tlb_z_write_early is
+ * tlb_z_write_batch, except that the batch's first Z write after it skips
+ * the test when its outcome is already known: the lanes are a block, no
+ * stencil test is on, the depth function is the same, every lane written
+ * has the Z early Z tested and covers only samples that passed. The stored
+ * depth of those samples has not changed since (only this batch writes
+ * them), so each passes again: what the hardware's second test would say.
+ * It then only writes the Z (with Z writes on). Anything else, and any
+ * later Z write of the batch, takes the full test. */
+void tlb_early_z_batch(const gs_tlb *t, tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes);
+void tlb_z_write_early(gs_tlb *t, tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
+                       uint16_t lanes);
 void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
                             uint16_t lanes, int sample, unsigned half);
 void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes, unsigned sample,
