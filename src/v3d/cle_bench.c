@@ -6,6 +6,7 @@
  * fragment shader is the shortest that depth-tests and writes a colour, in
  * the instruction set asked for (its gs_isa.bench_fragment).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isa/isa.h"
@@ -13,8 +14,31 @@
 
 #define BENCH_TILE_ALLOC (48u << 20)
 
+/* A frame's context and its memory, kept for the next frame of the same
+ * kind and size, so that a run of frames does not make a 256 MB context
+ * each time and fault its pages in again (the frame buffer's 8 MB at
+ * 1080p, the tile lists) while the frame is timed. The next frame writes
+ * everything it reads: its code, record, vertices and lists, the tile
+ * lists (binning), every tile of the frame buffer (zeroed first anyway). */
+typedef struct bench_ctx {
+  gs_gpu *g;
+  const gs_isa *isa;
+  uint32_t width, height, nverts, ndraws;
+  gs_addr fs, unif, va, fb, tile_alloc, tsda, bin, render, rec;
+} bench_ctx;
+
+/* The last frame's context (one, whichever thread ran it). */
+static _Atomic(bench_ctx *) kept;
+
+static void ctx_free(bench_ctx *c) {
+  if (!c) return;
+  gs_gpu_free(c->g);
+  free(c);
+}
+
 
 typedef struct bench_frame {
+  bench_ctx *c;
   gs_gpu *g;
   gs_mem *m;
   gs_diag d;
@@ -37,19 +61,34 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   const gs_isa *own = gs_isa_by_id(GS_ISA_NONE), *isa = isa_name ? gs_isa_by_name(isa_name) : own;
   if (!isa || !isa->bench_fragment)
     return gs_diag_set(&f->d, GS_EARG, "v3d bench: no fragment program for instruction set '%s'", isa_name);
-  gs_gpu_config cfg = {0};
-  cfg.mem_limit = 256u << 20;
-  if (!(f->g = gs_gpu_new(&cfg))) return GS_ENOMEM;
+  bench_ctx *c = atomic_exchange(&kept, NULL);
+  int reuse = c && c->isa == isa && c->width == width && c->height == height && c->nverts == nverts &&
+              c->ndraws == ndraws;
+  if (c && !reuse) ctx_free(c), c = NULL;
+  if (!c) {
+    gs_gpu_config cfg = {0};
+    cfg.mem_limit = 256u << 20;
+    if (!(c = calloc(1, sizeof *c))) return GS_ENOMEM;
+    if (!(c->g = gs_gpu_new(&cfg))) return free(c), GS_ENOMEM;
+    c->isa = isa, c->width = width, c->height = height, c->nverts = nverts, c->ndraws = ndraws;
+  }
+  f->c = c, f->g = c->g;
   f->m = gs_gpu_mem(f->g);
   f->width = width, f->height = height;
   f->tx = (width + 63) / 64, f->ty = (height + 63) / 64;
   f->bin_size = 256 + 16 * ndraws;
   gs_isa_binary code;
-  gs_addr fs, unif, va;
+  gs_addr fs = c->fs, unif = c->unif, va = c->va;
   int rc = isa->assemble(isa->bench_fragment, "bench_fs.s", 0, &code, &f->d);
   if (rc < 0) return rc;
+  if (reuse) { /* the same code, sizes and places */
+    f->fb = c->fb, f->tile_alloc = c->tile_alloc, f->tsda = c->tsda, f->bin = c->bin, f->render = c->render;
+    f->rec = c->rec;
+    if (isa != own) fs -= GS_PROGRAM_HEADER;
+    memset(gs_mem_ptr(f->m, f->fb, width * height * 4), 0, width * height * 4);
+  }
   if (isa == own) { /* the hardware's own code, without a header, as in a hand-written list */
-    rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
+    if (!reuse) rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
   } else { /* a program header (ISA and SPH) in front of the code */
     gs_sph sph;
     uint32_t words[GS_SPH_WORDS];
@@ -57,7 +96,7 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
     gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .render_targets = 0xF};
     rc = gs_sph_build(&decl, &sph, &f->d);
     if (rc >= 0) rc = gs_sph_encode(&sph, words, &f->d);
-    if (rc >= 0) rc = bench_alloc(f, GS_PROGRAM_HEADER + (uint32_t)code.size, 32, &fs);
+    if (rc >= 0 && !reuse) rc = bench_alloc(f, GS_PROGRAM_HEADER + (uint32_t)code.size, 32, &fs);
     if (rc >= 0) {
       gs_program_header_write(header, isa->id, (uint32_t)code.size, &sph, words);
       rc = gs_mem_write(f->m, fs, header, sizeof header, &f->d);
@@ -66,15 +105,19 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   }
   if (rc >= 0) rc = gs_mem_write(f->m, fs, code.bytes, (uint32_t)code.size, &f->d);
   gs_isa_binary_free(&code);
-  if (rc >= 0) rc = bench_alloc(f, width * height * 4, 16, &f->fb);
-  if (rc >= 0) rc = bench_alloc(f, BENCH_TILE_ALLOC, 256, &f->tile_alloc);
-  if (rc >= 0) rc = bench_alloc(f, 48 * f->tx * f->ty, 16, &f->tsda);
-  if (rc >= 0) rc = bench_alloc(f, f->bin_size, 16, &f->bin);
-  if (rc >= 0) rc = bench_alloc(f, 16 * f->tx * f->ty + 64, 16, &f->render);
-  if (rc >= 0) rc = bench_alloc(f, 16, 16, &unif);
-  if (rc >= 0) rc = bench_alloc(f, 12 * nverts, 16, &va);
-  if (rc >= 0) rc = bench_alloc(f, 16, 16, &f->rec);
-  if (rc < 0) return rc;
+  if (!reuse) {
+    if (rc >= 0) rc = bench_alloc(f, width * height * 4, 16, &f->fb);
+    if (rc >= 0) rc = bench_alloc(f, BENCH_TILE_ALLOC, 256, &f->tile_alloc);
+    if (rc >= 0) rc = bench_alloc(f, 48 * f->tx * f->ty, 16, &f->tsda);
+    if (rc >= 0) rc = bench_alloc(f, f->bin_size, 16, &f->bin);
+    if (rc >= 0) rc = bench_alloc(f, 16 * f->tx * f->ty + 64, 16, &f->render);
+    if (rc >= 0) rc = bench_alloc(f, 16, 16, &unif);
+    if (rc >= 0) rc = bench_alloc(f, 12 * nverts, 16, &va);
+    if (rc >= 0) rc = bench_alloc(f, 16, 16, &f->rec);
+    if (rc < 0) return rc;
+    c->fs = fs, c->unif = unif, c->va = va, c->fb = f->fb, c->tile_alloc = f->tile_alloc, c->tsda = f->tsda;
+    c->bin = f->bin, c->render = f->render, c->rec = f->rec;
+  }
   gs_cl_nv_shader_record r = {.fs_single_threaded = 1, .vertex_stride = 12, .fs_code = fs, .fs_uniforms = unif,
                               .vertex_data = va};
   uint8_t b[16];
@@ -150,12 +193,13 @@ static void bench_result(const gs_v3d_stats *st, uint64_t triangles, gs_v3d_benc
   }
 }
 
-/* Ends a benchmark: the message of a failure goes to *d, then the context
- * is freed. */
+/* Ends a benchmark: the message of a failure goes to *d; the context is
+ * kept for the next frame, or freed after a failure. */
 static int bench_finish(bench_frame *f, int rc, uint8_t *image, gs_diag *d) {
   if (rc >= 0 && image) memcpy(image, gs_mem_ptr(f->m, f->fb, f->width * f->height * 4), f->width * f->height * 4);
   if (rc < 0 && d) gs_diag_set(d, rc, "%s", f->d.msg);
-  gs_gpu_free(f->g);
+  if (rc < 0) ctx_free(f->c);
+  else ctx_free(atomic_exchange(&kept, f->c));
   return rc;
 }
 
