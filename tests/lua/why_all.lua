@@ -7,7 +7,8 @@
 -- gpusim.why(x, y) field for field: the fragments in order with their
 -- draw, primitive, packets, tile, programs, lane, depth, output and fate,
 -- the missed primitives with their reasons, and the final colour.
---   1. A 64x64 frame whose draws reach every fate and every reason over
+--   1. A 64x64 frame of Gouraud triangles (every output differs) whose draws
+--      reach every fate and every reason over
 --      whole regions (not one pixel): overlapping triangles with a depth
 --      test (written, depth_failed by early Z), blending, a colour mask, a
 --      program without a colour write, back-face culling, a triangle past
@@ -55,43 +56,44 @@ end
 
 -- ---- 1. every fate and every reason, over regions ------------------------------
 local target = gpusim.target {width = 64, height = 64, format = "rgba8888", depth = true}
-local function fs(colour)
-  return string.format([[
-    mov tlb_z, rb15
-    ldi r0, 0x%08x
-    mov tlb_colour_all, r0
-    thrend
-    nop
-    sbdone
-]], colour)
-end
-local function shader(src)
+-- Gouraud colours (vc4_shaders' colour3 after the Z write), so that every
+-- pixel's output differs; and two programs with position only.
+local gouraud = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(3),
+                               fragment = "    mov tlb_z, rb15\n" .. vc4.colour3, coordinate_inputs = {"position"},
+                               inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
+                               varyings = {{name = "color", components = 3, interpolation = "perspective"}}}
+local function plain(src)
   return gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(0), fragment = src,
                         inputs = {{name = "position", components = 4}}}
 end
-local red, green, blue = shader(fs(0xff0000ff)), shader(fs(0xff00ff00)), shader(fs(0xffff0000))
-local none = shader("    mov tlb_z, rb15\n    thrend\n    nop\n    sbdone\n")
-local masked = shader("    ldi ms_flags, 0\n    mov tlb_z, rb15\n    ldi r0, 0xffffffff\n" ..
-                      "    mov tlb_colour_all, r0\n    thrend\n    nop\n    sbdone\n")
+local none = plain("    mov tlb_z, rb15\n    thrend\n    nop\n    sbdone\n")
+local masked = plain("    ldi ms_flags, 0\n    mov tlb_z, rb15\n    ldi r0, 0xffffffff\n" ..
+                     "    mov tlb_colour_all, r0\n    thrend\n    nop\n    sbdone\n")
 -- image pixels (x right, y down) and a depth 0..1 to clip space, w = 1
 local function v(x, y, d) return {x / 32 - 1, 1 - y / 32, 2 * d - 1, 1} end
+-- a triangle with position only, or (ctri) red, green and blue vertices
 local function tri(a, b, c) return gpusim.buffer {format = {"f32x4"}, data = {a, b, c}} end
+local function ctri(a, b, c)
+  local function rgb(p, r, g, bl) return {p[1], p[2], p[3], p[4], r, g, bl} end
+  return gpusim.buffer {format = {"f32x4", "f32x3"}, data = {rgb(a, 1, 0, 0), rgb(b, 0, 1, 0), rgb(c, 0, 0, 1)}}
+end
 local U = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}
 local T = "triangles"
+local red, green, blue = gouraud, gouraud, gouraud
 local scene = {
-  {tri(v(0, 0, 0.5), v(0, 64, 0.5), v(64, 0, 0.5)), red},                  -- upper-left half
-  {tri(v(10, 10, 0.8), v(10, 60, 0.8), v(60, 10, 0.8)), green},            -- behind it: early Z
-  {tri(v(30, 0, 0.3), v(0, 40, 0.3), v(40, 40, 0.3)), blue, {blend = "add"}},
-  {tri(v(40, 5, 0.2), v(20, 30, 0.2), v(60, 30, 0.2)), green, {blend = false, color_mask = {false, false, false, false}}},
+  {ctri(v(0, 0, 0.5), v(0, 64, 0.5), v(64, 0, 0.5)), red},                  -- upper-left half
+  {ctri(v(10, 10, 0.8), v(10, 60, 0.8), v(60, 10, 0.8)), green},            -- behind it: early Z
+  {ctri(v(30, 0, 0.3), v(0, 40, 0.3), v(40, 40, 0.3)), blue, {blend = "add"}},
+  {ctri(v(40, 5, 0.2), v(20, 30, 0.2), v(60, 30, 0.2)), green, {blend = false, color_mask = {false, false, false, false}}},
   {tri(v(5, 40, 0.1), v(5, 60, 0.1), v(30, 60, 0.1)), none, {color_mask = {true, true, true, true}}},
-  {tri(v(50, 50, 0.05), v(20, 60, 0.05), v(60, 20, 0.05)), red, {cull = "back"}},    -- clockwise: culled
-  {tri({-1, 1, 2, 1}, {1, 1, 2, 1}, {-1, -1, 2, 1}), red, {cull = "none"}},          -- past the far plane
-  {tri({-0.5, -0.5, 0.5, 1}, {0.5, -0.5, 0.5, 1}, {0, 0.5, -1.5, 0.5}), blue},       -- through the near plane
-  {tri(v(0, 33.5, 0.05), v(64, 33.5, 0.05), v(32, 33.5, 0.05)), red},                -- zero area
-  {tri(v(44, 40, 0.05), v(44, 64, 0.05), v(64, 40, 0.05)), red, {scissor = {0, 0, 50, 10}}},
-  {tri(v(4, 4, 0.05), v(20.5, 4, 0.05), v(20.5, 40, 0.05)), red, {scissor = false}}, -- shares x = 20.5
-  {tri(v(20.5, 4, 0.05), v(40, 20, 0.05), v(20.5, 40, 0.05)), blue},
-  {tri(v(0, 50, 0.01), v(0, 64, 0.01), v(14, 64, 0.01)), red, {stencil = {func = "never"}}},
+  {ctri(v(50, 50, 0.05), v(20, 60, 0.05), v(60, 20, 0.05)), red, {cull = "back"}},    -- clockwise: culled
+  {ctri({-1, 1, 2, 1}, {1, 1, 2, 1}, {-1, -1, 2, 1}), red, {cull = "none"}},          -- past the far plane
+  {ctri({-0.5, -0.5, 0.5, 1}, {0.5, -0.5, 0.5, 1}, {0, 0.5, -1.5, 0.5}), blue},       -- through the near plane
+  {ctri(v(0, 33.5, 0.05), v(64, 33.5, 0.05), v(32, 33.5, 0.05)), red},                -- zero area
+  {ctri(v(44, 40, 0.05), v(44, 64, 0.05), v(64, 40, 0.05)), red, {scissor = {0, 0, 50, 10}}},
+  {ctri(v(4, 4, 0.05), v(20.5, 4, 0.05), v(20.5, 40, 0.05)), red, {scissor = false}}, -- shares x = 20.5
+  {ctri(v(20.5, 4, 0.05), v(40, 20, 0.05), v(20.5, 40, 0.05)), blue},
+  {ctri(v(0, 50, 0.01), v(0, 64, 0.01), v(14, 64, 0.01)), red, {stencil = {func = "never"}}},
   {tri(v(50, 50, 0.01), v(50, 64, 0.01), v(64, 50, 0.01)), masked, {stencil = false}},
 }
 gpusim.frame(function(frame)
