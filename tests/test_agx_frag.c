@@ -27,6 +27,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "unit_fixture.h"
+#include "frag_port.h"
 #include <math.h>
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
@@ -52,28 +53,6 @@ static uint16_t half_exact(double v) {
   if (m != floor(m) || e < -14 || e > 15) fail_msg("%g is not an exact normal binary16", v);
   return (uint16_t)(s | (unsigned)(e + 15) << 10 | (unsigned)m);
 }
-
-/* ---- a recording tile port ------------------------------------------------------ */
-
-typedef struct port_rec {
-  int begins, zs, colours, stencils;
-  uint16_t z_lanes, c_lanes;
-  uint32_t z[16], z_cov[16], c_cov[16], rgba[16];
-} port_rec;
-static void p_begin(void *c) { ((port_rec *)c)->begins++; }
-static void p_stencil(void *c, uint32_t config) { (void)config, ((port_rec *)c)->stencils++; }
-static void p_z(void *c, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
-  port_rec *r = c;
-  r->zs++, r->z_lanes = lanes;
-  memcpy(r->z, z, sizeof r->z), memcpy(r->z_cov, cov, sizeof r->z_cov);
-}
-static void p_colour(void *c, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
-  port_rec *r = c;
-  (void)all;
-  r->colours++, r->c_lanes = lanes;
-  memcpy(r->rgba, rgba, sizeof r->rgba), memcpy(r->c_cov, cov, sizeof r->c_cov);
-}
-static void p_load(void *c, uint32_t *rgba) { (void)c, memset(rgba, 0, 16 * sizeof *rgba); }
 
 /* Loads text as an AGX pixel program with the SPH of decl. */
 static gs_addr load_ps(fixture *f, const char *text, gs_sph_decl *decl, gs_sph *sph) {
@@ -174,7 +153,7 @@ static void test_shade_models(void **state) {
       for (unsigned i = 0; i < 3; i++) /* the exactness the planes rely on */
         assert_true(f_iw(x[fit_lanes[i]] + 0.5, y[fit_lanes[i]] + 0.5) == fit_iw[i]);
       port_rec rec = {0};
-      gs_tile_port port = {&rec, p_begin, p_stencil, p_z, p_colour, p_load};
+      gs_tile_port port = port_of(&rec);
       gs_frag_io io = {.prog = {code, 0, 0}, .gates = gs_sph_gates(&sph), .report = &f.report, .lanes = 16,
                        .mask = 0x7FFF, .x = x, .y = y, .cov = cov, .z = z, .w = w, .nin = 3,
                        .plane = (const float (*)[16])plane, .offset = offset, .imap = imap, .tile = &port};
@@ -247,7 +226,7 @@ typedef struct batch {
 static void batch_init(batch *b, fixture *f, gs_addr code, const gs_sph *sph, uint32_t cov) {
   memset(b, 0, sizeof *b);
   for (unsigned l = 0; l < 16; l++) b->x[l] = l & 3, b->y[l] = l >> 2, b->cov[l] = cov, b->z[l] = 100 + l, b->w[l] = 1;
-  b->port = (gs_tile_port){&b->rec, p_begin, p_stencil, p_z, p_colour, p_load};
+  b->port = port_of(&b->rec);
   b->io = (gs_frag_io){.prog = {code, f->unif, f->unif + 4 * f->unif_words}, .gates = gs_sph_gates(sph),
                        .report = &f->report, .lanes = 16, .mask = 0xFFFF, .x = b->x, .y = b->y, .cov = b->cov,
                        .z = b->z, .w = b->w, .tile = &b->port};
@@ -324,6 +303,34 @@ static void test_epilog_colour_depth_mask(void **state) {
   }
 }
 
+/* The colour conversion to RGBA8888 at its edges (unorm8: clamp to [0, 1],
+ * x 255, + 0.5, truncate): NaN 0, -2 0, +inf 255, 0.5 128 (127.5 + 0.5);
+ * 3 255, the smallest denormal 0, -inf 0, 0.99 252 (252.45.. + 0.5); -0
+ * 0, 1 255, the largest denormal 0, 1 - 2^-24 255 (254.99.. + 0.5). */
+static void test_epilog_unorm8_edges(void **state) {
+  (void)state;
+  static const uint32_t v[3][4] = {{0x7fc00000u, 0xc0000000u, 0x7f800000u, 0x3f000000u},
+                                   {0x40400000u, 0x00000001u, 0xff800000u, 0x3f7d70a4u},
+                                   {0x80000000u, 0x3f800000u, 0x007fffffu, 0x3f7fffffu}};
+  static const uint32_t want[3] = {0x80FF0000u, 0xFC0000FFu, 0xFF00FF00u};
+  for (unsigned k = 0; k < 3; k++) {
+    char text[256];
+    snprintf(text, sizeof text, "ldimm r4, %u\n ldimm r5, %u\n ldimm r6, %u\n ldimm r7, %u\n stop\n", v[k][0], v[k][1],
+             v[k][2], v[k][3]);
+    fixture f;
+    fixture_init_isa(&f, "agx");
+    gs_sph_decl decl = {.render_targets = 0xF};
+    gs_sph sph;
+    gs_addr code = load_ps(&f, text, &decl, &sph);
+    batch b;
+    batch_init(&b, &f, code, &sph, 1);
+    batch_run(&b, &f);
+    assert_int_equal(b.rec.colours, 1);
+    for (unsigned l = 0; l < 16; l++) assert_int_equal(b.rec.rgba[l], want[k]);
+    fixture_free(&f);
+  }
+}
+
 /* zs_emit: its depth wins over r2 (changed after it); a zs_emit that writes
  * stencil only leaves depth to r2; the stencil is an exception; discard. */
 static void test_epilog_zs_emit(void **state) {
@@ -383,6 +390,7 @@ int main(void) {
       cmocka_unit_test(test_shade_models),
       cmocka_unit_test(test_uniforms),
       cmocka_unit_test(test_epilog_colour_depth_mask),
+      cmocka_unit_test(test_epilog_unorm8_edges),
       cmocka_unit_test(test_epilog_zs_emit),
       cmocka_unit_test(test_render_target_1),
   };

@@ -183,14 +183,24 @@ typedef struct ax_side {
 } ax_side;
 #define AX_SIDE(R) ((ax_side *)(void *)((R) + AX_SLOTS * AX_VEC))
 
+/* (a register's two halves are one little-endian word: agx_reg32's value;
+ * 16 lanes, a fragment batch's 4 x 4 pixels, is a loop of its own, which
+ * the compiler unrolls) */
 static inline void ax_in(const agx_state *s, char *R, unsigned n) {
   uint32_t *v = (uint32_t *)(void *)(R + n * AX_VEC);
-  for (unsigned l = 0, nl = AX_SIDE(R)->nl; l < nl; l++) v[l] = s->r[l][2 * n] | (uint32_t)s->r[l][2 * n + 1] << 16;
+  unsigned nl = AX_SIDE(R)->nl;
+  if (nl == 16)
+    for (unsigned l = 0; l < 16; l++) memcpy(&v[l], &s->r[l][2 * n], 4);
+  else
+    for (unsigned l = 0; l < nl; l++) memcpy(&v[l], &s->r[l][2 * n], 4);
 }
 static inline void ax_out(agx_state *s, const char *R, unsigned n) {
   const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
-  for (unsigned l = 0, nl = AX_SIDE(R)->nl; l < nl; l++)
-    s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
+  unsigned nl = AX_SIDE(R)->nl;
+  if (nl == 16)
+    for (unsigned l = 0; l < 16; l++) memcpy(&s->r[l][2 * n], &v[l], 4);
+  else
+    for (unsigned l = 0; l < nl; l++) memcpy(&s->r[l][2 * n], &v[l], 4);
 }
 static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
   for (unsigned i = 0; i < f->nwritten; i++) ax_out(s, R, f->written[i]);
@@ -204,7 +214,7 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
     }
     for (; m; m &= m - 1) {
       unsigned l = (unsigned)__builtin_ctz(m);
-      s->r[l][2 * n] = (uint16_t)v[l], s->r[l][2 * n + 1] = (uint16_t)(v[l] >> 16);
+      memcpy(&s->r[l][2 * n], &v[l], 4);
     }
   }
 }

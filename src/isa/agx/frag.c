@@ -11,6 +11,7 @@
 #include "core/half.h"
 #include "isa/debug.h"
 #include "isa/agx/unit_int.h"
+#include "isa/unorm8.h"
 #include "isa/uop/uop.h"
 
 /* The special registers a fragment batch gives: the pixel (80, 81), the
@@ -75,13 +76,9 @@ static void cf_setup(agx_state *s, const gs_frag_io *f) {
   }
 }
 
-/* v in [0, 1] as 8 bits, rounded to nearest (NaN: 0), as the tilebuffer's
- * u8norm store converts. */
-static uint32_t unorm8(uint32_t bits) {
-  float v = gs_lane_f(bits);
-  if (!(v > 0)) return 0;
-  if (v >= 1) return 255;
-  return (uint32_t)(v * 255.0f + 0.5f);
+/* 32-bit register n of each of the first 16 lanes of s (agx_reg32). */
+static inline void reg_row(const agx_state *s, unsigned n, uint32_t v[16]) {
+  for (unsigned l = 0; l < 16; l++) v[l] = agx_reg32(s, l, n);
 }
 
 /* What a program's zs_emit instructions write (Mesa emits at most one
@@ -108,10 +105,13 @@ static unsigned zs_writes(const agx_entry *e) {
  * reaches an AGX program's draw. zs: zs_writes of the program. */
 static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs) {
   const gs_tile_port *t = f->tile;
+  unsigned n = f->lanes < 16 ? f->lanes : 16;
   uint16_t lanes = f->mask;
-  uint32_t cov[16], z[16], rgba[2][16];
-  for (unsigned l = 0; l < 16; l++) {
-    cov[l] = l < f->lanes ? f->cov[l] : 0;
+  uint32_t cov[16] = {0}, z[16] = {0}, rgba[2][16], v[16];
+  memcpy(cov, f->cov, n * sizeof cov[0]);
+  uint64_t killed[2];
+  memcpy(killed, s->killed, sizeof killed);
+  for (unsigned l = 0; (killed[0] | killed[1]) && l < 16; l++) { /* (a discard is rare: lane by lane) */
     uint8_t k = s->killed[l];
     if (k && (lanes >> l & 1)) {
       if (f->gates & GS_GATE_KILL) cov[l] &= k == 0xff ? 0 : ~(uint32_t)k;
@@ -120,28 +120,50 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
                                 "(sample_mask/zs_emit) without KillsPixels in the SPH: ignored", u->num,
                                 f->prog.code, l);
     }
-    if (f->gates & GS_GATE_SAMPLE_MASK) cov[l] &= s->r[l][7]; /* r3h */
-    if (!cov[l]) lanes &= (uint16_t)~(1u << l);
-    if ((zs & ZS_STENCIL) && (s->zs_done >> l & 1) && (lanes >> l & 1))
-      gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x, lane %u: a stencil output "
-                              "(zs_emit with stencil): gpusim draws AGX fragment programs without stencil "
-                              "state (the VideoCore IV's stencil reference is linked into QPU programs): "
-                              "ignored", u->num, f->prog.code, l);
-    if (f->gates & GS_GATE_DEPTH) {
-      float d = gs_lane_f((zs & ZS_DEPTH) && (s->zs_done >> l & 1) ? s->depth[l] : agx_reg32(s, l, 2));
+  }
+  if (f->gates & GS_GATE_SAMPLE_MASK)
+    for (unsigned l = 0; l < 16; l++) cov[l] &= s->r[l][7]; /* r3h */
+  uint32_t none = 0; /* the lanes left without a sample */
+#if defined(__SSE2__)
+  for (unsigned l = 0; l < 16; l += 4) {
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)&cov[l]);
+    none |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(c, _mm_setzero_si128()))) << l;
+  }
+#else
+  for (unsigned l = 0; l < 16; l++) none |= (uint32_t)(cov[l] == 0) << l;
+#endif
+  lanes &= (uint16_t)~none;
+  if ((zs & ZS_STENCIL) && (s->zs_done & lanes))
+    for (unsigned l = 0; l < 16; l++)
+      if ((s->zs_done >> l & 1) && (lanes >> l & 1))
+        gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x, lane %u: a stencil output "
+                                "(zs_emit with stencil): gpusim draws AGX fragment programs without stencil "
+                                "state (the VideoCore IV's stencil reference is linked into QPU programs): "
+                                "ignored", u->num, f->prog.code, l);
+  if (f->gates & GS_GATE_DEPTH) {
+    reg_row(s, 2, v);
+    if (zs & ZS_DEPTH)
+      for (unsigned l = 0; l < 16; l++) v[l] = s->zs_done >> l & 1 ? s->depth[l] : v[l];
+    for (unsigned l = 0; l < 16; l++) {
+      float d = gs_lane_f(v[l]);
       d = !(d > 0) ? 0 : d > 1 ? 1 : d;
       z[l] = (uint32_t)(d * 16777215.0 + 0.5);
-    } else {
-      z[l] = l < f->lanes ? f->z[l] : 0;
     }
-    uint32_t c[4];
-    for (unsigned j = 0; j < 4; j++) c[j] = agx_reg32(s, l, 4 + j);
-    if (f->colour64) {
+  } else {
+    memcpy(z, f->z, n * sizeof z[0]);
+  }
+  /* r4-r7, a lane's halves 8-15 in a row: one copy a lane (the halves
+   * little-endian, as agx_reg32 puts them together), its four channels
+   * converted side by side */
+  if (f->colour64) {
+    for (unsigned l = 0; l < 16; l++) {
+      uint32_t c[4];
+      memcpy(c, &s->r[l][8], sizeof c);
       rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
       rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
-    } else {
-      rgba[0][l] = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
     }
+  } else {
+    for (unsigned l = 0; l < 16; l++) rgba[0][l] = gs_unorm8_pixel(&s->r[l][8]); /* the tilebuffer's u8norm store */
   }
   t->begin(t->ctx);
   if (!lanes) return;
@@ -172,12 +194,34 @@ static int check_targets(gs_isa_unit *u, const agx_entry *e, gs_addr code) {
  * pending loads zero, the lanes present and active, the run and the
  * fragment outputs reset. The uniforms are the caller's. */
 static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes) {
-  for (unsigned l = 0; l < lanes; l++) memset(s->r[l], 0, e->halves * sizeof s->r[l][0]);
-  memset(s->pending, 0, sizeof s->pending);
+  /* whole rows of 16 halves, two 16-byte stores each (the build sends
+   * memset to the C library): the halves past e->halves are 0 already */
+  unsigned rows = (e->halves + 15) / 16;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  if (rows == 1) /* r0-r7: the common case, without the inner loop */
+    for (unsigned l = 0; l < lanes; l++) {
+      __m128i *r = (__m128i *)(void *)s->r[l];
+      _mm_storeu_si128(r, zero), _mm_storeu_si128(r + 1, zero);
+    }
+  else
+    for (unsigned l = 0; l < lanes; l++)
+      for (unsigned k = 0; k < rows; k++) {
+        __m128i *r = (__m128i *)(void *)&s->r[l][16 * k];
+        _mm_storeu_si128(r, zero), _mm_storeu_si128(r + 1, zero);
+      }
+#else
+  for (unsigned l = 0; l < lanes; l++) memset(s->r[l], 0, 16 * rows * sizeof s->r[l][0]);
+#endif
+  /* what only some instructions write is 0 unless the program has them
+   * (agx_state_init cleared it when the unit took the program) */
+  if (e->pends) memset(s->pending, 0, sizeof s->pending);
   s->present = s->exec = lanes >= AGX_LANES ? 0xffffffffu : (1u << lanes) - 1;
   s->pc = 0, s->steps = 0, s->stopped = 0;
-  memset(s->killed, 0, sizeof s->killed), memset(s->tested, 0, sizeof s->tested);
-  memset(s->depth, 0, sizeof s->depth), memset(s->stencil, 0, sizeof s->stencil);
+  if (e->frag_outs) {
+    memset(s->killed, 0, sizeof s->killed), memset(s->tested, 0, sizeof s->tested);
+    memset(s->depth, 0, sizeof s->depth), memset(s->stencil, 0, sizeof s->stencil);
+  }
   s->zs_done = 0, s->var_done = 0;
 }
 
@@ -193,10 +237,14 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
   agx_state *s = &u->st;
   if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
     agx_state_init(s, 16);
-    u->fresh = e, u->cf_used = 0;
+    u->fresh = e, u->cf_used = 0, u->unif_valid = 0;
   }
-  memset(s->u, 0, sizeof s->u);
-  agx_load_uniforms(g, &fio[0].prog, s, AGX_FS_UNIFORM_BASE);
+  const gs_stage_program *prog = &fio[0].prog;
+  if (!u->unif_valid || u->unif_prog.uniforms != prog->uniforms || u->unif_prog.unif_end != prog->unif_end) {
+    memset(s->u, 0, sizeof s->u);
+    agx_load_uniforms(g, prog, s, AGX_FS_UNIFORM_BASE);
+    u->unif_valid = u->trusted, u->unif_prog = *prog;
+  }
   s->mem = agx_unit_mem, s->mem_ctx = g;
   s->sr = frag_sr;
   agx_tex_attach(s, &u->tex, g, &fio[0].prog); /* smpf: the textures of the draw's uniform stream (tex.c) */
@@ -207,9 +255,11 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     group_reset(s, e, f->lanes > 16 ? 16 : f->lanes);
     s->sr_ctx = (void *)f;
     unsigned ncf = f->nin + 1 < AGX_CFS ? f->nin + 1 : AGX_CFS;
-    if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
-    u->cf_used = ncf;
-    cf_setup(s, f);
+    if (e->reads_cf || g->debug) { /* (the debugger shows them) */
+      if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
+      u->cf_used = ncf;
+      cf_setup(s, f);
+    }
     int rc = g->debug && gs_debug_wants_fragment(g, f, 1) ? agx_debug_run(g, s, &e->prog, 0, u->diag) /* the shader debugger */
                                                            : agx_run_group(g, e, s, u->diag);
     if (rc < 0) {

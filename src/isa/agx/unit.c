@@ -111,7 +111,7 @@ static int decode_program(const uint8_t *code, uint32_t size, agx_instr **insn, 
   return GS_OK;
 }
 
-/* Decodes the program into e->insn and compiles it; e->halves. */
+/* Decodes the program into e->insn and compiles it; e->halves, reads_cf, pends, frag_outs. */
 static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag *d) {
   if (decode_program(code, size, &e->insn, &e->prog, d) < 0) return d->code;
   size_t n = e->prog.n;
@@ -124,7 +124,13 @@ static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag 
       unsigned count = o->count ? o->count : 1, per = o->bits == 64 ? 4 : o->bits == 32 ? 2 : 1;
       unsigned end = o->index + (runs && count < 4 ? 4 : count) * per;
       if (o->kind == AGX_K_REG && end > e->halves) e->halves = end;
+      if (o->kind == AGX_K_CF) e->reads_cf = 1;
     }
+  for (size_t k = 0; k < n; k++) {
+    unsigned op = e->insn[k].op;
+    if (op == AGX_LOAD || op == AGX_STORE || op == AGX_SMPF) e->pends = 1;
+    if (op == AGX_SAMPLE_MASK || op == AGX_ZS_EMIT) e->frag_outs = 1;
+  }
   if (e->halves > AGX_HALVES) e->halves = AGX_HALVES;
   return agx_fast_compile(&e->prog, &e->fast, d);
 }
@@ -192,7 +198,10 @@ gs_isa_unit *agx_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag)
 
 void agx_unit_free(gs_isa_unit *u) { free(u); }
 
-void agx_trust_code(gs_isa_unit *u, int on) { u->trusted = on; }
+void agx_trust_code(gs_isa_unit *u, int on) {
+  u->trusted = on;
+  u->unif_valid = 0;
+}
 
 /* The interpreters compute in integers (num.c); the host's environment is
  * the C default. */
@@ -417,7 +426,7 @@ int agx_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *vio) {
     return agx_unit_error(u, u->diag->code, what, vio->prog.code, " (its vertex prolog)");
   agx_state *s = &u->st;
   agx_state_init(s, n);
-  u->fresh = NULL;
+  u->fresh = NULL, u->unif_valid = 0;
   s->mem = agx_unit_mem, s->mem_ctx = g;
   int rc = prolog_uniforms(g, u, vio, l, s, what, n);
   if (rc < 0) return rc;

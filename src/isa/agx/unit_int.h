@@ -24,6 +24,9 @@ typedef struct agx_entry {
   uint8_t attr_mask[AGX_VS_ATTRIBS];
   unsigned nvary;
   unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
+  int reads_cf;     /* an operand names a coefficient register (iter, iterproj, ldcf) */
+  int pends;        /* it has a load, store or smpf: the instructions that leave halves pending */
+  int frag_outs;    /* it has sample_mask or zs_emit: the instructions that write the fragment outputs */
   struct agx_linked_set *linked; /* a vertex program: behind its vertex prologs, one a record layout (unit.c) */
 } agx_entry;
 
@@ -41,6 +44,11 @@ struct gs_isa_unit {
   const agx_entry *last;  /* the program of the last batch */
   const agx_entry *fresh; /* the fragment program st was last fully initialised for, or NULL */
   unsigned cf_used;       /* the coefficient registers the last fragment batch set */
+  /* 1: st's uniforms are the stream unif_prog's, loaded by the last
+   * fragment run while the code was trusted (within one primitive, when
+   * memory cannot change): the next run of the same stream keeps them */
+  int unif_valid;
+  gs_stage_program unif_prog;
   agx_state st;
   agx_tex_ctx tex;        /* smpf's sampler context (fragment stage) */
 };

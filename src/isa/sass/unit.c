@@ -37,6 +37,7 @@
 #include "isa/sass/table.h"
 #include "isa/sass/unit.h"
 #include "isa/progcache.h"
+#include "isa/unorm8.h"
 #include "v3d/tmu.h"
 #include "v3d/v3d.h"
 #include "v3d/vpm.h"
@@ -53,6 +54,7 @@ typedef struct entry {
   sass_attr_ctx attr; /* a vertex program's attribute maps, from its SPH */
   uint16_t in_addr[128], out_addr[128]; /* the generic components its IMAP / OMAP map, in address order */
   unsigned nin, nout;
+  int pairs;          /* a pixel program whose lanes cannot tell two batches in one warp from one (pairs_ok) */
 } entry;
 
 static void entry_destroy(gs_prog_entry *b) {
@@ -61,6 +63,23 @@ static void entry_destroy(gs_prog_entry *b) {
   sass_fast_free(e->fast);
   sass_program_free(&e->prog);
   free(e);
+}
+
+/* Whether pixel program p may run two 16-pixel batches in one warp (lanes
+ * 16-31 the second's, as a Maxwell warp shades two 4 x 4 blocks) with
+ * every lane's result what it is in a warp of its own: no lane reads its
+ * lane number or another system register (S2R, CS2R), no local memory
+ * (whose bytes would carry over from the lanes' last batch), no KIL or
+ * LDL/STL (an exception for a broken gate is counted once a warp). Every
+ * other instruction's lanes are independent (no shuffles or votes). */
+static int pairs_ok(const sass_program *p) {
+  if (p->sph.shader_local_memory_low_size) return 0;
+  for (size_t i = 0; i < p->n; i++)
+    switch (p->insn[i].op) {
+      case SASS_OP_S2R: case SASS_OP_CS2R: case SASS_OP_KIL: case SASS_OP_LDL: case SASS_OP_STL: return 0;
+      default: break;
+    }
+  return 1;
 }
 
 /* Decodes the size bytes at code with the SPH of h, and what its stage
@@ -84,6 +103,7 @@ static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_pr
     }
   }
   if (ok && !(e->fast = sass_prepare_fast(&e->prog, d))) ok = 0;
+  if (ok && sph.sph_type == GS_SPH_TYPE_PS) e->pairs = pairs_ok(&e->prog);
   if (!ok) {
     entry_destroy(e ? &e->base : NULL);
     return NULL;
@@ -113,6 +133,13 @@ struct gs_isa_unit {
   sass_attr_io lane_attr[SASS_LANES];
   uint8_t *local;
   uint32_t local_cap;
+  /* constant buffer 0 of the last fragment run while the code is trusted
+   * (within one primitive, when memory cannot change): its stream, its
+   * bytes and its size (bind_uniforms) */
+  int cb_valid;
+  gs_stage_program cb_prog;
+  const uint8_t *cb;
+  uint32_t cb_size;
 };
 
 gs_isa_unit *sass_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag) {
@@ -129,7 +156,10 @@ void sass_unit_free(gs_isa_unit *u) {
   free(u);
 }
 
-void sass_trust_code(gs_isa_unit *u, int on) { u->trusted = on; }
+void sass_trust_code(gs_isa_unit *u, int on) {
+  u->trusted = on;
+  u->cb_valid = 0;
+}
 
 gs_fp_env sass_fp_env(const gs_gpu *g, gs_fp_env base) {
   (void)g;
@@ -332,12 +362,76 @@ static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, 
   return GS_OK;
 }
 
-/* v in [0, 1] as 8 bits, rounded to nearest (NaN: 0). */
-static uint32_t unorm8(uint32_t bits) {
-  float v = gs_lane_f(bits);
-  if (!(v > 0)) return 0;
-  if (v >= 1) return 255;
-  return (uint32_t)(v * 255.0f + 0.5f);
+/* What follows a batch's run: the outputs of its 16 lanes, lanes base ..
+ * base + 15 of warp w, converted as the file's comment says and handed to
+ * the batch's tile port. Lane loops over whole 16-lane rows, without
+ * branches: the conversions vectorise (unorm8.h four lanes at a time). */
+static void frag_out(const entry *e, const sass_warp *w, unsigned base, const gs_frag_io *f) {
+  static const uint32_t zero[16], one[16] = {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+                                             0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+                                             0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+                                             0x3f800000u};
+  const sass_ps_out *om = &e->out;
+  const gs_tile_port *t = f->tile;
+  uint16_t lanes = (uint16_t)(f->mask & ~(w->killed >> base));
+  uint32_t cov[16], z[16], rgba[2][16];
+  memcpy(cov, f->cov, sizeof cov);
+  if (om->sample_mask_reg != SASS_PS_NONE) {
+    const uint32_t *m = w->r[om->sample_mask_reg] + base;
+    for (int l = 0; l < 16; l++) cov[l] &= m[l];
+  }
+  if (om->depth_reg != SASS_PS_NONE) {
+    const uint32_t *dr = w->r[om->depth_reg] + base;
+    for (int l = 0; l < 16; l++) {
+      float d = gs_lane_f(dr[l]);
+      d = !(d > 0) ? 0 : d > 1 ? 1 : d;
+      z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+    }
+  } else {
+    memcpy(z, f->z, sizeof z);
+  }
+  int colour = om->target_reg[0] != SASS_PS_NONE;
+  if (colour) {
+    const uint32_t *c[4];
+    for (unsigned k = 0; k < 4; k++)
+      c[k] = colour && (om->target_mask[0] >> k & 1) ? w->r[om->target_reg[0] + k] + base : k == 3 ? one : zero;
+    if (f->colour64) {
+      for (int l = 0; l < 16; l++) {
+        rgba[0][l] = gs_half_bits(gs_lane_f(c[0][l])) | gs_half_bits(gs_lane_f(c[1][l])) << 16;
+        rgba[1][l] = gs_half_bits(gs_lane_f(c[2][l])) | gs_half_bits(gs_lane_f(c[3][l])) << 16;
+      }
+    } else {
+      gs_unorm8_rows(c, rgba[0]);
+    }
+  }
+  t->begin(t->ctx);
+  if (lanes) {
+    t->z_write(t->ctx, z, cov, lanes);
+    if (colour) {
+      t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
+      if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
+    }
+  }
+}
+
+/* Batches b and b + 1 in one warp (entry.pairs): GS_OK with both written,
+ * or not GS_OK (nothing written, u's diag and the report as they were) for
+ * the caller to run them one at a time, each meeting its own error. */
+static int run_pair(gs_isa_unit *u, const entry *e, sass_io *io, const gs_frag_io *f, uint64_t budget) {
+  gs_isa_report saved;
+  gs_diag diag = *u->diag;
+  if (io->report) saved = *io->report;
+  io->frag[0] = &f[0], io->frag[1] = &f[1];
+  sass_warp_start(&u->warp, e->nregs, f[0].mask | (uint32_t)f[1].mask << 16, 8, u->local, u->local_cap);
+  int rc = sass_run_fast(&u->warp, e->fast, io, budget, "fragment shader", u->diag);
+  if (rc < 0) {
+    *u->diag = diag;
+    if (io->report) *io->report = saved;
+    return rc;
+  }
+  frag_out(e, &u->warp, 0, &f[0]);
+  frag_out(e, &u->warp, 16, &f[1]);
+  return GS_OK;
 }
 
 int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
@@ -348,7 +442,6 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
   if (p->sph.sph_type != GS_SPH_TYPE_PS)
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
                        "fragment shader", fio[0].prog.code);
-  const sass_ps_out *om = &e->out;
   int rc = local_of(u, &p->sph);
   if (rc < 0) return rc;
   sass_io io;
@@ -358,13 +451,24 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
   io.report = fio[0].report;
   io.ipa = &e->map;
   io.flat_shade = 0;
-  bind_uniforms(g, &fio[0].prog, &io);
+  const gs_stage_program *prog = &fio[0].prog;
+  if (u->trusted && u->cb_valid && u->cb_prog.uniforms == prog->uniforms && u->cb_prog.unif_end == prog->unif_end) {
+    io.cb[0] = u->cb, io.cb_size[0] = u->cb_size;
+  } else { /* (probing memory for a stream without an end takes a dozen look-ups) */
+    bind_uniforms(g, prog, &io);
+    u->cb_valid = u->trusted, u->cb_prog = *prog, u->cb = io.cb[0], u->cb_size = io.cb_size[0];
+  }
   tex_ctx tc = {g, &io};
   io.ctx = &tc, io.tex = sample;
   uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
-  for (unsigned b = 0; b < n; b++) {
+  /* two batches a warp on the fast interpreter, outside the debugger */
+  int pairs = e->pairs && !g->debug && g->cfg.interpreter != GS_INTERP_REFERENCE;
+  for (unsigned b = 0; b < n;) {
+    if (pairs && b + 1 < n && run_pair(u, e, &io, &fio[b], budget) >= 0) {
+      b += 2;
+      continue;
+    }
     const gs_frag_io *f = &fio[b];
-    const gs_tile_port *t = f->tile;
     io.frag[0] = f;
     io.frag[1] = NULL;
     sass_warp_start(&u->warp, e->nregs, f->mask, 8, u->local, u->local_cap);
@@ -372,38 +476,8 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
       *ran = b;
       return rc;
     }
-    uint16_t lanes = (uint16_t)(f->mask & ~u->warp.killed);
-    uint32_t cov[16], z[16], rgba[2][16];
-    memcpy(cov, f->cov, sizeof cov);
-    const sass_warp *w = &u->warp;
-    for (int l = 0; l < 16; l++) {
-      if (om->sample_mask_reg != SASS_PS_NONE) cov[l] &= w->r[om->sample_mask_reg][l];
-      if (om->depth_reg != SASS_PS_NONE) {
-        float d = gs_lane_f(w->r[om->depth_reg][l]);
-        d = !(d > 0) ? 0 : d > 1 ? 1 : d;
-        z[l] = (uint32_t)(d * 16777215.0 + 0.5);
-      } else {
-        z[l] = f->z[l];
-      }
-      uint32_t c[4];
-      for (unsigned k = 0; k < 4; k++)
-        c[k] = om->target_reg[0] != SASS_PS_NONE && (om->target_mask[0] >> k & 1) ? w->r[om->target_reg[0] + k][l]
-                                                                                : (k == 3 ? gs_lane_u(1.0f) : 0);
-      if (f->colour64) {
-        rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
-        rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
-      } else {
-        rgba[0][l] = unorm8(c[0]) | unorm8(c[1]) << 8 | unorm8(c[2]) << 16 | unorm8(c[3]) << 24;
-      }
-    }
-    t->begin(t->ctx);
-    if (lanes) {
-      t->z_write(t->ctx, z, cov, lanes);
-      if (om->target_reg[0] != SASS_PS_NONE) {
-        t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
-        if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
-      }
-    }
+    frag_out(e, &u->warp, 0, f);
+    b++;
   }
   *ran = n;
   return GS_OK;

@@ -1,0 +1,250 @@
+/* test_sass_frag.c — the SASS unit's fragment stage (sass_run_fragment,
+ * src/isa/sass/unit.c) through the shader-unit contract, every value worked
+ * out by hand:
+ *
+ * - two 16-pixel batches a warp (lanes 16-31 the second's, as the unit runs
+ *   them on the fast interpreter): each batch's IPA of the pixel position
+ *   and of a varying reads its own batch, and each batch's colour, Z,
+ *   coverage and lanes reach its own tile port; an odd batch count runs
+ *   its last batch alone; the same with the reference interpreter (one
+ *   batch a warp), so both give the same;
+ * - the colour conversion of render target 0 to RGBA8888 at its edges
+ *   (NaN, negative, -0, a denormal, 1, above 1, infinities);
+ * - an error in a pair of batches is the one batch's own: the batch before
+ *   it is written, *ran names the failing one, the message is what running
+ *   it alone gives, and the batches after it are not run;
+ * - a program whose lanes could tell a shared warp (KIL without
+ *   KillsPixels: one exception per warp) runs one batch a warp: one
+ *   exception per batch.
+ *
+ * unorm8 (the tile buffer's 8-bit store): clamp to [0, 1], x 255, + 0.5,
+ * truncate. For v = m / 256 (m < 256) everything is exact in binary32:
+ * m x 255 / 256 + 0.5 = m + 0.5 - m / 256, whose floor is m for m <= 128
+ * and m - 1 above; for v = (x + 0.5) / 256 it is x + 1 - (x + 0.5) / 256,
+ * whose floor is x. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "unit_fixture.h"
+#include "frag_port.h"
+
+/* A context whose units run the given interpreter with the given budget. */
+static void init(fixture *f, int interpreter, uint64_t watchdog) {
+  memset(f, 0, sizeof *f);
+  gs_gpu_config cfg = {0};
+  cfg.interpreter = interpreter, cfg.watchdog = watchdog;
+  f->g = gs_gpu_new(&cfg);
+  assert_non_null(f->g);
+  f->isa = gs_isa_by_name("sass");
+  assert_non_null(f->isa);
+  f->u = f->isa->unit_new(f->g, 1, &f->vpm, &f->d);
+  assert_non_null(f->u);
+}
+
+/* Loads text as a SASS pixel program: render target 0 (R0-R3), generic
+ * input 0.x screen-linear, the SPH flags given. */
+static gs_addr load_ps(fixture *f, const char *text, unsigned flags, gs_sph *sph) {
+  gs_isa_binary b = {0};
+  gs_drv_program p;
+  static const gs_sph_io in[1] = {{GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_SCREEN_LINEAR}};
+  gs_sph_decl decl = {.stage = GS_SPH_PIXEL, .inputs = in, .n_inputs = 1, .render_targets = 0xF, .flags = flags};
+  if (f->isa->assemble(text, "f.s", 0, &b, &f->d) < 0) fail_msg("%s", f->d.msg);
+  if (gs_sph_build(&decl, sph, &f->d) < 0 ||
+      gs_drv_program_load_isa(gs_gpu_mem(f->g), GS_ISA_SASS, b.bytes, b.size, sph, &p, &f->d) < 0)
+    fail_msg("%s", f->d.msg);
+  gs_isa_binary_free(&b);
+  return p.code;
+}
+
+/* A batch: the 4 x 4 block at (bx, by), varying 0.x = (m0 + lane) / 256
+ * (W 1, so the screen-linear value is the plane's), Z = z0 + lane, the
+ * covered lanes `mask` with coverage 1. */
+typedef struct batch {
+  uint32_t x[16], y[16], cov[16], z[16];
+  float w[16], plane[1][16], offset[1];
+  uint8_t imap[1];
+  port_rec rec;
+  gs_tile_port port;
+} batch;
+
+static void batch_init(fixture *f, batch *b, gs_frag_io *io, gs_addr code, const gs_sph *sph, uint32_t bx, uint32_t by,
+                       unsigned m0, uint32_t z0, uint16_t mask) {
+  memset(b, 0, sizeof *b);
+  for (unsigned l = 0; l < 16; l++) {
+    b->x[l] = bx + (l & 3), b->y[l] = by + (l >> 2), b->cov[l] = 1, b->z[l] = z0 + l, b->w[l] = 1;
+    b->plane[0][l] = (float)(m0 + l) / 256.0f;
+  }
+  b->imap[0] = GS_PIXEL_IMAP_SCREEN_LINEAR;
+  b->port = port_of(&b->rec);
+  *io = (gs_frag_io){.prog = {code, 0, 0}, .gates = gs_sph_gates(sph), .report = &f->report, .lanes = 16, .mask = mask,
+                     .x = b->x, .y = b->y, .cov = b->cov, .z = b->z, .w = b->w, .nin = 1,
+                     .plane = (const float(*)[16])b->plane, .offset = b->offset, .imap = b->imap,
+                     .tile = &b->port};
+}
+
+/* ---- two batches a warp ------------------------------------------------------------- */
+
+/* R = the varying, G = (x + 0.5) / 256, B = (y + 0.5) / 256, A = 1. */
+static const char *const pos_prog =
+    "    IPA.PASS R0, a[0x80] ;\n"
+    "    IPA.PASS R4, a[0x70] ;\n"
+    "    IPA.PASS R5, a[0x74] ;\n"
+    "    MOV32I R6, 0x3b800000 ;\n" /* 1/256 */
+    "    FMUL R1, R4, R6 ;\n"
+    "    FMUL R2, R5, R6 ;\n"
+    "    MOV32I R3, 0x3f800000 ;\n"
+    "    EXIT ;\n";
+
+static void run_positions(int interpreter, unsigned n) {
+  fixture f;
+  init(&f, interpreter, 0);
+  gs_sph sph;
+  gs_addr code = load_ps(&f, pos_prog, 0, &sph);
+  static const uint32_t bxy[5][2] = {{0, 0}, {36, 8}, {4, 60}, {100, 12}, {8, 8}};
+  static const uint16_t masks[5] = {0xFFFF, 0x0FF0, 0xFFFF, 0x0000, 0x8001}; /* batch 3 empty */
+  batch b[5];
+  gs_frag_io io[5];
+  for (unsigned k = 0; k < n; k++)
+    batch_init(&f, &b[k], &io[k], code, &sph, bxy[k][0], bxy[k][1], 30 * k, 1000 * k, masks[k]);
+  unsigned ran = 99;
+  if (f.isa->run_fragment(f.g, f.u, io, n, &ran) < 0) fail_msg("%s", f.d.msg);
+  assert_int_equal(ran, n);
+  for (unsigned k = 0; k < n; k++) {
+    const port_rec *r = &b[k].rec;
+    assert_int_equal(r->begins, 1);
+    assert_int_equal(r->zs, masks[k] ? 1 : 0);
+    assert_int_equal(r->colours, masks[k] ? 1 : 0);
+    if (!masks[k]) continue;
+    assert_int_equal(r->z_lanes, masks[k]);
+    assert_int_equal(r->c_lanes, masks[k]);
+    for (unsigned l = 0; l < 16; l++) {
+      unsigned m = 30 * k + l, red = m <= 128 ? m : m - 1;
+      uint32_t want = red | (bxy[k][0] + (l & 3)) << 8 | (bxy[k][1] + (l >> 2)) << 16 | 255u << 24;
+      assert_int_equal(r->z[l], 1000 * k + l);
+      assert_int_equal(r->z_cov[l], 1);
+      if (masks[k] >> l & 1) assert_int_equal(r->rgba[l], want);
+    }
+  }
+  assert_int_equal(f.report.exceptions, 0);
+  fixture_free(&f);
+}
+
+static void test_pairs(void **state) {
+  (void)state;
+  for (unsigned n = 1; n <= 5; n++) {
+    run_positions(GS_INTERP_FAST, n);
+    run_positions(GS_INTERP_REFERENCE, n);
+  }
+}
+
+/* ---- the colour conversion at its edges --------------------------------------------- */
+
+static void test_unorm8_edges(void **state) {
+  (void)state;
+  static const uint32_t v[3][4] = {
+      {0x7fc00000u, 0xc0000000u, 0x7f800000u, 0x3f000000u}, /* NaN 0, -2 0, +inf 255, 0.5: 127.5 + 0.5 = 128 */
+      {0x40400000u, 0x00000001u, 0xff800000u, 0x3f7d70a4u}, /* 3 255, denormal 0, -inf 0, 0.99: 252.45.. + 0.5: 252 */
+      {0x80000000u, 0x3f800000u, 0x007fffffu, 0x3f7fffffu}, /* -0 0, 1 255, denormal 0, 1 - 2^-24: 255.49.. : 255 */
+  };
+  static const uint32_t want[3] = {0x80FF0000u, 0xFC0000FFu, 0xFF00FF00u};
+  for (unsigned k = 0; k < 3; k++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "    MOV32I R0, 0x%08x ;\n    MOV32I R1, 0x%08x ;\n    MOV32I R2, 0x%08x ;\n    MOV32I R3, 0x%08x ;\n"
+             "    EXIT ;\n",
+             v[k][0], v[k][1], v[k][2], v[k][3]);
+    fixture f;
+    init(&f, GS_INTERP_FAST, 0);
+    gs_sph sph;
+    gs_addr code = load_ps(&f, text, 0, &sph);
+    batch b[2];
+    gs_frag_io io[2];
+    for (unsigned j = 0; j < 2; j++) batch_init(&f, &b[j], &io[j], code, &sph, 4 * j, 0, 0, 0, 0xFFFF);
+    unsigned ran = 0;
+    if (f.isa->run_fragment(f.g, f.u, io, 2, &ran) < 0) fail_msg("%s", f.d.msg);
+    for (unsigned j = 0; j < 2; j++)
+      for (unsigned l = 0; l < 16; l++) assert_int_equal(b[j].rec.rgba[l], want[k]);
+    fixture_free(&f);
+  }
+}
+
+/* ---- an error in a pair ----------------------------------------------------------- */
+
+/* Lanes with x >= 8 loop for ever (the budget ends it). */
+static const char *const loop_prog =
+    "    IPA.PASS R4, a[0x70] ;\n"
+    "    FSETP.GE.AND P0, PT, R4, 8, PT ;\n"
+    "spin:\n"
+    "    @P0 BRA spin ;\n"
+    "    MOV32I R0, 0x3f800000 ;\n"
+    "    MOV32I R3, 0x3f800000 ;\n"
+    "    EXIT ;\n";
+
+static void test_error_in_pair(void **state) {
+  (void)state;
+  /* the message of the looping batch run alone */
+  fixture f;
+  init(&f, GS_INTERP_FAST, 5000);
+  gs_sph sph;
+  gs_addr code = load_ps(&f, loop_prog, 0, &sph);
+  batch b[4];
+  gs_frag_io io[4];
+  batch_init(&f, &b[0], &io[0], code, &sph, 8, 0, 0, 0, 0xFFFF);
+  unsigned ran = 99;
+  assert_true(f.isa->run_fragment(f.g, f.u, io, 1, &ran) < 0);
+  assert_int_equal(ran, 0);
+  char alone[sizeof f.d.msg];
+  snprintf(alone, sizeof alone, "%s", f.d.msg);
+  if (!strstr(alone, "budget of 5000")) fail_msg("'%s'", alone);
+  fixture_free(&f);
+  /* batches at x 0, 8, 0, 0: the first two share a warp */
+  init(&f, GS_INTERP_FAST, 5000);
+  code = load_ps(&f, loop_prog, 0, &sph);
+  static const uint32_t bx[4] = {0, 8, 0, 0};
+  for (unsigned k = 0; k < 4; k++) batch_init(&f, &b[k], &io[k], code, &sph, bx[k], 0, 0, 0, 0xFFFF);
+  ran = 99;
+  assert_true(f.isa->run_fragment(f.g, f.u, io, 4, &ran) < 0);
+  assert_int_equal(ran, 1);
+  assert_string_equal(f.d.msg, alone);
+  assert_int_equal(b[0].rec.begins, 1);
+  assert_int_equal(b[0].rec.colours, 1);
+  for (unsigned l = 0; l < 16; l++) assert_int_equal(b[0].rec.rgba[l], 0xFF0000FFu);
+  for (unsigned k = 1; k < 4; k++) assert_int_equal(b[k].rec.begins, 0);
+  assert_int_equal(f.report.exceptions, 0);
+  fixture_free(&f);
+}
+
+/* ---- one batch a warp when lanes could tell ------------------------------------------ */
+
+static void test_kil_exceptions_per_batch(void **state) {
+  (void)state;
+  fixture f;
+  init(&f, GS_INTERP_FAST, 0);
+  gs_sph sph;
+  gs_addr code = load_ps(&f, "    KIL ;\n    EXIT ;\n", 0, &sph); /* without KillsPixels: a no-op */
+  batch b[2];
+  gs_frag_io io[2];
+  for (unsigned k = 0; k < 2; k++) {
+    batch_init(&f, &b[k], &io[k], code, &sph, 4 * k, 0, 0, 0, 0xFFFF);
+  }
+  unsigned ran = 0;
+  if (f.isa->run_fragment(f.g, f.u, io, 2, &ran) < 0) fail_msg("%s", f.d.msg);
+  assert_int_equal(f.report.exceptions, 2);
+  for (unsigned k = 0; k < 2; k++) assert_int_equal(b[k].rec.z_lanes, 0xFFFF);
+  fixture_free(&f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pairs),
+      cmocka_unit_test(test_unorm8_edges),
+      cmocka_unit_test(test_error_in_pair),
+      cmocka_unit_test(test_kil_exceptions_per_batch),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
