@@ -853,6 +853,15 @@ static void ref_rand_vertex(uint32_t *s, int spread, int16_t ax, int16_t ay, pse
     v->vary[i] = (ref_rand(s) & 3) ? (float)((int32_t)(ref_rand(s) % 20001) - 10000) / 1000.0f : ref_rand_float(s);
 }
 
+/* Sets up a triangle of v[0..2], a line of v[0..1] or a point of v[0],
+ * at random (*kind: 3, 2 or 1). */
+static pse_result ref_setup_any(uint32_t *s, const pse_state *st, const pse_vertex v[3], pse_prim *p, int *kind) {
+  *kind = (int)(ref_rand(s) % 3) + 1;
+  return *kind == 3 ? pse_setup_triangle(st, &v[0], &v[1], &v[2], p)
+         : *kind == 2 ? pse_setup_line(st, &v[0], &v[1], p)
+                      : pse_setup_point(st, &v[0], p);
+}
+
 /* Random triangles, lines and points (every interpolation mode, depth
  * offset, both provoking vertices, large and tiny, on and off the frame),
  * each at blocks covered or not, near and far: pse_batch_setup and
@@ -882,11 +891,8 @@ static void test_batch_matches_reference(void **state) {
     pse_vertex v[3];
     for (int k = 0; k < 3; k++) ref_rand_vertex(&s, spread, ax, ay, &v[k]);
     pse_prim p;
-    int kind = (int)(ref_rand(&s) % 3) + 1;
-    pse_result r = kind == 3 ? pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p)
-                   : kind == 2 ? pse_setup_line(&st, &v[0], &v[1], &p)
-                               : pse_setup_point(&st, &v[0], &p);
-    if (r != PSE_DRAW) continue;
+    int kind;
+    if (ref_setup_any(&s, &st, v, &p, &kind) != PSE_DRAW) continue;
     for (int k = 0; k < 8; k++) {
       pse_block b;
       uint32_t bx, by;
@@ -984,11 +990,8 @@ static void test_batch_extremes_match_reference(void **state) {
       v[k].inv_wc = (flat & 2) ? iw : ref_special_float(&s);
     }
     pse_prim p;
-    int kind = (int)(ref_rand(&s) % 3) + 1;
-    pse_result r = kind == 3 ? pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p)
-                   : kind == 2 ? pse_setup_line(&st, &v[0], &v[1], &p)
-                               : pse_setup_point(&st, &v[0], &p);
-    if (r != PSE_DRAW) continue;
+    int kind;
+    if (ref_setup_any(&s, &st, v, &p, &kind) != PSE_DRAW) continue;
     zflat += p.z_flat, wflat += p.w_flat;
     big += (p.x1 - p.x0) >= 2048 && (p.y1 - p.y0) >= 2048;
     for (int k = 0; k < 8; k++) {

@@ -316,7 +316,7 @@ static uint32_t pse_round_z(double zf);
  * λ is finite, λ·0 is ±0, and adding ±0 changes no value but a zero's sign,
  * which pse_round_z and W's test for 1/W = 0 ignore; and which FIFO entries
  * make VP from the weights. */
-static void pse_finish_setup(pse_prim *p) {
+static GS_CLONE_INLINE void pse_finish_setup(pse_prim *p) {
   for (int e = 0; e < 16; e++) {
     p->step1[e] = (double)(p->lambda[0].u * pse_lane_dx16[e] + p->lambda[0].v * pse_lane_dy16[e]);
     p->step2[e] = (double)(p->lambda[1].u * pse_lane_dx16[e] + p->lambda[1].v * pse_lane_dy16[e]);
