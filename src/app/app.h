@@ -86,6 +86,7 @@ typedef struct gs_why_request {
 typedef struct gs_trace_request {
   long x, y, lane;
   long draw, vertex; /* --draw K --vertex I: vertex I of draw K (draw -1: the pixel) */
+  int coordinate;    /* --stage coordinate: the vertex's coordinate-shader run */
 } gs_trace_request;
 int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int, char **));
 struct lua_State;

@@ -1,7 +1,8 @@
 /* trace_cmd.c — `gpusim trace [--frame N] [--lane L] SCENE.lua X Y
  * [ARGS...]` or `gpusim trace [--frame N] [--lane L] --draw K --vertex I
- * SCENE.lua [ARGS...]` (the vertex-program invocation that shaded vertex I
- * of draw K: gpusim.debug{draw = K, vertex = I}): renders the scene's frames 0..N headless, then prints the
+ * [--stage vertex|coordinate] SCENE.lua [ARGS...]` (the vertex-program — or
+ * coordinate-shader — invocation that shaded vertex I of draw K:
+ * gpusim.debug{draw = K, vertex = I, stage = S}): renders the scene's frames 0..N headless, then prints the
  * lane trace of the fragment program invocation that last shaded pixel
  * (X, Y) of frame N: each step's pc, source line, disassembly and the
  * registers it wrote with their values — gpusim.debug{x = X, y = Y}:trace() (src/lua/
@@ -15,7 +16,7 @@
 
 static const char trace_usage[] =
     "usage: gpusim trace [--frame N] [--lane L] SCENE.lua X Y [ARGS...]\n"
-    "       gpusim trace [--frame N] [--lane L] --draw K --vertex I SCENE.lua [ARGS...]\n"
+    "       gpusim trace [--frame N] [--lane L] --draw K --vertex I [--stage S] SCENE.lua [ARGS...]\n"
     "\n"
     "Prints the lane trace of the fragment program invocation that last shaded\n"
     "pixel (X, Y) of a scene's frame (X, Y from the top-left corner, as an image\n"
@@ -31,18 +32,21 @@ static const char trace_usage[] =
     "With --draw K --vertex I (and no X Y) it prints the trace of the vertex\n"
     "program invocation that shaded vertex I (the index its primitives use) of\n"
     "draw K (the frame's K-th draw call, from 1) instead, as\n"
-    "gpusim.debug{draw = K, vertex = I}:trace() does.\n"
+    "gpusim.debug{draw = K, vertex = I}:trace() does; with --stage coordinate,\n"
+    "the coordinate-shader run of that vertex (the binning pass's).\n"
     "\n"
     "  --frame N     the frame (default 0)\n"
     "  --draw K      trace a vertex of draw K (needs --vertex)\n"
     "  --vertex I    the vertex of index I (needs --draw)\n"
+    "  --stage S     with --draw: vertex (the default) or coordinate\n"
     "  --lane L      trace lane L of the batch instead of the pixel's lane\n"
     "  ARGS          the scene's arguments, as for gpusim SCENE.lua ARGS\n"
     "\n"
     "Exit status: 0 traced, 1 the scene or the pixel is wrong (outside the\n"
     "image, no fragment shaded it: the message says what gpusim why says, a Lua\n"
     "error) or the draw or vertex is (no such draw, no such vertex run), 2 a\n"
-    "usage error (also --draw without --vertex, or a pixel with --draw).\n";
+    "usage error (also --draw without --vertex, a pixel with --draw, or --stage\n"
+    "without --draw).\n";
 
 static int trace_usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "gpusim trace: ");
@@ -69,7 +73,7 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
   req.vertex = -1;
   o.headless = 1;
   long frame = 0;
-  int i = 1;
+  int i = 1, stage = 0;
   for (; i < argc; i++) {
     const char *a = argv[i], *v;
     int missing = 0;
@@ -87,6 +91,11 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
     } else if ((v = gs_cli_option(argc, argv, &i, "--vertex", &missing))) {
       if (whole(v, 0, 0x7fffffff, &req.vertex) < 0)
         return trace_usage_error("--vertex: expected a vertex index 0.., got '%s'", v);
+    } else if ((v = gs_cli_option(argc, argv, &i, "--stage", &missing))) {
+      if (strcmp(v, "vertex") && strcmp(v, "coordinate"))
+        return trace_usage_error("--stage: expected vertex or coordinate, got '%s'", v);
+      req.coordinate = strcmp(v, "coordinate") == 0;
+      stage = 1;
     } else if (missing) {
       return trace_usage_error("option '%s' needs a value", a);
     } else if (strcmp(a, "--") == 0) {
@@ -98,6 +107,7 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
       break;
     }
   }
+  if (stage && req.draw < 0) return trace_usage_error("%s", "--stage goes with --draw K --vertex I");
   if ((req.draw < 0) != (req.vertex < 0))
     return trace_usage_error("%s", req.draw < 0 ? "--vertex needs --draw K" : "--draw needs --vertex I");
   if (req.draw >= 0) {
@@ -142,7 +152,11 @@ void gs_trace_print(struct lua_State *L, const gs_trace_request *t) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, "gpusim");
   lua_getfield(L, -1, "debug");
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
+  if (t->draw >= 0 && t->coordinate) {
+    lua_pushliteral(L, "coordinate");
+    lua_setfield(L, -2, "stage");
+  }
   lua_pushinteger(L, t->draw >= 0 ? t->draw : t->x);
   lua_setfield(L, -2, t->draw >= 0 ? "draw" : "x");
   lua_pushinteger(L, t->draw >= 0 ? t->vertex : t->y);

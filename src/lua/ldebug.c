@@ -48,6 +48,7 @@ typedef struct debugger {
   int scanned;         /* hits are those of the frame-wide breakpoints now */
   uint32_t height;
   const lgs_srcmap_entry *src; /* the program's source lines (lsrcmap.h), or NULL */
+  size_t src_same;     /* the bytes the code shares with src from its start */
 } debugger;
 
 static void debugger_clear(debugger *d) {
@@ -157,7 +158,7 @@ static void adopt(lua_State *L, debugger *d, gs_debug_inv *inv, unsigned step) {
   }
   debugger_clear(d);
   d->inv = inv, d->st = st, d->tmp = tmp;
-  d->src = lgs_srcmap_find(L, inv->ops->isa, gs_gpu_mem(lgs_gpu(L)), inv->code);
+  d->src = lgs_srcmap_find(L, inv->ops->isa, gs_gpu_mem(lgs_gpu(L)), inv->code, &d->src_same);
   d->cur = step > inv->steps ? inv->steps : step;
   gs_debug_inv_state(inv, d->cur, d->st);
 }
@@ -347,7 +348,7 @@ static int l_line(lua_State *L) {
  * the prolog, the end). */
 static const lgs_src_row *source_row(const debugger *d, const void *st, unsigned lane) {
   if (!d->src || d->inv->ops->ended(st, lane)) return NULL;
-  return lgs_srcmap_row(d->src, d->inv->code, (int64_t)user_pc(d->inv, st, lane));
+  return lgs_srcmap_row(d->src, d->src_same, d->inv->code, (int64_t)user_pc(d->inv, st, lane));
 }
 
 /* d:source(): file, line and text of the next instruction's source line,

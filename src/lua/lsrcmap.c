@@ -245,8 +245,10 @@ void lgs_srcmap_note(lua_State *L, const gs_isa *isa, const gs_isa_binary *bin, 
   m->e[m->n++] = e;
 }
 
-const lgs_srcmap_entry *lgs_srcmap_find(lua_State *L, const char *isa, const gs_mem *mem, gs_addr code) {
+const lgs_srcmap_entry *lgs_srcmap_find(lua_State *L, const char *isa, const gs_mem *mem, gs_addr code,
+                                        size_t *same) {
   srcmap *m = get_map(L, 0);
+  *same = 0;
   if (!m || !m->n) return NULL;
   gs_program_header h;
   gs_diag d;
@@ -258,25 +260,26 @@ const lgs_srcmap_entry *lgs_srcmap_find(lua_State *L, const char *isa, const gs_
     for (size_t i = 0; p && i < m->n; i++) {
       const lgs_srcmap_entry *e = m->e[i];
       if (!strcmp(e->isa->name, isa) && e->size == h.code_bytes && e->hash == hash && !memcmp(e->bytes, p, e->size))
-        return e;
+        return *same = e->size, e;
     }
   }
+  /* the longest run of first bytes an assembly shares with the code */
   const lgs_srcmap_entry *best = NULL;
   for (size_t i = 0; i < m->n; i++) {
     const lgs_srcmap_entry *e = m->e[i];
-    if (strcmp(e->isa->name, isa) || (best && e->size <= best->size) || (has && e->size > h.code_bytes) ||
-        e->size > 0xffffffffu)
-      continue;
-    const uint8_t *p = gs_mem_ptr(mem, code, (uint32_t)e->size);
-    if (p && !memcmp(e->bytes, p, e->size)) best = e;
+    size_t lim = has && h.code_bytes < e->size ? h.code_bytes : e->size, n = 0;
+    if (strcmp(e->isa->name, isa) || lim <= *same || lim > 0xffffffffu) continue;
+    const uint8_t *p = gs_mem_ptr(mem, code, (uint32_t)lim);
+    while (p && n < lim && p[n] == e->bytes[n]) n++;
+    if (n > *same) best = e, *same = n;
   }
   return best;
 }
 
-const lgs_src_row *lgs_srcmap_row(const lgs_srcmap_entry *e, gs_addr code, int64_t pc) {
+const lgs_src_row *lgs_srcmap_row(const lgs_srcmap_entry *e, size_t same, gs_addr code, int64_t pc) {
   if (!e || !e->nrows || pc < 0) return NULL;
   int64_t off = pc;
-  if (e->isa->id == GS_ISA_QPU) off = pc - (int64_t)code;                /* the QPU's pc: a bus address */
+  if (e->isa->id == GS_ISA_QPU) off = pc - (int64_t)code;   /* the QPU's pc: a bus address */
   else if (e->isa->id == GS_ISA_PICA) off = e->origin + 4 * pc; /* a word index in the SHBIN's code blob */
   if (off < 0 || off > 0xffffffffll) return NULL;
   size_t lo = 0, hi = e->nrows;
@@ -285,7 +288,9 @@ const lgs_src_row *lgs_srcmap_row(const lgs_srcmap_entry *e, gs_addr code, int64
     if (e->rows[mid].offset < (uint32_t)off) lo = mid + 1;
     else hi = mid;
   }
-  return lo < e->nrows && e->rows[lo].offset == (uint32_t)off ? &e->rows[lo] : NULL;
+  if (lo >= e->nrows || e->rows[lo].offset != (uint32_t)off) return NULL;
+  size_t end = lo + 1 < e->nrows ? e->rows[lo + 1].offset : e->size; /* the instruction's bytes end */
+  return end <= same ? &e->rows[lo] : NULL;
 }
 
 void lgs_src_place(const lgs_src_row *r, char *buf, size_t n) {

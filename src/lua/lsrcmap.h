@@ -11,8 +11,11 @@
  * front of the code gives the program's length, and an entry of the same
  * ISA, length and bytes (an FNV-1a hash first, then the bytes) is its map;
  * code without a header (or a program the driver linked more code into)
- * takes the longest entry whose bytes all equal the code's first bytes.
- * Code given as bytes that no assembly of this state made has no map.
+ * takes the entry that shares the longest run of first bytes with it, for
+ * the instructions within that run (a blending variant of a QPU fragment
+ * program: the original's instructions before its colour write).
+ * Code given as bytes that no assembly of this state made (and that does
+ * not begin with one's instructions) has no map.
  *
  * Where the text was written: the Lua files of the functions on the call
  * stack of the assembly, and of the functions the loaded modules
@@ -56,14 +59,21 @@ typedef struct lgs_srcmap_entry {
  * Out of memory it records nothing (the debugger then shows no source). */
 void lgs_srcmap_note(lua_State *L, const gs_isa *isa, const gs_isa_binary *bin, const char *text);
 
-/* The map of the program of ISA `isa` (gs_isa.name) at code, or NULL. The
- * entry lives as long as the Lua state. */
-const lgs_srcmap_entry *lgs_srcmap_find(lua_State *L, const char *isa, const gs_mem *m, gs_addr code);
+/* The map of the program of ISA `isa` (gs_isa.name) at code, or NULL, and
+ * in *same how many of its first bytes the code has: all of them for the
+ * program itself; fewer for a program the driver linked code into (a
+ * blending variant of a QPU fragment program keeps the original's
+ * instructions up to its colour write) or code that only begins as an
+ * assembly does — the rows of the instructions past them are not the
+ * code's. The entry lives as long as the Lua state. */
+const lgs_srcmap_entry *lgs_srcmap_find(lua_State *L, const char *isa, const gs_mem *m, gs_addr code,
+                                        size_t *same);
 
 /* The row of the instruction at `pc` (the debugger's user pc: the QPU's bus
  * address, SASS's and AGX's byte offset in the program, the PICA200's
- * word index; code: the program's address), or NULL. */
-const lgs_src_row *lgs_srcmap_row(const lgs_srcmap_entry *e, gs_addr code, int64_t pc);
+ * word index; code: the program's address), or NULL (also when the
+ * instruction's bytes are not all within the first `same`). */
+const lgs_src_row *lgs_srcmap_row(const lgs_srcmap_entry *e, size_t same, gs_addr code, int64_t pc);
 
 /* The row's place as "file:line" (the file's last path component) or
  * "<asm>:line", into buf. */

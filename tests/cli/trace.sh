@@ -10,7 +10,7 @@
 # prologue's IPA.PASS and MUFU.RCP on lines 70 and 71, colour()'s MOV32I
 # and EXIT on 81 and 82; the three IPA lines are made by string.format (no
 # line of the file holds them): "<asm>" and their lines 3-5 in the text.
-# Then the vertex form (--draw K --vertex I), --lane, --help, and the exit statuses: 1 for a pixel no fragment
+# Then the vertex form (--draw K --vertex I [--stage coordinate]), --lane, --help, and the exit statuses: 1 for a pixel no fragment
 # program ran for (with what gpusim why says) and for one outside the image,
 # 2 for usage errors.
 . "$2/tests/cli/lib/common.sh"
@@ -54,6 +54,21 @@ grep -q '^    5  prolog+0x0028  *load .* r12=0x3f800000 (1)$' "$tmp/vtx" || fail
 grep -q '^    8  0x0000         agx_shaders.lua:37  st_var   r8, 0$' "$tmp/vtx" || fail "vertex step 8: $(cat "$tmp/vtx")"
 grep -q '^   15  0x001c         <asm>:9             stop ' "$tmp/vtx" || fail "vertex step 15"
 [ "$(tail -1 "$tmp/vtx")" = "end" ] || fail "vertex: no end line"
+# --stage coordinate: the QPU coordinate shader's run of vertex 1 (lane 1 of
+# the binning pass's one batch, lanes 0x7), lua/vc4_shaders.lua's 26
+# instructions from line 20 (counted by hand): step 2 is mov ra0, vpm on
+# line 22, whose write shows at the end of step 3 (RG section 3): Xc 0.8
+"$g" trace --draw 1 --vertex 1 --stage coordinate scenes/triangle.lua > "$tmp/cs" || fail "coordinate trace exited $?"
+head -1 "$tmp/cs" | grep -q '^qpu coordinate shader 0x[0-9a-f]* (uniforms 0x[0-9a-f]*), vertex 1: lane 1 of lanes 0x7, 26 steps$' \
+  || fail "coordinate header: $(head -1 "$tmp/cs")"
+grep -q '^    2  0x[0-9a-f]*  vc4_shaders.lua:22  mov ra0, vpm$' "$tmp/cs" || fail "coordinate step 2: $(cat "$tmp/cs")"
+grep -q '^    3  0x[0-9a-f]*  vc4_shaders.lua:23  mov ra1, vpm .* ra0=0x3f4ccccd (0.800000012)' "$tmp/cs" \
+  || fail "coordinate step 3: $(cat "$tmp/cs")"
+"$g" trace --stage coordinate scenes/triangle.lua 1 2 > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] || fail "--stage without --draw: exit status"
+grep -q -- '--stage goes with --draw K --vertex I' "$tmp/err" || fail "$(cat "$tmp/err")"
+"$g" trace --draw 1 --vertex 0 --stage binning scenes/triangle.lua > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--stage binning: exit status"
 "$g" trace --draw 2 --vertex 0 scenes/triangle.lua > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] || fail "no draw 2: exit status"
 grep -q 'frame 0 has no draw 2' "$tmp/err" || fail "$(cat "$tmp/err")"

@@ -160,13 +160,14 @@ local nop = 0x100009e7009e7000
 local raw = string.pack("<i8<i8<i8<i8", 14 << 60 | 1 << 49 | 46 << 38 | 39 << 32 | 0xff00ff00,
                         nop & ~(0xf << 60) | 3 << 60, nop, nop & ~(0xf << 60) | 5 << 60)
 assert(gpusim.disasm("qpu", raw):find("ldi tlb_colour_all, 0xff00ff00"), gpusim.disasm("qpu", raw))
-local function solid(fragment)
+local function solid(fragment, blend)
   local vertices = gpusim.buffer {format = {"f32x4"}, data = {{-1, -1, 0, 1}, {3, -1, 0, 1}, {-1, 3, 0, 1}}}
   local vc4 = require "vc4_shaders"
   local shader = gpusim.shader {coordinate = vc4.coordinate, vertex = vc4.vertex(0), fragment = fragment,
                                 inputs = {{name = "position", components = 4}}, coordinate_inputs = {"position"}}
   local target = gpusim.target {width = 8, height = 8, format = "rgba8888"}
   gpusim.frame(function(frame)
+    if blend then frame:state {blend = blend} end
     frame:draw {mode = "triangles", vertices = vertices, shader = shader,
                 uniforms = {"viewport_x_scale", "viewport_y_scale", "viewport_z_scale", "viewport_z_offset"}}
   end, target)
@@ -198,4 +199,27 @@ assert(base(file) == "debug_source.lua" and line == here + 2 and text == "ldi tl
 d:step(3)
 file, line = d:source()
 assert(line == here + 5, line) -- sbdone
+-- blending: the QPU has no blend unit, the driver links blend code into a
+-- variant of the program in place of its colour write (docs/blending.md);
+-- the variant begins with the original's ldi, which keeps its line, and the
+-- linked code after it (from step 1) is not the scene's: no source
+here = debug.getinfo(1, "l").currentline
+local blended = [[
+    ldi r0, 0xff00ff00
+    mov tlb_colour_all, r0
+    thrend
+    nop
+    sbdone
+]]
+d = solid({source = blended}, "add")
+assert(d:line() == "ldi r0, 0xff00ff00", d:line())
+file, line = d:source()
+assert(base(file) == "debug_source.lua" and line == here + 2, line)
+assert(d:length() > 5, d:length()) -- the linked code is longer than the original
+for s = 1, d:length() do
+  d:step()
+  assert(d:source() == nil, s)
+end
+tr = d:trace()
+assert(tr:find("\n    0  0x%x+  debug_source.lua:%d+  ldi r0, 0xff00ff00") and tr:find("\n    1  0x%x+   +%a"), tr)
 print("debug_source: ok")
