@@ -291,9 +291,20 @@ static const char *const own_keys[] = {"lane", "depth", "stored_depth", "stored_
  *   "finals": each pixel's final colour, run-length coded: -1 the output of
  *     its last fragment with one output word, else the colour's word(s).
  * 0, or -1 with the message in err. */
+static int collect(lua_State *L) {
+  lgs_why_all(L, -1);
+  return 1;
+}
+
 static int write_provenance(lua_State *L, const lgs_frame_info *fi, FILE *out, char *err, size_t errlen) {
   int top = lua_gettop(L);
-  gs_provall *a = lgs_why_all(L, -1); /* raises as gpusim.why would */
+  lua_pushcfunction(L, collect); /* its errors (gpusim.why's) become err: the caller frees the page */
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    snprintf(err, errlen, "%s", lua_tostring(L, -1));
+    lua_settop(L, top);
+    return -1;
+  }
+  gs_provall *a = lua_touserdata(L, -1); /* its first member (lwhyall.c) */
   lgs_frame_info fr;
   lgs_last_frame(L, &fr);
   int frame = lua_gettop(L);

@@ -30,8 +30,10 @@ void lgs_why_push_answer(lua_State *L, int frame, const lgs_frame_info *fi, cons
 
 /* gpusim.why_all's collector for the last frame: runs it once with the
  * trace following every pixel and `threads` host threads (< 0: the
- * render's), and pushes the object that owns the answers (lwhyall.c).
- * Raises a Lua error as gpusim.why does. */
+ * render's), and pushes the object that owns the answers (lwhyall.c),
+ * a userdata whose block starts with the gs_provall returned (so
+ * lua_touserdata of it is that pointer too). Raises a Lua error as
+ * gpusim.why does. */
 gs_provall *lgs_why_all(lua_State *L, int threads);
 
 #endif

@@ -16,7 +16,7 @@
 #define WHY_ALL_TYPE "gpusim.why_all"
 
 typedef struct why_all {
-  gs_provall a;
+  gs_provall a;                /* first: the userdata is also the gs_provall (lwhy.h) */
   int ready;                   /* a holds the answers (the run succeeded) */
   lua_Integer number;          /* the frame's number and lists: the frame it explains */
   gs_addr bin_start, framebuffer;
