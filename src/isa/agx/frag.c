@@ -76,20 +76,23 @@ static void cf_setup(agx_state *s, const gs_frag_io *f) {
   }
 }
 
+/* dst[l] = src[l] for the batch's n lanes, 0 for the rest of 16 (with
+ * SSE2 and all 16, four 16-byte moves: the build sends a memcpy to the C
+ * library). */
+static inline void lanes16(uint32_t dst[16], const uint32_t *src, unsigned n) {
+#if defined(__SSE2__)
+  if (n == 16) {
+    for (unsigned l = 0; l < 16; l += 4)
+      _mm_storeu_si128((__m128i *)(void *)&dst[l], _mm_loadu_si128((const __m128i *)(const void *)&src[l]));
+    return;
+  }
+#endif
+  for (unsigned l = 0; l < 16; l++) dst[l] = l < n ? src[l] : 0;
+}
+
 /* 32-bit register n of each of the first 16 lanes of s (agx_reg32). */
 static inline void reg_row(const agx_state *s, unsigned n, uint32_t v[16]) {
   for (unsigned l = 0; l < 16; l++) v[l] = agx_reg32(s, l, n);
-}
-
-/* What a program's zs_emit instructions write (Mesa emits at most one
- * zs_emit a shader, so the program says what each lane's wrote). */
-enum { ZS_DEPTH = 1, ZS_STENCIL = 2 };
-static unsigned zs_writes(const agx_entry *e) {
-  unsigned w = 0;
-  for (size_t k = 0; k < e->prog.n; k++)
-    if (e->prog.insn[k].op == AGX_ZS_EMIT)
-      w |= (e->prog.insn[k].zs_depth ? ZS_DEPTH : 0) | (e->prog.insn[k].zs_stencil ? ZS_STENCIL : 0);
-  return w;
 }
 
 /* What the epilog does with batch f's results in s (Mesa's fragment ABI,
@@ -102,13 +105,13 @@ static unsigned zs_writes(const agx_entry *e) {
  * with its stencil bit: the SPH cannot declare r3l) is an exception: the
  * VideoCore IV tile buffer's stencil reference is the stencil setup word's,
  * which the driver links into QPU programs only, so no stencil state
- * reaches an AGX program's draw. zs: zs_writes of the program. */
+ * reaches an AGX program's draw. zs: agx_entry.zs of the program. */
 static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs) {
   const gs_tile_port *t = f->tile;
   unsigned n = f->lanes < 16 ? f->lanes : 16;
   uint16_t lanes = f->mask;
-  uint32_t cov[16] = {0}, z[16] = {0}, rgba[2][16], v[16];
-  memcpy(cov, f->cov, n * sizeof cov[0]);
+  uint32_t cov[16], z[16], rgba[2][16], v[16];
+  lanes16(cov, f->cov, n);
   uint64_t killed[2];
   memcpy(killed, s->killed, sizeof killed);
   for (unsigned l = 0; (killed[0] | killed[1]) && l < 16; l++) { /* (a discard is rare: lane by lane) */
@@ -133,7 +136,7 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
   for (unsigned l = 0; l < 16; l++) none |= (uint32_t)(cov[l] == 0) << l;
 #endif
   lanes &= (uint16_t)~none;
-  if ((zs & ZS_STENCIL) && (s->zs_done & lanes))
+  if ((zs & AGX_ZS_STENCIL) && (s->zs_done & lanes))
     for (unsigned l = 0; l < 16; l++)
       if ((s->zs_done >> l & 1) && (lanes >> l & 1))
         gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x, lane %u: a stencil output "
@@ -142,7 +145,7 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
                                 "ignored", u->num, f->prog.code, l);
   if (f->gates & GS_GATE_DEPTH) {
     reg_row(s, 2, v);
-    if (zs & ZS_DEPTH)
+    if (zs & AGX_ZS_DEPTH)
       for (unsigned l = 0; l < 16; l++) v[l] = s->zs_done >> l & 1 ? s->depth[l] : v[l];
     for (unsigned l = 0; l < 16; l++) {
       float d = gs_lane_f(v[l]);
@@ -150,7 +153,7 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
       z[l] = (uint32_t)(d * 16777215.0 + 0.5);
     }
   } else {
-    memcpy(z, f->z, n * sizeof z[0]);
+    lanes16(z, f->z, n);
   }
   /* r4-r7, a lane's halves 8-15 in a row: one copy a lane (the halves
    * little-endian, as agx_reg32 puts them together), its four channels
@@ -178,13 +181,12 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
  * target i in r(4(i + 1)).., but gpusim's tile buffer has one colour
  * buffer (render target 0), so their colour would be lost. */
 static int check_targets(gs_isa_unit *u, const agx_entry *e, gs_addr code) {
-  for (unsigned i = 1; i < 8; i++)
-    for (unsigned c = 0; c < 4; c++)
-      if (e->sph.omap_target[i][c])
-        return gs_diag_set(u->diag, GS_EINVAL, "AGX unit %d, fragment shader 0x%08x: its SPH maps render target %u "
-                           "(OmapTarget[%u], r%u-r%u under the fragment ABI), but the tile buffer has one colour "
-                           "buffer, render target 0: declare target 0 only", u->num, code, i, i, 4 * (i + 1),
-                           4 * (i + 1) + 3);
+  unsigned i = e->rt_past0;
+  if (i)
+    return gs_diag_set(u->diag, GS_EINVAL, "AGX unit %d, fragment shader 0x%08x: its SPH maps render target %u "
+                       "(OmapTarget[%u], r%u-r%u under the fragment ABI), but the tile buffer has one colour "
+                       "buffer, render target 0: declare target 0 only", u->num, code, i, i, 4 * (i + 1),
+                       4 * (i + 1) + 3);
   return GS_OK;
 }
 
@@ -233,7 +235,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     return gs_diag_set(u->diag, GS_EINVAL, "0x%08x: the program's SPH is not a pixel shader's but it runs as the "
                        "fragment shader", fio[0].prog.code);
   if (check_targets(u, e, fio[0].prog.code) < 0) return u->diag->code;
-  unsigned zs = zs_writes(e);
+  unsigned zs = e->zs;
   agx_state *s = &u->st;
   if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
     agx_state_init(s, 16);

@@ -111,7 +111,8 @@ static int decode_program(const uint8_t *code, uint32_t size, agx_instr **insn, 
   return GS_OK;
 }
 
-/* Decodes the program into e->insn and compiles it; e->halves, reads_cf, pends, frag_outs. */
+/* Decodes the program (its SPH in e->sph) into e->insn and compiles it;
+ * e->halves, reads_cf, pends, frag_outs, zs, rt_past0. */
 static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag *d) {
   if (decode_program(code, size, &e->insn, &e->prog, d) < 0) return d->code;
   size_t n = e->prog.n;
@@ -130,7 +131,12 @@ static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag 
     unsigned op = e->insn[k].op;
     if (op == AGX_LOAD || op == AGX_STORE || op == AGX_SMPF) e->pends = 1;
     if (op == AGX_SAMPLE_MASK || op == AGX_ZS_EMIT) e->frag_outs = 1;
+    if (op == AGX_ZS_EMIT) /* (Mesa emits at most one zs_emit a shader: the program says what each lane's wrote) */
+      e->zs |= (e->insn[k].zs_depth ? AGX_ZS_DEPTH : 0u) | (e->insn[k].zs_stencil ? AGX_ZS_STENCIL : 0u);
   }
+  for (unsigned i = 7; i >= 1; i--)
+    for (unsigned c = 0; c < 4; c++)
+      if (e->sph.omap_target[i][c]) e->rt_past0 = i;
   if (e->halves > AGX_HALVES) e->halves = AGX_HALVES;
   return agx_fast_compile(&e->prog, &e->fast, d);
 }

@@ -27,8 +27,12 @@ typedef struct agx_entry {
   int reads_cf;     /* an operand names a coefficient register (iter, iterproj, ldcf) */
   int pends;        /* it has a load, store or smpf: the instructions that leave halves pending */
   int frag_outs;    /* it has sample_mask or zs_emit: the instructions that write the fragment outputs */
+  unsigned zs;      /* what its zs_emit instructions write: AGX_ZS_DEPTH | AGX_ZS_STENCIL */
+  unsigned rt_past0; /* the first render target past 0 its SPH maps a component of, or 0 */
   struct agx_linked_set *linked; /* a vertex program: behind its vertex prologs, one a record layout (unit.c) */
 } agx_entry;
+
+enum { AGX_ZS_DEPTH = 1, AGX_ZS_STENCIL = 2 };
 
 /* the context of smpf's sampler (tex.c): the draw's fragment program */
 typedef struct agx_tex_ctx {
