@@ -10,7 +10,7 @@
 BUILD      ?= build
 BUILD_SAN  ?= build-san
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-PACKAGES   := cmake pkg-config gcc make liblua5.4-dev lua5.4 libsdl2-dev libstb-dev libcmocka-dev
+PACKAGES   := cmake pkg-config gcc make liblua5.4-dev lua5.4 libsdl2-dev libstb-dev libcmocka-dev llvm-15-dev
 TEST_PACKAGES := xvfb xauth imagemagick libxml2-utils groff-base man-db chromium
 CMAKE_FLAGS ?=
 

@@ -16,6 +16,7 @@
 #include "gpusim/qpu.h"
 #include "isa/qpu/table.h"
 #include "isa/qpu/qpu.h"
+#include "isa/uop/jit.h"
 #include "v3d/v3d.h"
 
 #define PROG_LEN 48
@@ -240,6 +241,18 @@ static void test_random_programs_nearest_even(void **state) {
   random_programs_agree(GS_ROUND_NEAREST_EVEN, 4000);
 }
 
+/* The same programs through native code (src/isa/uop/jit.h, compiled at
+ * each program's first run) against the reference; skipped in a build
+ * without it (GS_JIT=OFF). */
+static void test_random_programs_native(void **state) {
+  (void)state;
+  if (!gs_jit_available()) skip();
+  gs_jit_policy(1, 1);
+  random_programs_agree(GS_ROUND_TOWARD_ZERO, 48);
+  random_programs_agree(GS_ROUND_NEAREST_EVEN, 16);
+  gs_jit_policy(0, 0);
+}
+
 /* Code changed in memory after a run is prepared again, not served stale. */
 static void test_cache_notices_changed_code(void **state) {
   (void)state;
@@ -292,6 +305,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_programs_toward_zero),
       cmocka_unit_test(test_random_programs_nearest_even),
+      cmocka_unit_test(test_random_programs_native),
       cmocka_unit_test(test_cache_notices_changed_code),
       cmocka_unit_test(test_tlb_write_outside_fragment_shader),
   };

@@ -28,6 +28,7 @@
 #include "gpusim/qpu.h"
 #include "gpusim/v3d.h"
 #include "isa/qpu/table.h"
+#include "isa/uop/jit.h"
 #include "isa/sass/exec.h"
 #include "isa/sass/num.h"
 #include "isa/pica/exec.h"
@@ -533,10 +534,19 @@ int gs_bench_main(int argc, char **argv) {
   printf("QPU interpreter, ALU-bound chain (fadd/fmul/add, 16 lanes, both ALUs), 1 thread, median of %d\n", runs);
   uint64_t insns_fast = 0, insns_ref = 0;
   printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mlane-ops/s");
+  /* Native code (docs/uops.md, "Native code"; GPUSIM_JIT=off: the
+   * interpreter): compiled in an untimed first run, unless --quick */
+  unsigned jit_threshold = gs_jit_threshold();
+  int native = jit_threshold && runs > 1, jit_sync = gs_jit_sync();
+  if (native) {
+    gs_jit_policy(1, 1);
+    if (time_runs(g, GS_INTERP_FAST, code, unif, 1, &insns_fast) < 0) goto out;
+    gs_jit_policy(jit_threshold, jit_sync);
+  }
   double tf = time_runs(g, GS_INTERP_FAST, code, unif, runs, &insns_fast);
   if (tf < 0) goto out;
   double ipsf = insns_fast / tf;
-  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", "fast", insns_fast, ipsf / 1e6, ipsf * 32 / 1e6);
+  printf("  %-10s %12" PRIu64 " %14.1f %16.1f\n", native ? "native" : "fast", insns_fast, ipsf / 1e6, ipsf * 32 / 1e6);
   double tr = time_runs(g, GS_INTERP_REFERENCE, code_ref, unif, runs, &insns_ref);
   if (tr < 0) goto out;
   double ipsr = insns_ref / tr;

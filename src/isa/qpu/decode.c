@@ -8,6 +8,7 @@
 #include "gpusim/driver.h"
 #include "isa/qpu/decode.h"
 #include "isa/qpu/pred.h"
+#include "isa/uop/jit.h"
 #include "v3d/v3d.h"
 
 #define MAX_PROGRAM_WORDS (1u << 16)
@@ -37,6 +38,7 @@ qpu_cache *qpu_cache_new(void) {
 
 static void program_free(qpu_program *p) {
   if (!p) return;
+  gs_jit_release(p->jit);
   free(p->words);
   free(p->insns);
   free(p->uops);

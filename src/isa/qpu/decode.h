@@ -69,6 +69,9 @@ typedef struct qpu_program {
   gs_vec *consts;            /* load-immediate values */
   uint32_t nconsts;
   uint64_t wmask[2];         /* regfile slots (gs_qpu.reg) some instruction may write */
+  /* native code (exec.c, src/isa/uop/jit.h): runs counted until hot, then the code */
+  _Atomic unsigned runs;
+  struct gs_jit_code *_Atomic jit;
 } qpu_program;
 
 qpu_cache *qpu_cache_new(void);

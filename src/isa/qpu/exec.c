@@ -3,6 +3,7 @@
  * Instructions the predecoder left to the reference interpreter run through
  * qpu_step_ref, which shares the QPU state, so the two paths interleave
  * freely and always mean the same thing. */
+#include <stdlib.h>
 #include <string.h>
 #include "core/clones.h"
 #include "core/fpmode.h"
@@ -172,12 +173,100 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
 #pragma GCC pop_options
 #endif
 
-static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
+static int run_interp(gs_gpu *g, gs_qpu *q, uint32_t max) {
 #if QPU_RUN_AVX2
   if (__builtin_cpu_supports("avx2")) return run_avx2(g, q, max);
 #endif
   return run_built(g, q, max);
 }
+
+#if GS_JIT
+/* Native code (src/isa/uop/jit.h, docs/uops.md "Native code"): a program
+ * run gs_jit_threshold() times is compiled, in the background unless
+ * gs_jit_sync(); until then, and for the step debugger, the interpreter
+ * above runs it. The QPU's own micro-ops are the escape below, the cases
+ * of exec_run.h as they are; UOP_NEXT's common case is the compiled step. */
+#include <stdatomic.h>
+#include <stddef.h>
+#include "isa/uop/jit.h"
+
+typedef struct jit_env {
+  gs_gpu *g;
+  gs_qpu *q;
+  const qpu_program *p;
+  new_flags nf;
+  uint64_t stop;
+} jit_env;
+
+#define GS_UOP_L2(fn)                                                           \
+  do {                                                                          \
+    for (int i_ = 0; i_ < QPU_LANES; i_++) REG(u->d).u[i_] = fn(REG(u->a).u[i_], REG(u->b).u[i_]); \
+  } while (0)
+static int jit_escape(void *env, char *R, const gs_uop *u, uint32_t *to) {
+  jit_env *e = env;
+  gs_gpu *g = e->g;
+  gs_qpu *q = e->q;
+  new_flags nf = e->nf;
+  const uint64_t stop = e->stop;
+  int rc, first = 1;
+  for (;; first = 0) {
+    if (!first) { /* exec_run.h moved u to the pc's instruction */
+      if (q->prog != e->p) return GS_JIT_EXIT;
+      *to = (uint32_t)(u - e->p->uops);
+      return GS_JIT_JUMP;
+    }
+    switch (u->kind) {
+#include "isa/qpu/exec_run.h"
+    default: break;
+    }
+    e->nf = nf;
+    return GS_JIT_NEXT;
+  }
+}
+#undef GS_UOP_L2
+
+static gs_jit_fn native(qpu_program *p) {
+  gs_jit_code *c = atomic_load_explicit(&p->jit, memory_order_acquire);
+  if (c) return gs_jit_entry(c);
+  unsigned t = gs_jit_threshold();
+  if (!t || atomic_load_explicit(&p->runs, memory_order_relaxed) >= t) return NULL;
+  if (atomic_fetch_add_explicit(&p->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  uint32_t n = (p->end - p->start) / 8, nuops = p->insns[n - 1].first_uop;
+  while (p->uops[nuops].kind != UOP_LEAVE) nuops++;
+  uint32_t *entries = malloc(n * sizeof *entries);
+  if (!entries) return NULL;
+  for (uint32_t i = 0; i < n; i++) entries[i] = p->insns[i].first_uop;
+  gs_jit_desc d = {.lanes = QPU_LANES, .mask_bits = 16, .mask_off = {-1, offsetof(gs_qpu, zf), offsetof(gs_qpu, nf),
+                   offsetof(gs_qpu, cf), -1, -1, -1, -1}, .regs_off = offsetof(gs_qpu, reg), .escape = jit_escape,
+                   .step_kind = UOP_NEXT, .step_busy = offsetof(gs_qpu, busy),
+                   .step_count = offsetof(gs_qpu, instructions), .step_pc = offsetof(gs_qpu, pc), .step_pc_add = 8,
+                   .step_stop = offsetof(jit_env, stop)};
+  c = gs_jit_sync() ? gs_jit_compile(&d, p->uops, nuops + 1, entries, n)
+                    : gs_jit_submit(&d, p->uops, nuops + 1, entries, n);
+  free(entries);
+  if (!c) return NULL;
+  atomic_store_explicit(&p->jit, c, memory_order_release);
+  return gs_jit_entry(c);
+}
+
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
+  if (max == 0 || g->debug) return run_interp(g, q, max);
+  const uint64_t stop = q->instructions + max;
+  for (;;) {
+    const qpu_uop *u = locate(g, q);
+    if (!u) return qpu_diag(g, q)->code;
+    qpu_program *p = (qpu_program *)q->prog;
+    gs_jit_fn fn = native(p);
+    if (!fn) return run_interp(g, q, (uint32_t)(stop - q->instructions));
+    jit_env e = {g, q, p, {0, 0, 0}, stop};
+    int rc = fn(q, NULL, p->consts, &e, (uint32_t)(u - p->uops));
+    if (rc != GS_JIT_EXIT) return rc;
+    if (q->instructions == stop) return QPU_STEP_OK;
+  }
+}
+#else
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
+#endif
 
 int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run(g, q, max); }
 

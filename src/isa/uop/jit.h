@@ -1,0 +1,95 @@
+/* jit.h — native code from the lane micro-op layer (uop.h): a whole stream
+ * of micro-ops compiled through LLVM 15's C API into one host function over
+ * the same register file, masks and constants the interpreter (run.h) uses,
+ * computing the same bits (docs/uops.md, "Native code"). Built with
+ * GS_JIT=ON; without it every function here says "not available" and the
+ * interpreters run everything.
+ *
+ * The neutral kinds become vector code: float operations are LLVM's
+ * constrained intrinsics with a dynamic rounding mode (the host's MXCSR,
+ * set by the ISA for the run, as for the interpreter) and exceptions
+ * ignored, so LLVM neither folds them in round-to-nearest nor contracts
+ * them into fused multiply-adds; the no-NaN kinds take the host's operation
+ * unless an operand has exponent 255 and the model's lane rules otherwise,
+ * exactly as run.h does; IEEE results that are NaN become the default NaN.
+ * An ISA's own kinds (from GS_UOP_ISA up) are calls of its escape, as in
+ * the generic runner, so every stream can be compiled; one of them (an
+ * ISA's end-of-instruction step) may be described so that its common case
+ * is inlined.
+ */
+#ifndef GS_ISA_UOP_JIT_H
+#define GS_ISA_UOP_JIT_H
+
+#include <stdint.h>
+#include "isa/uop/uop.h"
+
+/* What an escape returns besides a value for the compiled function to
+ * return (any other int, which it returns as it is): */
+#define GS_JIT_NEXT (-0x7fff0001) /* go on with the next micro-op */
+#define GS_JIT_JUMP (-0x7fff0002) /* go on at micro-op number *to of the stream */
+/* What the compiled function returns when the run must go on in the
+ * interpreter (entered at, or jumped to, a micro-op that is not an entry;
+ * an escape may return it too): the ISA's state says where. */
+#define GS_JIT_EXIT (-0x7fff0003)
+
+/* An ISA's escape: runs micro-op u (a pointer into the stream given to the
+ * compiler, which must outlive the code) over the register file R. */
+typedef int (*gs_jit_escape)(void *env, char *R, const gs_uop *u, uint32_t *to);
+
+/* How an ISA lays out its machine for the compiled code. `state` is the
+ * compiled function's first argument. */
+typedef struct gs_jit_desc {
+  int lanes;                      /* 16 or 32 */
+  int mask_bits;                  /* 16 or 32: each mask's word in the state */
+  int32_t mask_off[GS_UOP_MASKS]; /* byte offset of mask k in the state; < 0 (and mask 0): always empty */
+  int32_t regs_off;               /* >= 0: the register file is state + regs_off; < 0: the R argument */
+  gs_jit_escape escape;
+  /* The step: micro-ops of kind step_kind (-1: none) do, when the 64-bit
+   * word at state + step_busy is 0 and the 64-bit counter at state +
+   * step_count plus 1 is not the 64-bit word at env + step_stop: counter
+   * += 1 and the 32-bit pc at state + step_pc += step_pc_add; otherwise
+   * the escape runs them. */
+  int step_kind;
+  uint32_t step_busy, step_count, step_pc, step_pc_add, step_stop;
+} gs_jit_desc;
+
+/* A compiled stream: entered at micro-op number `entry` (one of the entries
+ * it was compiled with, else it returns GS_JIT_EXIT at once); R is the
+ * register file when desc.regs_off < 0, consts the program's constants
+ * (GS_UOP_CONST), env the escape's. Returns 0 at GS_UOP_END, an escape's
+ * value or GS_JIT_EXIT. Run it in the floating-point
+ * environment the interpreter would run in. */
+typedef int (*gs_jit_fn)(void *state, char *R, const void *consts, void *env, uint32_t entry);
+
+typedef struct gs_jit_code gs_jit_code;
+
+/* Whether this build and process can compile (GS_JIT=ON, the host target
+ * initialised). */
+int gs_jit_available(void);
+
+/* Compiles prog[0..n) now, entered at the micro-op numbers entries[0..ne).
+ * NULL when native code is not available or compiling failed (the message
+ * is on stderr). */
+gs_jit_code *gs_jit_compile(const gs_jit_desc *d, const gs_uop *prog, uint32_t n, const uint32_t *entries,
+                            uint32_t ne);
+/* The same on the background thread: returns at once; gs_jit_entry gives
+ * NULL until the code is ready (and for good if compiling failed). */
+gs_jit_code *gs_jit_submit(const gs_jit_desc *d, const gs_uop *prog, uint32_t n, const uint32_t *entries,
+                           uint32_t ne);
+gs_jit_fn gs_jit_entry(gs_jit_code *c);
+/* Drops the caller's hold on c (NULL: nothing); the code is freed once no
+ * compilation needs it. Call it when no thread can run the code any more. */
+void gs_jit_release(gs_jit_code *c);
+
+/* When an ISA compiles a program: after `threshold` runs (0: never), on
+ * the background thread, or at once when `sync` (tests). The environment
+ * variable GPUSIM_JIT sets it at start: "off" (never), "sync", or a number
+ * of runs; by default 8 runs, in the background. */
+void gs_jit_policy(unsigned threshold, int sync);
+unsigned gs_jit_threshold(void);
+int gs_jit_sync(void);
+
+/* Programs compiled so far and the seconds it took (for docs and bench). */
+void gs_jit_stats(unsigned *programs, double *seconds);
+
+#endif
