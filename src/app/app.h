@@ -136,6 +136,13 @@ int gs_cli_write_file(const char *path, const void *data, size_t len);
  * *missing is set when the option is there without a value. cli.c */
 const char *gs_cli_option(int argc, char **argv, int *i, const char *opt, int *missing);
 
+/* Runs a scene for a tool (why, trace): the script sees the argv that
+ * `gpusim SCENE ARGS...` would give it, argv0, scene, then the nrest words
+ * of rest. Sets o->script and runs `run`; returns its status, or 1 (with a
+ * message naming `tool`) when out of memory. cli.c */
+int gs_cli_run_scene(gs_run_options *o, const char *tool, char *argv0, char *scene, char **rest, int nrest,
+                     int (*run)(const gs_run_options *, int, char **));
+
 /* `gpusim bench`: interpreter benchmarks. 0 on success, 1 on failure, 2 on
  * a usage error. */
 int gs_bench_main(int argc, char **argv);

@@ -62,6 +62,19 @@ const char *gs_cli_option(int argc, char **argv, int *i, const char *opt, int *m
   return argv[++*i];
 }
 
+int gs_cli_run_scene(gs_run_options *o, const char *tool, char *argv0, char *scene, char **rest, int nrest,
+                     int (*run)(const gs_run_options *, int, char **)) {
+  char **args = calloc((size_t)nrest + 3, sizeof *args);
+  if (!args) return fprintf(stderr, "gpusim %s: out of memory\n", tool), 1;
+  args[0] = argv0;
+  args[1] = scene;
+  for (int k = 0; k < nrest; k++) args[k + 2] = rest[k];
+  o->script = 1;
+  int rc = run(o, nrest + 2, args);
+  free(args);
+  return rc;
+}
+
 /* ---- writing output files ------------------------------------------------ */
 
 /* Writes all len bytes to fd. Returns 0, or -1 with errno set. */

@@ -116,35 +116,18 @@ int gs_trace_main(int argc, char **argv, int (*run)(const gs_run_options *, int,
     if (argc - i >= 3 && whole(argv[i + 1], 0, GS_MAX_SIDE - 1, &req.x) == 0 &&
         whole(argv[i + 2], 0, GS_MAX_SIDE - 1, &req.y) == 0)
       return trace_usage_error("%s", "give either a pixel (X Y) or --draw K --vertex I, not both");
-    int n = argc - i + 1;
-    char **args = calloc((size_t)n + 1, sizeof *args);
-    if (!args) return fprintf(stderr, "gpusim trace: out of memory\n"), 1;
-    args[0] = argv[0];
-    for (int k = 1; k < n; k++) args[k] = argv[i + k - 1];
-    o.script = 1;
     o.frames = frame + 1;
     o.trace = &req;
-    int rc = run(&o, n, args);
-    free(args);
-    return rc;
+    return gs_cli_run_scene(&o, "trace", argv[0], argv[i], argv + i + 1, argc - i - 1, run);
   }
   if (argc - i < 3) return trace_usage_error("%s", "expected SCENE.lua X Y");
   if (whole(argv[i + 1], 0, GS_MAX_SIDE - 1, &req.x) < 0)
     return trace_usage_error("X: expected a pixel column 0..4094, got '%s'", argv[i + 1]);
   if (whole(argv[i + 2], 0, GS_MAX_SIDE - 1, &req.y) < 0)
     return trace_usage_error("Y: expected a pixel row 0..4094, got '%s'", argv[i + 2]);
-  int n = argc - i - 1;
-  char **args = calloc((size_t)n + 1, sizeof *args);
-  if (!args) return fprintf(stderr, "gpusim trace: out of memory\n"), 1;
-  args[0] = argv[0];
-  args[1] = argv[i];
-  for (int k = 2; k < n; k++) args[k] = argv[i + k + 1];
-  o.script = 1;
   o.frames = frame + 1;
   o.trace = &req;
-  int rc = run(&o, n, args);
-  free(args);
-  return rc;
+  return gs_cli_run_scene(&o, "trace", argv[0], argv[i], argv + i + 3, argc - i - 3, run);
 }
 
 void gs_trace_print(struct lua_State *L, const gs_trace_request *t) {

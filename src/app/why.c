@@ -86,19 +86,10 @@ int gs_why_main(int argc, char **argv, int (*run)(const gs_run_options *, int, c
   if (parse_long(argv[i + 2], 0, GS_MAX_SIDE - 1, &req.y) < 0)
     return why_usage_error("Y: expected a pixel row 0..4094, got '%s'", argv[i + 2]);
   /* The script's argv as `gpusim SCENE.lua ARGS...` would have it. */
-  int n = argc - i - 1;
-  char **args = calloc((size_t)n + 1, sizeof *args);
-  if (!args) return fprintf(stderr, "gpusim why: out of memory\n"), 1;
-  args[0] = argv[0];
-  args[1] = argv[i];
-  for (int k = 2; k < n; k++) args[k] = argv[i + k + 1];
-  o.script = 1;
   o.frames = frame + 1;
   o.threads = threads ? (int)threads : 0;
   o.why = &req;
-  int rc = run(&o, n, args);
-  free(args);
-  return rc;
+  return gs_cli_run_scene(&o, "why", argv[0], argv[i], argv + i + 3, argc - i - 3, run);
 }
 
 /* ---- printing ---------------------------------------------------------------- */
