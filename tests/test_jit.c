@@ -21,24 +21,7 @@
 #define ONE 0x3f800000u
 #define THREEQ_ULP 0x33c00000u /* 1.5 × 2^-24: 1 + it is nearer 1 + 2^-23 than 1 */
 
-typedef struct rng {
-  uint64_t s;
-} rng;
-static uint32_t next(rng *r) {
-  r->s = r->s * 6364136223846793005u + 1442695040888963407u;
-  return (uint32_t)(r->s >> 32);
-}
-static const uint32_t specials[] = {0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x80800000,
-                                    ONE,        0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
-                                    0x7f7fffff, 0xff7fffff, 0x4b000000, 0x4f000000, 0xcf000000, 0x3f800001,
-                                    0x7fffffff, 31,         32,         33,         0xffffffff, THREEQ_ULP};
-static uint32_t random_value(rng *r) {
-  uint32_t k = next(r) % 4;
-  if (k == 0) return specials[next(r) % (sizeof specials / sizeof specials[0])];
-  if (k == 1) return next(r) % 64;
-  if (k == 2) return 0x3f000000u + (next(r) & 0x01ffffffu);
-  return next(r);
-}
+#include "uop_random.h"
 
 /* The escape of both runs: kind GS_UOP_ISA adds imm to every lane of d and
  * goes on; GS_UOP_ISA + 1 stops the run with value imm. */
