@@ -544,8 +544,19 @@ static void test_shader_segments(void **state) {
   assert_int_equal(qpu_vpm_read_setup(f->g, f->q, 0x00101a02), GS_OK); /* 1 vector, row 2 */
   gs_vec v = read_vec(f);
   for (unsigned x = 0; x < 16; x++) assert_int_equal(v.u[x], vpm_pattern(102, x));
-  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001a09), GS_OK); /* row 9 wraps to 1 */
+  /* row 9 of an 8-row output segment: an error, nothing written (the chip
+   * would overwrite the next segment) */
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001a09), GS_OK);
   for (unsigned x = 0; x < 16; x++) v.u[x] = 0xabc00000u + x;
+  assert_int_equal(qpu_vpm_write(f->g, f->q, &v), GS_EFAULT);
+  assert_non_null(strstr(gs_gpu_error(f->g), "VPM write to row 9 of the program's output segment, which has 8 rows"));
+  for (unsigned y = 0; y < VPM_ROWS; y++)
+    for (unsigned x = 0; x < 16; x++) assert_int_equal(*vpm_at(f->g, y, x), vpm_pattern(y, x));
+  /* a vertical write down rows 0-15 reaches past row 7 too */
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001200), GS_OK); /* 32-bit, vertical */
+  assert_int_equal(qpu_vpm_write(f->g, f->q, &v), GS_EFAULT);
+  assert_non_null(strstr(gs_gpu_error(f->g), "VPM write to row 8 of"));
+  assert_int_equal(qpu_vpm_write_setup(f->g, f->q, 0x00001a01), GS_OK); /* row 1: inside */
   write_vec(f, &v);
   for (unsigned x = 0; x < 16; x++) {
     assert_int_equal(*vpm_at(f->g, 141, x), 0xabc00000u + x);

@@ -47,6 +47,22 @@ fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw (draw 3 of 
                          "coordinate shader at", "TMU0 direct read of 0x00000010"} end,
       function() gpusim.render {threads = 1} end)
 
+-- a vertex shader writing 2 varyings for a shader that declares none: its
+-- 4th VPM row is past the 3-row output segment (Ys|Xs, Zs, 1/Wc), which on
+-- the chip would overwrite the next segment (the picture would be wrong)
+local undeclared = gpusim.shader {isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(2),
+                                  fragment = "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n",
+                                  inputs = {{name = "position", components = 4}, {name = "uv", components = 2}}}
+local vb2 = gpusim.buffer {format = {"f32x4", "f32x2"}, data = {{-1, -1, 0, 1, 0, 0}, {1, -1, 0, 1, 1, 0}, {0, 1, 0, 1, 0, 1}}}
+gpusim.frame(function(frame)
+  line = debug.getinfo(1, "l").currentline + 1
+  frame:draw {vertices = vb2, shader = undeclared, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff00ff00}}}}
+end, target)
+fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw (draw 1 of frame ", "vertex shader at",
+                         "VPM write to row 3 of the vertex shader's output segment, which has 3 rows",
+                         "does the shader declare every varying the program writes?"} end,
+      function() gpusim.render {} end)
+
 -- the same shaders drawn by a hand-written list: no draw to name
 scene(bad_fs)
 local f = gpusim.render {run = false}

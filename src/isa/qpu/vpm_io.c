@@ -86,6 +86,17 @@ int qpu_vpm_write(gs_gpu *g, gs_qpu *q, const gs_vec *v) {
   qpu_vpm_state *s = &q->vpm;
   if (!s->port.wr_valid)
     return qpu_fault(g, q, GS_EINVAL, "VPM write before any VPM write setup (write one to VPMVCD_WR_SETUP first)");
+  int past = vpm_write_past_window(&s->port);
+  if (past >= 0) {
+    int vs = q->stage && !strcmp(q->stage, "vertex shader");
+    return qpu_fault(g, q, GS_EFAULT,
+                     "VPM write to row %d of the %s's output segment, which has %u rows (the hardware would "
+                     "overwrite the next segment)%s",
+                     past, q->stage ? q->stage : "program", (unsigned)s->port.wr_rows,
+                     vs ? ": Ys|Xs, Zs, 1/Wc, the point size if the shader state has one, then its varyings: does "
+                          "the shader declare every varying the program writes?"
+                        : "");
+  }
   vpm_block_write(vpm_of(g, q), &s->port, v->u);
   return GS_OK;
 }
