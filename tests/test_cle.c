@@ -779,6 +779,42 @@ static void test_isa_registry_and_unit(void **s) {
   free(w);
 }
 
+/* gs_isa.fragment_reads of the QPU: the inputs each program reads, by
+ * hand from its read addresses (ra15 W, rb15 Z, x_coord/y_coord x and y,
+ * vary the varyings), and everything for a program with a branch. */
+static void test_fragment_reads(void **s) {
+  (void)s;
+  const gs_isa *qpu = gs_isa_by_name("qpu");
+  static const struct {
+    const char *src;
+    uint32_t reads;
+  } cases[] = {
+      {"  mov tlb_z, rb15\n  ldi r0, 0xff336699\n  mov tlb_colour_all, r0\n  thrend\n  nop\n  nop\n", GS_FRAG_READS_Z},
+      {"  fmul r0, vary, ra15\n  fadd r0, r0, r5\n  mov tlb_colour_all, r0\n  thrend\n  nop\n  nop\n",
+       GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS},
+      {"  mov r0, x_coord\n  mov r1, y_coord\n  mov tlb_colour_all, r0\n  thrend\n  nop\n  nop\n", GS_FRAG_READS_XY},
+      {"  ldi r0, 1\n  mov tlb_colour_all, r0\n  thrend\n  nop\n  nop\n", 0},
+      {"  brr 8\n  nop\n  nop\n  nop\n  mov tlb_colour_all, r0\n  thrend\n  nop\n  nop\n", GS_FRAG_READS_ALL},
+  };
+  frame f;
+  frame_init(&f, 64, 64);
+  gs_vpm vpm;
+  gs_diag ud, d;
+  gs_isa_unit *u = qpu->unit_new(f.g, 0, &vpm, &ud);
+  assert_non_null(u);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gs_isa_binary bin;
+    if (qpu->assemble(cases[i].src, "t.s", 0, &bin, &d) < 0) fail_msg("%s", d.msg);
+    gs_addr code = put_bytes(&f, bin.bytes, (uint32_t)bin.size, 8);
+    assert_int_equal(qpu->fragment_reads(f.g, u, code), cases[i].reads);
+    assert_int_equal(qpu->fragment_reads(f.g, u, code), cases[i].reads); /* the kept answer */
+    gs_isa_binary_free(&bin);
+  }
+  assert_int_equal(qpu->fragment_reads(f.g, u, 0x40), GS_FRAG_READS_ALL); /* no program there */
+  qpu->unit_free(u);
+  frame_free(&f);
+}
+
 /* ---- (d) threads ------------------------------------------------------------------ */
 
 /* 60 random triangles with random varyings over 5 x 4 tiles (GL mode):
@@ -2719,6 +2755,7 @@ int main(void) {
       cmocka_unit_test(test_sph_linkage),
       cmocka_unit_test(test_sph_gates),
       cmocka_unit_test(test_isa_registry_and_unit),
+      cmocka_unit_test(test_fragment_reads),
       cmocka_unit_test(test_depth_nearer_wins),
       cmocka_unit_test(test_threads_identical),
       cmocka_unit_test(test_gl_near_plane_clipping),

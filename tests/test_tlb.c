@@ -571,7 +571,9 @@ static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uin
   tlb_begin_batch(&tlb);
   tlb_set_depth(&tlb, tlb_rand(s) % 8, (int)(tlb_rand(s) % 2));
   if (op == 0) {
-    if (b) tlb_z_write_batch(&tlb, b, z, rev, cov, lanes);
+    tlb_batch fresh; /* tlb_z_write_early without early Z: its own single-sample path */
+    if (b && tlb_rand(s) % 2) fresh = *b, fresh.early = 0, tlb_z_write_early(&tlb, &fresh, z, rev, cov, lanes);
+    else if (b) tlb_z_write_batch(&tlb, b, z, rev, cov, lanes);
     else tlb_z_write(&tlb, x, y, z, rev, cov, lanes);
     ref_z(&tlb, x, y, z, want, lanes, 1);
   } else if (op == 1) {
@@ -581,7 +583,9 @@ static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uin
   } else if (op == 2) {
     int sample = (int)(tlb_rand(s) % 6) - 1;
     unsigned half = tlb_rand(s) % tlb.halves;
-    if (b) tlb_colour_write_batch(&tlb, b, z, cov, lanes, sample, half);
+    if (b && sample < 0 && tlb_rand(s) % 2) /* the colour register's write, its own single-sample path */
+      tlb.n_all = half, tlb_colour_all_batch(&tlb, b, z, cov, lanes);
+    else if (b) tlb_colour_write_batch(&tlb, b, z, cov, lanes, sample, half);
     else tlb_colour_write(&tlb, x, y, z, cov, lanes, sample, half);
     for (int l = 0; l < 16; l++)
       for (unsigned k = 0; k < tlb.samples; k++) {

@@ -194,8 +194,8 @@ typedef struct gs_tile_port {
 
 /* A fragment batch (see the top of this file). The batches of one
  * run_fragment call belong to one primitive: prog, gates, report, reverse,
- * nin, plane's and offset's meaning, and imap are the same in all of them;
- * a unit may read those from the first. */
+ * nin, plane's and offset's meaning, imap and ignores are the same in all
+ * of them; a unit may read those from the first. */
 typedef struct gs_frag_io {
   gs_stage_program prog;
   uint32_t gates;            /* GS_GATE_* */
@@ -214,7 +214,22 @@ typedef struct gs_frag_io {
   const uint8_t *imap;       /* [k]: gs_pixel_imap */
   const gs_tile_port *tile;  /* this batch's pixels of the tile buffer */
   unsigned colour64;         /* 1: 64-bit colour (two RGBA16F words, RG then BA), else RGBA8888 */
+  /* GS_FRAG_READS_* inputs the program does not read (gs_isa.fragment_reads;
+   * 0: it may read all): the pipeline may have left them unset, and the
+   * unit need not hand them to the program. */
+  uint32_t ignores;
 } gs_frag_io;
+
+/* What a fragment program reads of its batch (gs_frag_io), for
+ * gs_isa.fragment_reads: the pipeline computes and the unit hands over
+ * only what the program reads. The coverage and the tile port always come. */
+enum {
+  GS_FRAG_READS_W = 1u << 0,        /* w */
+  GS_FRAG_READS_Z = 1u << 1,        /* z, as an input (the rasterised Z a depth write without OmapDepth takes always comes) */
+  GS_FRAG_READS_XY = 1u << 2,       /* x and y, as inputs */
+  GS_FRAG_READS_VARYINGS = 1u << 3, /* plane and offset */
+  GS_FRAG_READS_ALL = (1u << 4) - 1
+};
 
 /* ---- the contract ------------------------------------------------------------ */
 
@@ -295,6 +310,15 @@ typedef struct gs_isa {
    * Links the size bytes of code for state s into a malloc'ed *out. */
   int (*link_fragment)(const uint8_t *code, size_t size, const struct gs_drv_state *s,
                        const struct gs_drv_fs_link_info *info, uint8_t **out, size_t *out_size, gs_diag *d);
+
+  /* What the fragment program at code reads of a batch (GS_FRAG_READS_*),
+   * from its prepared code, for the primitive about to be shaded: a bit
+   * may be clear only when no run of the program can read that input;
+   * GS_FRAG_READS_ALL when unsure, when the code does not prepare (the
+   * run reports that), and while the step debugger is on (it shows every
+   * input). The pipeline may then leave what is not read unset. NULL:
+   * everything, always. */
+  uint32_t (*fragment_reads)(gs_gpu *g, gs_isa_unit *u, gs_addr code);
 } gs_isa;
 
 /* The ISA called name, or NULL. */

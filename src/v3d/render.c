@@ -499,6 +499,7 @@ typedef struct tile_ctx {
   const gs_isa *fs_isa;        /* the fragment program's ISA (tc->sh.fs_isa) and the worker's unit for it */
   gs_isa_unit *fs_unit;
   int fs_nmodes;               /* varyings its SPH maps, or -1: no program header */
+  uint32_t fs_reads;           /* what it reads of a batch (gs_isa.fragment_reads), for the primitive being drawn */
   uint8_t fs_modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
   int8_t vary_src[PSE_MAX_VARYINGS];  /* pse_state.src and dflt: the linkage */
   uint32_t vary_dflt[PSE_MAX_VARYINGS];
@@ -740,29 +741,35 @@ static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
   }
 }
 
+/* The MS_FLAGS of a multisampled block: out of line, so that GCC does not
+ * merge its stores with the other case's and leave both unvectorised. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void ms_flags(const pse_block *blk, uint32_t cov[16]) {
+  for (int l = 0; l < 16; l++) cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
+}
+
 /* Gets block blk of w->prim ready for its fragment shader, in the setup's
  * floating-point environment (round to nearest, set by draw_prim): its
- * MS_FLAGS, early Z, the PSE's values. Returns whether any lane is left to
- * shade. */
+ * MS_FLAGS, early Z, the PSE's values — Z always (early Z, the trace and a
+ * depth write without OmapDepth take it), W and the varyings only for a
+ * program that reads one of them (tc->fs_reads). Returns whether any lane
+ * is left to shade. */
 static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b,
                                           gs_frag_io *io) {
   cle_worker *w = tc->w;
   uint16_t mask = blk->mask;
   if (w->prim.samples == PSE_MS_SAMPLES)
-    for (int l = 0; l < 16; l++) s->cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
+    ms_flags(blk, s->cov);
   else {
-    /* Four lanes at a time from a table of the 16 nibbles' lane bits, then
-     * one multiply a lane: GCC compiles a per-lane bit test to 16 scalar
-     * selects. full is a local copy, as s->cov[] could alias tc->full_cover. */
-#define NIBBLE(n) {(n) & 1u, (n) >> 1 & 1u, (n) >> 2 & 1u, (n) >> 3 & 1u}
-    static const uint32_t nibble_lanes[16][4] = {NIBBLE(0u),  NIBBLE(1u),  NIBBLE(2u),  NIBBLE(3u),
-                                                 NIBBLE(4u),  NIBBLE(5u),  NIBBLE(6u),  NIBBLE(7u),
-                                                 NIBBLE(8u),  NIBBLE(9u),  NIBBLE(10u), NIBBLE(11u),
-                                                 NIBBLE(12u), NIBBLE(13u), NIBBLE(14u), NIBBLE(15u)};
-#undef NIBBLE
-    uint32_t full = tc->full_cover;
-    for (int k = 0; k < 4; k++) memcpy(s->cov + 4 * k, nibble_lanes[mask >> 4 * k & 15u], sizeof nibble_lanes[0]);
-    for (int l = 0; l < 16; l++) s->cov[l] *= full;
+    /* full where the lane's bit is set: an AND and a compare a lane, which
+     * vectorise (a shift by the lane number does not); full is a local
+     * copy, as s->cov[] could alias tc->full_cover */
+    static const uint32_t lane_bit[16] = {1u << 0, 1u << 1, 1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+                                          1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
+    uint32_t full = tc->full_cover, m = mask;
+    for (int l = 0; l < 16; l++) s->cov[l] = full & (0u - (uint32_t)((m & lane_bit[l]) != 0));
   }
   block_lanes(blk, s->x, s->y);
   tlb_batch_block(&w->tlb, s->x, s->y, &s->lanes); /* block_lanes made them */
@@ -774,9 +781,12 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
     mask = 0;
     for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
     if (!mask) return 0;
-    pse_batch_setup_kept(&w->prim, blk, &wt, z, b);
-  } else
+    if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS)) pse_batch_setup_kept(&w->prim, blk, &wt, z, b);
+    else memcpy(b->z, z, sizeof b->z);
+  } else if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS))
     pse_batch_setup_nearest(&w->prim, blk, b);
+  else
+    pse_block_depth_nearest(&w->prim, blk, b->z);
   s->blk = *blk;
   io->mask = mask;
   return 1;
@@ -794,6 +804,7 @@ static void share_batches(tile_ctx *tc, int first, int n) {
     io->gates = tc->sh.fs_gates, io->report = &w->unit.report;
     io->reverse = rev, io->nin = w->prim.nfifo, io->imap = w->prim.imap;
     io->colour64 = (unsigned)w->tlb.color64;
+    io->ignores = GS_FRAG_READS_ALL & ~tc->fs_reads;
     w->slot[k].pc.rev = rev_lanes[rev & 1u];
   }
 }
@@ -951,6 +962,8 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
    * memory (tile stores and the host come between primitives), so the
    * shader's code is compared with memory once, not once per batch. */
   tc->fs_isa->trust_code(tc->fs_unit, 1);
+  tc->fs_reads = tc->fs_isa->fragment_reads && nb ? tc->fs_isa->fragment_reads(tc->r->g, tc->fs_unit, tc->sh.fs_code)
+                                                  : GS_FRAG_READS_ALL;
   int shared = 0; /* batches that have the primitive's shared fields */
   const int traced = tc->trace != NULL; /* read once: the stores below could alias tc */
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {

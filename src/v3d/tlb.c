@@ -196,29 +196,44 @@ static GS_CLONE_INLINE void compare_lanes(unsigned func, const uint32_t *a, cons
 #undef COMPARE_LANES
 }
 
+/* Lane l's bit of a lane mask: tested with an AND and a compare, which
+ * vectorise on any x86-64, unlike a shift by l. The loops below read every
+ * lane and select with masks, so that they have no branches. */
+static const uint32_t lane_bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+                                      1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
+
+/* All ones where lane l is in `lanes` and its coverage has sample s, else
+ * 0 (a mask from a compare AND a mask from a shift: GCC vectorises that,
+ * not the AND of two compares). */
+#define LIVE_LANE(lanes, coverage, s, l) \
+  ((0u - (uint32_t)(((lanes) & lane_bit[l]) != 0)) & (0u - ((coverage)[l] >> (s) & 1u)))
+
 /* The depth test (no stencil) of sample s of a block's fragments, whose
  * sample-0 plane starts at zs[base]: clears the coverage bits of the
  * samples that fail; with `write` (and Z writes on), stores the passing
  * Z, keeping the stencil bits. One lane loop after another, none inside a
- * sample loop, so that each stays a loop the compiler vectorises. */
-GS_CLONES static void depth_sample(gs_tlb *t, int write, uint32_t base, unsigned s, const uint32_t *z,
-                                   uint32_t *coverage, uint16_t lanes) {
+ * sample loop, so that each stays a loop the compiler vectorises; inlined
+ * into each caller's copy (core/clones.h), so that the single-sample Z
+ * write of tlb_z_write_early is one function. */
+static GS_CLONE_INLINE void depth_sample(gs_tlb *t, int write, uint32_t base, unsigned s, const uint32_t *z,
+                                         uint32_t *coverage, uint16_t lanes) {
   uint32_t *zp = t->zs + base + 16u * s;
-  uint32_t zin[16], stored[16], old[16], pass[16];
+  uint32_t zin[16], stored[16], old[16], pass[16], bit = 1u << s, lm = lanes;
   memcpy(stored, zp, sizeof stored);
   for (int l = 0; l < 16; l++) old[l] = stored[l] >> 8, zin[l] = z[l] & 0xffffffu;
   compare_lanes(t->z_func, zin, old, pass);
   for (int l = 0; l < 16; l++) {
-    uint32_t live = (uint32_t)(lanes >> l) & (coverage[l] >> s) & 1u;
-    coverage[l] &= ~((live & ~pass[l]) << s);
-    pass[l] &= live;
+    uint32_t live = LIVE_LANE(lm, coverage, s, l), ok = live & (0u - pass[l]);
+    coverage[l] &= ~(live & ~ok & bit);
+    pass[l] = ok;
   }
   if (!write || !t->z_write) return;
-  for (int l = 0; l < 16; l++) zp[l] = pass[l] ? zin[l] << 8 | (stored[l] & 0xffu) : stored[l];
+  for (int l = 0; l < 16; l++) zp[l] = ((zin[l] << 8 | (stored[l] & 0xffu)) & pass[l]) | (stored[l] & ~pass[l]);
 }
 
 /* The early Z test has no writes: t is only read. */
-static void depth_block(gs_tlb *t, int write, uint32_t base, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
+GS_CLONES static void depth_block(gs_tlb *t, int write, uint32_t base, const uint32_t *z, uint32_t *coverage,
+                                  uint16_t lanes) {
   for (unsigned s = 0; s < t->samples; s++) depth_sample(t, write, base, s, z, coverage, lanes);
 }
 
@@ -254,12 +269,6 @@ void tlb_z_test_batch(const gs_tlb *t, const tlb_batch *b, const uint32_t *z, ui
   }
 }
 
-/* Lane l's bit of a lane mask: tested with an AND and a compare, which
- * vectorise on any x86-64, unlike a shift by l. The loops below read every
- * lane and select with masks, so that they have no branches. */
-static const uint32_t lane_bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
-                                      1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
-
 GS_CLONES void tlb_early_z_batch(const gs_tlb *t, tlb_batch *b, const uint32_t *z, uint32_t *coverage, uint16_t lanes) {
   tlb_z_test_batch(t, b, z, coverage, lanes);
   b->early = b->block;
@@ -289,7 +298,10 @@ GS_CLONES void tlb_z_write_early(gs_tlb *t, tlb_batch *b, const uint32_t *z, con
                                  uint16_t lanes) {
   if (!b->early || t->stencil_enabled || b->early_func != t->z_func) {
     b->early = 0;
-    tlb_z_write_batch(t, b, z, rev, coverage, lanes);
+    if (!t->stencil_enabled && b->block && t->samples == 1) /* tlb_z_write_batch's block case, inlined */
+      depth_sample(t, 1, b->base, 0, z, coverage, lanes);
+    else
+      tlb_z_write_batch(t, b, z, rev, coverage, lanes);
     return;
   }
   b->early = 0;
@@ -308,18 +320,20 @@ GS_CLONES void tlb_z_write_early(gs_tlb *t, tlb_batch *b, const uint32_t *z, con
 }
 
 /* Colour word `half` of sample s of the covered lanes of a block whose
- * sample-0 depth plane is zs[base], if `any`. */
-GS_CLONES static void colour_sample(gs_tlb *t, uint32_t base, unsigned s, int any, unsigned half,
-                                    const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
+ * sample-0 depth plane is zs[base], if `any`. Inlined into each caller's
+ * copy, as depth_sample. */
+static GS_CLONE_INLINE void colour_sample(gs_tlb *t, uint32_t base, unsigned s, int any, unsigned half,
+                                          const uint32_t *colour, const uint32_t *coverage, uint16_t lanes) {
   uint32_t *cp = t->colour + colour_of(t, base + 16u * s, half);
+  uint32_t lm = any ? lanes : 0u;
   for (int l = 0; l < 16; l++) {
-    uint32_t m = (uint32_t)(lanes >> l) & (coverage[l] >> s) & (uint32_t)any & 1u;
-    cp[l] = m ? colour[l] : cp[l];
+    uint32_t m = LIVE_LANE(lm, coverage, s, l);
+    cp[l] = (colour[l] & m) | (cp[l] & ~m);
   }
 }
 
-void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
-                            uint16_t lanes, int sample, unsigned half) {
+GS_CLONES void tlb_colour_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour,
+                                      const uint32_t *coverage, uint16_t lanes, int sample, unsigned half) {
   const uint32_t *x = b->x, *y = b->y;
   if (b->block) {
     unsigned first = sample < 0 ? 0 : (unsigned)sample, end = sample < 0 ? t->samples : (unsigned)sample + 1;
@@ -353,10 +367,13 @@ void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, u
   }
 }
 
-void tlb_colour_all_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
-                          uint16_t lanes) {
+GS_CLONES void tlb_colour_all_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
+                                    uint16_t lanes) {
   unsigned k = t->n_all++;
-  tlb_colour_write_batch(t, b, colour, coverage, lanes, -1, k % t->halves);
+  if (b->block && t->samples == 1) /* tlb_colour_write_batch's single-sample case, inlined */
+    colour_sample(t, b->base, 0, 1, k % t->halves, colour, coverage, lanes);
+  else
+    tlb_colour_write_batch(t, b, colour, coverage, lanes, -1, k % t->halves);
 }
 
 void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,

@@ -148,6 +148,12 @@ struct gs_isa_unit {
   bool q_ready;    /* q's small-immediate slots are set */
   frag_ctx frag;   /* a fragment batch's varyings and tile port (run_fragment) */
   qpu_shader_io sio;
+  /* fragment_reads' answer for the prepared program reads_prog of cache
+   * generation reads_gen (a program is freed only when the generation
+   * changes, so the pair names one program's words) */
+  const qpu_program *reads_prog;
+  unsigned reads_gen;
+  uint32_t reads;
 };
 
 static void unit_free(gs_isa_unit *u) {
@@ -316,11 +322,43 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
                    sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
 }
 
+/* gs_isa.fragment_reads: the inputs the program's instructions read —
+ * ra15 (W), rb15 (Z), the payload's x or y (address 41 of either file),
+ * the varying register (35) — from the read addresses of every
+ * instruction of its prepared words (a read port performs its read whether
+ * or not an ALU input selects it), once per prepared program. A branch may
+ * leave the program, so a program with one reads everything. */
+static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  if (g->debug) return GS_FRAG_READS_ALL;
+  u->q->diag = u->diag; /* an error (the run reports it again) stays the worker's */
+  const qpu_program *p = qpu_find(g, u->q, code);
+  if (!p) return GS_FRAG_READS_ALL;
+  if (p == u->reads_prog && u->q->hint_gen == u->reads_gen) return u->reads;
+  uint32_t r = 0;
+  for (uint32_t i = 0; i < (p->end - p->start) / 8; i++) {
+    uint64_t w = p->words[i];
+    if (qpu_is_branch(w)) r = GS_FRAG_READS_ALL;
+    unsigned a = qpu_raddr(w, 0), b = qpu_raddr(w, 1);
+    if (a == 15) r |= GS_FRAG_READS_W;
+    if (b == 15) r |= GS_FRAG_READS_Z;
+    if (a == QPU_R_XY_COORD || b == QPU_R_XY_COORD) r |= GS_FRAG_READS_XY;
+    if (a == QPU_R_VARY || b == QPU_R_VARY) r |= GS_FRAG_READS_VARYINGS;
+  }
+  u->reads_prog = p, u->reads_gen = u->q->hint_gen, u->reads = r;
+  return r;
+}
+
 /* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
- * in the payload registers (RG Table 29). What the batches share (the
- * program, its gates, the facing, the callbacks) goes into u->fresh once,
- * so that each batch's copy of it brings them; each batch then gets its
- * own payload. */
+ * in the payload registers (RG Table 29), W, Z, x and y only when the
+ * program reads them (io->ignores; qpu_copy_state leaves ra15 and rb15 as
+ * reset, 0, for one that does not). What the batches share (the program,
+ * its gates, the facing, the callbacks) goes into u->fresh once, so that
+ * each batch's copy of it brings them; each batch then gets its own
+ * payload. After the first batch, u->fresh also brings the program it
+ * found (and the registers it may write, which finding it adds to dirty),
+ * so that the others do not look it up again while the code is trusted
+ * (trust_code, on around a primitive's batches) and no batch's VDW store
+ * has written memory since it was compared (hint_checked). */
 GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran) {
   fresh_for(g, u, &io->prog, true);
   gs_qpu *f = u->fresh;
@@ -336,6 +374,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
   q->gates = io->gates, q->report = io->report, q->stage = stage, q->entry = io->prog.code;
   int rc = GS_OK;
   unsigned i = 0;
+  const uint32_t ign = io->ignores;
   for (; i < n && rc >= 0; i++) {
     const gs_frag_io *b = &io[i];
     q = restart(u);
@@ -343,13 +382,24 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
     b->tile->begin(b->tile->ctx);
     /* whole 64-byte vectors: memcpy of a constant size compiles to a few
      * vector moves, where a lane loop over five arrays does not vectorise */
-    memcpy(q->reg[QREG_RA0 + 15].f, b->w, sizeof(gs_vec));
-    memcpy(q->reg[QREG_RB0 + 15].u, b->z, sizeof(gs_vec));
-    memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
-    memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
+    if (!(ign & GS_FRAG_READS_W)) memcpy(q->reg[QREG_RA0 + 15].f, b->w, sizeof(gs_vec));
+    if (!(ign & GS_FRAG_READS_Z)) memcpy(q->reg[QREG_RB0 + 15].u, b->z, sizeof(gs_vec));
+    if (!(ign & GS_FRAG_READS_XY)) {
+      memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
+      memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
+    }
     memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
     rc = g->debug && gs_debug_wants_fragment(g, b, 1) ? qpu_debug_run(g, q, 1) : qpu_run_to_end_in_env(g, q);
+    const qpu_program *p = q->prog;
+    if (!q->hint_checked) /* a VDW store may have written code: find it again (qpu_trust_code) */
+      f->prog = NULL;
+    else if (!f->prog && rc >= 0 && !g->debug && p && p == q->hint && io->prog.code >= p->start &&
+             io->prog.code < p->end) {
+      f->prog = p;
+      f->dirty[0] |= p->wmask[0], f->dirty[1] |= p->wmask[1];
+    }
   }
+  f->prog = NULL; /* found again by the next call, which may follow a change of the code */
   q->shader_io = NULL; /* (u->fresh keeps them: fresh_frag) */
   *ran = rc < 0 ? i - 1 : n;
   return rc;
@@ -381,4 +431,5 @@ const gs_isa gs_isa_qpu = {
     .run_fragment = run_fragment,
     .sph_flags = sph_flags,
     .link_fragment = qpu_link_fragment,
+    .fragment_reads = fragment_reads,
 };

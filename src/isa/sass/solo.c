@@ -93,7 +93,7 @@ static int run_pixel(sass_solo *s, sass_io *io, gs_diag *d) {
   for (unsigned j = 0; j < 2; j++) {
     b[j].io = (gs_frag_io){{0, 0, 0}, gates_of(s->prog), &s->report, 16, 0, s->lane[16 * j].back ? 1u : 0u,
                            b[j].x, b[j].y, b[j].cov, b[j].z, b[j].w, nin, (const float (*)[16])b[j].plane,
-                           b[j].offset, mode, NULL, 0};
+                           b[j].offset, mode, NULL, 0, 0};
     io->frag[j] = &b[j].io;
   }
   io->ipa = &map;
