@@ -570,6 +570,112 @@ static void check_hand_list(gs_cl_prim_format f, const hand_prim *h, size_t n) {
   assert_int_equal(r.cur, 0x4000 + len);
 }
 
+/* Encodes n random triangles (16-bit indices, every coding) into out;
+ * returns the byte count (without an escape). */
+static size_t random_tri_list(uint32_t seed, gs_cl_prim *prims, size_t n, uint8_t *out) {
+  gs_cl_prim_format f = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16};
+  gs_diag d;
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    uint32_t base = i && (seed >> 30) ? prims[i - 1].v[seed >> 28 & 1] : seed >> 8 & 0xffff;
+    for (int k = 0; k < 3; k++) {
+      seed = seed * 1664525u + 1013904223u;
+      uint32_t spread = (seed >> 29) == 0 ? 60000 : (seed >> 29) < 3 ? 40 : 8;
+      prims[i].v[k] = (base + (seed >> 8) % spread) & 0xffff;
+    }
+    int k = gs_cl_prim_encode(&f, i ? &prims[i - 1] : NULL, &prims[i], out + len, NULL, &d);
+    assert_true(k > 0);
+    len += (size_t)k;
+  }
+  return len;
+}
+
+/* The reader keeps a run of readable bytes between items; what it reads
+ * must be what gs_cl_view_ptr finds item by item: a list ending with the
+ * last byte of its memory block, the same list cut short there (the item
+ * that runs past the block is the error), and a view whose own bytes start
+ * inside the list, over memory that holds something else there (items
+ * from the view's start on come from the view's bytes). */
+static void test_prim_reader_window(void **state) {
+  (void)state;
+  gs_cl_prim_format f = {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16};
+  enum { N = 300 };
+  static gs_cl_prim want[N];
+  static uint8_t bytes[N * GS_CL_PRIM_MAX_BYTES + 1];
+  gs_diag d;
+  for (uint32_t round = 0; round < 20; round++) {
+    size_t len = random_tri_list(round * 7919u + 1u, want, N, bytes);
+    bytes[len++] = GS_CL_PRIM_ESCAPE;
+    gs_mem *m = NULL;
+    gs_addr a, pad;
+    for (int cut = 0; cut < 2; cut++) {
+      /* the list in a block of its own, memory of another block (escapes)
+         right after it; cut: without its last byte and the escape, so that
+         the last item runs 1 byte past its block */
+      uint32_t n = (uint32_t)len - (cut ? 2u : 0u), size = (n + 3) & ~3u;
+      m = gs_mem_new(1u << 20);
+      assert_int_equal(gs_mem_alloc(m, size, 4, &a, NULL), GS_OK);
+      assert_int_equal(gs_mem_alloc(m, 4096, 4, &pad, NULL), GS_OK);
+      a += size - n; /* the list ends where the block does */
+      assert_int_equal(pad, a + n);
+      memcpy(gs_mem_ptr(m, a, n), bytes, n);
+      memset(gs_mem_ptr(m, pad, 4096), GS_CL_PRIM_ESCAPE, 4096);
+      gs_cl_view v = {m, NULL, 0, 0};
+      gs_cl_prim_reader r;
+      gs_cl_prim_item it;
+      gs_cl_prim_reader_init(&r, &v, &f, a);
+      size_t i = 0;
+      int rc = GS_OK;
+      while (rc == GS_OK && !r.done) {
+        rc = gs_cl_prim_read(&r, &it, &d);
+        if (rc == GS_OK && it.kind == GS_CL_ITEM_PRIM) {
+          assert_true(i < N);
+          for (int k = 0; k < 3; k++) assert_int_equal(it.prim.v[k], want[i].v[k]);
+          i++;
+        }
+      }
+      if (!cut) {
+        assert_int_equal(rc, GS_OK);
+        assert_int_equal(i, N);
+        assert_int_equal(r.cur, a + len);
+      } else {
+        assert_int_equal(rc, GS_EFAULT);
+        assert_int_equal(i, N - 1);
+        assert_true(strstr(d.msg, "runs past readable memory") != NULL);
+      }
+      gs_mem_free(m);
+    }
+    /* the view's bytes from item 40 on; memory there holds escapes */
+    m = gs_mem_new(1u << 20);
+    assert_int_equal(gs_mem_alloc(m, (uint32_t)len, 4, &a, NULL), GS_OK);
+    size_t at = 0;
+    for (size_t i = 0; i < 40; i++) {
+      int coding;
+      uint8_t tmp[GS_CL_PRIM_MAX_BYTES];
+      at += (size_t)gs_cl_prim_encode(&f, i ? &want[i - 1] : NULL, &want[i], tmp, &coding, &d);
+    }
+    uint8_t *mp = gs_mem_ptr(m, a, (uint32_t)len);
+    memcpy(mp, bytes, at);
+    memset(mp + at, GS_CL_PRIM_ESCAPE, len - at);
+    gs_cl_view v = {m, bytes + at, a + (uint32_t)at, (uint32_t)(len - at)};
+    gs_cl_prim_reader r;
+    gs_cl_prim_item it;
+    gs_cl_prim_reader_init(&r, &v, &f, a);
+    size_t i = 0;
+    while (!r.done) {
+      assert_int_equal(gs_cl_prim_read(&r, &it, &d), GS_OK);
+      if (it.kind == GS_CL_ITEM_PRIM) {
+        assert_true(i < N);
+        for (int k = 0; k < 3; k++) assert_int_equal(it.prim.v[k], want[i].v[k]);
+        i++;
+      }
+    }
+    assert_int_equal(i, N);
+    gs_mem_free(m);
+  }
+}
+
 static void test_prim_hand_triangles(void **state) {
   (void)state;
   /* (0,1,2) first: coding 2: 15 | (1-0)<<4 | (2-0)<<10 | 0<<16 = 0x0000081f.
@@ -1598,6 +1704,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dump_errors, mem_setup, mem_teardown),
       cmocka_unit_test_setup_teardown(test_writer_chaining, mem_setup, mem_teardown),
       cmocka_unit_test(test_parse_roundtrip),
+      cmocka_unit_test(test_prim_reader_window),
       cmocka_unit_test(test_fuzz),
       cmocka_unit_test(test_doc_lists_every_packet),
       cmocka_unit_test(test_dumpcl_tool),

@@ -1294,6 +1294,18 @@ static void test_ms_sample_pattern(void **state) {
   /* a rotated grid: no two samples share a row or a column */
   for (int a = 0; a < 4; a++)
     for (int b = a + 1; b < 4; b++) assert_true(fill_rule_ms_x[a] != fill_rule_ms_x[b] && fill_rule_ms_y[a] != fill_rule_ms_y[b]);
+  /* pse_sample_range: the smallest and largest offset on either axis */
+  int lo = 16, hi = -1, plo, phi;
+  for (int s = 0; s < 4; s++) {
+    int a = fill_rule_ms_x[s], b = fill_rule_ms_y[s];
+    lo = a < lo ? a : lo, lo = b < lo ? b : lo, hi = a > hi ? a : hi, hi = b > hi ? b : hi;
+  }
+  pse_sample_range(4, &plo, &phi);
+  assert_int_equal(plo, lo);
+  assert_int_equal(phi, hi);
+  pse_sample_range(1, &plo, &phi);
+  assert_int_equal(plo, 8);
+  assert_int_equal(phi, 8);
 }
 
 /* The triangle A (10.5, 5.375), B (60, 5.375), C (10.5, 50) on 32x32
@@ -1380,6 +1392,87 @@ static void test_ms_random_triangles_match_oracle(void **state) {
   }
 }
 
+/* The coverage of a primitive in one tile as pse.h defines it, written
+ * plainly: every pixel of the tile inside p's rectangle, every sample point
+ * against every edge in int64, the blocks in the documented order (16×16
+ * blocks by rows, their 4×4 blocks by rows), those with coverage kept. */
+static int plain_coverage(const pse_prim *p, int col, int row, pse_block *out) {
+  int tw = p->tile_w, th = p->tile_h, n = 0;
+  const uint8_t *sx, *sy;
+  unsigned ns = pse_sample_points(p->samples, &sx, &sy);
+  for (int by = 0; by < th; by += 16)
+    for (int bx = 0; bx < tw; bx += 16)
+      for (int y4 = by; y4 < by + 16 && y4 < th; y4 += 4)
+        for (int x4 = bx; x4 < bx + 16 && x4 < tw; x4 += 4) {
+          pse_block b = {(uint16_t)(col * tw + x4), (uint16_t)(row * th + y4), 0, 0};
+          for (int e = 0; e < 16; e++) {
+            int x = b.x + PSE_LANE_DX(e), y = b.y + PSE_LANE_DY(e);
+            if (x < p->x0 || x >= p->x1 || y < p->y0 || y >= p->y1) continue;
+            for (unsigned s = 0; s < ns; s++) {
+              int64_t px = 16 * (int64_t)x + sx[s], py = 16 * (int64_t)y + sy[s];
+              bool in = true;
+              for (int i = 0; i < p->nedges; i++)
+                in = in && (int64_t)p->edge[i].a * px + (int64_t)p->edge[i].b * py + p->edge[i].c >= 0;
+              if (!in) continue;
+              b.mask |= (uint16_t)(1u << e);
+              if (ns == 4) b.samples |= UINT64_C(1) << (4 * e + s);
+            }
+          }
+          if (b.mask) out[n++] = b;
+        }
+  return n;
+}
+
+/* pse_rasterize_tile (its trivial accepts and rejects, the 16-lane edge
+ * masks) gives the plain walk's blocks, in its order, for random triangles
+ * from sub-pixel to larger than a tile, lines and points, 1 and 4 samples,
+ * each tile size, viewport offsets and clip windows. */
+static void test_coverage_matches_plain_walk(void **state) {
+  (void)state;
+  static pse_coverage cov;
+  static pse_block want[PSE_MAX_BLOCKS];
+  static const uint8_t tw[4] = {64, 32, 64, 32}, th[4] = {64, 32, 32, 16};
+  long blocks = 0;
+  for (uint32_t n = 0; n < 3000; n++) {
+    pse_state st;
+    pse_state_init(&st, 300, 200);
+    st.samples = n % 4 == 3 ? 4 : 1;
+    st.tile_w = tw[n / 4 % 4], st.tile_h = th[n / 4 % 4];
+    if (n % 7 == 0) {
+      st.clip_left = (uint16_t)(hash32(n * 3 + 1) % 100), st.clip_bottom = (uint16_t)(hash32(n * 3 + 2) % 100);
+      st.clip_width = (uint16_t)(hash32(n * 3 + 3) % 150), st.clip_height = (uint16_t)(hash32(n * 3 + 4) % 120);
+    }
+    st.vp_x = (int16_t)(hash32(n * 5 + 1) % 256), st.vp_y = (int16_t)(hash32(n * 5 + 2) % 256);
+    st.line_width = 0.5f + (float)(hash32(n * 5 + 3) % 40) / 8.0f;
+    st.point_size = st.line_width;
+    static const uint32_t spans[5] = {20, 100, 200, 800, 6000}; /* 1/16 pixel */
+    uint32_t span = spans[hash32(n * 5 + 4) % 5];
+    int32_t ox = (int32_t)(hash32(n * 9 + 1) % 4200), oy = (int32_t)(hash32(n * 9 + 2) % 2800);
+    pse_vertex v[3];
+    for (int k = 0; k < 3; k++)
+      v[k] = vtx16(ox + (int32_t)(hash32(n * 9 + 3 + (uint32_t)k) % span), oy + (int32_t)(hash32(n * 9 + 6 + (uint32_t)k) % span));
+    pse_prim p;
+    pse_result r = n % 11 == 5 ? pse_setup_line(&st, &v[0], &v[1], &p)
+                   : n % 11 == 7 ? pse_setup_point(&st, &v[0], &p)
+                                 : pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p);
+    if (r != PSE_DRAW) continue;
+    for (int row = 0; row * st.tile_h < 200 + st.tile_h; row++)
+      for (int col = 0; col * st.tile_w < 300 + st.tile_w; col++) {
+        int got = pse_rasterize_tile(&p, col, row, &cov), k = plain_coverage(&p, col, row, want);
+        if (got != k) fail_msg("primitive %u, tile (%d, %d): %d blocks, the plain walk %d", n, col, row, got, k);
+        for (int i = 0; i < k; i++) {
+          const pse_block *a = &cov.block[i], *b = &want[i];
+          if (a->x != b->x || a->y != b->y || a->mask != b->mask || a->samples != b->samples)
+            fail_msg("primitive %u, tile (%d, %d), block %d: (%u, %u) mask 0x%04x samples 0x%016llx; the plain walk "
+                     "(%u, %u) 0x%04x 0x%016llx", n, col, row, i, a->x, a->y, a->mask, (unsigned long long)a->samples,
+                     b->x, b->y, b->mask, (unsigned long long)b->samples);
+        }
+        blocks += k;
+      }
+  }
+  assert_true(blocks > 20000); /* the primitives cover something */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lane_order),
@@ -1411,6 +1504,7 @@ int main(void) {
       cmocka_unit_test(test_ms_sample_pattern),
       cmocka_unit_test(test_ms_coverage_by_hand),
       cmocka_unit_test(test_ms_random_triangles_match_oracle),
+      cmocka_unit_test(test_coverage_matches_plain_walk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,6 +204,9 @@ typedef struct gs_cl_prim_reader {
   int done;          /* the escape was read */
   int branched;      /* a relative branch was followed */
   uint32_t budget;   /* items left before the list counts as a loop */
+  const uint8_t *win; /* readable bytes win_start .. win_start + win_len - 1, */
+  gs_addr win_start;  /* kept so that an item inside them needs no look-up */
+  uint32_t win_len;
 } gs_cl_prim_reader;
 
 void gs_cl_prim_reader_init(gs_cl_prim_reader *r, const gs_cl_view *v, const gs_cl_prim_format *f,

@@ -321,25 +321,41 @@ static const uint8_t *nv_vertex_ptr(cle_run *r, const cle_bin *b, const gs_cl_pa
   return src;
 }
 
-/* Reads pre-shaded vertex i of the NV shader record (RG Table 46). */
-static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
-  unsigned head = b->sh.clip_header ? 4 : 0, words = head + 3 + (b->sh.point_size ? 1 : 0);
-  const uint8_t *src = nv_vertex_ptr(r, b, p, i, words, d);
-  if (!src) return GS_EFAULT;
+/* Words of an NV vertex record that binning reads. */
+static unsigned nv_words(const cle_bin *b) { return (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0); }
+
+/* The records of vertices lo..hi when one readable run of memory holds
+ * them all, vertex i's at the result + (i - lo) × stride, where
+ * nv_vertex_ptr finds it; else NULL (each is then looked up alone). */
+static const uint8_t *nv_span(cle_run *r, const cle_bin *b, uint32_t lo, uint32_t hi) {
+  uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)lo * b->sh.vertex_stride;
+  uint64_t len = (uint64_t)(hi - lo) * b->sh.vertex_stride + 4u * nv_words(b);
+  if (a > UINT32_MAX || len > UINT32_MAX) return NULL;
+  return gs_mem_ptr(r->g->mem, (gs_addr)a, (uint32_t)len);
+}
+
+/* Unpacks the pre-shaded vertex record at src (RG Table 46). */
+static void read_nv_vertex(const cle_bin *b, const uint8_t *src, ptb_vertex *v) {
+  unsigned head = b->sh.clip_header ? 4 : 0, words = nv_words(b);
   uint32_t w[8], rows[8] = {0, 0, 0, 0x3f800000u, 0, 0, 0, 0}; /* no header: Xc..Wc = 0, 0, 0, 1 */
   memcpy(w, src, words * 4);
   if (head) memcpy(rows, w, 16);
   memcpy(rows + 4, w + head, (words - head) * 4);
   ptb_vertex_unpack(v, rows, b->sh.point_size);
+}
+
+/* Reads pre-shaded vertex i of the NV shader record. */
+static int fetch_nv_vertex(cle_run *r, cle_bin *b, const gs_cl_packet *p, uint32_t i, ptb_vertex *v, gs_diag *d) {
+  const uint8_t *src = nv_vertex_ptr(r, b, p, i, nv_words(b), d);
+  if (!src) return GS_EFAULT;
+  read_nv_vertex(b, src, v);
   return GS_OK;
 }
 
 /* Checks that vertex i's coordinate-shader attributes (GL) or its
  * pre-shaded record (NV) lie in allocated memory. */
 static int check_vertex(cle_run *r, const cle_bin *b, const gs_cl_packet *p, uint32_t i, gs_diag *d) {
-  if (b->sh.id == GS_CL_NV_SHADER_STATE)
-    return nv_vertex_ptr(r, b, p, i, (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0), d) ? GS_OK
-                                                                                                      : GS_EFAULT;
+  if (b->sh.id == GS_CL_NV_SHADER_STATE) return nv_vertex_ptr(r, b, p, i, nv_words(b), d) ? GS_OK : GS_EFAULT;
   for (unsigned k = 0; k < b->sh.cs.nattrs; k++) {
     const vcd_attr *at = &b->sh.cs.attrs[k];
     uint64_t a = (uint64_t)at->address + (uint64_t)i * at->stride;
@@ -374,6 +390,7 @@ static bool is_used(const cle_bin *b, const cle_draw *di, uint32_t k) {
 /* Checks every vertex the draw uses before anything is allocated or
  * shaded: a bogus draw fails at once, naming the first bad vertex. */
 static int check_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, gs_diag *d) {
+  if (b->sh.id == GS_CL_NV_SHADER_STATE && nv_span(r, b, di->lo, di->hi)) return GS_OK; /* all of them */
   for (uint32_t k = 0; k <= di->hi - di->lo; k++) {
     if (!is_used(b, di, k)) continue;
     int rc = check_vertex(r, b, p, di->lo + k, d);
@@ -402,9 +419,14 @@ static int shade_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const c
   memset(b->verts, 0, n * sizeof *b->verts);
   uint32_t batch[16];
   unsigned nb = 0;
+  const uint8_t *span = b->sh.id == GS_CL_NV_SHADER_STATE ? nv_span(r, b, di->lo, di->hi) : NULL;
   for (uint32_t k = 0; k < n; k++) {
     if (!is_used(b, di, k)) continue;
     r->stats.cs_vertices++;
+    if (span) {
+      read_nv_vertex(b, span + (size_t)k * b->sh.vertex_stride, &b->verts[k]);
+      continue;
+    }
     if (b->sh.id == GS_CL_NV_SHADER_STATE) {
       if ((rc = fetch_nv_vertex(r, b, p, di->lo + k, &b->verts[k], d)) < 0) return rc;
       continue;

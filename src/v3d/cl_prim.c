@@ -518,6 +518,30 @@ static int read_branch(gs_cl_prim_reader *r, gs_addr a, gs_cl_prim_item *it, gs_
   return GS_OK;
 }
 
+/* The bytes at a when [a, a + GS_CL_PRIM_MAX_BYTES) lies inside one
+ * readable run the reader keeps (READ_WINDOW bytes of memory, or the rest
+ * of the view's own bytes), where gs_cl_view_ptr would find every item
+ * that starts at a in the same place; else NULL, and the caller asks
+ * gs_cl_view_ptr for each item, as without the run. */
+#define READ_WINDOW 256u
+static const uint8_t *window_at(gs_cl_prim_reader *r, gs_addr a) {
+  if (r->win && a - r->win_start <= r->win_len - GS_CL_PRIM_MAX_BYTES) return r->win + (a - r->win_start);
+  const gs_cl_view *v = r->view;
+  r->win = NULL;
+  uint32_t len = 0;
+  const uint8_t *p = NULL;
+  if (v->bytes && a >= v->base && a - v->base < v->len) { /* gs_cl_view_ptr takes the view's bytes first */
+    len = v->len - (a - v->base);
+    p = v->bytes + (a - v->base);
+  } else if (v->mem) { /* up to the view's bytes, if they start inside the run */
+    len = v->bytes && v->base > a && v->base - a < READ_WINDOW ? v->base - a : READ_WINDOW;
+    p = len >= GS_CL_PRIM_MAX_BYTES ? gs_mem_ptr(v->mem, a, len) : NULL;
+  }
+  if (!p || len < GS_CL_PRIM_MAX_BYTES) return NULL;
+  r->win = p, r->win_start = a, r->win_len = len;
+  return p;
+}
+
 int gs_cl_prim_read(gs_cl_prim_reader *r, gs_cl_prim_item *it, gs_diag *d) {
   gs_addr a = r->cur;
   memset(it, 0, sizeof *it);
@@ -525,7 +549,7 @@ int gs_cl_prim_read(gs_cl_prim_reader *r, gs_cl_prim_item *it, gs_diag *d) {
   if (r->done) return gs_diag_set(d, GS_EARG, "0x%08x: compressed list already ended", a);
   const char *why = format_problem(&r->fmt);
   if (why) return gs_diag_set(d, GS_EINVAL, "0x%08x: %s", a, why);
-  const uint8_t *b = gs_cl_view_ptr(r->view, a, 1);
+  const uint8_t *win = window_at(r, a), *b = win ? win : gs_cl_view_ptr(r->view, a, 1);
   if (!b) return gs_diag_set(d, GS_EFAULT, "0x%08x: compressed list runs past readable memory", a);
   if (r->budget == 0)
     return gs_diag_set(d, GS_EINVAL, "0x%08x: compressed list longer than %u items (a loop of relative branches?)",
@@ -542,7 +566,7 @@ int gs_cl_prim_read(gs_cl_prim_reader *r, gs_cl_prim_item *it, gs_diag *d) {
   int coding = 0, n = item_size(&r->fmt, b[0], &coding);
   if (n == 0)
     return gs_diag_set(d, GS_EINVAL, "0x%08x: reserved compressed-list code 0x%02x (coding %d)", a, b[0], coding);
-  b = gs_cl_view_ptr(r->view, a, (uint32_t)n);
+  if (!win) b = gs_cl_view_ptr(r->view, a, (uint32_t)n);
   if (!b)
     return gs_diag_set(d, GS_EFAULT, "0x%08x: compressed primitive (coding %d, %d bytes) runs past readable memory",
                        a, coding, n);

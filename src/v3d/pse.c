@@ -53,14 +53,12 @@ unsigned pse_sample_points(unsigned samples, const uint8_t **x, const uint8_t **
   return 1;
 }
 
+/* The smallest and largest of pse_sample_x and pse_sample_y: 2 and 14
+ * (test_ms_sample_pattern works them out from the tables); the binner and
+ * the setup ask for every primitive. */
 void pse_sample_range(unsigned samples, int *lo, int *hi) {
-  const uint8_t *x, *y;
-  unsigned n = pse_sample_points(samples, &x, &y);
-  *lo = 16, *hi = -1;
-  for (unsigned i = 0; i < n; i++) {
-    int a = x[i] < y[i] ? x[i] : y[i], b = x[i] > y[i] ? x[i] : y[i];
-    *lo = a < *lo ? a : *lo, *hi = b > *hi ? b : *hi;
-  }
+  if (samples == PSE_MS_SAMPLES) *lo = 2, *hi = 14;
+  else *lo = *hi = PSE_CENTRE;
 }
 
 void pse_state_init(pse_state *st, uint16_t width, uint16_t height) {
@@ -176,10 +174,12 @@ static bool pse_set_rect(const pse_state *st, pse_prim *p, const int32_t pt[][2]
   pse_sample_range(st->samples, &lo, &hi);
   int64_t x0 = pse_ceil_div(xmin - hi, 16), x1 = pse_floor_div(xmax - lo, 16) + 1;
   int64_t y0 = pse_ceil_div(ymin - hi, 16), y1 = pse_floor_div(ymax - lo, 16) + 1;
+  int64_t bx0 = x0, by0 = y0, bx1 = x1, by1 = y1;
   x0 = pse_max64(pse_max64(x0, st->clip_left), 0);
   y0 = pse_max64(pse_max64(y0, st->clip_bottom), 0);
   x1 = pse_min64(pse_min64(x1, (int64_t)st->clip_left + st->clip_width), 65536);
   y1 = pse_min64(pse_min64(y1, (int64_t)st->clip_bottom + st->clip_height), 65536);
+  p->rect_clipped = x0 != bx0 || y0 != by0 || x1 != bx1 || y1 != by1;
   p->x0 = (int32_t)x0;
   p->y0 = (int32_t)y0;
   p->x1 = (int32_t)x1;
@@ -284,7 +284,9 @@ static void pse_apply_depth_offset(const pse_state *st, pse_prim *p) {
 }
 
 static void pse_prim_init(pse_prim *p, const pse_state *st, int kind) {
-  memset(p, 0, sizeof *p);
+  /* everything before the FIFO; its entries past nfifo are never read and
+     the per-block shortcuts after it are all set by pse_finish_setup */
+  memset(p, 0, offsetof(pse_prim, fifo));
   p->kind = (uint8_t)kind;
   p->den = 1.0;
   p->samples = st->samples == PSE_MS_SAMPLES ? PSE_MS_SAMPLES : 1;

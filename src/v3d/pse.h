@@ -211,6 +211,8 @@ typedef struct pse_prim {
   int32_t x0, y0, x1, y1;  /* pixels that may be covered: [x0,x1) × [y0,y1),
                               those with a sample in the bounding box, ∩ clip
                               window */
+  uint8_t rect_clipped;    /* the clip window (or the 16-bit range) made that
+                              rectangle smaller than the bounding box's */
   pse_plane lambda[2];     /* barycentric weights λ1, λ2 (numerators) */
   double den;              /* their common denominator */
   double z0, dz1, dz2;     /* Z × (2^24−1) at vertex 0 (+ depth offset), deltas */

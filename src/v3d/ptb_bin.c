@@ -101,9 +101,13 @@ static uint32_t band_flush(uint64_t *band, uint32_t ty, uint32_t tiles_x, ptb_ti
     uint64_t bits = band[w];
     band[w] = 0;
     while (bits) {
+#if defined(__GNUC__)
+      unsigned bit = (unsigned)__builtin_ctzll(bits);
+#else
       unsigned bit = 0;
       while (!(bits >> bit & 1))
         bit++;
+#endif
       bits &= bits - 1;
       if (visit)
         visit(ctx, ty * tiles_x + w * 64 + bit);

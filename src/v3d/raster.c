@@ -22,6 +22,9 @@
 #include <assert.h>
 #include <string.h>
 #include "core/clones.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* One edge inside one tile: value at the tile's first sample, steps per
  * pixel in x and y. */
@@ -84,14 +87,58 @@ static inline uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int 
   return (uint16_t)(pse_column_lanes[pse_span_bits(x, x0, x1)] & pse_row_lanes[pse_span_bits(y, y0, y1)]);
 }
 
-/* Lanes whose sample is covered by one edge, its value at lane 0 being e. */
-static inline uint16_t pse_edge_lanes(int32_t e, int32_t sx, int32_t sy) {
+/* The same, lane by lane (the form without SSE2, and the tests' model). */
+static inline uint16_t pse_edge_lanes_plain(int32_t e, int32_t sx, int32_t sy) {
   uint32_t m = 0;
   for (int l = 0; l < 16; l++) {
     int32_t v = e + PSE_LANE_DX(l) * sx + PSE_LANE_DY(l) * sy;
     m |= (~(uint32_t)v >> 31) << l; /* the sign bit: v >= 0 */
   }
   return (uint16_t)m;
+}
+
+/* The lane offsets of one edge inside a block, for pse_block_lanes: with
+ * SSE2 its four quads as four vectors (quad 0 at (0, sx, sy, sx + sy), quads
+ * 1-3 two pixels further in x, y and both). */
+typedef struct pse_lane_steps {
+#if defined(__SSE2__)
+  __m128i q[4];
+#else
+  int32_t sx, sy;
+#endif
+} pse_lane_steps;
+
+static GS_CLONE_INLINE void pse_lane_steps_make(pse_lane_steps *st, int32_t sx, int32_t sy) {
+#if defined(__SSE2__)
+  __m128i x2 = _mm_set1_epi32(2 * sx), y2 = _mm_set1_epi32(2 * sy);
+  st->q[0] = _mm_setr_epi32(0, sx, sy, sx + sy);
+  st->q[1] = _mm_add_epi32(st->q[0], x2);
+  st->q[2] = _mm_add_epi32(st->q[0], y2);
+  st->q[3] = _mm_add_epi32(st->q[1], y2);
+#else
+  st->sx = sx, st->sy = sy;
+#endif
+}
+
+/* Lanes of a block covered by every one of n edges, edge i having value
+ * e[i] at lane 0 and lane offsets st[k[i]]: a lane is covered when none of
+ * its n values is negative, that is when their OR has the sign bit clear.
+ * With SSE2 the ORs of the four quads are narrowed with signed saturation,
+ * which keeps each sign, to 16 bytes whose sign bits one movemask gathers. */
+static GS_CLONE_INLINE uint16_t pse_block_lanes(const int32_t *e, const int *k, int n, const pse_lane_steps *st) {
+#if defined(__SSE2__)
+  __m128i o[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+  for (int i = 0; i < n; i++) {
+    __m128i v = _mm_set1_epi32(e[i]);
+    for (int j = 0; j < 4; j++) o[j] = _mm_or_si128(o[j], _mm_add_epi32(v, st[k[i]].q[j]));
+  }
+  __m128i s = _mm_packs_epi16(_mm_packs_epi32(o[0], o[1]), _mm_packs_epi32(o[2], o[3]));
+  return (uint16_t)~(unsigned)_mm_movemask_epi8(s);
+#else
+  unsigned m = 0xFFFFu;
+  for (int i = 0; i < n; i++) m &= pse_edge_lanes_plain(e[i], st[k[i]].sx, st[k[i]].sy);
+  return (uint16_t)m;
+#endif
 }
 
 /* Classifies an edge over a square of `span` samples per side whose first
@@ -130,29 +177,36 @@ static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, 
   pse_tile_edge te[4];
   int n = pse_tile_edges(p, 16 * (int64_t)tx + ox, 16 * (int64_t)ty + oy, te);
   if (n < 0) return;
+  pse_lane_steps st[4];
+  for (int i = 0; i < n; i++) pse_lane_steps_make(&st[i], te[i].sx, te[i].sy);
+  /* A covered sample lies in the primitive, so its pixel in the rectangle
+   * of pixels with a sample in the bounding box: only a rectangle the clip
+   * window narrowed masks lanes the edges keep. */
+  int rect = p->rect_clipped;
 
   for (int by = y0 & ~15; by < y1; by += 16) {
     for (int bx = x0 & ~15; bx < x1; bx += 16) {
-      /* 16×16: keep the edges that cut it, with their value at its first sample */
-      pse_tile_edge part[4];
-      int np = 0, rejected = 0;
+      /* 16×16: keep the edges that cut it (k), with their value at its first sample (e) */
+      int32_t e16[4];
+      int k[4], np = 0, rejected = 0;
       for (int i = 0; i < n && !rejected; i++) {
         int32_t e = te[i].e + bx * te[i].sx + by * te[i].sy;
-        int k = pse_classify(e, &te[i], 16);
-        if (k < 0) rejected = 1;
-        else if (k == 0) part[np++] = (pse_tile_edge){e, te[i].sx, te[i].sy};
+        int c = pse_classify(e, &te[i], 16);
+        if (c < 0) rejected = 1;
+        else if (c == 0) e16[np] = e, k[np++] = i;
       }
       if (rejected) continue;
       int ylo = by > (y0 & ~3) ? by : (y0 & ~3), yhi = by + 16 < y1 ? by + 16 : y1;
       int xlo = bx > (x0 & ~3) ? bx : (x0 & ~3), xhi = bx + 16 < x1 ? bx + 16 : x1;
       for (int y = ylo; y < yhi; y += 4) {
         for (int x = xlo; x < xhi; x += 4) {
-          uint16_t mask = pse_rect_lanes(x, y, x0, y0, x1, y1);
-          for (int i = 0; i < np && mask; i++) {
-            int32_t e = part[i].e + (x - bx) * part[i].sx + (y - by) * part[i].sy;
-            int k = pse_classify(e, &part[i], 4);
-            if (k < 0) mask = 0;
-            else if (k == 0) mask &= pse_edge_lanes(e, part[i].sx, part[i].sy);
+          /* an edge that covers none of the block gives no lanes, one that
+             covers all of it every lane: no need to classify it first */
+          uint16_t mask = rect ? pse_rect_lanes(x, y, x0, y0, x1, y1) : 0xFFFF;
+          if (np) {
+            int32_t e[4];
+            for (int i = 0; i < np; i++) e[i] = e16[i] + (x - bx) * te[k[i]].sx + (y - by) * te[k[i]].sy;
+            mask &= pse_block_lanes(e, k, np, st);
           }
           if (!mask) continue;
           if (dense) dense[(y / 4) * (tw / 4) + x / 4] = mask;
