@@ -79,7 +79,8 @@ enum {
   AX_LOAD,               /* load: reads every active lane's elements, then writes them (a = index) */
   AX_LANE,               /* a float operation, funop or convert lane by lane through num.h (ax_par.ls) */
   AX_ILANE,              /* an integer operation of any width lane by lane through num.h (ax_par.ls) */
-  AX_ITER                /* iter, iterproj, ldcf */
+  AX_ITER,               /* iter, iterproj, ldcf */
+  AX_MOVI                /* ldimm: the immediate (ax_par.imm) into d */
 };
 
 /* One instruction's fields the micro-ops need. */
@@ -101,6 +102,7 @@ typedef struct ax_par {
     uint8_t bits, sx;
   } ls[3];
   uint8_t lop, lcode, lround; /* AX_LANE: the operation, the funop or convert code, the rounding */
+  uint32_t imm;         /* AX_MOVI: the value */
   uint32_t sync, nsync; /* generic: registers out (sync[0..nsync)), of which the first nin come back */
   uint32_t nin;
   uint32_t chk, nchk;   /* PCHECK: the halves to test (f->list[chk..]) */
@@ -182,6 +184,8 @@ typedef struct ax_side {
   unsigned nl;
 } ax_side;
 #define AX_SIDE(R) ((ax_side *)(void *)((R) + AX_SLOTS * AX_VEC))
+/* The lanes at or past nl: what a micro-op computes there is never read */
+#define AX_DEAD(R) (AX_SIDE(R)->nl >= 32 ? 0u : ~0u << AX_SIDE(R)->nl)
 
 /* (a register's two halves are one little-endian word: agx_reg32's value;
  * 16 lanes, a fragment batch's 4 x 4 pixels, is a loop of its own, which
@@ -202,14 +206,80 @@ static inline void ax_out(agx_state *s, const char *R, unsigned n) {
   else
     for (unsigned l = 0; l < nl; l++) memcpy(&s->r[l][2 * n], &v[l], 4);
 }
+/* Four registers n..n+3 in or out, four lanes at a time: lane l's four
+ * words lie side by side in agx_state (halves 2n..2n+7), so four lanes of
+ * four registers are one 4 x 4 transpose of 16-byte rows (moves and
+ * shuffles only: every bit as it is). nl is a multiple of 4. */
+#if defined(__SSE2__)
+static inline void ax_in4(const agx_state *s, char *R, unsigned n, unsigned nl) {
+  float *v = (float *)(void *)(R + n * AX_VEC);
+  for (unsigned l = 0; l < nl; l += 4) {
+    __m128 a = _mm_loadu_ps((const float *)(const void *)&s->r[l][2 * n]);
+    __m128 b = _mm_loadu_ps((const float *)(const void *)&s->r[l + 1][2 * n]);
+    __m128 c = _mm_loadu_ps((const float *)(const void *)&s->r[l + 2][2 * n]);
+    __m128 e = _mm_loadu_ps((const float *)(const void *)&s->r[l + 3][2 * n]);
+    _MM_TRANSPOSE4_PS(a, b, c, e);
+    _mm_store_ps(v + l, a), _mm_store_ps(v + AGX_LANES + l, b);
+    _mm_store_ps(v + 2 * AGX_LANES + l, c), _mm_store_ps(v + 3 * AGX_LANES + l, e);
+  }
+}
+static inline void ax_out4(agx_state *s, const char *R, unsigned n, unsigned nl) {
+  const float *v = (const float *)(const void *)(R + n * AX_VEC);
+  for (unsigned l = 0; l < nl; l += 4) {
+    __m128 a = _mm_load_ps(v + l), b = _mm_load_ps(v + AGX_LANES + l);
+    __m128 c = _mm_load_ps(v + 2 * AGX_LANES + l), e = _mm_load_ps(v + 3 * AGX_LANES + l);
+    _MM_TRANSPOSE4_PS(a, b, c, e);
+    _mm_storeu_ps((float *)(void *)&s->r[l][2 * n], a), _mm_storeu_ps((float *)(void *)&s->r[l + 1][2 * n], b);
+    _mm_storeu_ps((float *)(void *)&s->r[l + 2][2 * n], c), _mm_storeu_ps((float *)(void *)&s->r[l + 3][2 * n], e);
+  }
+}
+#endif
+/* Whether L[i..i+4) are four consecutive registers that ax_in4/ax_out4 can
+ * move over nl lanes. */
+static inline int ax_run4(const uint16_t *L, unsigned i, unsigned n, unsigned nl) {
+#if defined(__SSE2__)
+  return i + 4 <= n && !(nl & 3) && L[i + 1] == L[i] + 1 && L[i + 2] == L[i] + 2 && L[i + 3] == L[i] + 3;
+#else
+  (void)L, (void)i, (void)n, (void)nl;
+  return 0;
+#endif
+}
+/* The registers L[0..n) in from agx_state, or out to it, over the lanes of a transpose. */
+static void ax_in_list(const agx_state *s, char *R, const uint16_t *L, unsigned n) {
+  unsigned nl = AX_SIDE(R)->nl;
+  for (unsigned i = 0; i < n;) {
+#if defined(__SSE2__)
+    if (ax_run4(L, i, n, nl)) {
+      ax_in4(s, R, L[i], nl), i += 4;
+      continue;
+    }
+#endif
+    ax_in(s, R, L[i++]);
+  }
+}
+static void ax_out_list(agx_state *s, const char *R, const uint16_t *L, unsigned n) {
+  unsigned nl = AX_SIDE(R)->nl;
+  for (unsigned i = 0; i < n;) {
+#if defined(__SSE2__)
+    if (ax_run4(L, i, n, nl)) {
+      ax_out4(s, R, L[i], nl), i += 4;
+      continue;
+    }
+#endif
+    ax_out(s, R, L[i++]);
+  }
+}
 static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
-  for (unsigned i = 0; i < f->nwritten; i++) ax_out(s, R, f->written[i]);
+  ax_out_list(s, R, f->written, f->nwritten);
+  unsigned nl = AX_SIDE(R)->nl, nfull = 0;
+  uint32_t all = nl >= 32 ? 0xffffffffu : (1u << nl) - 1;
+  uint16_t full[AX_REGS]; /* the ones written in every lane: whole rows */
   for (unsigned i = 0; i < f->nwo; i++) {
-    unsigned n = f->wo[i], nl = AX_SIDE(R)->nl;
+    unsigned n = f->wo[i];
     const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
     uint32_t m = AX_SIDE(R)->wl[n];
-    if (m == (nl >= 32 ? 0xffffffffu : (1u << nl) - 1)) { /* every lane: the plain loop */
-      ax_out(s, R, n);
+    if (m == all) {
+      full[nfull++] = (uint16_t)n;
       continue;
     }
     for (; m; m &= m - 1) {
@@ -217,6 +287,7 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
       memcpy(&s->r[l][2 * n], &v[l], 4);
     }
   }
+  ax_out_list(s, R, full, nfull);
 }
 
 /* Instruction k through agx_exec_insn: its registers out, its writes
@@ -225,10 +296,10 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
 static int ax_slow(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t *exec, uint64_t steps, gs_diag *d) {
   const ax_par *P = &f->par[k];
   const uint16_t *L = P->nsync ? f->list + P->sync : NULL; /* (no list at all when nothing is named) */
-  for (unsigned i = 0; i < P->nsync; i++) ax_out(s, R, L[i]);
+  ax_out_list(s, R, L, P->nsync);
   s->exec = *exec, s->steps = steps, s->pc = P->pc;
   int rc = agx_exec_insn(s, &f->p.insn[k], P->pc, d);
-  for (unsigned i = 0; i < P->nin; i++) ax_in(s, R, L[i]);
+  ax_in_list(s, R, L, P->nin);
   *exec = s->exec;
   if (rc) ax_out_written(s, f, R);
   return rc;
@@ -417,7 +488,7 @@ static int ax_iter(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t 
   do {                                                                                      \
     uint32_t o_[AGX_LANES];                                                                 \
     if (P->wo) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec;                                       \
-    if (P->half == 0 && exec == 0xffffffffu) {                                              \
+    if (P->half == 0 && (exec | dead) == 0xffffffffu) { /* (lanes past nl: never looked at) */ \
       memcpy(R + u->d, r_, sizeof o_);                                                      \
       break;                                                                                \
     }                                                                                       \
@@ -489,6 +560,7 @@ static int ax_iter(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t 
   uint32_t exec = s->exec;                                 \
   uint64_t steps = s->steps, steps0 = steps;               \
   uint32_t blk = (uint32_t)k0;                             \
+  const uint32_t dead = AX_DEAD(R);                        \
   int rc;
 #define GS_UOP_COND(c) (((c) & 1) ? 0xffffffffu : 0u) /* the neutral kinds are not used */
 #define GS_UOP_CONSTS ((const void *)R) /* GS_UOP_CONST is not used */
@@ -517,9 +589,14 @@ static int ax_run(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs
   return run_built(s, f, k, budget, d, R);
 }
 
+/* The instruction at byte address entry, or -1 (0: the first, at once). */
+static long ax_seek(const agx_fast *f, uint32_t entry) {
+  return entry ? agx_seek(&f->p, 0, 0, entry) : f->p.n ? 0 : -1;
+}
+
 static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
   const agx_fast *f = prog;
-  long k = agx_seek(&f->p, 0, 0, entry);
+  long k = ax_seek(f, entry);
   s->stopped = 0;
   s->pc = entry;
   if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
@@ -534,7 +611,7 @@ static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budg
   uint32_t lanes = s->present | s->exec;
   file.side.nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
   for (unsigned i = 0; i < f->nwo; i++) file.side.wl[f->wo[i]] = 0;
-  for (unsigned i = 0; i < f->nused; i++) ax_in(s, R, f->used[i]);
+  ax_in_list(s, R, f->used, f->nused);
   for (unsigned i = 0; i < f->ncst; i++) {
     uint32_t *v = file.v[AX_REGS + i], c = f->cst[i].value;
     if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
@@ -550,7 +627,7 @@ int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budge
   for (unsigned h = 0; h < AGX_HALVES; h++) any |= s->pending[h];
   whole |= any != 0;
   if (!whole) {
-    long k = agx_seek(&f->p, 0, 0, entry);
+    long k = ax_seek(f, entry);
     whole = k >= 0 && !f->leader[k];
   }
   if (whole) return agx_run_ref(s, &f->p, entry, budget, d);
@@ -806,12 +883,11 @@ static int native(ax_build *b, size_t k) {
       P->tt = in->tt;
       kind = AX_BITOP;
       break;
-    case AGX_LDIMM:
-      if (s0->kind != AGX_K_IMM) return 0;
-      d = dst(&in->dst, 1, &P->half), a = cst(b, 0, in->dst.bits == 16 ? s0->value & 0xffff : s0->value);
-      bb = c = e = a;
-      kind = AX_MOV;
-      break;
+    case AGX_LDIMM: /* the value from ax_par: no constant vector to fill at each run */
+      if (s0->kind != AGX_K_IMM || (d = dst(&in->dst, 1, &P->half)) < 0) return 0;
+      P->imm = in->dst.bits == 16 ? s0->value & 0xffff : s0->value;
+      emit(b, AX_MOVI, k)->d = (uint16_t)d;
+      return 1;
     case AGX_GET_SR:
       if (s0->kind != AGX_K_SR || s0->index != 52) return 0;
       d = dst(&in->dst, 1, &P->half), a = bb = c = e = cst(b, 2, 0);

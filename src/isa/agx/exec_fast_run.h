@@ -189,3 +189,10 @@
       AX_PUT(r_);
       break;
     }
+    case AX_MOVI: {
+      AX_P;
+      uint32_t r_[AGX_LANES], v_ = P->imm;
+      for (int i = 0; i < AGX_LANES; i++) r_[i] = v_;
+      AX_PUT(r_);
+      break;
+    }
