@@ -17,7 +17,9 @@
  * NaNs, ±0, denormals, ±Inf, INT_MIN and rounding boundaries; predicates
  * and CC random. Then the errors: the budget, a constant past the end of
  * its buffer (and not an error when the guard selects no lane), running off
- * the end of the code. */
+ * the end of the code. test_random_programs_native runs such programs
+ * compiled to native code (src/isa/uop/jit.h) at their first run against
+ * the reference in the same way. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@
 #include "isa/sass/exec.h"
 #include "isa/sass/solo.h"
 #include "isa/sass/table.h"
+#include "isa/uop/jit.h"
 
 typedef struct rng { uint64_t s; } rng;
 static uint32_t next(rng *r) {
@@ -322,14 +325,15 @@ static void random_start(rng *g, unsigned lanes) {
   }
 }
 
-static void test_random_programs(void **state) {
-  (void)state;
+/* n random programs (from seed) through both interpreters, or, when the
+ * backend compiles every program at its first run (gs_jit_policy(1, 1)),
+ * native code against the reference. */
+static void random_programs(uint32_t seed, int PROGRAMS, int short_budgets) {
   find_rows();
   assert_true(n_alu_rows > 40);
-  rng g = {0x5A55FA57u};
+  rng g = {seed};
   text t = {0};
   size_t fast = 0, total = 0, failed = 0;
-  enum { PROGRAMS = 4000 };
   int avx2 = sass_fast_portable(-1);
   for (int i = 0; i < PROGRAMS; i++) {
     /* half the programs through the build's own copy of the loop (when the
@@ -341,7 +345,9 @@ static void test_random_programs(void **state) {
     unsigned lanes = pick(&g, 4) ? 32 : 1 + pick(&g, 32);
     random_start(&g, lanes == 32 ? 0xffffffffu : (1u << lanes) - 1);
     size_t nf = 0;
-    if (both(&p, 20000, t.s, &nf) < 0) {
+    /* with short_budgets, every other program stops at a budget of 1 to 40 */
+    uint64_t budget = short_budgets && (i & 1) ? 1 + pick(&g, 40) : 20000;
+    if (both(&p, budget, t.s, &nf) < 0) {
       failed++;
       if (getenv("SHOW_ERRORS")) fprintf(stderr, "%s\n", w_msg);
     }
@@ -354,7 +360,31 @@ static void test_random_programs(void **state) {
    * forms with CC results or inputs), and few programs fail */
   fprintf(stderr, "%d programs: %zu of %zu instructions on micro-ops, %zu errors\n", PROGRAMS, fast, total, failed);
   assert_true(fast * 2 > total);
-  assert_true(failed * 10 < PROGRAMS);
+  assert_true(short_budgets || failed * 10 < (size_t)PROGRAMS);
+}
+
+static void test_random_programs(void **state) {
+  (void)state;
+  gs_jit_policy(0, 0); /* the interpreter */
+  random_programs(0x5A55FA57u, 4000, 0);
+}
+
+/* The same kind of programs as native code (src/isa/uop/jit.h: the neutral
+ * micro-ops as host code, the SASS ones through the escape) against the
+ * reference, registers, predicates, CC, pc, stack and errors (half of them
+ * stopped by a short budget); skipped in a
+ * build without it (GS_JIT=OFF). */
+static void test_random_programs_native(void **state) {
+  (void)state;
+  if (!gs_jit_available()) skip();
+  unsigned before, after;
+  double secs;
+  gs_jit_stats(&before, &secs);
+  gs_jit_policy(1, 1);
+  random_programs(0x3A7E5EEDu, 64, 1);
+  gs_jit_policy(0, 0);
+  gs_jit_stats(&after, &secs);
+  assert_int_equal(after - before, 64); /* every program ran compiled */
 }
 
 /* ---- programs worked by hand ----------------------------------------------------------- */
@@ -458,6 +488,7 @@ int main(void) {
       cmocka_unit_test(test_budget),
       cmocka_unit_test(test_cbuf_and_end),
       cmocka_unit_test(test_random_programs),
+      cmocka_unit_test(test_random_programs_native),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,7 +82,9 @@ typedef struct sass_entry {
 
 /* One warp's state. Registers are [register][lane]; R255 (RZ) stays 0. */
 typedef struct sass_warp {
-  uint32_t r[256][SASS_LANES];
+  /* 64-byte aligned (in a struct allocated so), as native code assumes
+   * of a register file (docs/uops.md) */
+  _Alignas(64) uint32_t r[256][SASS_LANES];
   /* the fast interpreter's scratch vectors, addressed like registers 256 up
    * (exec_fast.c); the reference interpreter does not use them */
   uint32_t t[SASS_FAST_TEMPS][SASS_LANES];
@@ -150,8 +152,14 @@ typedef struct sass_fast sass_fast;
 /* NULL with an error in d (out of memory). p must outlive the result. */
 sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d);
 void sass_fast_free(sass_fast *f);
-/* sass_run_ref's contract, the same results bit for bit. */
+/* sass_run_ref's contract, the same results bit for bit. With GS_JIT, f's
+ * micro-ops run as native code once f has run gs_jit_threshold() times and
+ * the backend has compiled them (src/isa/uop/jit.h), the interpreter until
+ * then. */
 int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name, gs_diag *d);
+/* The same on the interpreter alone (the step debugger's runs). */
+int sass_run_fast_interp(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
+                         gs_diag *d);
 /* How many of the program's instructions run as micro-ops (the others
  * through sass_step_ref). */
 size_t sass_fast_coverage(const sass_fast *f);

@@ -10,7 +10,8 @@
  * with SX_GUARD (it counts the step, checks the budget and computes the
  * lanes: the active ones whose guard holds, skipping the instruction when
  * there are none); its operands are resolved at prepare time (registers by
- * offset, immediates splatted, a constant read at run time, so a prepared
+ * offset, immediates as constant vectors (GS_UOP_CONST), a constant-buffer
+ * operand read at run time, so a prepared
  * program serves every draw, and |x|, -x into scratch vectors); the
  * operation computes every lane into a scratch vector with num.h's lane
  * functions or a neutral kind whose semantics are exactly SASS's (integer
@@ -36,6 +37,10 @@
 #include "isa/sass/num.h"
 #include "isa/sass/table.h"
 #include "isa/uop/uop.h"
+#if GS_JIT
+#include <stdatomic.h>
+#include "isa/uop/jit.h"
+#endif
 
 _Static_assert(offsetof(sass_warp, t) == sizeof(((sass_warp *)0)->r), "the scratch vectors follow the registers");
 _Static_assert((256 + SASS_FAST_TEMPS) * 4 * SASS_LANES <= 65536, "micro-op operands are 16-bit byte offsets");
@@ -45,9 +50,11 @@ enum {
   SX_GUARD = GS_UOP_ISA, /* an instruction starts: imm pc, op/side its guard, d micro-ops to its end,
                             b micro-ops to its every-lane copy */
   SX_SKIP,               /* u += d: the end of an instruction's masked copy */
+  SX_RUN,                /* a run of d unconditional instructions (pc of the last: a | b << 16) when every
+                            lane is active and the budget allows d steps, else u = imm (the first one's guard) */
+  SX_GOTO,               /* u = imm */
   SX_SLOW,               /* the instruction at imm runs through sass_step_ref */
   SX_REF,                /* sass_step_ref at w->pc (the run's way back into the reference) */
-  SX_SPLAT,              /* d = imm in every lane */
   SX_CBUF,               /* d = c[addr][imm] in every lane */
   SX_FMODS,              /* d = a with |.| (op) then - (side) */
   SX_CCZS,               /* CC = Z and S of a, in the lanes of the instruction */
@@ -79,7 +86,12 @@ struct sass_fast {
   uint32_t *first; /* per instruction: its first micro-op */
   sx_par *par;
   size_t npar;
+  const uint32_t (*consts)[SASS_LANES]; /* GS_UOP_CONST's vectors: the immediates */
   size_t fast;     /* instructions prepared as micro-ops */
+#if GS_JIT
+  _Atomic unsigned runs;      /* runs so far, up to gs_jit_threshold() */
+  _Atomic(gs_jit_code *) jit; /* the native code, once submitted */
+#endif
 };
 
 static const gs_uop sx_ref_uop = {.kind = SX_REF};
@@ -118,6 +130,32 @@ static inline uint32_t sx_pred_mask(const sass_warp *w, unsigned p, unsigned neg
   uint32_t m = 0;
   for (int i = 0; i < 32; i++) m |= (uint32_t)((w->p[i] >> p) & 1u) << i;
   return neg ? ~m : m;
+}
+
+/* SX_GUARD at u: counts the step, sets w->pc and *gm (the active lanes
+ * whose guard holds); then -1 when the budget is spent (nothing counted:
+ * the reference reports it), else how far u moves: 0 to the masked copy
+ * after it, u->d past the instruction when no lane runs it, u->b to the
+ * copy for every lane when every lane does. */
+static inline int sx_guard(sass_warp *w, const gs_uop *u, uint64_t budget, uint32_t *gm) {
+  w->pc = u->imm;
+  if (w->steps >= budget) return -1;
+  w->steps++;
+  unsigned gp = u->op, gn = u->side;
+  uint32_t g = gn ? 0 : 0xffffffffu; /* PT (bit 7 of every lane's predicates is set) */
+  if (gp != SASS_PT) g = sx_pred_mask(w, gp, gn);
+  *gm = g & w->active;
+  return !*gm ? (int)u->d : *gm == 0xffffffffu ? (int)u->b : 0;
+}
+
+/* SX_RUN at u: 1 with its d steps counted and w->pc its last
+ * instruction's when every lane is active and the budget allows them all,
+ * else 0 (nothing done: the instructions run one by one). */
+static inline int sx_run(sass_warp *w, const gs_uop *u, uint64_t budget) {
+  if (w->active != 0xffffffffu || w->steps > budget || budget - w->steps < u->d) return 0;
+  w->steps += u->d;
+  w->pc = (uint32_t)u->a | (uint32_t)u->b << 16;
+  return 1;
 }
 
 /* Predicate pd := v[lane] in the lanes of m (PT is not written). */
@@ -220,7 +258,7 @@ static inline void sx_pwrite(sass_warp *w, unsigned pd, uint32_t m, const uint8_
   int rc;                             \
   const gs_uop *u = sx_locate(w, f);
 #define GS_UOP_COND(c) ((mk_[(c) >> 1] ^ (0u - ((c) & 1u))) & GS_UOP_ALL)
-#define GS_UOP_CONSTS ((const void *)0) /* no GS_UOP_CONST: immediates are SX_SPLAT */
+#define GS_UOP_CONSTS (f->consts) /* the immediates, splatted */
 #define GS_UOP_ISA_CASES "isa/sass/exec_fast_run.h"
 
 #include "isa/uop/run_clones.h"
@@ -239,13 +277,110 @@ int sass_fast_portable(int on) {
 #endif
 }
 
-int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
-                  gs_diag *d) {
+int sass_run_fast_interp(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
+                         gs_diag *d) {
 #if GS_UOP_RUN_AVX2
   if (!portable && GS_UOP_RUN_AVX2_CPU()) return run_avx2(w, f, io, budget, name, d);
 #endif
   return run_built(w, f, io, budget, name, d);
 }
+
+#if GS_JIT
+/* Native code (src/isa/uop/jit.h, docs/uops.md "Native code"): a prepared
+ * program run gs_jit_threshold() times is compiled, in the background
+ * unless gs_jit_sync(); until the code is ready the interpreter above runs
+ * it. The compiled function's state is sx_env: mask 1 (the micro-ops'
+ * condition 2) is the current instruction's lanes, as mk_[1] in the loop;
+ * the register file is the warp's. The neutral kinds (the masked MOVE, the
+ * integer adds, logic, shifts, min and max) become host code; the SASS
+ * kinds are the escape, exec_fast_run.h's cases as they are (in the copy
+ * for the instruction set the interpreter would take). */
+typedef struct sx_env {
+  uint32_t mk[2];
+  sass_warp *w;
+  const sass_fast *f;
+  const sass_io *io;
+  uint64_t budget;
+  const char *name;
+  gs_diag *d;
+} sx_env;
+
+#if defined(__GNUC__)
+#define GS_UOP_NOINLINE_ __attribute__((noinline))
+#else
+#define GS_UOP_NOINLINE_
+#endif
+#define SX_ESCAPE sx_escape_built
+#define SX_ESCAPE_ALL sx_escape_all_built
+#include "isa/sass/exec_fast_esc.h"
+#undef SX_ESCAPE
+#undef SX_ESCAPE_ALL
+#if GS_UOP_RUN_AVX2
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define SX_ESCAPE sx_escape_avx2
+#define SX_ESCAPE_ALL sx_escape_all_avx2
+#include "isa/sass/exec_fast_esc.h"
+#undef SX_ESCAPE
+#undef SX_ESCAPE_ALL
+#pragma GCC pop_options
+#endif
+
+/* The native code of f once it is ready, else NULL (and f counted, and
+ * submitted at its threshold). Every micro-op an escape may jump to is an
+ * entry: each guard and the copy for every lane after it, each run, each
+ * SX_SLOW (the instructions the reference runs, the step off the end). */
+static gs_jit_fn sx_native(sass_fast *f) {
+  gs_jit_code *c = atomic_load_explicit(&f->jit, memory_order_acquire);
+  if (c) return gs_jit_entry(c);
+  unsigned t = gs_jit_threshold();
+  if (!t || atomic_load_explicit(&f->runs, memory_order_relaxed) >= t) return NULL;
+  if (atomic_fetch_add_explicit(&f->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  uint32_t *entries = malloc(2 * f->nu * sizeof *entries), ne = 0;
+  if (!entries) return NULL;
+  for (uint32_t i = 0; i < f->nu; i++) {
+    const gs_uop *g = &f->u[i];
+    if (g->kind == SX_GUARD || g->kind == SX_RUN || g->kind == SX_SLOW) entries[ne++] = i;
+    if (g->kind == SX_GUARD) entries[ne++] = i + g->b;
+  }
+  gs_jit_desc d = {.lanes = SASS_LANES, .mask_bits = 32, .mask_off = {-1, offsetof(sx_env, mk[1]), -1, -1, -1, -1, -1, -1},
+                   .regs_off = -1, .escape = sx_escape_built, .step_kind = -1};
+#if GS_UOP_RUN_AVX2
+  if (!portable && GS_UOP_RUN_AVX2_CPU()) d.escape = sx_escape_avx2;
+#endif
+  c = gs_jit_sync() ? gs_jit_compile(&d, f->u, (uint32_t)f->nu, entries, ne)
+                    : gs_jit_submit(&d, f->u, (uint32_t)f->nu, entries, ne);
+  free(entries);
+  if (!c) return NULL;
+  atomic_store_explicit(&f->jit, c, memory_order_release);
+  return gs_jit_entry(c);
+}
+
+int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
+                  gs_diag *d) {
+  /* (a warp whose registers are not 64-byte aligned, as native code
+   * assumes, runs on the interpreter) */
+  gs_jit_fn fn = (uintptr_t)w->r % 64 ? NULL : sx_native((sass_fast *)f);
+  if (!fn) return sass_run_fast_interp(w, f, io, budget, name, d);
+  sx_env e = {{0, 0}, w, f, io, budget, name, d};
+  for (;;) {
+    const gs_uop *u = sx_locate(w, f);
+    int rc;
+    if (u == &sx_ref_uop) { /* no lane active, or not an instruction: the reference's step */
+      rc = sass_step_ref(w, f->p, io, budget, name, d);
+      if (rc) return rc < 0 ? rc : 0;
+      continue;
+    }
+    /* GS_JIT_EXIT only at an instruction's start: every jump goes to an entry */
+    if ((rc = fn(&e, (char *)w->r, f->consts, &e, (uint32_t)(u - f->u))) != GS_JIT_EXIT) return rc;
+  }
+}
+#else
+int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t budget, const char *name,
+                  gs_diag *d) {
+  return sass_run_fast_interp(w, f, io, budget, name, d);
+}
+#endif
 
 /* ---- preparing a program ------------------------------------------------------ */
 
@@ -260,6 +395,8 @@ typedef struct prep {
   size_t n, cap;
   sx_par *par;
   size_t npar, pcap;
+  uint32_t (*consts)[SASS_LANES]; /* GS_UOP_CONST's vectors */
+  size_t nconst, ccap;
   int oom;
   int full;     /* the copy for every lane: results straight to their register */
   uint16_t res; /* where the operation writes its result */
@@ -298,16 +435,33 @@ static uint32_t new_par(prep *s, sx_par **out) {
   return (uint32_t)s->npar++;
 }
 
+/* The number of a constant vector holding x in every lane (the last one
+ * when it holds x already). */
+static uint32_t new_const(prep *s, uint32_t x) {
+  if (s->nconst && s->consts[s->nconst - 1][0] == x) return (uint32_t)s->nconst - 1;
+  if (s->nconst == s->ccap) {
+    size_t cap = s->ccap ? 2 * s->ccap : 16;
+    uint32_t(*q)[SASS_LANES] = realloc(s->consts, cap * sizeof *q);
+    if (!q) {
+      s->oom = 1;
+      return 0;
+    }
+    s->consts = q, s->ccap = cap;
+  }
+  for (int i = 0; i < SASS_LANES; i++) s->consts[s->nconst][i] = x;
+  return (uint32_t)s->nconst++;
+}
+
 /* Operand B's vector: a register, or a scratch vector holding the constant
  * (read at run time) or the immediate, as the reference's op_b reads it. */
 static uint16_t operand_b(prep *s, const sass_insn *in) {
   switch (in->form) {
     case SASS_FORM_REG: case SASS_FORM_RC: return REGO(in->rb);
     case SASS_FORM_CBUF: case SASS_FORM_CR: return TMP(T_CONST);
-    default: {
-      gs_uop *u = emit(s, SX_SPLAT);
+    default: { /* the immediate in every lane: a constant vector */
+      gs_uop *u = emit(s, GS_UOP_CONST);
       u->d = TMP(T_CONST);
-      u->imm = in->imm;
+      u->imm = new_const(s, in->imm);
       return TMP(T_CONST);
     }
   }
@@ -395,14 +549,14 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_MOV: case SASS_OP_MOV32I:
       if (rd != SASS_RZ) {
         gs_uop *u = emit(s, GS_UOP_MOVE);
-        u->d = REGO(rd), u->a = b, u->cond = 2;
+        u->d = REGO(rd), u->a = b, u->cond = s->full ? 1 : 2; /* every lane: an unmasked move */
       }
       return 1;
     case SASS_OP_RRO: {
       uint16_t x = fmods(s, b, M(RRO_ABS_B), M(RRO_NEG_B), T_RES);
       if (rd != SASS_RZ) {
         gs_uop *u = emit(s, GS_UOP_MOVE);
-        u->d = REGO(rd), u->a = x, u->cond = 2;
+        u->d = REGO(rd), u->a = x, u->cond = s->full ? 1 : 2;
       }
       return 1;
     }
@@ -639,7 +793,8 @@ static inline uint32_t insn_pc(size_t k) { return (uint32_t)(k / 3) * 32 + (uint
 sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
   sass_fast *f = calloc(1, sizeof *f);
   prep s = {0};
-  if (!f || !(f->first = malloc((p->n ? p->n : 1) * sizeof *f->first))) goto oom;
+  uint8_t *plain = calloc(p->n ? p->n : 1, 1); /* instructions a run may hold */
+  if (!f || !plain || !(f->first = malloc((p->n ? p->n : 1) * sizeof *f->first))) goto oom;
   f->p = p;
   for (size_t k = 0; k < p->n; k++) {
     const sass_insn *in = &p->insn[k];
@@ -656,6 +811,8 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
       prepare_insn(&s, in);
       if (s.oom) goto oom;
       f->fast++;
+      plain[k] = (in->guard & 7) == SASS_PT && !in->guard_neg && in->form != SASS_FORM_CBUF &&
+                 in->form != SASS_FORM_CR && in->form != SASS_FORM_RC;
       s.u[skip].d = (uint16_t)(s.n - skip);
       s.u[at].d = (uint16_t)(s.n - at); /* no lane: the next instruction */
       s.u[at].b = (uint16_t)(skip + 1 - at);
@@ -669,12 +826,42 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
   /* running off the end: the reference says where */
   gs_uop *u = emit(&s, SX_SLOW);
   u->imm = p->n ? insn_pc(p->n - 1) + ((insn_pc(p->n - 1) + 8) % 32 == 0 ? 16 : 8) : 8;
+  size_t end = s.n - 1;
+  /* Runs of two or more instructions that can neither skip a lane nor
+   * fail (an unconditional guard, no constant-buffer operand): one SX_RUN
+   * counts them all and, when every lane is active, their copies for
+   * every lane follow, then the next instruction (its SX_SLOW copied, or
+   * SX_GOTO its guard). The run is entered at its first instruction;
+   * otherwise the instructions' own paths run. */
+  for (size_t k = 0, j; k < p->n && !s.oom; k = j > k ? j : k + 1) {
+    for (j = k; j < p->n && j - k < 4096 && plain[j]; j++) {
+    }
+    if (j - k < 2) continue;
+    size_t at = s.n;
+    uint32_t last = insn_pc(j - 1);
+    gs_uop *r = emit(&s, SX_RUN);
+    r->imm = f->first[k], r->d = (uint16_t)(j - k), r->a = (uint16_t)last, r->b = (uint16_t)(last >> 16);
+    s.full = 1;
+    for (size_t i = k; i < j; i++) prepare_insn(&s, &p->insn[i]);
+    size_t next = j < p->n ? f->first[j] : end;
+    if (s.oom) break;
+    if (s.u[next].kind == SX_SLOW) {
+      gs_uop c = s.u[next];
+      *emit(&s, SX_SLOW) = c;
+    } else {
+      emit(&s, SX_GOTO)->imm = (uint32_t)next;
+    }
+    f->first[k] = (uint32_t)at;
+  }
   if (s.oom) goto oom;
-  f->u = s.u, f->nu = s.n, f->par = s.par, f->npar = s.npar;
+  free(plain);
+  f->u = s.u, f->nu = s.n, f->par = s.par, f->npar = s.npar, f->consts = s.consts;
   return f;
 oom:
+  free(plain);
   free(s.u);
   free(s.par);
+  free(s.consts);
   if (f) free(f->first);
   free(f);
   gs_diag_set(d, GS_ENOMEM, "out of memory preparing a SASS program of %zu instructions", p->n);
@@ -683,8 +870,12 @@ oom:
 
 void sass_fast_free(sass_fast *f) {
   if (!f) return;
+#if GS_JIT
+  gs_jit_release(atomic_load_explicit(&f->jit, memory_order_acquire));
+#endif
   free(f->u);
   free(f->par);
+  free((void *)f->consts);
   free(f->first);
   free(f);
 }

@@ -10,27 +10,28 @@
  * include guard: it is included once per copy of the loop. */
 
     case SX_GUARD: {
-      w->pc = u->imm;
-      if (w->steps >= budget) { /* the reference reports it */
+      int k_ = sx_guard(w, u, budget, &gm);
+      mk_[1] = gm;
+      if (k_ < 0) { /* the budget: the reference reports it */
         u = &sx_ref_uop;
         continue;
       }
-      w->steps++;
-      unsigned gp_ = u->op, gn_ = u->side;
-      uint32_t g_ = gn_ ? 0 : 0xffffffffu; /* PT (bit 7 of every lane's predicates is set) */
-      if (gp_ != SASS_PT) g_ = sx_pred_mask(w, gp_, gn_);
-      gm = g_ & w->active;
-      mk_[1] = gm;
-      if (!gm) { /* no lane: nothing to read or write */
-        u += u->d;
-        continue;
-      }
-      if (gm == 0xffffffffu) { /* every lane: the copy that writes results straight */
-        u += u->b;
+      if (k_) { /* no lane (the next instruction) or every lane (the copy that writes results straight) */
+        u += k_;
         continue;
       }
       break;
     }
+    case SX_RUN:
+      if (!sx_run(w, u, budget)) {
+        u = f->u + u->imm; /* the instructions one by one */
+        continue;
+      }
+      gm = mk_[1] = 0xffffffffu;
+      break;
+    case SX_GOTO:
+      u = f->u + u->imm;
+      continue;
     case SX_SKIP:
       u += u->d;
       continue;
@@ -42,12 +43,6 @@
       if (rc) return rc < 0 ? rc : 0;
       u = sx_locate(w, f);
       continue;
-    case SX_SPLAT: {
-      uint32_t r_[32], v_ = u->imm;
-      for (int i_ = 0; i_ < 32; i_++) r_[i_] = v_;
-      memcpy(R + u->d, r_, sizeof r_);
-      break;
-    }
     case SX_CBUF: {
       uint32_t r_[32], v_;
       if (sass_cbuf_read(io, u->addr, u->imm, &v_) < 0) {

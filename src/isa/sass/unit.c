@@ -144,8 +144,10 @@ struct gs_isa_unit {
 
 gs_isa_unit *sass_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag) {
   (void)g;
-  gs_isa_unit *u = calloc(1, sizeof *u);
+  size_t size = (sizeof(gs_isa_unit) + 63) / 64 * 64;
+  gs_isa_unit *u = aligned_alloc(64, size); /* the warp's registers, for native code */
   if (!u) return NULL;
+  memset(u, 0, size);
   u->num = num, u->vpm = vpm, u->diag = diag;
   return u;
 }
@@ -180,6 +182,7 @@ static int run_warp(const gs_gpu *g, gs_isa_unit *u, const entry *e, const sass_
   if (g->debug && (vio ? gs_debug_wants_vertex(g, vio) : gs_debug_wants_fragment(g, io->frag[0], 1)))
     return sass_debug_run(g, &u->warp, &e->prog, io, budget, what, u->diag); /* the shader debugger's capture */
   if (g->cfg.interpreter == GS_INTERP_REFERENCE) return sass_run_ref(&u->warp, &e->prog, io, budget, what, u->diag);
+  if (g->debug) return sass_run_fast_interp(&u->warp, e->fast, io, budget, what, u->diag); /* never native */
   return sass_run_fast(&u->warp, e->fast, io, budget, what, u->diag);
 }
 
