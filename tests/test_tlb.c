@@ -658,6 +658,25 @@ static void test_batch_accesses_match_plain_model(void **st) {
   fragments_match_plain_model(1);
 }
 
+/* tlb_init_for_clear leaves the words as they are, so after a clear of
+ * both buffers the tile buffer is byte for byte the one tlb_init and the
+ * same clear give, in every mode, whatever the words held before. */
+static gs_tlb plain;
+
+static void test_init_for_clear(void **st) {
+  (void)st;
+  for (int mode = 0; mode < 4; mode++) {
+    memset(&tlb, 0xAB, sizeof tlb);
+    tlb_init_for_clear(&tlb, mode & 1, mode >> 1);
+    tlb_init(&plain, mode & 1, mode >> 1);
+    tlb_set_clear(&tlb, 0x11223344u, 0x55667788u, 0x123456u, 0x9A);
+    tlb_set_clear(&plain, 0x11223344u, 0x55667788u, 0x123456u, 0x9A);
+    tlb_clear(&tlb, 1, 1);
+    tlb_clear(&plain, 1, 1);
+    assert_memory_equal(&tlb, &plain, sizeof tlb);
+  }
+}
+
 /* One depth test a batch (tlb_early_z_batch, tlb_z_write_early) against
  * two (tlb_z_test_batch, then tlb_z_write_batch, which the tests above
  * check against the plain model) on a copy of the buffer: the same
@@ -737,6 +756,7 @@ int main(void) {
       cmocka_unit_test(test_fragments_match_plain_model),
       cmocka_unit_test(test_batch_accesses_match_plain_model),
       cmocka_unit_test(test_early_z_once_matches_twice),
+      cmocka_unit_test(test_init_for_clear),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* tlb.c — the tile buffer: tests, colour access, clears, stores and loads
  * (see tlb.h; choices in docs/tile-buffer.md). */
+#include <stddef.h>
 #include <string.h>
 #include "core/clones.h"
 #include "core/half.h"
@@ -12,7 +13,13 @@ void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height) {
 }
 
 void tlb_init(gs_tlb *t, int ms, int color64) {
-  memset(t, 0, sizeof *t);
+  memset(t->colour, 0, sizeof t->colour);
+  memset(t->zs, 0, sizeof t->zs);
+  tlb_init_for_clear(t, ms, color64);
+}
+
+void tlb_init_for_clear(gs_tlb *t, int ms, int color64) {
+  memset(t, 0, offsetof(gs_tlb, colour));
   t->ms = ms != 0;
   t->color64 = color64 != 0;
   tlb_tile_size(t->ms, t->color64, &t->width, &t->height);

@@ -105,6 +105,9 @@ void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height);
 /* Sets up an empty tile buffer; ms selects 4× multisample mode, color64
  * 64-bit colour. */
 void tlb_init(gs_tlb *t, int ms, int color64);
+/* tlb_init without writing the buffers' words (32 KB), for a caller that
+ * clears both (tlb_clear(t, 1, 1)) before anything reads them. */
+void tlb_init_for_clear(gs_tlb *t, int ms, int color64);
 /* The clear values of record 114: the colour's low and high 32 bits (a
  * 32-bit tile uses the low word; a 64-bit one RG16F = lo, BA16F = hi); z
  * is 24-bit. */
@@ -142,10 +145,12 @@ void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_bat
  * y[l] = y[0] + PSE_LANE_DY(l)), as the renderer makes them: only whether
  * that block is aligned and in the tile is left to find out. */
 static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
-  uint32_t lx0 = x[0] - t->x0, ly0 = y[0] - t->y0;
+  uint32_t x0 = x[0], y0 = y[0], lx0 = x0 - t->x0, ly0 = y0 - t->y0;
   b->x = x, b->y = y;
-  b->base = tlb_zs_at(t, lx0, ly0, 0);
-  b->block = ((x[0] | y[0]) & 3u) == 0 && lx0 < t->width && ly0 < t->height;
+  /* tlb_zs_at(t, lx0, ly0, 0), whose lane is 0 for an aligned block (tile
+   * origins are multiples of 4); used only for a block */
+  b->base = ((ly0 >> 2) * (t->width >> 2) + (lx0 >> 2)) * t->samples * 16u;
+  b->block = (((x0 | y0) & 3u) == 0) & (lx0 < t->width) & (ly0 < t->height);
   b->early = 0;
 }
 void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
