@@ -1964,7 +1964,8 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
   if (rc < 0) run_error(L, drv, frame);
   if (st.exceptions) /* a program broke its SPH's gates: the picture is not what its code asks for */
     fprintf(stderr, "gpusim: warning: frame %d: %llu shader exception%s (the picture is not what the programs ask "
-            "for: an operation their SPH does not allow, or an input read outside its buffer), e.g. %s\n", (int)((const l_frame *)lua_touserdata(L, frame))->number,
+            "for: an operation their SPH does not allow, an input read outside its buffer, or an output never written), e.g. "
+            "%s\n", (int)((const l_frame *)lua_touserdata(L, frame))->number,
             (unsigned long long)st.exceptions, st.exceptions == 1 ? "" : "s", st.exception);
   lua_createtable(L, 0, 11);
   set_int(L, "tiles", (lua_Integer)st.tiles);
@@ -1976,6 +1977,10 @@ static void run_frame(lua_State *L, gs_driver *drv, gs_drv_frame *f, unsigned th
   set_int(L, "fs_batches", (lua_Integer)st.fs_batches);
   set_int(L, "fragments", (lua_Integer)st.fragments);
   set_int(L, "exceptions", (lua_Integer)st.exceptions);
+  if (st.exceptions) {
+    lua_pushstring(L, st.exception);
+    lua_setfield(L, -2, "exception");
+  }
   lua_pushnumber(L, st.bin_seconds);
   lua_setfield(L, -2, "bin_seconds");
   lua_pushnumber(L, st.render_seconds);

@@ -152,13 +152,16 @@ void vpm_block_write(gs_vpm *vpm, gs_vpm_port *p, const uint32_t in[VPM_VECTOR])
   p->wr_addr = (p->wr_addr + generic_stride(p->wr_setup)) & 0xff;
 }
 
-int vpm_write_past_window(const gs_vpm_port *p) {
+int vpm_write_rows(const gs_vpm_port *p, uint64_t *rows) {
   if (!p->wr_rows) return -1;
   vpm_stream st = generic_stream(p->wr_setup, p->wr_addr);
+  uint64_t seen = 0;
   for (uint32_t e = 0; e < VPM_VECTOR; e++) {
     uint32_t pos = st.start + e * st.step, row = st.horiz ? pos / 64 : pos / 4;
     if (row >= p->wr_rows) return (int)row;
+    if (row < 64) seen |= (uint64_t)1 << row;
   }
+  *rows |= seen;
   return -1;
 }
 

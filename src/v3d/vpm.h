@@ -94,10 +94,11 @@ void vpm_block_read(const gs_vpm *vpm, gs_vpm_port *p, uint32_t out[VPM_VECTOR])
 void vpm_block_write(gs_vpm *vpm, gs_vpm_port *p, const uint32_t in[VPM_VECTOR]);
 /* With a write window set: the first row past the window that the next
  * block write would reach (its rows counted from the window's start, before
- * the wrap), or -1 when every row it writes is inside. Without a window: -1.
- * A vertex or coordinate shader that writes past its output segment writes
+ * the wrap), or -1 when every row it writes is inside, and then the rows it
+ * writes (below 64) are added to *rows as bits. Without a window: -1. A
+ * vertex or coordinate shader that writes past its output segment writes
  * more than the shader state gives it rows for (docs/v3d-units.md). */
-int vpm_write_past_window(const gs_vpm_port *p);
+int vpm_write_rows(const gs_vpm_port *p, uint64_t *rows);
 
 /* ---- DMA ---- */
 

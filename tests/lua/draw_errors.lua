@@ -63,6 +63,54 @@ fails(function() return {"draw_errors.lua:" .. line .. ": frame:draw (draw 1 of 
                          "does the shader declare every varying the program writes?"} end,
       function() gpusim.render {} end)
 
+-- the other way round: a vertex shader writing 1 varying for a shader that
+-- declares 2 leaves row 4 of its 5-row segment unwritten: it reads 0 (on the
+-- chip, an earlier batch's words), which a frame reports as an exception
+local short = gpusim.shader {isa = "qpu", coordinate = shaders.coordinate, vertex = shaders.vertex(1),
+                             fragment = "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n",
+                             inputs = {{name = "position", components = 4}, {name = "uv", components = 2}},
+                             varyings = {{name = "uv", components = 2}}}
+gpusim.frame(function(frame)
+  frame:draw {vertices = vb2, shader = short, uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff00ff00}}}}
+end, target)
+local st = gpusim.render {}.stats
+assert(st.exceptions > 0 and st.exception:find("vertex shader at", 1, true) and
+       st.exception:find("row 4 of its 5-row output segment was never written (it reads 0): does the program write " ..
+                         "every varying the shader declares?", 1, true), tostring(st.exception))
+gpusim.frame(function(frame) -- declared and written alike: no exception
+  frame:draw {vertices = vb2, shader = gpusim.shader {isa = "qpu", coordinate = shaders.coordinate,
+              vertex = shaders.vertex(2), fragment = "    mov tlb_colour_all, unif\n    thrend\n    nop\n    sbdone\n",
+              inputs = {{name = "position", components = 4}, {name = "uv", components = 2}},
+              varyings = {{name = "uv", components = 2}}},
+              uniforms = {vertex = VIEWPORT, fragment = {{u32 = 0xff00ff00}}}}
+end, target)
+st = gpusim.render {}.stats
+assert(st.exceptions == 0 and st.exception == nil, tostring(st.exception))
+
+-- a SASS pixel program reading generic 0 (IPA a[0x80], a[0x84], a[0x88])
+-- for a shader that declares no varyings: its SPH maps none, so each IPA
+-- reads the default 0 (a black triangle) and the frame reports it
+local sass = require "sass_shaders"
+local function sass_shader(varyings)
+  return gpusim.shader {isa = "sass", vertex = sass.vertex(3), fragment = sass.colour("perspective"),
+                        inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
+                        varyings = varyings}
+end
+local vb3 = gpusim.buffer {format = {"f32x4", "f32x3"}, data = {{-1, -1, 0, 1, 1, 0, 0}, {1, -1, 0, 1, 0, 1, 0},
+                                                               {0, 1, 0, 1, 0, 0, 1}}}
+for _, declared in ipairs {false, true} do
+  gpusim.frame(function(frame)
+    frame:draw {vertices = vb3, shader = sass_shader(declared and {{name = "color", components = 3}} or nil)}
+  end, target)
+  st = gpusim.render {}.stats
+  if declared then
+    assert(st.exceptions == 0, tostring(st.exception))
+  else
+    assert(st.exceptions > 0 and st.exception:find("SASS pixel shader 0x%x+: IPA reads a%[0x080%] %(generic 0%.x%), " ..
+                                                   "which its SPH's ImapGenericVector does not map"), tostring(st.exception))
+  end
+end
+
 -- the same shaders drawn by a hand-written list: no draw to name
 scene(bad_fs)
 local f = gpusim.render {run = false}

@@ -239,7 +239,20 @@ static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
   q->stage = io->stage == GS_STAGE_COORDINATE ? "coordinate shader" : "vertex shader";
   qpu_vpm_set_window(q, io->in_row, io->in_rows);
   qpu_vpm_set_write_window(q, io->out_row, io->out_rows);
-  return g->debug && gs_debug_wants_vertex(g, io) ? qpu_debug_run(g, q, 0) : qpu_run_to_end(g, q);
+  q->vpm.wr_seen = 0;
+  int rc = g->debug && gs_debug_wants_vertex(g, io) ? qpu_debug_run(g, q, 0) : qpu_run_to_end(g, q);
+  if (rc >= 0 && io->out_rows && io->out_rows <= 64) {
+    uint64_t all = io->out_rows == 64 ? ~(uint64_t)0 : ((uint64_t)1 << io->out_rows) - 1;
+    uint64_t missing = all & ~q->vpm.wr_seen;
+    if (missing) { /* the PSE or the binner reads those rows: 0, where the chip has a stale batch's words */
+      unsigned row = 0;
+      while (!(missing >> row & 1)) row++;
+      qpu_exception(q, "row %u of its %u-row output segment was never written (it reads 0)%s", row, io->out_rows,
+                    io->stage == GS_STAGE_COORDINATE ? ""
+                    : row >= 3 ? ": does the program write every varying the shader declares?" : "");
+    }
+  }
+  return rc;
 }
 
 /* ---- the abi: the fragment stage ------------------------------------------------------ */

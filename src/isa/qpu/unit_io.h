@@ -35,6 +35,7 @@ typedef struct qpu_vpm_state {
   uint8_t rd_has_carry;
   uint8_t rd_dropped;     /* a read setup was dropped (queue full) */
   uint32_t rd_dropped_word, rd_dropped_pc;
+  uint64_t wr_seen;       /* rows of the output segment written (a vertex or coordinate shader) */
 } qpu_vpm_state;
 
 /* Writes of setup words (element 0) to VPMVCD_RD_SETUP (A-side 49) /

@@ -86,7 +86,7 @@ int qpu_vpm_write(gs_gpu *g, gs_qpu *q, const gs_vec *v) {
   qpu_vpm_state *s = &q->vpm;
   if (!s->port.wr_valid)
     return qpu_fault(g, q, GS_EINVAL, "VPM write before any VPM write setup (write one to VPMVCD_WR_SETUP first)");
-  int past = vpm_write_past_window(&s->port);
+  int past = vpm_write_rows(&s->port, &s->wr_seen);
   if (past >= 0) {
     int vs = q->stage && !strcmp(q->stage, "vertex shader");
     return qpu_fault(g, q, GS_EFAULT,
