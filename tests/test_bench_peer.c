@@ -29,8 +29,8 @@ static void test_fill_image(void **s) {
   enum { W = 130, H = 70 };
   uint8_t *img = malloc(W * H * 4), *img2 = malloc(W * H * 4);
   assert_non_null(img), assert_non_null(img2);
-  static const char *const isas[] = {"qpu", "sass", "agx"};
-  for (int k = 0; k < 3; k++) {
+  static const char *const isas[] = {"qpu", "sass", "agx", "pica"};
+  for (int k = 0; k < 4; k++) {
     gs_v3d_bench_result r;
     gs_diag d;
     memset(img, 0, W * H * 4);

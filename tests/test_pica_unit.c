@@ -22,6 +22,8 @@
 #include "unit_fixture.h"
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
+#include "driver/combiner.h"
+#include "isa/isa.h"
 #include "isa/pica/unit.h"
 #include "v3d/v3d.h"
 #include "v3d/vpm.h"
@@ -360,8 +362,36 @@ static void test_outmap(void **state) {
   }
 }
 
+/* The PICA200's bench_fragment, the fill frame's fragment stage (gpusim bench,
+ * src/v3d/cle_bench.c), is the QPU program the driver makes of a combiner
+ * stage replacing with the constant colour (0.6, 0.4, 0.2, 1) with the
+ * depth written: both assemble to the same code. */
+static void test_bench_fragment(void **state) {
+  (void)state;
+  gs_tev t;
+  gs_tev_init(&t);
+  t.stage[0].rgb.src[0] = t.stage[0].alpha.src[0] = GS_TEV_CONSTANT;
+  const float c[4] = {0.6f, 0.4f, 0.2f, 1.0f};
+  memcpy(t.stage[0].constant, c, sizeof c);
+  t.depth = 1;
+  char *text = NULL;
+  gs_diag d = {0};
+  assert_int_equal(gs_tev_qpu_source(&t, NULL, 0, &text, &d), GS_OK);
+  const gs_isa *qpu = gs_isa_by_id(GS_ISA_QPU), *pica = gs_isa_by_id(GS_ISA_PICA);
+  assert_non_null(pica->bench_fragment);
+  gs_isa_binary a, b;
+  assert_int_equal(qpu->assemble(text, "combiners.s", 0, &a, &d), GS_OK);
+  assert_int_equal(qpu->assemble(pica->bench_fragment, "bench_fs.s", 0, &b, &d), GS_OK);
+  assert_int_equal(a.size, b.size);
+  assert_memory_equal(a.bytes, b.bytes, a.size);
+  gs_isa_binary_free(&a);
+  gs_isa_binary_free(&b);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_bench_fragment),
     cmocka_unit_test(test_vertex_and_coordinate),
     cmocka_unit_test(test_cache),
     cmocka_unit_test(test_f32_mode),

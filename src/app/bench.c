@@ -437,11 +437,12 @@ static int pipeline_benches(int runs, int quick) {
   printf("\nPipeline (control lists, binning and rendering passes), median of %d\n", runs);
   printf("  %-26s %-4s %2s %10s %12s %10s %10s\n", "frame", "fs", "th", "Mpixels/s", "Mtriangles/s", "bin ms",
          "render ms");
-  static const char *const isas[] = {"qpu", "sass", "agx"}; /* the fragment program's instruction set */
+  /* the fragment program's instruction set (the PICA200's: the QPU program of its texture combiners) */
+  static const char *const isas[] = {"qpu", "sass", "agx", "pica"};
   for (int pass = 0; pass < 2; pass++) {
     unsigned threads = pass ? cores : 1;
     if (pass && cores == 1) break;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       if (pipeline_bench(quick ? "fill 1080p x8 (quick)" : "fill 1920x1080, 8 layers", isas[i], 1, threads, runs, 0) < 0 ||
           pipeline_bench(quick ? "small triangles (quick)" : "100,000 small triangles", isas[i], 0, threads, runs,
                          triangles) < 0)
@@ -487,7 +488,8 @@ static void usage(FILE *f) {
           "  chain on 16 lanes), fast and reference interpreters, single-threaded; the\n"
           "  same for a Maxwell SASS warp (fadd/fmul/iadd chain on 32 lanes); then\n"
           "  the pipeline on a fill-bound and a triangle-bound frame with 1 thread and\n"
-          "  with every core, with the fragment program in QPU code, Maxwell SASS and AGX;\n"
+          "  with every core, with the fragment program in QPU code, Maxwell SASS, AGX\n"
+          "  and the PICA200's texture combiners (the QPU program the driver makes of them);\n"
           "  and a vertex-bound frame (tiny triangles) with the vertex programs in QPU\n"
           "  code, Maxwell SASS and PICA200. The PICA200 and Apple AGX interpreters run\n"
           "  ALU-bound chains of their own too.\n"

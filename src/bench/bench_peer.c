@@ -11,7 +11,8 @@
  *           a run: a warm-up frame, then one timed frame (clear, draws,
  *           glFinish with the copy-out);
  *   then the fill frame with every other instruction set's fragment program
- *   on 1 thread, and the QPU ALU chain of `gpusim bench` once.
+ *   (the PICA200's: the QPU program of its texture combiners) on 1 thread,
+ *   and the QPU ALU chain of `gpusim bench` once.
  * Prints each row's median and range, the ratios issue 13's goals name with
  * a mark each, and how each row's image of a frame compares with gpusim's
  * QPU image on 1 thread (from the first run).

@@ -254,7 +254,9 @@ typedef struct gs_isa {
    * fixed function): scenes refuse one, its unit's run_fragment fails. */
   unsigned vertex_only;
   /* The benchmark frames' fragment program in this ISA's assembly (the
-   * rasterised Z and the colour 0xff336699), or NULL. */
+   * rasterised Z and the colour 0xff336699), or NULL. For a vertex_only
+   * ISA: the QPU program its fixed-function fragment stage becomes (the
+   * PICA200's texture combiners, docs/pica-combiners.md), in QPU assembly. */
   const char *bench_fragment;
 
   /* Assembles src (NUL-terminated) to be loaded at bus address base; errors

@@ -4,7 +4,9 @@
  * shaded) and a triangle-bound frame (many small triangles). NV mode with
  * pre-shaded vertices keeps the vertex work out of the figures; the
  * fragment shader is the shortest that depth-tests and writes a colour, in
- * the instruction set asked for (its gs_isa.bench_fragment).
+ * the instruction set asked for (its gs_isa.bench_fragment; for the
+ * PICA200, which has no fragment programs, the QPU program its texture
+ * combiners become).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -79,15 +81,17 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   f->bin_size = 256 + 16 * ndraws;
   gs_isa_binary code;
   gs_addr fs = c->fs, unif = c->unif, va = c->va;
-  int rc = isa->assemble(isa->bench_fragment, "bench_fs.s", 0, &code, &f->d);
+  /* an ISA without fragment programs: the QPU code of its fixed function */
+  const gs_isa *code_isa = isa->vertex_only ? own : isa;
+  int rc = code_isa->assemble(isa->bench_fragment, "bench_fs.s", 0, &code, &f->d);
   if (rc < 0) return rc;
   if (reuse) { /* the same code, sizes and places */
     f->fb = c->fb, f->tile_alloc = c->tile_alloc, f->tsda = c->tsda, f->bin = c->bin, f->render = c->render;
     f->rec = c->rec;
-    if (isa != own) fs -= GS_PROGRAM_HEADER;
+    if (code_isa != own) fs -= GS_PROGRAM_HEADER;
     memset(gs_mem_ptr(f->m, f->fb, width * height * 4), 0, width * height * 4);
   }
-  if (isa == own) { /* the hardware's own code, without a header, as in a hand-written list */
+  if (code_isa == own) { /* the hardware's own code, without a header, as in a hand-written list */
     if (!reuse) rc = bench_alloc(f, (uint32_t)code.size, 8, &fs);
   } else { /* a program header (ISA and SPH) in front of the code */
     gs_sph sph;
@@ -98,7 +102,7 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
     if (rc >= 0) rc = gs_sph_encode(&sph, words, &f->d);
     if (rc >= 0 && !reuse) rc = bench_alloc(f, GS_PROGRAM_HEADER + (uint32_t)code.size, 32, &fs);
     if (rc >= 0) {
-      gs_program_header_write(header, isa->id, (uint32_t)code.size, &sph, words);
+      gs_program_header_write(header, code_isa->id, (uint32_t)code.size, &sph, words);
       rc = gs_mem_write(f->m, fs, header, sizeof header, &f->d);
       fs += GS_PROGRAM_HEADER;
     }

@@ -64,7 +64,7 @@ for frame in 'fill 256x128, 2 layers' '2000 triangles'; do
     grep -q "^  $frame  *$r  *[0-9.]*  [0-9.]*-[0-9.]* M" "$T/out.txt" || fail "no row '$frame' '$r'"
   done
 done
-for isa in sass agx; do
+for isa in sass agx pica; do
   grep -q "^  fill 256x128, 2 layers  *gpusim $isa  *1  *[0-9.]*  [0-9.]*-[0-9.]* Mpixels/s" "$T/out.txt" ||
     fail "no $isa fill row"
   grep -q "^  fill with $isa vs with qpu, 1 thread  *[0-9.]*x  goal >= 0.67x  \(PASS\|FAIL\)" "$T/out.txt" ||
@@ -76,8 +76,8 @@ for g in 'fill vs llvmpipe, 1 thread .* goal >= 0.50x' 'fill vs llvmpipe, 2 thre
          'tiny triangles vs llvmpipe, 2 threads .* goal >= 0.60x' 'QPU ALU chain vs the real VideoCore IV .* goal >= 1.00x'; do
   grep -q "^  $g  \(PASS\|FAIL\)" "$T/out.txt" || fail "no goal line '$g'"
 done
-grep -q '^  [0-9] of 8 goals met$' "$T/out.txt" || fail "goal count"
-[ "$(grep -c '^  fill 256x128, 2 layers .* identical$' "$T/out.txt")" -eq 6 ] || fail "fill images differ"
+grep -q '^  [0-9] of 9 goals met$' "$T/out.txt" || fail "goal count"
+[ "$(grep -c '^  fill 256x128, 2 layers .* identical$' "$T/out.txt")" -eq 7 ] || fail "fill images differ"
 for r in 'gpusim qpu  *2' 'llvmpipe (LLVM [^)]*)  *1' 'llvmpipe (LLVM [^)]*)  *2'; do
   grep -q "^  2000 triangles  *$r  identical$" "$T/out.txt" || fail "triangle image of '$r' differs"
 done
