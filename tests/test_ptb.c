@@ -858,15 +858,14 @@ static uint32_t rng_next(uint32_t *s) {
   return *s;
 }
 
-/* Random triangles (large, small, slivers, on sample points) and random
- * parallelograms against random clip windows in the 256x256 frame. */
-static void test_bin_against_oracle(void **state) {
-  (void)state;
-  uint32_t seed = 12345;
-  for (int iter = 0; iter < 400; iter++) {
+/* Random triangles (of spans[iter % 3] 12.4 units: slivers, on sample
+ * points) and random parallelograms against random clip windows in the
+ * 256x256 frame. */
+static void bin_against_oracle(uint32_t seed, int iters, const int32_t spans[3]) {
+  for (int iter = 0; iter < iters; iter++) {
     int32_t x[4], y[4];
     unsigned n = iter % 4 == 3 ? 4 : 3;
-    int32_t span = iter % 3 == 0 ? 5000 : iter % 3 == 1 ? 600 : 80; /* 12.4 units */
+    int32_t span = spans[iter % 3];
     int32_t cx = (int32_t)(rng_next(&seed) % 4800) - 400, cy = (int32_t)(rng_next(&seed) % 4800) - 400;
     for (unsigned k = 0; k < 3; k++) {
       x[k] = cx + (int32_t)(rng_next(&seed) % (uint32_t)span) - span / 2;
@@ -907,6 +906,22 @@ static void test_bin_against_oracle(void **state) {
       bits++;
     assert_int_equal(count, bits);
   }
+}
+
+/* Large, small and tiny polygons. */
+static void test_bin_against_oracle(void **state) {
+  (void)state;
+  static const int32_t spans[3] = {5000, 600, 80};
+  bin_against_oracle(12345, 400, spans);
+}
+
+/* Polygons a few pixels wide, mostly inside one tile: the sample-by-sample
+ * path of ptb_cover_polygon (at most 256 samples in one tile), and its
+ * neighbours across tile edges. */
+static void test_small_bin_against_oracle(void **state) {
+  (void)state;
+  static const int32_t spans[3] = {40, 120, 300};
+  bin_against_oracle(777, 4000, spans);
 }
 
 /* The invariant between binner and rasteriser, against the PSE itself
@@ -1268,6 +1283,7 @@ int main(void) {
       cmocka_unit_test(test_bin_full_screen_pair),
       cmocka_unit_test(test_bin_guard_band_triangle),
       cmocka_unit_test(test_bin_against_oracle),
+      cmocka_unit_test(test_small_bin_against_oracle),
       cmocka_unit_test(test_bin_matches_pse),
       cmocka_unit_test(test_bin_matches_pse_multisample),
       cmocka_unit_test(test_bin_multisample_samples),

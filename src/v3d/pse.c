@@ -306,7 +306,7 @@ static int32_t pse_half_size(float size) {
  * and 16·PSE_LANE_DY(e). */
 #define PSE_L16(m) {16 * m(0), 16 * m(1), 16 * m(2), 16 * m(3), 16 * m(4), 16 * m(5), 16 * m(6), 16 * m(7), \
                     16 * m(8), 16 * m(9), 16 * m(10), 16 * m(11), 16 * m(12), 16 * m(13), 16 * m(14), 16 * m(15)}
-static const int32_t pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] = PSE_L16(PSE_LANE_DY);
+static const double pse_lane_dx16[16] = PSE_L16(PSE_LANE_DX), pse_lane_dy16[16] = PSE_L16(PSE_LANE_DY);
 
 static uint32_t pse_round_z(double zf);
 
@@ -319,9 +319,12 @@ static uint32_t pse_round_z(double zf);
  * which pse_round_z and W's test for 1/W = 0 ignore; and which FIFO entries
  * make VP from the weights. */
 static GS_CLONE_INLINE void pse_finish_setup(pse_prim *p) {
+  /* in double, which holds each product and sum exactly: a vector loop */
+  double u1 = (double)p->lambda[0].u, v1 = (double)p->lambda[0].v;
+  double u2 = (double)p->lambda[1].u, v2 = (double)p->lambda[1].v;
   for (int e = 0; e < 16; e++) {
-    p->step1[e] = (double)(p->lambda[0].u * pse_lane_dx16[e] + p->lambda[0].v * pse_lane_dy16[e]);
-    p->step2[e] = (double)(p->lambda[1].u * pse_lane_dx16[e] + p->lambda[1].v * pse_lane_dy16[e]);
+    p->step1[e] = u1 * pse_lane_dx16[e] + v1 * pse_lane_dy16[e];
+    p->step2[e] = u2 * pse_lane_dx16[e] + v2 * pse_lane_dy16[e];
   }
   p->z_flat = p->dz1 == 0.0 && p->dz2 == 0.0;
   p->zc = pse_round_z(p->z0);

@@ -117,6 +117,33 @@ static uint32_t band_flush(uint64_t *band, uint32_t ty, uint32_t tiles_x, ptb_ti
   return count;
 }
 
+/* A polygon whose samples in the window lie in one tile, and are few:
+ * the tile is covered when one of them is, so the samples are tried one by
+ * one (each edge's value stepped by 16a along a row), without the row
+ * spans' divisions, and the first covered one decides. */
+#define SMALL_SAMPLES 256
+static uint32_t cover_small(const edge *e, unsigned m, const uint8_t *ox, const uint8_t *oy, unsigned ns,
+                            int64_t col0, int64_t col1, int64_t row0, int64_t row1, uint32_t tile,
+                            ptb_tile_visit *visit, void *ctx) {
+  for (int64_t py = row0; py <= row1; py++)
+    for (unsigned k = 0; k < ns; k++) {
+      int64_t X = 16 * col0 + ox[k], Y = 16 * py + oy[k], v[MAX_POLY];
+      for (unsigned i = 0; i < m; i++)
+        v[i] = e[i].a * X + e[i].b * Y + e[i].c;
+      for (int64_t px = col0; px <= col1; px++) {
+        int64_t neg = 0;
+        for (unsigned i = 0; i < m; i++)
+          neg |= v[i], v[i] += 16 * e[i].a;
+        if (neg >= 0) {
+          if (visit)
+            visit(ctx, tile);
+          return 1;
+        }
+      }
+    }
+  return 0;
+}
+
 uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const ptb_window *w, const ptb_grid *g,
                            ptb_tile_visit *visit, void *ctx) {
   const int64_t tw = g->tile_w, th = g->tile_h;
@@ -155,6 +182,11 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   int64_t row0 = ceil_div((int64_t)ymin - shi, 16), row1 = floor_div((int64_t)ymax - slo, 16);
   row0 = row0 > w->y0 ? row0 : w->y0;
   row1 = row1 < w->y1 ? row1 : w->y1;
+  if (row0 > row1)
+    return 0;
+  if (band_full == 1 && row0 / th == row1 / th && (col1 - col0 + 1) * (row1 - row0 + 1) * ns <= SMALL_SAMPLES)
+    return cover_small(e, m, ox, oy, ns, col0, col1, row0, row1, (uint32_t)(row0 / th) * g->tiles_x +
+                       (uint32_t)(col0 / tw), visit, ctx);
   uint32_t count = 0, marked = 0;
   for (int64_t py = row0; py <= row1; py++) {
     for (unsigned k = 0; k < ns; k++) {

@@ -198,15 +198,22 @@ static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, 
       if (rejected) continue;
       int ylo = by > (y0 & ~3) ? by : (y0 & ~3), yhi = by + 16 < y1 ? by + 16 : y1;
       int xlo = bx > (x0 & ~3) ? bx : (x0 & ~3), xhi = bx + 16 < x1 ? bx + 16 : x1;
+      /* per edge: its step from block to block in x, and the largest
+         offset from lane 0 to a lane of a block */
+      int32_t step[4];
+      for (int i = 0; i < np; i++) step[i] = 4 * te[k[i]].sx;
       for (int y = ylo; y < yhi; y += 4) {
+        int32_t e[4]; /* each edge at lane 0 of block (x, y) */
+        for (int i = 0; i < np; i++) e[i] = e16[i] + (xlo - bx) * te[k[i]].sx + (y - by) * te[k[i]].sy;
         for (int x = xlo; x < xhi; x += 4) {
           /* an edge that covers none of the block gives no lanes, one that
-             covers all of it every lane: no need to classify it first */
+             covers all of it every lane: no need to classify it first, but
+             a block one edge misses (its largest value < 0) is left out
+             at once */
           uint16_t mask = rect ? pse_rect_lanes(x, y, x0, y0, x1, y1) : 0xFFFF;
           if (np) {
-            int32_t e[4];
-            for (int i = 0; i < np; i++) e[i] = e16[i] + (x - bx) * te[k[i]].sx + (y - by) * te[k[i]].sy;
             mask &= pse_block_lanes(e, k, np, st);
+            for (int i = 0; i < np; i++) e[i] += step[i];
           }
           if (!mask) continue;
           if (dense) dense[(y / 4) * (tw / 4) + x / 4] = mask;
