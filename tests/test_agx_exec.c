@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "isa/agx/exec.h"
 #include "isa/agx/table.h"
+#include "isa/uop/jit.h"
 
 /* ---- building programs ------------------------------------------------------ */
 
@@ -1073,6 +1074,10 @@ static int random_pixel(void *ctx, unsigned lane, unsigned n, uint32_t *v) {
   return 0;
 }
 
+/* 1: compare_random runs the fast side through agx_run_native (compiled at
+ * its first run: test_native_programs) */
+static int use_native;
+
 /* One random program of gen's (4-40 instructions, the last stop) from a
  * random state (partly present and active groups, counters 0-3, special
  * values, sometimes a declared register count too small, a test sampler or
@@ -1123,7 +1128,7 @@ static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, 
   gs_diag_clear(d1), gs_diag_clear(&d2);
   assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
   int r1 = agx_run_ref(&a, &p, 0, budget, d1);
-  int r2 = agx_run_fast(&b, f, 0, budget, &d2);
+  int r2 = use_native ? agx_run_native(&b, f, 0, budget, &d2) : agx_run_fast(&b, f, 0, budget, &d2);
   agx_fast_free(f);
   b.mem_ctx = a.mem_ctx;
   if (r1 != r2 || strcmp(d1->msg, d2.msg) || memcmp(&a, &b, sizeof a) || memcmp(ma, mb, sizeof ma)) {
@@ -1263,6 +1268,42 @@ static void test_fast_memory_programs_portable(void **state) {
   random_programs(1);
 }
 
+/* Random programs of both generators (random_insn, random_insn_mem with
+ * memory), each compiled to native code at its first run (src/isa/uop/jit.h,
+ * GS_JIT builds), through the AVX2 and the build's escape: the same state,
+ * result and message as the reference, bit for bit; most of them ran
+ * compiled (the rest start where the reference runs them whole). */
+static void test_native_programs(void **state) {
+  (void)state;
+  if (!gs_jit_available()) skip();
+  gs_jit_policy(1, 1);
+  int was = agx_native_policy(-1);
+  agx_native_policy(1);
+  use_native = 1;
+  unsigned before, after, errors = 0, runs = 0;
+  double secs;
+  gs_jit_stats(&before, &secs);
+  for (int portable = 0; portable < 2; portable++) {
+    agx_fast_portable(portable);
+    for (int iter = 0; iter < 150; iter++)
+      for (int memory = 0; memory < 2; memory++) {
+        agx_instr fixed[48];
+        size_t n;
+        gs_diag d1;
+        int hot;
+        errors += compare_random(10000 + iter, memory ? random_insn_mem : random_insn, memory, fixed, &n, &d1, &hot) != 0;
+        runs++;
+      }
+  }
+  agx_fast_portable(0);
+  use_native = 0;
+  agx_native_policy(was);
+  gs_jit_policy(0, 0);
+  gs_jit_stats(&after, &secs);
+  assert_true(after - before > runs / 2);
+  assert_true(errors > runs / 20 && errors < runs - runs / 20);
+}
+
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -1276,7 +1317,7 @@ int main(void) {
       cmocka_unit_test(test_fragment_outputs),  cmocka_unit_test(test_real_sample_loop),  cmocka_unit_test(test_real_vertex),
       cmocka_unit_test(test_smpf),
       cmocka_unit_test(test_fast_equals_reference), cmocka_unit_test(test_fast_memory_programs),
-      cmocka_unit_test(test_fast_memory_programs_portable),
+      cmocka_unit_test(test_fast_memory_programs_portable), cmocka_unit_test(test_native_programs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,16 @@ typedef struct agx_fast agx_fast;
 int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d);
 void agx_fast_free(agx_fast *f);
 int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
+/* agx_run_fast, in native code once f is hot (src/isa/uop/jit.h's policy:
+ * gs_jit_threshold() runs of this function, compiled in the background
+ * unless gs_jit_sync()) when agx_native_policy is on: the same state,
+ * result and message. Without GS_JIT, or with the policy off, agx_run_fast. */
+int agx_run_native(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
+/* Whether agx_run_native compiles: on = 1 or 0 sets it, -1 only asks. Off
+ * by default (every AGX micro-op is a call of the escape in the compiled
+ * code, slower than the interpreter's loop); the environment variable
+ * GPUSIM_JIT_AGX=on turns it on at start. Always 0 without GS_JIT. */
+int agx_native_policy(int on);
 /* Whether agx_run_fast takes the AVX2 copy of its loop (1) or the build's
  * own (0); on = 1 makes it take the build's own from now on, 0 lets it
  * choose again, -1 only asks. For tests, which check both copies. */

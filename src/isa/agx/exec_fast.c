@@ -45,6 +45,7 @@
  * block or whose program has an instruction of a bad length runs through
  * the reference whole. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@
 #endif
 #include "isa/agx/exec.h"
 #include "isa/agx/num.h"
+#include "isa/uop/jit.h"
 #include "isa/uop/uop.h"
 
 enum {
@@ -131,6 +133,9 @@ struct agx_fast {
   unsigned top;     /* 1 + the highest half a native instruction touches */
   uint32_t end;     /* the byte address past the last instruction */
   int refonly;      /* an instruction of a bad length: the reference runs it all */
+  /* native code (agx_run_native, src/isa/uop/jit.h): runs counted until hot, then the code */
+  _Atomic unsigned runs;
+  struct gs_jit_code *_Atomic jit;
 };
 
 /* ---- the lane functions ----------------------------------------------------------- */
@@ -273,6 +278,12 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
   ax_out_list(s, R, f->written, f->nwritten);
   unsigned nl = AX_SIDE(R)->nl, nfull = 0;
   uint32_t all = nl >= 32 ? 0xffffffffu : (1u << nl) - 1;
+  while (nfull < f->nwo && AX_SIDE(R)->wl[f->wo[nfull]] == all) nfull++;
+  if (nfull == f->nwo) { /* each written in every lane (a fragment program's colour): whole rows */
+    ax_out_list(s, R, f->wo, f->nwo);
+    return;
+  }
+  nfull = 0;
   uint16_t full[AX_REGS]; /* the ones written in every lane: whole rows */
   for (unsigned i = 0; i < f->nwo; i++) {
     unsigned n = f->wo[i];
@@ -594,8 +605,143 @@ static long ax_seek(const agx_fast *f, uint32_t entry) {
   return entry ? agx_seek(&f->p, 0, 0, entry) : f->p.n ? 0 : -1;
 }
 
-static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
-  const agx_fast *f = prog;
+#if GS_JIT
+/* Native code (src/isa/uop/jit.h, docs/uops.md "Native code"): a program
+ * agx_run_native ran gs_jit_threshold() times is compiled, in the
+ * background unless gs_jit_sync(); until then the interpreter above runs
+ * it (and always agx_run_fast, the shader debugger's runs and provenance).
+ * Every AGX micro-op is a call of the escape below, the cases of
+ * exec_fast_run.h as they are, with the loop's locals in ax_env; so the
+ * compiled stream is the interpreter's without its dispatch. */
+typedef struct ax_env {
+  agx_state *s;
+  const agx_fast *f;
+  uint64_t budget;
+  gs_diag *d;
+  uint32_t exec, blk;
+  uint64_t steps, steps0;
+  int ran; /* an escape ran: the file and the state are no longer the run's start */
+} ax_env;
+
+/* The escape, once for the build's instruction set and once for AVX2 and
+ * FMA like the loop (the same bits): a case that goes on returns
+ * GS_JIT_NEXT, one that moves u (`continue`) GS_JIT_JUMP to its micro-op, one
+ * that ends the run its value. */
+#define AX_ESCAPE(name)                                                        \
+  static int name(void *env, char *R, const gs_uop *u, uint32_t *to) {         \
+    ax_env *E_ = env;                                                          \
+    agx_state *s = E_->s;                                                      \
+    const agx_fast *f = E_->f;                                                 \
+    const uint64_t budget = E_->budget;                                        \
+    gs_diag *d = E_->d;                                                        \
+    uint32_t exec = E_->exec, blk = E_->blk;                                   \
+    uint64_t steps = E_->steps, steps0 = E_->steps0;                           \
+    const uint32_t dead = AX_DEAD(R);                                          \
+    int rc;                                                                    \
+    E_->ran = 1;                                                               \
+    for (int first_ = 1;; first_ = 0) {                                        \
+      if (!first_) {                                                           \
+        E_->exec = exec, E_->blk = blk, E_->steps = steps, E_->steps0 = steps0; \
+        *to = (uint32_t)(u - f->u);                                            \
+        return GS_JIT_JUMP;                                                    \
+      }                                                                        \
+      switch (u->kind) {
+#define AX_ESCAPE_END                                                      \
+  default:                                                                 \
+    break;                                                                 \
+    }                                                                      \
+    E_->exec = exec, E_->blk = blk, E_->steps = steps, E_->steps0 = steps0; \
+    (void)budget, (void)d, (void)rc, (void)dead;                           \
+    return GS_JIT_NEXT;                                                    \
+    }                                                                      \
+    }
+AX_ESCAPE(ax_escape_built)
+#include "isa/agx/exec_fast_run.h"
+AX_ESCAPE_END
+#if GS_UOP_RUN_AVX2
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+AX_ESCAPE(ax_escape_avx2)
+#include "isa/agx/exec_fast_run.h"
+AX_ESCAPE_END
+#pragma GCC pop_options
+#endif
+
+/* Whether agx_run_native compiles (agx_native_policy): every AGX
+ * micro-op is an escape call, which costs more than the interpreter's
+ * dispatch (docs/uops.md, "AGX on the layer"), so by default only when
+ * GPUSIM_JIT_AGX=on. */
+static _Atomic int native_on = -1;
+int agx_native_policy(int on) {
+  if (on >= 0) atomic_store(&native_on, on != 0);
+  int v = atomic_load(&native_on);
+  if (v < 0) {
+    const char *e = getenv("GPUSIM_JIT_AGX");
+    v = e && !strcmp(e, "on");
+    atomic_store(&native_on, v);
+  }
+  return v;
+}
+
+/* f's code when it is ready; counts the run and submits f at the
+ * threshold's; NULL: interpret. */
+static gs_jit_fn ax_native(const agx_fast *cf) {
+  agx_fast *f = (agx_fast *)(uintptr_t)cf; /* (only its atomics change) */
+  gs_jit_code *c = atomic_load_explicit(&f->jit, memory_order_acquire);
+  if (c) return gs_jit_entry(c);
+  if (!agx_native_policy(-1)) return NULL;
+  unsigned t = gs_jit_threshold();
+  if (!t || atomic_load_explicit(&f->runs, memory_order_relaxed) >= t) return NULL;
+  if (atomic_fetch_add_explicit(&f->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  /* entries: every instruction's first micro-op and its block's, where
+   * the runs start and the jumps and checks go on */
+  uint32_t n = (uint32_t)f->p.n, *entries = malloc((2 * (size_t)n + 1) * sizeof *entries), ne = 0;
+  if (!entries) return NULL;
+  for (uint32_t k = 0; k < n; k++) {
+    if (f->leader[k]) entries[ne++] = f->first[k] - 1;
+    entries[ne++] = f->first[k];
+  }
+  gs_jit_desc desc = {.lanes = AGX_LANES, .mask_bits = 32, .mask_off = {-1, -1, -1, -1, -1, -1, -1, -1},
+                      .regs_off = -1, .escape = ax_escape_built, .step_kind = -1};
+#if GS_UOP_RUN_AVX2
+  if (!portable && GS_UOP_RUN_AVX2_CPU()) desc.escape = ax_escape_avx2;
+#endif
+  c = gs_jit_sync() ? gs_jit_compile(&desc, f->u, f->first[n] + 1, entries, ne)
+                    : gs_jit_submit(&desc, f->u, f->first[n] + 1, entries, ne);
+  free(entries);
+  if (!c) return NULL;
+  atomic_store_explicit(&f->jit, c, memory_order_release);
+  return gs_jit_entry(c);
+}
+#endif
+
+#if !GS_JIT
+int agx_native_policy(int on) {
+  (void)on;
+  return 0;
+}
+#endif
+
+/* The run from instruction k, the file set up: native code when native
+ * and f's is ready, else the interpreter. */
+static int ax_go(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs_diag *d, char *R, int native) {
+#if GS_JIT
+  gs_jit_fn fn = native ? ax_native(f) : NULL;
+  if (fn) {
+    ax_env e = {s, f, budget, d, s->exec, (uint32_t)k, s->steps, s->steps, 0};
+    int rc = fn(s, R, NULL, &e, f->first[k] - 1);
+    if (rc != GS_JIT_EXIT) return rc;
+    if (e.ran) /* (every micro-op a jump or check goes on at is an entry) */
+      return gs_diag_set(d, GS_EINVAL, "pc 0x%04x: the AGX program's native code stopped without a result "
+                         "(an internal error of gpusim)", f->par[k].pc);
+  }
+#else
+  (void)native;
+#endif
+  return ax_run(s, f, k, budget, d, R);
+}
+
+static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
   long k = ax_seek(f, entry);
   s->stopped = 0;
   s->pc = entry;
@@ -617,10 +763,16 @@ static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budg
     if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
     for (unsigned l = 0; l < AGX_LANES; l++) v[l] = f->cst[i].type == 2 ? l : c;
   }
-  return ax_run(s, f, (size_t)k, budget, d, R);
+  return ax_go(s, f, (size_t)k, budget, d, R, native);
+}
+static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  return ax_loop_any(s, prog, entry, budget, d, 0);
+}
+static int ax_loop_native(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
+  return ax_loop_any(s, prog, entry, budget, d, 1);
 }
 
-int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
+static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
   unsigned lim = s->nregs ? s->nregs : AGX_HALVES;
   int whole = f->refonly || f->top > lim;
   uint8_t any = 0;
@@ -631,7 +783,14 @@ int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budge
     whole = k >= 0 && !f->leader[k];
   }
   if (whole) return agx_run_ref(s, &f->p, entry, budget, d);
-  return agx_run_nearest(ax_loop, s, f, entry, budget, d);
+  return agx_run_nearest(native ? ax_loop_native : ax_loop, s, f, entry, budget, d);
+}
+
+int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
+  return ax_start(s, f, entry, budget, d, 0);
+}
+int agx_run_native(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
+  return ax_start(s, f, entry, budget, d, 1);
 }
 
 /* ---- preparing a program ------------------------------------------------------- */
@@ -1173,5 +1332,6 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
 
 void agx_fast_free(agx_fast *f) {
   if (!f) return;
+  gs_jit_release(f->jit); /* (no thread runs f any more) */
   free(f->u), free(f->first), free(f->leader), free(f->par), free(f->list), free(f);
 }

@@ -192,6 +192,12 @@
     case AX_MOVI: {
       AX_P;
       uint32_t r_[AGX_LANES], v_ = P->imm;
+      if (P->half == 0 && (exec | dead) == 0xffffffffu) { /* AX_PUT's whole row, stored at once */
+        uint32_t *D_ = (uint32_t *)(void *)(R + u->d);
+        if (P->wo) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec;
+        for (int i = 0; i < AGX_LANES; i++) D_[i] = v_;
+        break;
+      }
       for (int i = 0; i < AGX_LANES; i++) r_[i] = v_;
       AX_PUT(r_);
       break;

@@ -165,8 +165,18 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
       rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
       rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
     }
-  } else {
-    for (unsigned l = 0; l < 16; l++) rgba[0][l] = gs_unorm8_pixel(&s->r[l][8]); /* the tilebuffer's u8norm store */
+  } else { /* the tilebuffer's u8norm store */
+#if defined(__SSE2__)
+    for (unsigned l = 0; l < 16; l += 4) { /* four pixels, each gs_unorm8_pixel's channels, packed at once */
+      __m128i p0 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l][8]));
+      __m128i p1 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 1][8]));
+      __m128i p2 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 2][8]));
+      __m128i p3 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 3][8]));
+      _mm_storeu_si128((__m128i *)(void *)&rgba[0][l], _mm_packus_epi16(_mm_packs_epi32(p0, p1), _mm_packs_epi32(p2, p3)));
+    }
+#else
+    for (unsigned l = 0; l < 16; l++) rgba[0][l] = gs_unorm8_pixel(&s->r[l][8]);
+#endif
   }
   t->begin(t->ctx);
   if (!lanes) return;

@@ -32,8 +32,8 @@
  * name its own byte offsets (pc - the prolog's size), those in the prolog
  * say so.
  *
- * The program runs with agx_run_fast (agx_run_ref under
- * gs_gpu_config.interpreter reference) from byte 0 until stop. Every lane
+ * The program runs with agx_run_native (agx_run_fast under the debugger,
+ * agx_run_ref under gs_gpu_config.interpreter reference) from byte 0 until stop. Every lane
  * must have ended its varyings with st_var ... last or no_var. UVS words 0
  * to 3 are the clip-space position x y z w (those not stored read 0, w 1),
  * words 4.. the varyings, as many as the SPH's OMAP maps generic output
@@ -253,11 +253,12 @@ void agx_load_uniforms(gs_gpu *g, const gs_stage_program *p, agx_state *s, unsig
 }
 
 /* Runs prog (compiled as f) on the group in s through the context's
- * interpreter. */
+ * interpreter: native code once the program is hot, except under the
+ * debugger (and so for provenance), which has the interpreter. */
 static int run_program(const gs_gpu *g, const agx_program *prog, const agx_fast *f, agx_state *s, gs_diag *d) {
   uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
   if (g->cfg.interpreter == GS_INTERP_REFERENCE) return agx_run_ref(s, prog, 0, budget, d);
-  return agx_run_fast(s, f, 0, budget, d);
+  return g->debug ? agx_run_fast(s, f, 0, budget, d) : agx_run_native(s, f, 0, budget, d);
 }
 
 /* Runs the group in s through the context's interpreter. */
