@@ -7,6 +7,7 @@
  * (LLVM folding or rounding to nearest would give the other). Skipped
  * when the build has no native code (GS_JIT=OFF). */
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,16 +99,56 @@ static void test_rounding_is_dynamic(void **state) {
   rounding(32);
 }
 
+/* Buffers of the random tests: two register files, their first values,
+ * two constant vectors */
+typedef struct bufs {
+  uint32_t *ra, *rb, *init, *k;
+  size_t bytes;
+} bufs;
+static bufs bufs_new(int n) {
+  bufs b = {.bytes = (size_t)NREGS * n * 4};
+  b.ra = aligned_alloc(64, b.bytes), b.rb = aligned_alloc(64, b.bytes), b.init = malloc(b.bytes);
+  b.k = aligned_alloc(64, (size_t)2 * n * 4);
+  assert_non_null(b.ra);
+  assert_non_null(b.rb);
+  assert_non_null(b.init);
+  assert_non_null(b.k);
+  return b;
+}
+static void bufs_free(bufs *b) {
+  free(b->ra);
+  free(b->rb);
+  free(b->init);
+  free(b->k);
+}
+
+/* A micro-op of kind `kind` with random lanes, registers and immediate */
+static gs_uop random_uop(rng *r, int n, unsigned kind) {
+  gs_uop u = {.kind = (uint8_t)kind, .cond = (uint8_t)(next(r) % (2 * GS_UOP_MASKS)),
+              .d = (uint16_t)(next(r) % NREGS * 4 * n), .a = (uint16_t)(next(r) % NREGS * 4 * n),
+              .b = (uint16_t)(next(r) % NREGS * 4 * n), .imm = next(r)};
+  if (gs_uop_writes_mask(kind)) u.d = (uint16_t)(1 + next(r) % (GS_UOP_MASKS - 1));
+  if (kind == GS_UOP_CONST) u.imm = next(r) % 2;
+  return u;
+}
+
+/* Fails naming `what` unless the registers and masks 1.. are the same */
+static void same_machine(int n, const bufs *b, const uint32_t *want_masks, const uint32_t *got_masks,
+                         const char *what) {
+  for (int i = 0; i < NREGS * n; i++)
+    if (b->ra[i] != b->rb[i])
+      fail_msg("%s: register %d lane %d: native 0x%08x, interpreter 0x%08x", what, i / n, i % n, b->rb[i], b->ra[i]);
+  for (int i = 1; i < GS_UOP_MASKS; i++)
+    if (want_masks[i] != got_masks[i])
+      fail_msg("%s: mask %d native 0x%08x, interpreter 0x%08x", what, i, got_masks[i], want_masks[i]);
+}
+
 static void random_streams(int n, unsigned nprogs) {
   enum { LEN = 28 };
   rng r = {(uint64_t)n * 7919u + 5};
-  size_t bytes = (size_t)NREGS * n * 4;
-  uint32_t *ra = aligned_alloc(64, bytes), *rb = aligned_alloc(64, bytes), *init = malloc(bytes);
-  uint32_t *k = aligned_alloc(64, (size_t)2 * n * 4);
-  assert_non_null(ra);
-  assert_non_null(rb);
-  assert_non_null(init);
-  assert_non_null(k);
+  bufs B = bufs_new(n);
+  uint32_t *ra = B.ra, *rb = B.rb, *init = B.init, *k = B.k;
+  size_t bytes = B.bytes;
   uint32_t all = n == 32 ? 0xffffffffu : 0xffffu, masks[GS_UOP_MASKS];
   gs_jit_desc d = desc(n);
   lanes_of_escape = n;
@@ -116,11 +157,7 @@ static void random_streams(int n, unsigned nprogs) {
     for (int i = 0; i < LEN; i++) {
       unsigned kind = next(&r) % (GS_UOP_END + 2);
       if (kind >= GS_UOP_END) kind = GS_UOP_ISA; /* the escape that goes on */
-      prog[i] = (gs_uop){.kind = (uint8_t)kind, .cond = (uint8_t)(next(&r) % (2 * GS_UOP_MASKS)),
-                         .d = (uint16_t)(next(&r) % NREGS * 4 * n), .a = (uint16_t)(next(&r) % NREGS * 4 * n),
-                         .b = (uint16_t)(next(&r) % NREGS * 4 * n), .imm = next(&r)};
-      if (gs_uop_writes_mask(kind)) prog[i].d = (uint16_t)(1 + next(&r) % (GS_UOP_MASKS - 1));
-      if (kind == GS_UOP_CONST) prog[i].imm = next(&r) % 2;
+      prog[i] = random_uop(&r, n, kind);
     }
     /* one program in four stops early through the escape */
     prog[LEN] = (gs_uop){.kind = GS_UOP_END};
@@ -143,24 +180,15 @@ static void random_streams(int n, unsigned nprogs) {
       int want = n == 16 ? gs_uop_run16(&ma, prog) : gs_uop_run32(&ma, prog);
       gs_fp_env_set(saved);
       int got = run_native(c, &mb, e);
-      if (got != want) fail_msg("%d lanes, program %u, environment %d: native returned %d, interpreter %d", n, p, env, got, want);
-      for (int i = 0; i < NREGS * n; i++)
-        if (ra[i] != rb[i])
-          fail_msg("%d lanes, program %u, environment %d (%s, denormals %s), register %d lane %d: native 0x%08x, "
-                   "interpreter 0x%08x",
-                   n, p, env, env & 1 ? "toward zero" : "nearest", env < 2 ? "flushed" : "kept", i / n, i % n, rb[i],
-                   ra[i]);
-      for (int i = 1; i < GS_UOP_MASKS; i++)
-        if (ma.masks[i] != mb.masks[i])
-          fail_msg("%d lanes, program %u, environment %d: mask %d native 0x%08x, interpreter 0x%08x", n, p, env, i,
-                   mb.masks[i], ma.masks[i]);
+      char what[128];
+      snprintf(what, sizeof what, "%d lanes, program %u, environment %d (%s, denormals %s)", n, p, env,
+               env & 1 ? "toward zero" : "nearest", env < 2 ? "flushed" : "kept");
+      if (got != want) fail_msg("%s: native returned %d, interpreter %d", what, got, want);
+      same_machine(n, &B, ma.masks, mb.masks, what);
     }
     gs_jit_release(c);
   }
-  free(ra);
-  free(rb);
-  free(init);
-  free(k);
+  bufs_free(&B);
 }
 static void test_random_streams(void **state) {
   (void)state;
@@ -169,8 +197,8 @@ static void test_random_streams(void **state) {
   random_streams(32, 40);
 }
 
-/* An entry that is not one of the stream's gives GS_JIT_EXIT, running off
- * the end too, and the background compile ends in the same code. */
+/* Entering past the stream's end gives GS_JIT_EXIT, running off the end
+ * too, and the background compile ends in the same code. */
 static void test_entries_and_background(void **state) {
   (void)state;
   if (!gs_jit_available()) skip();
@@ -191,10 +219,135 @@ static void test_entries_and_background(void **state) {
   assert_int_equal(f(&m, m.regs, NULL, &m, 0), GS_JIT_EXIT);
   assert_int_equal(regs[0], 5);
   assert_int_equal(regs[16], 18);
-  assert_int_equal(f(&m, m.regs, NULL, &m, 2), GS_JIT_EXIT); /* not an entry */
+  assert_int_equal(f(&m, m.regs, NULL, &m, 2), GS_JIT_EXIT); /* past the end */
   assert_int_equal(regs[0], 5);
   gs_jit_release(c);
   free(regs);
+}
+
+/* ---- runs: the step, its budget, entries in the middle, exponent 255 ---- */
+
+/* The state of the step tests: masks, the step's words and (as env) the
+ * stop, in one struct; kind GS_UOP_ISA + 2 is the step. */
+enum { STEP_KIND = GS_UOP_ISA + 2, STOPPED = 99 };
+typedef struct step_state {
+  uint32_t masks[GS_UOP_MASKS];
+  uint64_t busy, count;
+  uint32_t pc;
+  uint64_t stop;
+  int lanes;
+} step_state;
+
+/* The whole step as jit.h describes it: the counter and pc move on, a
+ * busy word counts down, the stop is a value returned; the other kinds as
+ * the escape above. 0: go on. */
+static int full_step(step_state *s, char *R, const gs_uop *u) {
+  if (u->kind == GS_UOP_ISA + 1) return (int)u->imm;
+  if (u->kind == GS_UOP_ISA) {
+    uint32_t *d = (uint32_t *)(R + u->d);
+    for (int i = 0; i < s->lanes; i++) d[i] += u->imm;
+    return 0;
+  }
+  s->count++;
+  s->pc += 8;
+  if (s->busy) s->busy--;
+  return s->count == s->stop ? STOPPED : 0;
+}
+static int step_ref_escape(void *ctx, gs_uop_machine *m, const gs_uop *u) {
+  step_state *s = ctx;
+  memcpy(s->masks, m->masks, sizeof s->masks);
+  int rc = full_step(s, m->regs, u);
+  memcpy(m->masks, s->masks, sizeof s->masks);
+  return rc;
+}
+static int step_jit_escape(void *env, char *R, const gs_uop *u, uint32_t *to) {
+  (void)to;
+  int rc = full_step(env, R, u);
+  return rc ? rc : GS_JIT_NEXT;
+}
+
+/* A quarter of a value's draws in random_value are special, and any 32
+ * bits have exponent 255 one time in 256: nearly every register holds a
+ * lane with exponent 255. Tame values (small integers, floats near 1) let
+ * the runs' fast paths run too. */
+static uint32_t value(rng *r, int tame) {
+  if (!tame) return random_value(r);
+  return next(r) % 2 ? next(r) % 64 : 0x3f000000u + (next(r) & 0x01ffffffu);
+}
+
+static void step_runs(int n, unsigned nprogs) {
+  enum { LEN = 48, TRIALS = 12 };
+  rng r = {(uint64_t)n * 104729u + 11};
+  bufs B = bufs_new(n);
+  uint32_t *ra = B.ra, *rb = B.rb, *init = B.init, *k = B.k;
+  size_t bytes = B.bytes;
+  uint32_t all = n == 32 ? 0xffffffffu : 0xffffu;
+  gs_jit_desc d = {.lanes = n, .mask_bits = 32, .regs_off = -1, .escape = step_jit_escape, .step_kind = STEP_KIND,
+                   .step_busy = offsetof(step_state, busy), .step_count = offsetof(step_state, count),
+                   .step_pc = offsetof(step_state, pc), .step_pc_add = 8, .step_stop = offsetof(step_state, stop)};
+  d.mask_off[0] = -1;
+  for (int m = 1; m < GS_UOP_MASKS; m++) d.mask_off[m] = (int32_t)(offsetof(step_state, masks) + 4u * (unsigned)m);
+  unsigned fast_runs = 0, cut_short = 0;
+  for (unsigned p = 0; p < nprogs; p++) {
+    gs_uop prog[LEN + 1];
+    for (int i = 0; i < LEN; i++) {
+      unsigned kind = next(&r) % (GS_UOP_END + 16);
+      if (kind >= GS_UOP_END + 1) kind = STEP_KIND; /* about one in four */
+      else if (kind == GS_UOP_END) kind = GS_UOP_ISA; /* an escape that goes on */
+      else if (next(&r) % 2) kind = next(&r) % 3; /* FADD_NN, FSUB_NN, FMUL_NN: half the rest */
+      prog[i] = random_uop(&r, n, kind);
+    }
+    prog[LEN] = (gs_uop){.kind = GS_UOP_END};
+    if (p % 4 == 3) prog[LEN - 1 - next(&r) % 16] = (gs_uop){.kind = GS_UOP_ISA + 1, .imm = 7};
+    uint32_t entries[3] = {0, next(&r) % LEN, next(&r) % LEN};
+    gs_jit_code *c = gs_jit_compile(&d, prog, LEN + 1, entries, 3);
+    assert_non_null(c);
+    for (unsigned t = 0; t < TRIALS; t++) {
+      int tame = t % 4 != 3;
+      for (int i = 0; i < NREGS * n; i++) init[i] = value(&r, tame);
+      for (int i = 0; i < 2 * n; i++) k[i] = value(&r, tame);
+      step_state s0 = {.busy = t % 3 == 2 ? next(&r) % 4 : 0, .count = next(&r) % 1000, .pc = next(&r) & ~7u,
+                       .lanes = n};
+      /* the stop: inside the program about half the time (a run cut short), else far away */
+      s0.stop = s0.count + (t % 2 ? 1 + next(&r) % 14 : UINT64_C(1) << 40);
+      for (int m = 1; m < GS_UOP_MASKS; m++) s0.masks[m] = next(&r) & all;
+      /* entered at the start, at an entry, or anywhere (inside a run) */
+      uint32_t at = t % 3 == 0 ? 0 : t % 3 == 1 ? entries[1 + next(&r) % 2] : next(&r) % LEN;
+      gs_fp_env e = gs_fp_env_with(gs_fp_env_get(), t & 4 ? GS_FP_TOWARD_ZERO : GS_FP_NEAREST, !(t & 8));
+      step_state sa = s0, sb = s0;
+      memcpy(ra, init, bytes);
+      memcpy(rb, init, bytes);
+      gs_uop_machine ma = {.regs = ra, .consts = k, .escape = step_ref_escape, .ctx = &sa};
+      memcpy(ma.masks, s0.masks, sizeof s0.masks);
+      gs_fp_env saved = gs_fp_env_get();
+      gs_fp_env_set(e);
+      int want = n == 16 ? gs_uop_run16(&ma, prog + at) : gs_uop_run32(&ma, prog + at);
+      memcpy(sa.masks, ma.masks, sizeof sa.masks);
+      int got = gs_jit_entry(c)(&sb, (char *)rb, k, &sb, at);
+      gs_fp_env_set(saved);
+      char what[128];
+      snprintf(what, sizeof what, "%d lanes, program %u, trial %u (entered at %u)", n, p, t, at);
+      if (got != want || sa.count != sb.count || sa.pc != sb.pc || sa.busy != sb.busy)
+        fail_msg("%s: native returned %d after %llu steps (pc 0x%x, busy %llu), interpreter %d after %llu (pc 0x%x, "
+                 "busy %llu)",
+                 what, got, (unsigned long long)(sb.count - s0.count), sb.pc, (unsigned long long)sb.busy, want,
+                 (unsigned long long)(sa.count - s0.count), sa.pc, (unsigned long long)sa.busy);
+      same_machine(n, &B, sa.masks, sb.masks, what);
+      cut_short += want == STOPPED;
+      fast_runs += tame && s0.busy == 0;
+    }
+    gs_jit_release(c);
+  }
+  /* both kinds of trial happened */
+  assert_true(cut_short > nprogs);
+  assert_true(fast_runs > nprogs);
+  bufs_free(&B);
+}
+static void test_steps_budgets_and_middles(void **state) {
+  (void)state;
+  if (!gs_jit_available()) skip();
+  step_runs(16, 60);
+  step_runs(32, 30);
 }
 
 int main(void) {
@@ -202,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_rounding_is_dynamic),
       cmocka_unit_test(test_random_streams),
       cmocka_unit_test(test_entries_and_background),
+      cmocka_unit_test(test_steps_budgets_and_middles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

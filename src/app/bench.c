@@ -452,10 +452,22 @@ static int pipeline_benches(int runs, int quick) {
   return 0;
 }
 
+/* One untimed run of the chain at `code` that compiles it to native code
+ * on the spot when native code is on (docs/uops.md, "Native code"); as
+ * time_runs. */
+static double compiling_run(gs_gpu *g, gs_addr code, gs_addr unif, uint64_t *insns) {
+  unsigned threshold = gs_jit_threshold();
+  int sync = gs_jit_sync();
+  if (threshold) gs_jit_policy(1, 1);
+  double t = time_runs(g, GS_INTERP_FAST, code, unif, 1, insns);
+  if (threshold) gs_jit_policy(threshold, sync);
+  return t;
+}
+
 /* gpusim bench --peer's figure: one run of the chain through the fast
- * interpreter in one context kept from call to call (its first call runs
- * the chain once untimed), in QPU instructions per second (< 0 on an
- * error); end != 0 frees the context. */
+ * interpreter, or its native code (compiled in the first call's untimed
+ * run unless GPUSIM_JIT=off), in one context kept from call to call, in QPU
+ * instructions per second (< 0 on an error); end != 0 frees the context. */
 static double peer_chain(int end) {
   static gs_gpu *g;
   static gs_addr code, unif;
@@ -470,8 +482,12 @@ static double peer_chain(int end) {
     size_t n = w ? build_alu_chain(w, 2000) : 0;
     if (!w || !(g = gs_gpu_new(NULL)) || gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(n * 8), 8, &code, NULL) < 0 ||
         gs_mem_write(gs_gpu_mem(g), code, w, (uint32_t)(n * 8), NULL) < 0 ||
-        gs_mem_alloc(gs_gpu_mem(g), 64, 4, &unif, NULL) < 0 || time_runs(g, GS_INTERP_FAST, code, unif, 1, &insns) < 0) {
+        gs_mem_alloc(gs_gpu_mem(g), 64, 4, &unif, NULL) < 0) {
       fprintf(stderr, "gpusim bench: the QPU chain: %s\n", g ? gs_gpu_error(g) : "out of memory");
+      free(w);
+      return -1;
+    }
+    if (compiling_run(g, code, unif, &insns) < 0) {
       free(w);
       return -1;
     }
@@ -538,13 +554,8 @@ int gs_bench_main(int argc, char **argv) {
   printf("  %-10s %12s %14s %16s\n", "path", "instructions", "Minstr/s", "Mlane-ops/s");
   /* Native code (docs/uops.md, "Native code"; GPUSIM_JIT=off: the
    * interpreter): compiled in an untimed first run, unless --quick */
-  unsigned jit_threshold = gs_jit_threshold();
-  int native = jit_threshold && runs > 1, jit_sync = gs_jit_sync();
-  if (native) {
-    gs_jit_policy(1, 1);
-    if (time_runs(g, GS_INTERP_FAST, code, unif, 1, &insns_fast) < 0) goto out;
-    gs_jit_policy(jit_threshold, jit_sync);
-  }
+  int native = gs_jit_threshold() && runs > 1;
+  if (native && compiling_run(g, code, unif, &insns_fast) < 0) goto out;
   double tf = time_runs(g, GS_INTERP_FAST, code, unif, runs, &insns_fast);
   if (tf < 0) goto out;
   double ipsf = insns_fast / tf;

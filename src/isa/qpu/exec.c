@@ -233,16 +233,46 @@ static gs_jit_fn native(qpu_program *p) {
   if (atomic_fetch_add_explicit(&p->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
   uint32_t n = (p->end - p->start) / 8, nuops = p->insns[n - 1].first_uop;
   while (p->uops[nuops].kind != UOP_LEAVE) nuops++;
-  uint32_t *entries = malloc(n * sizeof *entries);
+  /* Worth it only with straight-line code: RUN instructions in a row that
+   * are the layer's own kinds, no I/O, staged write, flags or branch (short
+   * programs that leave the code at every tile-buffer write or regfile
+   * write ran slower native than interpreted: docs/uops.md). A program
+   * compiled at its first run (gs_jit_policy(1, ...): tests, gpusim bench)
+   * is compiled whatever it holds. */
+  if (t > 1) {
+    enum { RUN = 8 };
+    uint32_t row = 0, best = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const qpu_uop *u = &p->uops[p->insns[i].first_uop];
+      while (u->kind < GS_UOP_ISA) u++;
+      row = u->kind == UOP_NEXT ? row + 1 : 0;
+      if (row > best) best = row;
+    }
+    if (best < RUN) return NULL; /* for good: runs is past t */
+  }
+  /* Entries, where straight-line code may start: the first instruction,
+   * each branch's target when it is known (not taken from a register) and
+   * the instruction its link points to (pc + 32, where a call returns);
+   * the compiled code interprets up to the next entry from anywhere else. */
+  uint32_t *entries = malloc((2 * n + 1) * sizeof *entries), ne = 0;
   if (!entries) return NULL;
-  for (uint32_t i = 0; i < n; i++) entries[i] = p->insns[i].first_uop;
+  entries[ne++] = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const qpu_uop *u = &p->uops[p->insns[i].first_uop];
+    if (u->kind != UOP_BRANCH) continue;
+    uint32_t pc = p->start + 8 * i, link = pc + 32;
+    if (link < p->end) entries[ne++] = p->insns[(link - p->start) / 8].first_uop;
+    if (u->op & 2) continue; /* + a register */
+    uint32_t target = u->imm + (u->op & 1 ? link : 0);
+    if (target >= p->start && target < p->end && !(target & 7)) entries[ne++] = p->insns[(target - p->start) / 8].first_uop;
+  }
   gs_jit_desc d = {.lanes = QPU_LANES, .mask_bits = 16, .mask_off = {-1, offsetof(gs_qpu, zf), offsetof(gs_qpu, nf),
                    offsetof(gs_qpu, cf), -1, -1, -1, -1}, .regs_off = offsetof(gs_qpu, reg), .escape = jit_escape,
                    .step_kind = UOP_NEXT, .step_busy = offsetof(gs_qpu, busy),
                    .step_count = offsetof(gs_qpu, instructions), .step_pc = offsetof(gs_qpu, pc), .step_pc_add = 8,
                    .step_stop = offsetof(jit_env, stop)};
-  c = gs_jit_sync() ? gs_jit_compile(&d, p->uops, nuops + 1, entries, n)
-                    : gs_jit_submit(&d, p->uops, nuops + 1, entries, n);
+  c = gs_jit_sync() ? gs_jit_compile(&d, p->uops, nuops + 1, entries, ne)
+                    : gs_jit_submit(&d, p->uops, nuops + 1, entries, ne);
   free(entries);
   if (!c) return NULL;
   atomic_store_explicit(&p->jit, c, memory_order_release);

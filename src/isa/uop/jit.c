@@ -1,10 +1,12 @@
 /* jit.c — native code from the lane micro-op layer (jit.h, docs/uops.md
- * "Native code"): each micro-op of a stream becomes a basic block of LLVM IR
- * over <N x i32> vectors loaded from and stored to the register file, masks
- * are integers in the ISA's state, escapes are calls; a dispatch block
- * enters the stream at an instruction's first micro-op and takes an
- * escape's jumps. The module is optimised (LLVM's O2 pipeline) and compiled
- * for the host by ORC's LLJIT, on a background thread or at once. */
+ * "Native code"): a stream is cut into runs of straight-line micro-ops
+ * (below, "runs"), each LLVM IR over <N x i32> SSA values with one check of
+ * the step budget at its start, one exponent-255 check at its end and the
+ * registers it changed stored once; escapes are calls; a dispatch block
+ * enters at a run's start and sends every other micro-op to the generic
+ * interpreter up to its run's end. The module is cleaned up by a few of
+ * LLVM's function passes and compiled for the host by ORC's LLJIT, on a
+ * background thread or at once. */
 #include "isa/uop/jit.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,11 @@ struct gs_jit_code {
   uint32_t n, ne;
   uint32_t *entries;
   int queued; /* submitted to the background thread */
+  /* for the interpreter (slow_run), made with the code: the stream with a
+   * sentinel after each run, the stream's number of each of its micro-ops
+   * (UINT32_MAX: a sentinel), and where each micro-op of the stream is */
+  gs_uop *sp;
+  uint32_t *back, *map;
   struct gs_jit_code *next;
 };
 
@@ -92,7 +99,6 @@ static mtx_t lock;
 static LLVMOrcLLJITRef jit;
 static LLVMOrcJITDylibRef dylib;
 static LLVMTargetMachineRef tm; /* the host's, for the optimiser's cost model */
-static int host_avx;            /* an x86 host with AVX (movmskps on 8 lanes) */
 static unsigned serial, compiled;
 static double compile_seconds;
 
@@ -111,24 +117,15 @@ static void report(const char *what, LLVMErrorRef err) {
 
 static void warm_up(void);
 
+/* The code generator's level: at None (-O0) the ALU chain of gpusim bench
+ * compiled in 0.4 s of CPU instead of 0.5 s but ran at half the speed
+ * (registers spilled); Less and Default gave the same code and time. */
+#define CODEGEN_LEVEL LLVMCodeGenLevelDefault
 static void init(void) {
   if (mtx_init(&lock, mtx_plain) != thrd_success || mtx_init(&qlock, mtx_plain) != thrd_success ||
       cnd_init(&qcond) != thrd_success || cnd_init(&qdone) != thrd_success)
     return;
   if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) return;
-  LLVMOrcJITTargetMachineBuilderRef jtmb;
-  LLVMErrorRef err = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
-  if (err) {
-    report("the host", err);
-    return;
-  }
-  LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
-  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, jtmb);
-  if ((err = LLVMOrcCreateLLJIT(&jit, b))) {
-    report("LLJIT", err);
-    return;
-  }
-  dylib = LLVMOrcLLJITGetMainJITDylib(jit);
   char *triple = LLVMGetDefaultTargetTriple(), *error = NULL;
   LLVMTargetRef target;
   if (LLVMGetTargetFromTriple(triple, &target, &error)) {
@@ -138,12 +135,23 @@ static void init(void) {
     return;
   }
   char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-  host_avx = !strncmp(triple, "x86_64", 6) && strstr(features, "+avx,") != NULL;
-  tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault, LLVMRelocDefault,
+  tm = LLVMCreateTargetMachine(target, triple, cpu, features, CODEGEN_LEVEL, LLVMRelocDefault,
                                LLVMCodeModelJITDefault);
+  /* the JIT's own, owned by its builder */
+  LLVMTargetMachineRef jtm = LLVMCreateTargetMachine(target, triple, cpu, features, CODEGEN_LEVEL, LLVMRelocDefault,
+                                                     LLVMCodeModelJITDefault);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   LLVMDisposeMessage(triple);
+  if (!tm || !jtm) return;
+  LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
+  LLVMErrorRef err;
+  if ((err = LLVMOrcCreateLLJIT(&jit, b))) {
+    report("LLJIT", err);
+    return;
+  }
+  dylib = LLVMOrcLLJITGetMainJITDylib(jit);
   ready = tm != NULL;
   if (ready) warm_up();
 }
@@ -160,6 +168,7 @@ static int warm_escape(void *env, char *R, const gs_uop *u, uint32_t *to) {
 }
 static void stop_worker(void);
 static void compile_locked(gs_jit_code *c);
+static void slow_free(gs_jit_code *c);
 static void warm_up(void) {
   for (int n = 16; n <= 32; n += 16) {
     gs_uop prog[GS_UOP_END + 4];
@@ -184,6 +193,7 @@ static void warm_up(void) {
       LLVMOrcReleaseResourceTracker(c.rt);
     }
     if (atomic_load(&c.fn)) compiled--; /* not a program's */
+    slow_free(&c);
     mtx_unlock(&lock);
   }
   atexit(stop_worker);
@@ -218,8 +228,8 @@ typedef struct cg {
   LLVMValueRef state, regs, consts, env, to, idx;
   LLVMValueRef dyn, ign; /* "round.dynamic", "fpexcept.ignore" */
   LLVMAttributeRef strictfp;
-  LLVMValueRef eu, econt; /* the shared blocks' micro-op and the number after it */
-  LLVMBasicBlockRef esc_blk, model_blk;
+  LLVMBasicBlockRef slow; /* the interpreter from micro-op idx (slow_run) */
+  LLVMBasicBlockRef jump; /* on at micro-op *to */
   unsigned prof; /* the "prof" metadata kind */
 } cg;
 
@@ -241,21 +251,12 @@ static LLVMValueRef load(cg *g, LLVMTypeRef t, LLVMValueRef p, unsigned align) {
 static void store(cg *g, LLVMValueRef v, LLVMValueRef p, unsigned align) {
   LLVMSetAlignment(LLVMBuildStore(g->b, v, p), align);
 }
-static LLVMValueRef reg(cg *g, unsigned off) { return load(g, g->vi32, at(g, g->regs, off), 64); }
-static void set_reg(cg *g, unsigned off, LLVMValueRef v) { store(g, v, at(g, g->regs, off), 64); }
 
 /* Lanes of condition c as an i32 (run.h's GS_UOP_COND) */
 static LLVMValueRef mask(cg *g, unsigned k) {
   if (k == 0 || g->d->mask_off[k] < 0) return k32(g, 0);
   LLVMValueRef m = load(g, g->mword, at(g, g->state, (uint64_t)g->d->mask_off[k]), g->d->mask_bits / 8);
   return g->d->mask_bits == 32 ? m : LLVMBuildZExt(g->b, m, g->i32, "");
-}
-static LLVMValueRef cond(cg *g, unsigned c) {
-  uint32_t all = g->N == 32 ? 0xffffffffu : (1u << g->N) - 1u;
-  if (c == 1) return k32(g, all);
-  LLVMValueRef m = mask(g, c >> 1);
-  if (c & 1) m = LLVMBuildXor(g->b, m, k32(g, 0xffffffffu), "");
-  return LLVMBuildAnd(g->b, m, k32(g, all), "");
 }
 static LLVMValueRef lanes(cg *g, LLVMValueRef l) {
   if (g->N != 32) l = LLVMBuildTrunc(g->b, l, g->lanes_int, "");
@@ -318,22 +319,6 @@ static LLVMValueRef nn_in(cg *g, LLVMValueRef x) {
 }
 static LLVMValueRef is_nan(cg *g, LLVMValueRef x) { return ICMP(LLVMIntUGT, AND(x, 0x7fffffffu), splat(g, EXP)); }
 static LLVMValueRef nan_default(cg *g, LLVMValueRef r) { return SEL(is_nan(g, r), splat(g, 0x7fc00000u), r); }
-
-/* The no-NaN model's lane loop for FADD_NN, FSUB_NN, FMUL_NN when an
- * operand has exponent 255: out of line, as in run.h, and the same lane
- * functions, so the same bits (and a tenth of the code to compile). */
-static void model(int n, char *R, const gs_uop *u) {
-  uint32_t x[32], y[32], r[32];
-  memcpy(x, R + u->a, 4 * (size_t)n);
-  memcpy(y, R + u->b, 4 * (size_t)n);
-  for (int i = 0; i < n; i++)
-    r[i] = u->kind == GS_UOP_FADD_NN   ? gs_lane_fadd_nn(x[i], y[i])
-           : u->kind == GS_UOP_FSUB_NN ? gs_lane_fsub_nn(x[i], y[i])
-                                       : gs_lane_fmul_nn(x[i], y[i]);
-  memcpy(R + u->d, r, 4 * (size_t)n);
-}
-static void model16(char *R, const gs_uop *u) { model(16, R, u); }
-static void model32(char *R, const gs_uop *u) { model(32, R, u); }
 
 static LLVMValueRef fmin_max(cg *g, LLVMValueRef a, LLVMValueRef b, int max) {
   /* gs_lane_fmin / gs_lane_fmax */
@@ -421,30 +406,6 @@ static LLVMValueRef compare(cg *g, unsigned k, LLVMValueRef a, LLVMValueRef b) {
   }
 }
 
-/* Whether any lane of v has bit 31 set: on x86 with AVX the halves or-ed
- * down to 8 lanes and one movmskps (LLVM's generic reduction takes its
- * instruction selector several times as long) */
-static LLVMValueRef any_sign(cg *g, LLVMValueRef v) {
-  if (!host_avx) {
-    LLVMTypeRef vt = g->vi32;
-    LLVMValueRef r = intrinsic(g, "llvm.vector.reduce.or", &vt, 1, &v, 1, 0);
-    return LLVMBuildICmp(g->b, LLVMIntSLT, r, k32(g, 0), "");
-  }
-  LLVMValueRef acc = NULL;
-  for (int c = 0; c < g->N / 8; c++) {
-    LLVMValueRef idx[8];
-    for (int i = 0; i < 8; i++) idx[i] = k32(g, (uint32_t)(8 * c + i));
-    LLVMValueRef part = LLVMBuildShuffleVector(g->b, v, LLVMGetPoison(g->vi32), LLVMConstVector(idx, 8), "");
-    acc = acc ? LLVMBuildOr(g->b, acc, part, "") : part;
-  }
-  LLVMValueRef f = LLVMBuildBitCast(g->b, acc, LLVMVectorType(LLVMFloatTypeInContext(g->C), 8), "");
-  LLVMTypeRef ft = LLVMFunctionType(g->i32, (LLVMTypeRef[]){LLVMVectorType(LLVMFloatTypeInContext(g->C), 8)}, 1, 0);
-  LLVMValueRef fn = LLVMGetNamedFunction(g->M, "llvm.x86.avx.movmsk.ps.256");
-  if (!fn) fn = LLVMAddFunction(g->M, "llvm.x86.avx.movmsk.ps.256", ft);
-  LLVMValueRef r = LLVMBuildCall2(g->b, ft, fn, &f, 1, "");
-  return LLVMBuildICmp(g->b, LLVMIntNE, r, k32(g, 0), "");
-}
-
 static void unlikely(cg *g, LLVMValueRef br) {
   LLVMMetadataRef w[3] = {LLVMMDStringInContext2(g->C, "branch_weights", 14),
                           LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0)),
@@ -453,107 +414,395 @@ static void unlikely(cg *g, LLVMValueRef br) {
 }
 
 static LLVMBasicBlockRef block(cg *g) { return LLVMAppendBasicBlockInContext(g->C, g->fn, ""); }
-static int terminated(cg *g) { return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)) != NULL; }
 
-/* Micro-op `orig` (the caller's pointer) and the number of the one after
- * it, for the shared blocks that call the escape or the model's loop and
- * then go on through the dispatch block. */
-static void leave_for(cg *g, const gs_uop *orig, uint32_t cont) {
-  store(g, LLVMConstInt(g->i64, (uint64_t)(uintptr_t)orig, 0), g->eu, 8);
-  store(g, k32(g, cont), g->econt, 4);
+/* What a call's value r means (jit.h): go on at `next` (GS_JIT_NEXT, when
+ * given), a jump, or the function's value */
+static void on_result(cg *g, LLVMValueRef r, LLVMBasicBlockRef next) {
+  LLVMBasicBlockRef ret = block(g);
+  LLVMValueRef rsw = LLVMBuildSwitch(g->b, r, ret, 2);
+  if (next) LLVMAddCase(rsw, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_NEXT, 1), next);
+  LLVMAddCase(rsw, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_JUMP, 1), g->jump);
+  LLVMPositionBuilderAtEnd(g->b, ret);
+  LLVMBuildRet(g->b, r);
 }
 
-/* Emits micro-op i into the current block. Blocks start only where the
- * dispatch block may enter: the entries, and the micro-op after each one
- * that may leave for a shared block (an escape, the step, a no-NaN float
- * operation), so a run of plain micro-ops is one block. */
-static void emit_uop(cg *g, uint32_t i, const gs_uop *u, const gs_uop *orig, LLVMBasicBlockRef next) {
+/* ---- runs ------------------------------------------------------------------ */
+
+/* The stream is cut into runs: an escape alone (a call), or straight-line
+ * micro-ops (the neutral kinds and the step) up to the next escape, entry
+ * or GS_UOP_END, at most RUN_STEPS steps (without a step kind, RUN_UOPS
+ * micro-ops). A run's registers and masks are SSA values, loaded at their
+ * first use and stored once at its end, and carried on through phis into
+ * the run it falls through to; its steps are counted at its start with one
+ * check of the busy word and the budget; the no-NaN operations are the
+ * host's, the values they read checked for exponent 255 (rv_operand) with
+ * one branch at the run's end. When either check fails nothing has
+ * been stored and the run is interpreted from its start instead
+ * (slow_run); so is the rest of a run entered in its middle. RUN_STEPS
+ * weighs the checks and stores of each run against the instructions
+ * interpreted where the budget ends (the QPU's quantum is 256): on the
+ * ALU chain of gpusim bench 4 and 8 ran at the same speed, 16 at two
+ * thirds of it. */
+#define RUN_STEPS 8
+#define RUN_UOPS 64
+
+static int is_escape(const gs_jit_desc *d, const gs_uop *u) { return u->kind >= GS_UOP_ISA && (int)u->kind != d->step_kind; }
+
+/* Marks in start[0..n] where runs begin (start[n] = 1) */
+static void cut(const gs_jit_code *c, uint8_t *start) {
+  const gs_jit_desc *d = &c->desc;
+  uint32_t n = c->n;
+  memset(start, 0, (size_t)n + 1);
+  start[0] = start[n] = 1;
+  for (uint32_t i = 0; i < c->ne; i++)
+    if (c->entries[i] < n) start[c->entries[i]] = 1;
+  unsigned steps = 0, uops = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const gs_uop *u = &c->copy[i];
+    if (start[i]) steps = uops = 0;
+    if (is_escape(d, u)) {
+      start[i] = start[i + 1] = 1;
+      continue;
+    }
+    uops++;
+    if ((int)u->kind == d->step_kind) steps++;
+    if (u->kind == GS_UOP_END || (d->step_kind >= 0 ? steps == RUN_STEPS : uops == RUN_UOPS)) start[i + 1] = 1;
+  }
+}
+
+/* The interpreter's copy of the stream for slow_run: each run followed by a
+ * sentinel (kind GS_UOP_ISA, imm: the number of the micro-op after the
+ * run), a compare into a mask the ISA has not placed made a no-op (the
+ * compiled code drops it too). */
+static int make_slow(gs_jit_code *c, const uint8_t *start) {
+  uint32_t n = c->n, runs = 0;
+  for (uint32_t i = 0; i < n; i++) runs += start[i];
+  c->sp = malloc(((size_t)n + runs) * sizeof *c->sp);
+  c->back = malloc(((size_t)n + runs) * sizeof *c->back);
+  c->map = malloc((size_t)n * sizeof *c->map);
+  if (!c->sp || !c->back || !c->map) return -1;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    gs_uop u = c->copy[i];
+    if (gs_uop_writes_mask(u.kind) && (u.d == 0 || u.d >= GS_UOP_MASKS || c->desc.mask_off[u.d] < 0))
+      u = (gs_uop){.kind = GS_UOP_MOVE, .cond = 0};
+    c->map[i] = k;
+    c->back[k] = i;
+    c->sp[k++] = u;
+    if (start[i + 1] && !is_escape(&c->desc, &c->copy[i])) {
+      c->back[k] = UINT32_MAX;
+      c->sp[k++] = (gs_uop){.kind = GS_UOP_ISA, .imm = i + 1};
+    }
+  }
+  return 0;
+}
+
+static void slow_free(gs_jit_code *c) {
+  free(c->sp);
+  free(c->back);
+  free(c->map);
+  c->sp = NULL, c->back = NULL, c->map = NULL;
+}
+
+typedef struct slow_ctx {
+  gs_jit_code *c;
+  char *state, *R;
+  void *env;
+  int rc;
+  uint32_t to;
+} slow_ctx;
+
+static void masks_in(const gs_jit_code *c, const char *state, uint32_t *m) {
+  for (int k = 1; k < GS_UOP_MASKS; k++) {
+    m[k] = 0;
+    if (c->desc.mask_off[k] < 0) continue;
+    if (c->desc.mask_bits == 32) memcpy(&m[k], state + c->desc.mask_off[k], 4);
+    else {
+      uint16_t h;
+      memcpy(&h, state + c->desc.mask_off[k], 2);
+      m[k] = h;
+    }
+  }
+}
+static void masks_out(const gs_jit_code *c, char *state, const uint32_t *m) {
+  for (int k = 1; k < GS_UOP_MASKS; k++) {
+    if (c->desc.mask_off[k] < 0) continue;
+    if (c->desc.mask_bits == 32) memcpy(state + c->desc.mask_off[k], &m[k], 4);
+    else {
+      uint16_t h = (uint16_t)m[k];
+      memcpy(state + c->desc.mask_off[k], &h, 2);
+    }
+  }
+}
+
+/* The generic runner's escape in slow_run: the sentinel ends the run, the
+ * step is the compiled step's common case or the ISA's escape. */
+static int slow_escape(void *ctx, gs_uop_machine *m, const gs_uop *u) {
+  slow_ctx *x = ctx;
+  gs_jit_code *c = x->c;
+  const gs_jit_desc *d = &c->desc;
+  uint32_t i = c->back[u - c->sp];
+  if (i == UINT32_MAX) {
+    x->rc = GS_JIT_JUMP, x->to = u->imm;
+    return 1;
+  }
+  uint64_t busy, count, stop;
+  uint32_t pc;
+  memcpy(&busy, x->state + d->step_busy, 8);
+  memcpy(&count, x->state + d->step_count, 8);
+  memcpy(&stop, (char *)x->env + d->step_stop, 8);
+  if (busy == 0 && count + 1 != stop) {
+    count++;
+    memcpy(&pc, x->state + d->step_pc, 4);
+    pc += d->step_pc_add;
+    memcpy(x->state + d->step_count, &count, 8);
+    memcpy(x->state + d->step_pc, &pc, 4);
+    return 0;
+  }
+  masks_out(c, x->state, m->masks);
+  int rc = d->escape(x->env, x->R, c->prog + i, &x->to);
+  masks_in(c, x->state, m->masks);
+  if (rc == GS_JIT_NEXT) return 0;
+  x->rc = rc;
+  return 1;
+}
+
+/* Runs micro-op i up to the end of its run in the generic interpreter:
+ * returns GS_JIT_JUMP with *to the micro-op after the run (or where the
+ * step jumped), or the value the compiled function returns. */
+static int slow_run(gs_jit_code *c, char *state, char *R, const void *consts, void *env, uint32_t i, uint32_t *to) {
+  if (i >= c->n) return GS_JIT_EXIT;
+  slow_ctx x = {c, state, R, env, 0, 0};
+  gs_uop_machine m = {.regs = R, .consts = consts, .escape = slow_escape, .ctx = &x};
+  masks_in(c, state, m.masks);
+  int rc = c->desc.lanes == 16 ? gs_uop_run16(&m, c->sp + c->map[i]) : gs_uop_run32(&m, c->sp + c->map[i]);
+  masks_out(c, state, m.masks);
+  if (rc == 0) return 0; /* GS_UOP_END */
+  *to = x.to;
+  return x.rc;
+}
+
+/* ---- a run as straight-line code -------------------------------------------- */
+
+/* The values of the registers and masks inside a run of runs: known
+ * values are SSA values (loaded at their first use), carried from a run
+ * into the next one through phis when the first falls through into it */
+#define RV_VALUES 256
+typedef struct run_vals {
+  uint32_t nslots, nknown;
+  LLVMValueRef *val; /* by register (offset / vector bytes), NULL: in memory */
+  uint8_t *dirty;
+  uint32_t *known; /* the registers with a value, nknown of them */
+  LLVMValueRef mval[GS_UOP_MASKS];
+  uint8_t mdirty[GS_UOP_MASKS];
+  LLVMValueRef acc; /* the exponent check: max of every checked value << 1 */
+  LLVMValueRef busy, cnt, pc, lim; /* the step's words */
+  uint32_t nflag;                   /* the no-NaN operations' values (rv_flags) */
+  LLVMValueRef fval[RV_VALUES];
+  uint8_t flag[RV_VALUES];
+} run_vals;
+
+static void rv_clear(run_vals *v) {
+  for (uint32_t k = 0; k < v->nknown; k++) v->val[v->known[k]] = NULL, v->dirty[v->known[k]] = 0;
+  v->nknown = 0;
+  memset(v->mval, 0, sizeof v->mval);
+  memset(v->mdirty, 0, sizeof v->mdirty);
+  v->acc = v->busy = v->cnt = v->pc = v->lim = NULL;
+  v->nflag = 0;
+}
+static void rv_know(run_vals *v, unsigned s, LLVMValueRef x) {
+  if (!v->val[s]) v->known[v->nknown++] = s;
+  v->val[s] = x;
+}
+static LLVMValueRef rv_reg(cg *g, run_vals *v, unsigned off) {
+  unsigned s = off / (4u * (unsigned)g->N);
+  if (!v->val[s]) rv_know(v, s, load(g, g->vi32, at(g, g->regs, off), 64));
+  return v->val[s];
+}
+static void rv_set(cg *g, run_vals *v, unsigned off, LLVMValueRef x) {
+  unsigned s = off / (4u * (unsigned)g->N);
+  rv_know(v, s, x);
+  v->dirty[s] = 1;
+}
+static LLVMValueRef rv_mask(cg *g, run_vals *v, unsigned k) {
+  if (k == 0 || k >= GS_UOP_MASKS || g->d->mask_off[k] < 0) return k32(g, 0);
+  if (!v->mval[k]) v->mval[k] = mask(g, k);
+  return v->mval[k];
+}
+static LLVMValueRef rv_cond(cg *g, run_vals *v, unsigned c) {
+  uint32_t all = g->N == 32 ? 0xffffffffu : (1u << g->N) - 1u;
+  if (c == 1) return k32(g, all);
+  LLVMValueRef m = rv_mask(g, v, c >> 1);
+  if (c & 1) m = LLVMBuildXor(g->b, m, k32(g, 0xffffffffu), "");
+  return LLVMBuildAnd(g->b, m, k32(g, all), "");
+}
+/* The exponent-255 check of a run. An operand of FADD_NN, FSUB_NN or
+ * FMUL_NN that another of them computed in the run need not be checked
+ * itself: an operand with exponent 255 (an infinity or a NaN) gives such
+ * an operation a result with exponent 255 (an infinity, or a NaN for
+ * inf - inf and 0 × inf), so checking the result covers it; that result
+ * is then checked at the run's end unless it too is such an operand.
+ * Every other value such an operation reads is checked once. */
+enum { V_CHECKED = 1, V_NNRES = 2, V_PENDING = 4 };
+static uint8_t *rv_flags(run_vals *v, LLVMValueRef x) {
+  for (uint32_t k = 0; k < v->nflag; k++)
+    if (v->fval[k] == x) return &v->flag[k];
+  if (v->nflag == RV_VALUES) return NULL; /* too many: checked as they come */
+  v->fval[v->nflag] = x, v->flag[v->nflag] = 0;
+  return &v->flag[v->nflag++];
+}
+static void rv_check(cg *g, run_vals *v, LLVMValueRef x) {
+  /* exponent 255 is (x << 1) >= 0xff000000 */
+  LLVMValueRef t = LLVMBuildShl(g->b, x, splat(g, 1), "");
+  if (v->acc) {
+    LLVMValueRef args[2] = {v->acc, t};
+    LLVMTypeRef vt = g->vi32;
+    t = intrinsic(g, "llvm.umax", &vt, 1, args, 2, 0);
+  }
+  v->acc = t;
+}
+/* Operand x of a no-NaN operation: whether its result must be checked */
+static int rv_operand(cg *g, run_vals *v, LLVMValueRef x) {
+  uint8_t *f = rv_flags(v, x);
+  if (f && (*f & V_NNRES)) {
+    *f &= (uint8_t)~V_PENDING;
+    return 1;
+  }
+  if (!f || !(*f & V_CHECKED)) rv_check(g, v, x);
+  if (f) *f |= V_CHECKED;
+  return 0;
+}
+static void rv_check_pending(cg *g, run_vals *v) {
+  for (uint32_t k = 0; k < v->nflag; k++)
+    if (v->flag[k] & V_PENDING) rv_check(g, v, v->fval[k]);
+  v->nflag = 0;
+}
+
+/* Emits micro-op u of a run */
+static void emit_fast(cg *g, run_vals *v, const gs_uop *u) {
   unsigned k = u->kind;
-  const gs_jit_desc *d = g->d;
-  if ((int)k == d->step_kind) {
-    /* busy, or the counter reaching the stop: the escape does all of it */
-    LLVMValueRef cp = at(g, g->state, d->step_count), pp = at(g, g->state, d->step_pc);
-    LLVMValueRef busy = load(g, g->i64, at(g, g->state, d->step_busy), 8);
-    LLVMValueRef c = load(g, g->i64, cp, 8), pc = load(g, g->i32, pp, 4);
-    LLVMValueRef c1 = LLVMBuildAdd(g->b, c, LLVMConstInt(g->i64, 1, 0), "");
-    LLVMValueRef lim = load(g, g->i64, at(g, g->env, d->step_stop), 8);
-    LLVMValueRef slow = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, busy, LLVMConstInt(g->i64, 0, 0), ""),
-                                    LLVMBuildICmp(g->b, LLVMIntEQ, c1, lim, ""), "");
-    store(g, SEL(slow, c, c1), cp, 8);
-    store(g, SEL(slow, pc, LLVMBuildAdd(g->b, pc, k32(g, d->step_pc_add), "")), pp, 4);
-    leave_for(g, orig, i + 1);
-    unlikely(g, LLVMBuildCondBr(g->b, slow, g->esc_blk, next));
-    return;
-  }
-  if (k >= GS_UOP_ISA) {
-    leave_for(g, orig, i + 1);
-    LLVMBuildBr(g->b, g->esc_blk);
-    return;
-  }
   switch (k) {
-  case GS_UOP_END: LLVMBuildRet(g->b, k32(g, 0)); return;
   case GS_UOP_FADD_NN:
   case GS_UOP_FSUB_NN:
   case GS_UOP_FMUL_NN: {
-    /* run.h's GS_UOP_FLOAT_NN: the host's operation unless an operand has
-     * exponent 255, then the model's lane loop. Exponent 255 is the only
-     * one that carries into bit 31. With such an operand, d keeps its value
-     * and the shared block runs the loop on the operands in place. */
-    LLVMValueRef a = reg(g, u->a), b = reg(g, u->b);
-    LLVMValueRef sp = LLVMBuildOr(g->b, LLVMBuildAdd(g->b, AND(a, EXP), splat(g, 0x00800000u), ""),
-                                  LLVMBuildAdd(g->b, AND(b, EXP), splat(g, 0x00800000u), ""), "");
-    LLVMValueRef any = any_sign(g, sp);
+    /* with no operand of exponent 255, the host's operation with
+     * denormals flushed is the model's (run.h's GS_UOP_FLOAT_NN) */
+    LLVMValueRef a = rv_reg(g, v, u->a), b = rv_reg(g, v, u->b);
+    int pending = rv_operand(g, v, a) | rv_operand(g, v, b);
     LLVMValueRef r = fop(g, k == GS_UOP_FADD_NN ? "fadd" : k == GS_UOP_FSUB_NN ? "fsub" : "fmul", a, b);
-    set_reg(g, u->d, SEL(any, reg(g, u->d), r));
-    leave_for(g, orig, i + 1);
-    unlikely(g, LLVMBuildCondBr(g->b, any, g->model_blk, next));
+    uint8_t *f = rv_flags(v, r);
+    if (f) *f = (uint8_t)(V_NNRES | (pending ? V_PENDING : 0));
+    else if (pending) rv_check(g, v, r);
+    rv_set(g, v, u->d, r);
     return;
   }
   case GS_UOP_SELECT: {
-    LLVMValueRef l = lanes(g, cond(g, u->cond));
-    set_reg(g, u->d, SEL(l, reg(g, u->a), reg(g, u->b)));
+    LLVMValueRef l = lanes(g, rv_cond(g, v, u->cond));
+    rv_set(g, v, u->d, SEL(l, rv_reg(g, v, u->a), rv_reg(g, v, u->b)));
     return;
   }
   case GS_UOP_MOVE:
     if (u->cond == 0) return;
-    if (u->cond == 1) set_reg(g, u->d, reg(g, u->a));
+    if (u->cond == 1) rv_set(g, v, u->d, rv_reg(g, v, u->a));
     else {
-      LLVMValueRef l = lanes(g, cond(g, u->cond)), a = reg(g, u->a);
-      set_reg(g, u->d, SEL(l, a, reg(g, u->d)));
+      LLVMValueRef l = lanes(g, rv_cond(g, v, u->cond)), a = rv_reg(g, v, u->a);
+      rv_set(g, v, u->d, SEL(l, a, rv_reg(g, v, u->d)));
     }
     return;
   case GS_UOP_CONST:
-    set_reg(g, u->d, load(g, g->vi32, at(g, g->consts, (uint64_t)u->imm * 4u * (unsigned)g->N), 4));
+    rv_set(g, v, u->d, load(g, g->vi32, at(g, g->consts, (uint64_t)u->imm * 4u * (unsigned)g->N), 4));
     return;
   default:
     if (gs_uop_writes_mask(k)) {
-      LLVMValueRef m = lanes_to_int(g, compare(g, k, reg(g, u->a), reg(g, u->b)));
-      LLVMValueRef l = cond(g, u->cond), old = mask(g, u->d);
-      LLVMValueRef r = LLVMBuildOr(g->b, LLVMBuildAnd(g->b, old, LLVMBuildXor(g->b, l, k32(g, 0xffffffffu), ""), ""),
-                                   LLVMBuildAnd(g->b, m, l, ""), "");
-      if (u->d < GS_UOP_MASKS && d->mask_off[u->d] >= 0) {
-        if (d->mask_bits != 32) r = LLVMBuildTrunc(g->b, r, g->mword, "");
-        store(g, r, at(g, g->state, (uint64_t)d->mask_off[u->d]), (unsigned)d->mask_bits / 8);
-      }
-    } else {
-      set_reg(g, u->d, arith(g, k, reg(g, u->a), reg(g, u->b)));
+      if (u->d == 0 || u->d >= GS_UOP_MASKS || g->d->mask_off[u->d] < 0) return; /* nowhere to keep it */
+      LLVMValueRef m = lanes_to_int(g, compare(g, k, rv_reg(g, v, u->a), rv_reg(g, v, u->b)));
+      LLVMValueRef l = rv_cond(g, v, u->cond), old = rv_mask(g, v, u->d);
+      v->mval[u->d] = LLVMBuildOr(g->b, LLVMBuildAnd(g->b, old, LLVMBuildXor(g->b, l, k32(g, 0xffffffffu), ""), ""),
+                                  LLVMBuildAnd(g->b, m, l, ""), "");
+      v->mdirty[u->d] = 1;
+    } else if (gs_uop_writes_reg(k)) {
+      rv_set(g, v, u->d, arith(g, k, rv_reg(g, v, u->a), rv_reg(g, v, u->b)));
     }
-    return;
+    return; /* the step: counted at the run's start */
   }
 }
 
-/* Whether micro-op u may leave its block (emit_uop) */
-static int leaves(const gs_jit_desc *d, const gs_uop *u) {
-  return u->kind >= GS_UOP_ISA || (int)u->kind == d->step_kind || u->kind == GS_UOP_FADD_NN ||
-         u->kind == GS_UOP_FSUB_NN || u->kind == GS_UOP_FMUL_NN;
+/* Stores the registers and masks the run changed (the values in `vals`,
+ * by register, when given: a snapshot) */
+static void rv_store(cg *g, run_vals *v, LLVMValueRef *vals, LLVMValueRef *mvals) {
+  unsigned bytes = 4u * (unsigned)g->N;
+  for (uint32_t k = 0; k < v->nknown; k++) {
+    uint32_t s = v->known[k];
+    LLVMValueRef x = vals ? vals[k] : v->dirty[s] ? v->val[s] : NULL;
+    if (x) store(g, x, at(g, g->regs, (uint64_t)s * bytes), 64);
+  }
+  for (int k = 1; k < GS_UOP_MASKS; k++) {
+    LLVMValueRef r = mvals ? mvals[k] : v->mdirty[k] ? v->mval[k] : NULL;
+    if (!r) continue;
+    if (g->d->mask_bits != 32) r = LLVMBuildTrunc(g->b, r, g->mword, "");
+    store(g, r, at(g, g->state, (uint64_t)g->d->mask_off[k]), (unsigned)g->d->mask_bits / 8);
+  }
+}
+
+/* The values a run carries into the next: phis in block `join` of the
+ * values in `from` and of loads in `stub` (the dispatch's way in) */
+static void rv_join(cg *g, run_vals *v, LLVMBasicBlockRef from, LLVMBasicBlockRef stub, LLVMBasicBlockRef join) {
+  unsigned bytes = 4u * (unsigned)g->N;
+  LLVMValueRef loaded[GS_UOP_MASKS + 4];
+  LLVMPositionBuilderAtEnd(g->b, join);
+  for (uint32_t k = 0; k < v->nknown; k++) {
+    uint32_t s = v->known[k];
+    LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
+    LLVMPositionBuilderAtEnd(g->b, stub);
+    LLVMValueRef x = load(g, g->vi32, at(g, g->regs, (uint64_t)s * bytes), 64);
+    LLVMAddIncoming(phi, &v->val[s], &from, 1);
+    LLVMAddIncoming(phi, &x, &stub, 1);
+    v->val[s] = phi, v->dirty[s] = 0;
+    LLVMPositionBuilderAtEnd(g->b, join);
+  }
+  LLVMPositionBuilderAtEnd(g->b, stub);
+  for (int k = 1; k < GS_UOP_MASKS; k++) loaded[k] = v->mval[k] ? mask(g, (unsigned)k) : NULL;
+  const gs_jit_desc *d = g->d;
+  if (v->cnt) {
+    loaded[0] = load(g, g->i64, at(g, g->state, d->step_busy), 8);
+    loaded[GS_UOP_MASKS] = load(g, g->i64, at(g, g->state, d->step_count), 8);
+    loaded[GS_UOP_MASKS + 1] = load(g, g->i32, at(g, g->state, d->step_pc), 4);
+    loaded[GS_UOP_MASKS + 2] = load(g, g->i64, at(g, g->env, d->step_stop), 8);
+  }
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, join);
+  LLVMValueRef *mine[GS_UOP_MASKS + 4] = {&v->busy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &v->cnt, &v->pc, &v->lim};
+  for (int k = 1; k < GS_UOP_MASKS; k++) mine[k] = &v->mval[k];
+  for (int k = 0; k < GS_UOP_MASKS + 3; k++) {
+    if (!mine[k] || !*mine[k] || (k == 0 && !v->cnt)) continue;
+    LLVMValueRef phi = LLVMBuildPhi(g->b, LLVMTypeOf(*mine[k]), "");
+    LLVMAddIncoming(phi, mine[k], &from, 1);
+    LLVMAddIncoming(phi, &loaded[k], &stub, 1);
+    *mine[k] = phi;
+  }
+  memset(v->mdirty, 0, sizeof v->mdirty);
+  v->acc = NULL;
+  v->nflag = 0;
 }
 
 /* The module with function `name` for the job */
-static LLVMModuleRef build(LLVMContextRef C, const gs_jit_code *c, const char *name) {
+static LLVMModuleRef build(LLVMContextRef C, gs_jit_code *c, const char *name) {
   cg G = {0}, *g = &G;
   g->C = C;
   g->d = &c->desc;
   g->N = c->desc.lanes;
+  uint32_t n = c->n;
+  uint8_t *start = malloc((size_t)n + 1);
+  LLVMBasicBlockRef *blk = calloc((size_t)n + 1, sizeof *blk);
+  run_vals v = {.nslots = 65536u / (4u * (unsigned)g->N) + 1};
+  v.val = malloc(v.nslots * sizeof *v.val);
+  v.val = v.val ? memset(v.val, 0, v.nslots * sizeof *v.val) : NULL;
+  v.dirty = calloc(v.nslots, 1);
+  v.known = malloc(v.nslots * sizeof *v.known);
+  if (!start || !blk || !v.val || !v.dirty || !v.known) goto oom;
+  cut(c, start);
+  if (make_slow(c, start) < 0) goto oom;
+
   g->M = LLVMModuleCreateWithNameInContext(name, C);
   LLVMSetTarget(g->M, LLVMOrcLLJITGetTripleString(jit));
   LLVMSetDataLayout(g->M, LLVMOrcLLJITGetDataLayoutStr(jit));
@@ -575,26 +824,16 @@ static LLVMModuleRef build(LLVMContextRef C, const gs_jit_code *c, const char *n
   LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, g->strictfp);
   LLVMTypeRef eparams[4] = {g->ptr, g->ptr, g->ptr, g->ptr};
   LLVMTypeRef esc_ty = LLVMFunctionType(g->i32, eparams, 4, 0);
-  LLVMTypeRef model_ty = LLVMFunctionType(LLVMVoidTypeInContext(C), eparams, 2, 0);
+  LLVMTypeRef sparams[7] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr};
+  LLVMTypeRef slow_ty = LLVMFunctionType(g->i32, sparams, 7, 0);
   g->dyn = md(g, "round.dynamic");
   g->ign = md(g, "fpexcept.ignore");
   g->b = LLVMCreateBuilderInContext(C);
 
-  uint32_t n = c->n;
-  LLVMBasicBlockRef *blk = calloc((size_t)n + 1, sizeof *blk);
-  if (!blk) {
-    LLVMDisposeBuilder(g->b);
-    LLVMDisposeModule(g->M);
-    return NULL;
-  }
-  LLVMBasicBlockRef entry = block(g), dispatch = block(g), exit = block(g);
-  g->esc_blk = block(g), g->model_blk = block(g);
-  for (uint32_t i = 0; i < c->ne; i++)
-    if (c->entries[i] < n) blk[c->entries[i]] = exit; /* marked; made below */
+  LLVMBasicBlockRef entry = block(g), dispatch = block(g), exit = block(g), slow = block(g);
+  g->slow = slow, g->jump = block(g);
   for (uint32_t i = 0; i < n; i++)
-    if (leaves(g->d, &c->copy[i])) blk[i + 1] = exit;
-  for (uint32_t i = 0; i < n; i++)
-    if (blk[i]) blk[i] = block(g);
+    if (start[i]) blk[i] = block(g);
   blk[n] = exit; /* running off the end: the interpreter decides */
 
   LLVMPositionBuilderAtEnd(g->b, entry);
@@ -604,67 +843,120 @@ static LLVMModuleRef build(LLVMContextRef C, const gs_jit_code *c, const char *n
   g->env = LLVMGetParam(g->fn, 3);
   g->to = LLVMBuildAlloca(g->b, g->i32, "to");
   g->idx = LLVMBuildAlloca(g->b, g->i32, "idx");
-  g->eu = LLVMBuildAlloca(g->b, g->i64, "eu");
-  g->econt = LLVMBuildAlloca(g->b, g->i32, "econt");
   store(g, LLVMGetParam(g->fn, 4), g->idx, 4);
   LLVMBuildBr(g->b, dispatch);
 
+  /* every run's first micro-op; any other is interpreted up to its run's end */
   LLVMPositionBuilderAtEnd(g->b, dispatch);
-  LLVMValueRef sw = LLVMBuildSwitch(g->b, load(g, g->i32, g->idx, 4), exit, c->ne);
+  LLVMValueRef sw = LLVMBuildSwitch(g->b, load(g, g->i32, g->idx, 4), slow, n);
   for (uint32_t i = 0; i < n; i++)
-    if (blk[i]) LLVMAddCase(sw, k32(g, i), blk[i]);
+    if (start[i]) LLVMAddCase(sw, k32(g, i), blk[i]);
 
   LLVMPositionBuilderAtEnd(g->b, exit);
   LLVMBuildRet(g->b, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_EXIT, 1));
 
-  /* the escape: on, a jump, or its value returned */
-  LLVMPositionBuilderAtEnd(g->b, g->esc_blk);
-  LLVMValueRef up = LLVMBuildIntToPtr(g->b, load(g, g->i64, g->eu, 8), g->ptr, "");
-  store(g, load(g, g->i32, g->econt, 4), g->idx, 4);
-  LLVMValueRef esc = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)c->desc.escape, 0), g->ptr);
-  LLVMValueRef args[4] = {g->env, g->regs, up, g->to};
-  LLVMValueRef r = LLVMBuildCall2(g->b, esc_ty, esc, args, 4, "");
-  LLVMBasicBlockRef ret = block(g), jump = block(g);
-  LLVMValueRef rsw = LLVMBuildSwitch(g->b, r, ret, 2);
-  LLVMAddCase(rsw, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_NEXT, 1), dispatch);
-  LLVMAddCase(rsw, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_JUMP, 1), jump);
-  LLVMPositionBuilderAtEnd(g->b, ret);
-  LLVMBuildRet(g->b, r);
-  LLVMPositionBuilderAtEnd(g->b, jump);
+  /* the interpreter: on at the micro-op it says, or its value returned */
+  LLVMPositionBuilderAtEnd(g->b, slow);
+  {
+    LLVMValueRef args[7] = {LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)c, 0), g->ptr), g->state,
+                            g->regs, g->consts, g->env, load(g, g->i32, g->idx, 4), g->to};
+    LLVMValueRef f = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)slow_run, 0), g->ptr);
+    LLVMValueRef call = LLVMBuildCall2(g->b, slow_ty, f, args, 7, "");
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, g->strictfp);
+    on_result(g, call, NULL);
+  }
+  /* a jump: on at micro-op *to */
+  LLVMPositionBuilderAtEnd(g->b, g->jump);
   store(g, load(g, g->i32, g->to, 4), g->idx, 4);
   LLVMBuildBr(g->b, dispatch);
 
-  /* the no-NaN model's lane loop */
-  LLVMPositionBuilderAtEnd(g->b, g->model_blk);
-  up = LLVMBuildIntToPtr(g->b, load(g, g->i64, g->eu, 8), g->ptr, "");
-  LLVMValueRef margs[2] = {g->regs, up};
-  LLVMValueRef mf = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)(g->N == 16 ? model16 : model32), 0), g->ptr);
-  LLVMAddCallSiteAttribute(LLVMBuildCall2(g->b, model_ty, mf, margs, 2, ""), LLVMAttributeFunctionIndex, g->strictfp);
-  store(g, load(g, g->i32, g->econt, 4), g->idx, 4);
-  LLVMBuildBr(g->b, dispatch);
-
-  LLVMPositionBuilderAtEnd(g->b, exit); /* terminated: the first micro-op opens its block */
-  for (uint32_t i = 0; i < n; i++) {
-    if (blk[i] && i) {
-      if (!terminated(g)) LLVMBuildBr(g->b, blk[i]);
-      LLVMPositionBuilderAtEnd(g->b, blk[i]);
-    } else if (blk[i]) {
-      LLVMPositionBuilderAtEnd(g->b, blk[i]);
-    } else if (terminated(g)) {
-      LLVMPositionBuilderAtEnd(g->b, block(g)); /* not reachable */
+  const gs_jit_desc *d = &c->desc;
+  LLVMBasicBlockRef fall = NULL; /* the end of a run that falls through into the next */
+  for (uint32_t i = 0; i < n;) {
+    uint32_t e = i + 1;
+    while (!start[e]) e++;
+    LLVMPositionBuilderAtEnd(g->b, blk[i]);
+    const gs_uop *u = &c->copy[i];
+    if (is_escape(d, u)) {
+      /* a call: on, a jump, or its value returned */
+      LLVMValueRef esc = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)d->escape, 0), g->ptr);
+      LLVMValueRef up = LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)&c->prog[i], 0), g->ptr);
+      LLVMValueRef args[4] = {g->env, g->regs, up, g->to};
+      on_result(g, LLVMBuildCall2(g->b, esc_ty, esc, args, 4, ""), blk[e]);
+      i = e;
+      continue;
     }
-    emit_uop(g, i, &c->copy[i], &c->prog[i], blk[i + 1] ? blk[i + 1] : exit);
+    /* a run: the budget for its steps, its micro-ops, the exponent check */
+    if (fall) { /* the run before falls through into this one: its values go on */
+      LLVMBasicBlockRef join = block(g);
+      LLVMPositionBuilderAtEnd(g->b, fall);
+      LLVMBuildBr(g->b, join);
+      rv_join(g, &v, fall, blk[i], join);
+    } else {
+      rv_clear(&v);
+    }
+    fall = NULL;
+    uint32_t steps = 0;
+    for (uint32_t j = i; j < e; j++) steps += (int)c->copy[j].kind == d->step_kind;
+    LLVMBasicBlockRef to_slow = block(g);
+    if (steps) {
+      if (!v.cnt) {
+        v.busy = load(g, g->i64, at(g, g->state, d->step_busy), 8);
+        v.cnt = load(g, g->i64, at(g, g->state, d->step_count), 8);
+        v.pc = load(g, g->i32, at(g, g->state, d->step_pc), 4);
+        v.lim = load(g, g->i64, at(g, g->env, d->step_stop), 8);
+      }
+      /* a step reaches the stop unless stop - count - 1 >= steps; then,
+       * or with the step's other work to do, the interpreter runs it */
+      LLVMValueRef room = LLVMBuildSub(g->b, LLVMBuildSub(g->b, v.lim, v.cnt, ""), LLVMConstInt(g->i64, 1, 0), "");
+      LLVMValueRef bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, v.busy, LLVMConstInt(g->i64, 0, 0), ""),
+                                     LLVMBuildICmp(g->b, LLVMIntULT, room, LLVMConstInt(g->i64, steps, 0), ""), "");
+      LLVMBasicBlockRef go = block(g);
+      unlikely(g, LLVMBuildCondBr(g->b, bad, to_slow, go));
+      LLVMPositionBuilderAtEnd(g->b, go);
+    }
+    for (uint32_t j = i; j < e; j++) emit_fast(g, &v, &c->copy[j]);
+    rv_check_pending(g, &v);
+    if (v.acc) {
+      LLVMValueRef bad = lanes_to_int(g, ICMP(LLVMIntUGE, v.acc, splat(g, 0xff000000u)));
+      LLVMBasicBlockRef go = block(g);
+      unlikely(g, LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, bad, k32(g, 0), ""), to_slow, go));
+      LLVMPositionBuilderAtEnd(g->b, go);
+    }
+    rv_store(g, &v, NULL, NULL);
+    for (uint32_t k = 0; k < v.nknown; k++) v.dirty[v.known[k]] = 0;
+    memset(v.mdirty, 0, sizeof v.mdirty);
+    if (steps) {
+      v.cnt = LLVMBuildAdd(g->b, v.cnt, LLVMConstInt(g->i64, steps, 0), "");
+      v.pc = LLVMBuildAdd(g->b, v.pc, k32(g, steps * d->step_pc_add), "");
+      v.busy = LLVMConstInt(g->i64, 0, 0);
+      store(g, v.cnt, at(g, g->state, d->step_count), 8);
+      store(g, v.pc, at(g, g->state, d->step_pc), 4);
+    }
+    if (c->copy[e - 1].kind == GS_UOP_END) LLVMBuildRet(g->b, k32(g, 0));
+    else if (e < n && !is_escape(d, &c->copy[e])) fall = LLVMGetInsertBlock(g->b);
+    else LLVMBuildBr(g->b, blk[e]);
+    LLVMPositionBuilderAtEnd(g->b, to_slow);
+    store(g, k32(g, i), g->idx, 4);
+    LLVMBuildBr(g->b, g->slow);
+    i = e;
   }
-  if (!terminated(g)) LLVMBuildBr(g->b, exit);
-  free(blk);
   LLVMDisposeBuilder(g->b);
+  free(start);
+  free(blk);
+  free(v.val), free(v.dirty), free(v.known);
   return g->M;
+oom:
+  free(start);
+  free(blk);
+  free(v.val), free(v.dirty), free(v.known);
+  return NULL;
 }
 
-/* The optimisation: registers kept in host registers from one micro-op to
- * the next (early-cse forwards stores to loads along the dominator tree),
- * dead stores dropped. LLVM's O2 pipeline took ten times as long to
- * compile the ALU chain of gpusim bench, for no gain in the code. */
+/* The clean-up: the dispatch's variables into SSA values (sroa), common
+ * subexpressions (early-cse), dead stores, empty blocks. The runs are SSA
+ * already; LLVM's O2 pipeline took several times as long for no better
+ * code. */
 #define PASSES "function(sroa,early-cse<memssa>,dse,simplifycfg)"
 
 /* Compiles job c into the JIT and publishes its entry; holds `lock`. */
@@ -853,6 +1145,7 @@ void gs_jit_release(gs_jit_code *c) {
     mtx_unlock(&lock);
   }
   job_done(c);
+  slow_free(c);
   free(c);
 }
 

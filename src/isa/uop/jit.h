@@ -15,7 +15,8 @@
  * An ISA's own kinds (from GS_UOP_ISA up) are calls of its escape, as in
  * the generic runner, so every stream can be compiled; one of them (an
  * ISA's end-of-instruction step) may be described so that its common case
- * is inlined.
+ * is inlined: straight-line code between escapes counts a whole run of
+ * steps at its start, with one check of the budget.
  */
 #ifndef GS_ISA_UOP_JIT_H
 #define GS_ISA_UOP_JIT_H
@@ -28,7 +29,7 @@
 #define GS_JIT_NEXT (-0x7fff0001) /* go on with the next micro-op */
 #define GS_JIT_JUMP (-0x7fff0002) /* go on at micro-op number *to of the stream */
 /* What the compiled function returns when the run must go on in the
- * interpreter (entered at, or jumped to, a micro-op that is not an entry;
+ * interpreter (entered at, or jumped to, a micro-op past the stream's end;
  * an escape may return it too): the ISA's state says where. */
 #define GS_JIT_EXIT (-0x7fff0003)
 
@@ -48,13 +49,15 @@ typedef struct gs_jit_desc {
    * word at state + step_busy is 0 and the 64-bit counter at state +
    * step_count plus 1 is not the 64-bit word at env + step_stop: counter
    * += 1 and the 32-bit pc at state + step_pc += step_pc_add; otherwise
-   * the escape runs them. */
+   * the escape runs them. Straight-line code does a run of such steps at
+   * once when the busy word is 0 and the stop is not among them (none of
+   * these words may lie in the register file or the masks). */
   int step_kind;
   uint32_t step_busy, step_count, step_pc, step_pc_add, step_stop;
 } gs_jit_desc;
 
-/* A compiled stream: entered at micro-op number `entry` (one of the entries
- * it was compiled with, else it returns GS_JIT_EXIT at once); R is the
+/* A compiled stream: entered at micro-op number `entry` (any micro-op of
+ * the stream; past its end it returns GS_JIT_EXIT at once); R is the
  * register file when desc.regs_off < 0, consts the program's constants
  * (GS_UOP_CONST), env the escape's. Returns 0 at GS_UOP_END, an escape's
  * value or GS_JIT_EXIT. Run it in the floating-point
@@ -67,7 +70,12 @@ typedef struct gs_jit_code gs_jit_code;
  * initialised). */
 int gs_jit_available(void);
 
-/* Compiles prog[0..n) now, entered at the micro-op numbers entries[0..ne).
+/* Compiles prog[0..n) now. entries[0..ne) are the micro-ops where
+ * straight-line code should start (besides micro-op 0 and the one after
+ * each escape): the targets of jumps. The code may be entered or jumped
+ * to anywhere: from a micro-op that is none of those the generic
+ * interpreter (gs_uop_run16/32, the escape called as the compiled code
+ * would) runs up to the next one.
  * NULL when native code is not available or compiling failed (the message
  * is on stderr). */
 gs_jit_code *gs_jit_compile(const gs_jit_desc *d, const gs_uop *prog, uint32_t n, const uint32_t *entries,
