@@ -50,7 +50,7 @@ static unsigned addr_key(lua_State *L, const char *what) {
 
 typedef struct run_state {
   sass_program prog;
-  sass_solo s;
+  sass_solo *solo; /* its warp's registers are 64-byte aligned (exec.h), more than a userdata is: its own block */
   uint8_t *cb[SASS_CBANKS];
 } run_state;
 
@@ -58,6 +58,7 @@ static int state_gc(lua_State *L) {
   run_state *st = luaL_checkudata(L, 1, "gpusim.sass.run_state");
   sass_program_free(&st->prog);
   for (int k = 0; k < SASS_CBANKS; k++) free(st->cb[k]), st->cb[k] = NULL;
+  free(st->solo), st->solo = NULL;
   return 0;
 }
 
@@ -74,7 +75,7 @@ static void read_cb(lua_State *L, run_state *st, int t) {
       const char *b = lua_tolstring(L, -1, &n);
       if (!(st->cb[k] = malloc(n ? n : 1))) luaL_error(L, "gpusim.sass.run: out of memory");
       memcpy(st->cb[k], b, n);
-      st->s.cb_size[k] = (uint32_t)n;
+      st->solo->cb_size[k] = (uint32_t)n;
     } else if (ty == LUA_TTABLE) {
       size_t n = (size_t)luaL_len(L, -1);
       if (!(st->cb[k] = calloc(n ? n : 1, 4))) luaL_error(L, "gpusim.sass.run: out of memory");
@@ -86,12 +87,12 @@ static void read_cb(lua_State *L, run_state *st, int t) {
         lua_pop(L, 1);
         for (int j = 0; j < 4; j++) st->cb[k][4 * i + j] = (uint8_t)(v >> (8 * j));
       }
-      st->s.cb_size[k] = (uint32_t)(4 * n);
+      st->solo->cb_size[k] = (uint32_t)(4 * n);
     } else if (ty != LUA_TNIL) {
       luaL_error(L, "gpusim.sass.run: cb[%d] must be a table of words or a string of bytes, got %s", k,
                  luaL_typename(L, -1));
     }
-    st->s.cb[k] = st->cb[k];
+    st->solo->cb[k] = st->cb[k];
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -126,8 +127,8 @@ static void default_sph(lua_State *L, int inputs, int pixel, gs_sph *out) {
 }
 
 static void read_lanes(lua_State *L, run_state *st, int inputs, int pixel) {
-  for (unsigned l = 0; l < st->s.lanes; l++) {
-    sass_solo_lane *ln = &st->s.lane[l];
+  for (unsigned l = 0; l < st->solo->lanes; l++) {
+    sass_solo_lane *ln = &st->solo->lane[l];
     char what[32];
     snprintf(what, sizeof what, "inputs[%u]", l + 1);
     sass_attr_buf_clear(&ln->in, 0);
@@ -158,7 +159,7 @@ static void read_lanes(lua_State *L, run_state *st, int inputs, int pixel) {
 }
 
 static void push_result(lua_State *L, const run_state *st, int pixel) {
-  const sass_solo *s = &st->s;
+  const sass_solo *s = st->solo;
   lua_createtable(L, 0, 4);
   lua_createtable(L, (int)s->lanes, 0);
   for (unsigned l = 0; l < s->lanes; l++) {
@@ -221,6 +222,9 @@ static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   run_state *st = lgs_newstate(L, sizeof *st, "gpusim.sass.run_state", state_gc);
   int ud = lua_gettop(L);
+  size_t solo_size = (sizeof *st->solo + 63) / 64 * 64;
+  if (!(st->solo = aligned_alloc(64, solo_size))) return luaL_error(L, "gpusim.sass.run: out of memory");
+  memset(st->solo, 0, solo_size);
 
   size_t size;
   if (lua_getfield(L, 1, "code") != LUA_TSTRING) luaL_error(L, "gpusim.sass.run: code must be the program's bytes (gpusim.asm(\"sass\", text))");
@@ -229,7 +233,7 @@ static int l_run(lua_State *L) {
   int inputs = lua_gettop(L);
   lua_Integer lanes = luaL_len(L, inputs);
   if (lanes < 1 || lanes > SASS_LANES) luaL_error(L, "gpusim.sass.run: %d lanes: a warp has 1 to 32", (int)lanes);
-  st->s.lanes = (unsigned)lanes;
+  st->solo->lanes = (unsigned)lanes;
 
   gs_sph sph;
   int pixel;
@@ -245,12 +249,12 @@ static int l_run(lua_State *L) {
     default_sph(L, inputs, pixel, &sph);
   }
   lua_pop(L, 1);
-  st->s.budget = (lua_getfield(L, 1, "budget"), (uint64_t)luaL_optinteger(L, -1, 0));
+  st->solo->budget = (lua_getfield(L, 1, "budget"), (uint64_t)luaL_optinteger(L, -1, 0));
   lua_pop(L, 1);
   const char *interp = (lua_getfield(L, 1, "interpreter"), luaL_optstring(L, -1, "fast"));
   if (strcmp(interp, "fast") && strcmp(interp, "reference"))
     return luaL_error(L, "gpusim.sass.run: interpreter '%s': \"fast\" or \"reference\"", interp);
-  st->s.interpreter = interp[0] == 'r' ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
+  st->solo->interpreter = interp[0] == 'r' ? GS_INTERP_REFERENCE : GS_INTERP_FAST;
   lua_pop(L, 1);
   read_cb(L, st, 1);
   read_lanes(L, st, inputs, pixel);
@@ -258,8 +262,8 @@ static int l_run(lua_State *L) {
   gs_diag d;
   gs_diag_clear(&d);
   if (sass_program_init(&st->prog, (const uint8_t *)code, size, &sph, &d) < 0) return lgs_error(L, "sass.run", d.msg);
-  st->s.prog = &st->prog;
-  if (sass_solo_run(&st->s, &d) < 0) return lgs_error(L, "sass.run", d.msg);
+  st->solo->prog = &st->prog;
+  if (sass_solo_run(st->solo, &d) < 0) return lgs_error(L, "sass.run", d.msg);
   push_result(L, st, pixel);
   (void)ud;
   return 1;
