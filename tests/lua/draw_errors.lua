@@ -111,6 +111,26 @@ for _, declared in ipairs {false, true} do
   end
 end
 
+-- the same with AGX programs: the pixel program's iter reads cf1-cf3
+-- (varying components 0-2) where the primitive sets up none
+local agx = require "agx_shaders"
+for _, declared in ipairs {false, true} do
+  gpusim.frame(function(frame)
+    frame:draw {vertices = vb3, shader = gpusim.shader {isa = "agx", vertex = agx.vertex(3),
+                fragment = agx.colour(3, "perspective"),
+                inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
+                varyings = declared and {{name = "color", components = 3}} or nil}}
+  end, target)
+  st = gpusim.render {}.stats
+  if declared then
+    assert(st.exceptions == 0, tostring(st.exception))
+  else
+    assert(st.exceptions > 0 and st.exception:find("AGX unit %d+, fragment shader 0x%x+: an iter or ldcf reads cf3 " ..
+                                                   "%(varying component 2%), but the primitive sets up 0 varying " ..
+                                                   "components"), tostring(st.exception))
+  end
+end
+
 -- the same shaders drawn by a hand-written list: no draw to name
 scene(bad_fs)
 local f = gpusim.render {run = false}

@@ -267,6 +267,11 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     group_reset(s, e, f->lanes > 16 ? 16 : f->lanes);
     s->sr_ctx = (void *)f;
     unsigned ncf = f->nin + 1 < AGX_CFS ? f->nin + 1 : AGX_CFS;
+    if (e->cf_end > ncf) /* no varying reaches those: the picture is not what the code asks for */
+      gs_isa_report_exception(f->report, "AGX unit %d, fragment shader 0x%08x: an iter or ldcf reads cf%u (varying "
+                              "component %u), but the primitive sets up %u varying components (a varying the shader "
+                              "does not declare?): it reads 0", u->num, f->prog.code, e->cf_end - 1, e->cf_end - 2,
+                              f->nin);
     if (e->reads_cf || g->debug) { /* (the debugger shows them) */
       if (u->cf_used > ncf) memset(s->cf[ncf], 0, (u->cf_used - ncf) * sizeof s->cf[0]);
       u->cf_used = ncf;

@@ -127,6 +127,12 @@ static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag 
       if (o->kind == AGX_K_REG && end > e->halves) e->halves = end;
       if (o->kind == AGX_K_CF) e->reads_cf = 1;
     }
+  for (size_t k = 0; k < n; k++) { /* the coefficient registers read, when the instruction names them */
+    const agx_instr *in = &e->insn[k];
+    if ((in->op != AGX_ITER && in->op != AGX_ITERPROJ && in->op != AGX_LDCF) || in->src[0].kind != AGX_K_CF) continue;
+    unsigned end = in->src[0].index + (in->op == AGX_LDCF ? 1u : in->dst.count ? in->dst.count : 1u);
+    if (end > e->cf_end) e->cf_end = end;
+  }
   for (size_t k = 0; k < n; k++) {
     unsigned op = e->insn[k].op;
     if (op == AGX_LOAD || op == AGX_STORE || op == AGX_SMPF) e->pends = 1;

@@ -25,6 +25,7 @@ typedef struct agx_entry {
   unsigned nvary;
   unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
   int reads_cf;     /* an operand names a coefficient register (iter, iterproj, ldcf) */
+  unsigned cf_end;  /* past the highest coefficient register iter/iterproj/ldcf name (cf0 is W, cf(1 + k) varying component k) */
   int pends;        /* it has a load, store or smpf: the instructions that leave halves pending */
   int frag_outs;    /* it has sample_mask or zs_emit: the instructions that write the fragment outputs */
   unsigned zs;      /* what its zs_emit instructions write: AGX_ZS_DEPTH | AGX_ZS_STENCIL */
