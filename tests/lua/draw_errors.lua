@@ -87,49 +87,39 @@ end, target)
 st = gpusim.render {}.stats
 assert(st.exceptions == 0 and st.exception == nil, tostring(st.exception))
 
--- a SASS pixel program reading generic 0 (IPA a[0x80], a[0x84], a[0x88])
--- for a shader that declares no varyings: its SPH maps none, so each IPA
--- reads the default 0 (a black triangle) and the frame reports it
-local sass = require "sass_shaders"
-local function sass_shader(varyings)
-  return gpusim.shader {isa = "sass", vertex = sass.vertex(3), fragment = sass.colour("perspective"),
-                        inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
-                        varyings = varyings}
-end
+-- A pixel program reading a varying for a shader that declares none: no
+-- varying reaches it, so it reads its default (a black triangle), and the
+-- frame reports it; declared, the same programs give no exception.
+-- shader(varyings) makes the shader, `want` the exception's pattern.
 local vb3 = gpusim.buffer {format = {"f32x4", "f32x3"}, data = {{-1, -1, 0, 1, 1, 0, 0}, {1, -1, 0, 1, 0, 1, 0},
                                                                {0, 1, 0, 1, 0, 0, 1}}}
-for _, declared in ipairs {false, true} do
-  gpusim.frame(function(frame)
-    frame:draw {vertices = vb3, shader = sass_shader(declared and {{name = "color", components = 3}} or nil)}
-  end, target)
-  st = gpusim.render {}.stats
-  if declared then
-    assert(st.exceptions == 0, tostring(st.exception))
-  else
-    assert(st.exceptions > 0 and st.exception:find("SASS pixel shader 0x%x+: IPA reads a%[0x080%] %(generic 0%.x%), " ..
-                                                   "which its SPH's ImapGenericVector does not map"), tostring(st.exception))
+local function undeclared_read(shader, want)
+  for _, declared in ipairs {false, true} do
+    gpusim.frame(function(frame)
+      frame:draw {vertices = vb3, shader = shader(declared and {{name = "color", components = 3}} or nil)}
+    end, target)
+    st = gpusim.render {}.stats
+    if declared then
+      assert(st.exceptions == 0, tostring(st.exception))
+    else
+      assert(st.exceptions > 0 and st.exception:find(want), tostring(st.exception))
+    end
   end
 end
-
--- the same with AGX programs: the pixel program's iter reads cf1-cf3
--- (varying components 0-2) where the primitive sets up none
+local inputs3 = {{name = "position", components = 4}, {name = "color", components = 3}}
+-- SASS: IPA a[0x80], a[0x84], a[0x88] (generic 0.x, .y, .z), which the SPH does not map
+local sass = require "sass_shaders"
+undeclared_read(function(varyings)
+  return gpusim.shader {isa = "sass", vertex = sass.vertex(3), fragment = sass.colour("perspective"), inputs = inputs3,
+                        varyings = varyings}
+end, "SASS pixel shader 0x%x+: IPA reads a%[0x080%] %(generic 0%.x%), which its SPH's ImapGenericVector does not map")
+-- AGX: iter reads cf1-cf3 (varying components 0-2) where the primitive sets up none
 local agx = require "agx_shaders"
-for _, declared in ipairs {false, true} do
-  gpusim.frame(function(frame)
-    frame:draw {vertices = vb3, shader = gpusim.shader {isa = "agx", vertex = agx.vertex(3),
-                fragment = agx.colour(3, "perspective"),
-                inputs = {{name = "position", components = 4}, {name = "color", components = 3}},
-                varyings = declared and {{name = "color", components = 3}} or nil}}
-  end, target)
-  st = gpusim.render {}.stats
-  if declared then
-    assert(st.exceptions == 0, tostring(st.exception))
-  else
-    assert(st.exceptions > 0 and st.exception:find("AGX unit %d+, fragment shader 0x%x+: an iter or ldcf reads cf3 " ..
-                                                   "%(varying component 2%), but the primitive sets up 0 varying " ..
-                                                   "components"), tostring(st.exception))
-  end
-end
+undeclared_read(function(varyings)
+  return gpusim.shader {isa = "agx", vertex = agx.vertex(3), fragment = agx.colour(3, "perspective"), inputs = inputs3,
+                        varyings = varyings}
+end, "AGX unit %d+, fragment shader 0x%x+: an iter or ldcf reads cf3 %(varying component 2%), but the primitive sets " ..
+     "up 0 varying components")
 
 -- the same shaders drawn by a hand-written list: no draw to name
 scene(bad_fs)

@@ -690,9 +690,7 @@ static gs_jit_fn ax_native(const agx_fast *cf) {
   gs_jit_code *c = atomic_load_explicit(&f->jit, memory_order_acquire);
   if (c) return gs_jit_entry(c);
   if (!agx_native_policy(-1)) return NULL;
-  unsigned t = gs_jit_threshold();
-  if (!t || atomic_load_explicit(&f->runs, memory_order_relaxed) >= t) return NULL;
-  if (atomic_fetch_add_explicit(&f->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  if (!gs_jit_count_run(&f->runs)) return NULL;
   /* entries: every instruction's first micro-op and its block's, where
    * the runs start and the jumps and checks go on */
   uint32_t n = (uint32_t)f->p.n, *entries = malloc((2 * (size_t)n + 1) * sizeof *entries), ne = 0;

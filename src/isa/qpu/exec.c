@@ -228,9 +228,7 @@ static int jit_escape(void *env, char *R, const gs_uop *u, uint32_t *to) {
 static gs_jit_fn native(qpu_program *p) {
   gs_jit_code *c = atomic_load_explicit(&p->jit, memory_order_acquire);
   if (c) return gs_jit_entry(c);
-  unsigned t = gs_jit_threshold();
-  if (!t || atomic_load_explicit(&p->runs, memory_order_relaxed) >= t) return NULL;
-  if (atomic_fetch_add_explicit(&p->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  if (!gs_jit_count_run(&p->runs)) return NULL;
   uint32_t n = (p->end - p->start) / 8, nuops = p->insns[n - 1].first_uop;
   while (p->uops[nuops].kind != UOP_LEAVE) nuops++;
   /* Worth it only with straight-line code: RUN instructions in a row that
@@ -239,7 +237,7 @@ static gs_jit_fn native(qpu_program *p) {
    * write ran slower native than interpreted: docs/uops.md). A program
    * compiled at its first run (gs_jit_policy(1, ...): tests, gpusim bench)
    * is compiled whatever it holds. */
-  if (t > 1) {
+  if (gs_jit_threshold() > 1) {
     enum { RUN = 8 };
     uint32_t row = 0, best = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -248,7 +246,7 @@ static gs_jit_fn native(qpu_program *p) {
       row = u->kind == UOP_NEXT ? row + 1 : 0;
       if (row > best) best = row;
     }
-    if (best < RUN) return NULL; /* for good: runs is past t */
+    if (best < RUN) return NULL; /* for good: runs is past the threshold */
   }
   /* Entries, where straight-line code may start: the first instruction,
    * each branch's target when it is known (not taken from a register) and

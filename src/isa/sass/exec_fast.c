@@ -333,9 +333,7 @@ typedef struct sx_env {
 static gs_jit_fn sx_native(sass_fast *f) {
   gs_jit_code *c = atomic_load_explicit(&f->jit, memory_order_acquire);
   if (c) return gs_jit_entry(c);
-  unsigned t = gs_jit_threshold();
-  if (!t || atomic_load_explicit(&f->runs, memory_order_relaxed) >= t) return NULL;
-  if (atomic_fetch_add_explicit(&f->runs, 1, memory_order_relaxed) + 1 != t) return NULL;
+  if (!gs_jit_count_run(&f->runs)) return NULL;
   uint32_t *entries = malloc(2 * f->nu * sizeof *entries), ne = 0;
   if (!entries) return NULL;
   for (uint32_t i = 0; i < f->nu; i++) {

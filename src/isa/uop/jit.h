@@ -21,6 +21,7 @@
 #ifndef GS_ISA_UOP_JIT_H
 #define GS_ISA_UOP_JIT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "isa/uop/uop.h"
 
@@ -96,6 +97,17 @@ void gs_jit_release(gs_jit_code *c);
 void gs_jit_policy(unsigned threshold, int sync);
 unsigned gs_jit_threshold(void);
 int gs_jit_sync(void);
+
+/* Counts one run of a prepared program towards compiling it (runs: the
+ * program's counter, starting at 0): 1 for the run that reaches
+ * gs_jit_threshold(), whose caller then submits the program, else 0; runs
+ * past the threshold, and every run when the threshold is 0 (never), are
+ * not counted. Any thread may call it; exactly one run returns 1. */
+static inline int gs_jit_count_run(_Atomic unsigned *runs) {
+  unsigned t = gs_jit_threshold();
+  if (!t || atomic_load_explicit(runs, memory_order_relaxed) >= t) return 0;
+  return atomic_fetch_add_explicit(runs, 1, memory_order_relaxed) + 1 == t;
+}
 
 /* Programs compiled so far and the seconds it took (for docs and bench). */
 void gs_jit_stats(unsigned *programs, double *seconds);
