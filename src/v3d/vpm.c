@@ -154,14 +154,13 @@ void vpm_block_write(gs_vpm *vpm, gs_vpm_port *p, const uint32_t in[VPM_VECTOR])
 
 int vpm_write_rows(const gs_vpm_port *p, uint64_t *rows) {
   if (!p->wr_rows) return -1;
+  /* an element's row grows with its position, so the rows written are
+   * those from element 0's to element 15's */
   vpm_stream st = generic_stream(p->wr_setup, p->wr_addr);
-  uint64_t seen = 0;
-  for (uint32_t e = 0; e < VPM_VECTOR; e++) {
-    uint32_t pos = st.start + e * st.step, row = st.horiz ? pos / 64 : pos / 4;
-    if (row >= p->wr_rows) return (int)row;
-    if (row < 64) seen |= (uint64_t)1 << row;
-  }
-  *rows |= seen;
+  uint32_t last = st.start + (VPM_VECTOR - 1) * st.step, unit = st.horiz ? 64 : 4;
+  uint32_t lo = st.start / unit, hi = last / unit;
+  if (hi >= p->wr_rows) return (int)(lo >= p->wr_rows ? lo : p->wr_rows);
+  for (uint32_t r = lo; r <= hi && r < 64; r++) *rows |= (uint64_t)1 << r;
   return -1;
 }
 
