@@ -676,6 +676,143 @@ static void test_prim_reader_window(void **state) {
   }
 }
 
+static uint32_t mix32(uint32_t x) {
+  x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+
+/* The reader's state as gs_cl_prim_read's loop leaves it, with what it
+ * read and how it ended. */
+typedef struct read_outcome {
+  gs_cl_prim prims[400];
+  unsigned n;
+  int rc;
+  char msg[GS_DIAG_MAX];
+  gs_addr cur;
+  int done, branched;
+  uint32_t budget;
+} read_outcome;
+
+static void outcome_end(read_outcome *o, const gs_cl_prim_reader *r, int rc, const gs_diag *d) {
+  o->rc = rc;
+  snprintf(o->msg, sizeof o->msg, "%s", rc < 0 ? d->msg : "");
+  o->cur = r->cur, o->done = r->done, o->branched = r->branched, o->budget = r->budget;
+}
+
+static void outcome_check(const read_outcome *got, const read_outcome *want, int prims, unsigned round) {
+  if (got->rc != want->rc || strcmp(got->msg, want->msg) || got->cur != want->cur || got->done != want->done ||
+      got->branched != want->branched || got->budget != want->budget || (prims && got->n != want->n))
+    fail_msg("round %u: rc %d '%s' cur 0x%08x done %d branched %d budget %u n %u; item by item rc %d '%s' cur "
+             "0x%08x done %d branched %d budget %u n %u", round, got->rc, got->msg, got->cur, got->done,
+             got->branched, got->budget, got->n, want->rc, want->msg, want->cur, want->done, want->branched,
+             want->budget, want->n);
+  for (unsigned i = 0; prims && i < want->n; i++)
+    for (int k = 0; k < 3; k++)
+      if (got->prims[i].v[k] != want->prims[i].v[k])
+        fail_msg("round %u: primitive %u vertex %d: %u, item by item %u", round, i, k, got->prims[i].v[k],
+                 want->prims[i].v[k]);
+}
+
+/* gs_cl_prim_read_prims (chunks of 1 to 70) and gs_cl_prim_skip leave the
+ * reader as reading item by item does, with the same primitives, error
+ * and message: random lists in every format (and a missing one) of
+ * encoded primitives, relative branches a few blocks either way (some
+ * into other lists, loops, unreadable memory), stray bytes (reserved
+ * codes), with or without the escape, ending where their memory ends,
+ * read from memory or from a view's own bytes. */
+static void test_read_prims_and_skip(void **state) {
+  (void)state;
+  static const gs_cl_prim_format fmts[7] = {
+      {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16}, {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX24},
+      {GS_CL_PRIM_POINTS, GS_CL_DATA_INDEX16},    {GS_CL_PRIM_LINES, GS_CL_DATA_INDEX24},
+      {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY},      {GS_CL_PRIM_RHTS, GS_CL_DATA_XY},
+      {GS_CL_PRIM_TRIANGLES, 0}};
+  static uint8_t bytes[2048];
+  static read_outcome want, got;
+  gs_diag d;
+  uint32_t seed = 99;
+  unsigned errors = 0, branches = 0;
+  for (unsigned round = 0; round < 3000; round++) {
+    gs_cl_prim_format f = fmts[round % 7];
+    gs_cl_prim_format enc = round % 7 == 6 ? fmts[0] : f;
+    size_t len = 0;
+    gs_cl_prim prev = {{0, 0, 0}};
+    int have_prev = 0;
+    seed = seed * 1664525u + 1013904223u;
+    unsigned items = 1 + (seed >> 8) % 300;
+    for (unsigned i = 0; i < items && len + 16 < sizeof bytes; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      unsigned kind = (seed >> 24) % 64;
+      if (kind == 0) { /* a relative branch a few 32-byte blocks away */
+        int off = (int)((seed >> 8) % 9) - 3;
+        bytes[len++] = GS_CL_PRIM_BRANCH, bytes[len++] = (uint8_t)off, bytes[len++] = (uint8_t)((unsigned)off >> 8);
+        branches++;
+      } else if (kind == 1) {
+        bytes[len++] = (uint8_t)(seed >> 8); /* anything */
+      } else {
+        gs_cl_prim p;
+        uint32_t base = have_prev && (seed & 1) ? prev.v[0] : (seed >> 4) & 0xffffff;
+        for (int k = 0; k < 3; k++) {
+          seed = seed * 1664525u + 1013904223u;
+          p.v[k] = (base + (seed >> 8) % ((seed >> 30) ? 40u : 70000u)) & 0xffff;
+          if (enc.data == GS_CL_DATA_XY) p.v[k] = seed;
+        }
+        int k = gs_cl_prim_encode(&enc, have_prev ? &prev : NULL, &p, bytes + len, NULL, &d);
+        if (k > 0) len += (size_t)k, prev = p, have_prev = 1;
+      }
+    }
+    if (round % 5) bytes[len++] = GS_CL_PRIM_ESCAPE;
+    /* the list ends where its memory block does; the next block holds
+       another random list */
+    gs_mem *m = gs_mem_new(1u << 20);
+    gs_addr a, b;
+    uint32_t size = ((uint32_t)len + 31) & ~31u;
+    assert_int_equal(gs_mem_alloc(m, size, 32, &a, NULL), GS_OK);
+    assert_int_equal(gs_mem_alloc(m, 1024, 32, &b, NULL), GS_OK);
+    a += size - (uint32_t)len;
+    memcpy(gs_mem_ptr(m, a, (uint32_t)len), bytes, len);
+    for (uint32_t i = 0; i < 1024; i++) ((uint8_t *)gs_mem_ptr(m, b, 1024))[i] = (uint8_t)(mix32(i + round) >> 8);
+    gs_cl_view v = {m, NULL, 0, 0};
+    if (round % 4 == 1) v.bytes = bytes + len / 2, v.base = a + (uint32_t)(len / 2), v.len = (uint32_t)(len - len / 2);
+    gs_cl_prim_reader r;
+    gs_cl_prim_item it;
+    gs_cl_prim_reader_init(&r, &v, &f, a);
+    int rc = GS_OK;
+    want.n = 0;
+    while (rc == GS_OK && !r.done && want.n < 400) {
+      rc = gs_cl_prim_read(&r, &it, &d);
+      if (rc == GS_OK && it.kind == GS_CL_ITEM_PRIM) want.prims[want.n++] = it.prim;
+    }
+    if (want.n == 400) { /* a loop of branches: not compared */
+      gs_mem_free(m);
+      continue;
+    }
+    outcome_end(&want, &r, rc, &d);
+    errors += rc < 0;
+    /* in chunks */
+    gs_cl_prim_reader_init(&r, &v, &f, a);
+    got.n = 0, rc = GS_OK;
+    while (rc == GS_OK && !r.done) {
+      unsigned cap = 1 + mix32(round * 31 + got.n) % 70, n = 999;
+      rc = gs_cl_prim_read_prims(&r, got.prims + got.n, cap, &n, &d);
+      assert_true(n <= cap);
+      got.n += n;
+      if (rc == GS_OK && !r.done) assert_int_equal(n, cap);
+    }
+    outcome_end(&got, &r, rc, &d);
+    outcome_check(&got, &want, 1, round);
+    /* skipped */
+    gs_cl_prim_reader_init(&r, &v, &f, a);
+    got.n = 0;
+    rc = gs_cl_prim_skip(&r, &d);
+    outcome_end(&got, &r, rc, &d);
+    outcome_check(&got, &want, 0, round);
+    gs_mem_free(m);
+  }
+  assert_true(errors > 300 && errors < 2700);
+  assert_true(branches > 1000);
+}
+
 static void test_prim_hand_triangles(void **state) {
   (void)state;
   /* (0,1,2) first: coding 2: 15 | (1-0)<<4 | (2-0)<<10 | 0<<16 = 0x0000081f.
@@ -1705,6 +1842,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_writer_chaining, mem_setup, mem_teardown),
       cmocka_unit_test(test_parse_roundtrip),
       cmocka_unit_test(test_prim_reader_window),
+      cmocka_unit_test(test_read_prims_and_skip),
       cmocka_unit_test(test_fuzz),
       cmocka_unit_test(test_doc_lists_every_packet),
       cmocka_unit_test(test_dumpcl_tool),

@@ -1473,6 +1473,88 @@ static void test_coverage_matches_plain_walk(void **state) {
   assert_true(blocks > 20000); /* the primitives cover something */
 }
 
+/* Tiles where a primitive's rectangle covers at most 32×32 pixels (the
+ * rasteriser's small walk: every block against every edge in int32, from
+ * values worked out in int64 at its first block, or the general walk when
+ * those do not fit) give the plain walk's blocks: triangles, lines and
+ * points anywhere in the 12.4 range and of any size, each looked at in the
+ * tiles at the corners of its rectangle, where a large one pokes a few
+ * pixels in. Both kinds of start occur: values below 2^29 and above 2^31
+ * (large right triangles whose long edge passes far from the corner). */
+static void test_small_rects_match_plain_walk(void **state) {
+  (void)state;
+  static pse_coverage cov;
+  static pse_block want[PSE_MAX_BLOCKS];
+  static const uint8_t tw[4] = {64, 32, 64, 32}, th[4] = {64, 32, 32, 16};
+  long small = 0, far = 0;
+  for (uint32_t n = 0; n < 8000; n++) {
+    pse_state st;
+    pse_state_init(&st, 4096, 4096);
+    st.tile_w = tw[n % 4], st.tile_h = th[n % 4];
+    st.samples = n % 13 == 0 ? 4 : 1;
+    st.vp_x = (int16_t)(hash32(n * 7 + 1) % 32768), st.vp_y = (int16_t)(hash32(n * 7 + 2) % 32768);
+    st.line_width = 0.5f + (float)(hash32(n * 7 + 3) % 80) / 8.0f;
+    st.point_size = st.line_width;
+    static const uint32_t spans[4] = {40, 400, 8000, 65536}; /* 1/16 pixel */
+    uint32_t span = spans[hash32(n * 7 + 4) % 4];
+    int32_t ox = (int32_t)(hash32(n * 7 + 5) % 65536) - 32768, oy = (int32_t)(hash32(n * 7 + 6) % 65536) - 32768;
+    pse_vertex v[3];
+    for (int k = 0; k < 3; k++) {
+      int32_t x = ox + (int32_t)(hash32(n * 11 + 1 + (uint32_t)k) % span);
+      int32_t y = oy + (int32_t)(hash32(n * 11 + 4 + (uint32_t)k) % span);
+      v[k] = vtx16(x > 32767 ? 32767 : x, y > 32767 ? 32767 : y);
+    }
+    if (n % 5 == 2) {
+      /* a right triangle 3000 to 4000 pixels a side whose rectangle starts
+         in the last 24 pixels of a tile, its right angle at the far corner:
+         at the near corner its long edge is above 2^31 */
+      int32_t size = 16 * (3000 + (int32_t)(hash32(n * 7 + 8) % 1000));
+      int32_t x = 16 * (st.tile_w * (int32_t)(hash32(n * 7 + 9) % 2) + st.tile_w - 1 - (int32_t)(hash32(n) % 24));
+      int32_t y = 16 * (st.tile_h * (int32_t)(hash32(n * 7 + 10) % 2) + st.tile_h - 1 - (int32_t)(hash32(n + 1) % 12));
+      st.vp_x = st.vp_y = 32767;
+      x += (int32_t)(hash32(n + 2) % 16) - 32767, y += (int32_t)(hash32(n + 3) % 16) - 32767;
+      v[0] = vtx16(x, y + size), v[1] = vtx16(x + size, y), v[2] = vtx16(x + size, y + size);
+      if (n % 2) {
+        pse_vertex t = v[0];
+        v[0] = v[1], v[1] = t;
+      }
+    }
+    pse_prim p;
+    pse_result r = n % 9 == 4 ? pse_setup_line(&st, &v[0], &v[1], &p)
+                   : n % 9 == 7 ? pse_setup_point(&st, &v[0], &p)
+                                : pse_setup_triangle(&st, &v[0], &v[1], &v[2], &p);
+    if (r != PSE_DRAW) continue;
+    int cols[2] = {p.x0 / st.tile_w, (p.x1 - 1) / st.tile_w}, rows[2] = {p.y0 / st.tile_h, (p.y1 - 1) / st.tile_h};
+    for (int j = 0; j < 4; j++) {
+      int col = cols[j & 1], row = rows[j >> 1];
+      if (col >= 1024 || row >= 1024 || ((j & 1) && cols[1] == cols[0]) || ((j >> 1) && rows[1] == rows[0])) continue;
+      int x0 = p.x0 > col * st.tile_w ? p.x0 : col * st.tile_w, x1 = p.x1 < (col + 1) * st.tile_w ? p.x1 : (col + 1) * st.tile_w;
+      int y0 = p.y0 > row * st.tile_h ? p.y0 : row * st.tile_h, y1 = p.y1 < (row + 1) * st.tile_h ? p.y1 : (row + 1) * st.tile_h;
+      if (x1 - x0 <= 32 && y1 - y0 <= 32 && st.samples == 1 && !p.rect_clipped) {
+        small++;
+        int64_t px = 16 * (int64_t)(x0 & ~3) + PSE_CENTRE, py = 16 * (int64_t)(y0 & ~3) + PSE_CENTRE;
+        for (int i = 0; i < p.nedges; i++) {
+          int64_t e = (int64_t)p.edge[i].a * px + (int64_t)p.edge[i].b * py + p.edge[i].c;
+          if (e >= (INT64_C(1) << 31) || e < -(INT64_C(1) << 31)) {
+            far++;
+            break;
+          }
+        }
+      }
+      int got = pse_rasterize_tile(&p, col, row, &cov), k = plain_coverage(&p, col, row, want);
+      if (got != k) fail_msg("primitive %u, tile (%d, %d): %d blocks, the plain walk %d", n, col, row, got, k);
+      for (int i = 0; i < k; i++) {
+        const pse_block *a = &cov.block[i], *b = &want[i];
+        if (a->x != b->x || a->y != b->y || a->mask != b->mask || a->samples != b->samples)
+          fail_msg("primitive %u, tile (%d, %d), block %d: (%u, %u) mask 0x%04x; the plain walk (%u, %u) 0x%04x", n,
+                   col, row, i, a->x, a->y, a->mask, b->x, b->y, b->mask);
+      }
+    }
+  }
+  assert_true(small > 5000);
+  assert_true(far > 250);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lane_order),
@@ -1505,6 +1587,7 @@ int main(void) {
       cmocka_unit_test(test_ms_coverage_by_hand),
       cmocka_unit_test(test_ms_random_triangles_match_oracle),
       cmocka_unit_test(test_coverage_matches_plain_walk),
+      cmocka_unit_test(test_small_rects_match_plain_walk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

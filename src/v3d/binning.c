@@ -324,15 +324,6 @@ static const uint8_t *nv_vertex_ptr(cle_run *r, const cle_bin *b, const gs_cl_pa
 /* Words of an NV vertex record that binning reads. */
 static unsigned nv_words(const cle_bin *b) { return (b->sh.clip_header ? 4 : 0) + 3 + (b->sh.point_size ? 1 : 0); }
 
-/* The records of vertices lo..hi when one readable run of memory holds
- * them all, vertex i's at the result + (i - lo) × stride, where
- * nv_vertex_ptr finds it; else NULL (each is then looked up alone). */
-static const uint8_t *nv_span(cle_run *r, const cle_bin *b, uint32_t lo, uint32_t hi) {
-  uint64_t a = (uint64_t)b->sh.vertex_data + (uint64_t)lo * b->sh.vertex_stride;
-  uint64_t len = (uint64_t)(hi - lo) * b->sh.vertex_stride + 4u * nv_words(b);
-  if (a > UINT32_MAX || len > UINT32_MAX) return NULL;
-  return gs_mem_ptr(r->g->mem, (gs_addr)a, (uint32_t)len);
-}
 
 /* Unpacks the pre-shaded vertex record at src (RG Table 46). */
 static void read_nv_vertex(const cle_bin *b, const uint8_t *src, ptb_vertex *v) {
@@ -390,7 +381,8 @@ static bool is_used(const cle_bin *b, const cle_draw *di, uint32_t k) {
 /* Checks every vertex the draw uses before anything is allocated or
  * shaded: a bogus draw fails at once, naming the first bad vertex. */
 static int check_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const cle_draw *di, gs_diag *d) {
-  if (b->sh.id == GS_CL_NV_SHADER_STATE && nv_span(r, b, di->lo, di->hi)) return GS_OK; /* all of them */
+  if (b->sh.id == GS_CL_NV_SHADER_STATE && cle_nv_span(r->g->mem, &b->sh, di->lo, di->hi, 4u * nv_words(b)))
+    return GS_OK; /* all of them */
   for (uint32_t k = 0; k <= di->hi - di->lo; k++) {
     if (!is_used(b, di, k)) continue;
     int rc = check_vertex(r, b, p, di->lo + k, d);
@@ -416,10 +408,11 @@ static int shade_vertices(cle_run *r, cle_bin *b, const gs_cl_packet *p, const c
   if ((rc = check_vertices(r, b, p, di, d)) < 0) return rc;
   if (reserve((void **)&b->verts, &b->vert_cap, n, sizeof *b->verts) < 0)
     return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
-  memset(b->verts, 0, n * sizeof *b->verts);
+  if (di->indexed) memset(b->verts, 0, n * sizeof *b->verts); /* else every one is written below */
   uint32_t batch[16];
   unsigned nb = 0;
-  const uint8_t *span = b->sh.id == GS_CL_NV_SHADER_STATE ? nv_span(r, b, di->lo, di->hi) : NULL;
+  const uint8_t *span =
+      b->sh.id == GS_CL_NV_SHADER_STATE ? cle_nv_span(r->g->mem, &b->sh, di->lo, di->hi, 4u * nv_words(b)) : NULL;
   for (uint32_t k = 0; k < n; k++) {
     if (!is_used(b, di, k)) continue;
     r->stats.cs_vertices++;

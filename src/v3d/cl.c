@@ -521,12 +521,9 @@ static int decode_prims_tail(const gs_cl_view *v, const gs_cl_prim_format *fmt, 
     return gs_diag_set(d, GS_EINVAL, "0x%08x: %s without a Primitive List Format (56) before it", p->addr,
                        p->info->name);
   gs_cl_prim_reader r;
-  gs_cl_prim_item it;
   gs_cl_prim_reader_init(&r, v, fmt, p->tail);
-  while (!r.done) {
-    int rc = gs_cl_prim_read(&r, &it, d);
-    if (rc < 0) return rc;
-  }
+  int rc = gs_cl_prim_skip(&r, d);
+  if (rc < 0) return rc;
   if (limit && !r.branched && r.cur > limit)
     return gs_diag_set(d, GS_EINVAL, "0x%08x: %s runs past the end of the list at 0x%08x", p->addr, p->info->name,
                        limit);

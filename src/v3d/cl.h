@@ -430,6 +430,16 @@ GS_CL_RECORDS(GS_CL_RPROTO_)
 #undef GS_CL_PROTO_
 #undef GS_CL_RPROTO_
 
+/* Compressed lists read many items at a time, with the items of
+ * gs_cl_prim_read's loop, its errors and the reader left as it leaves it:
+ * gs_cl_prim_read_prims reads up to cap primitives into out (*n of them;
+ * fewer at the escape), following branches; gs_cl_prim_skip reads the rest
+ * of the list without decoding its primitives, to find its end (r->cur),
+ * and leaves r->prev undefined. The items inside the reader's window go
+ * without gs_cl_prim_read's per-item look-ups and checks. */
+int gs_cl_prim_read_prims(gs_cl_prim_reader *r, gs_cl_prim *out, unsigned cap, unsigned *n, gs_diag *d);
+int gs_cl_prim_skip(gs_cl_prim_reader *r, gs_diag *d);
+
 /* The descriptor of record number r (enum gs_cl_record_no). */
 const gs_cl_format_info *gs_cl_record_info(int r);
 

@@ -581,6 +581,47 @@ int gs_cl_prim_read(gs_cl_prim_reader *r, gs_cl_prim_item *it, gs_diag *d) {
   return GS_OK;
 }
 
+/* The items from r->cur on up to cap primitives (out NULL: to the escape,
+ * not decoding them): a primitive inside the reader's window under a valid
+ * format here, as gs_cl_prim_read would read it (the window holds its
+ * bytes; the budget counts it), anything else through gs_cl_prim_read. */
+static int read_run(gs_cl_prim_reader *r, gs_cl_prim *out, unsigned cap, unsigned *n, gs_diag *d) {
+  static const gs_cl_prim zero;
+  unsigned k = 0;
+  int valid = format_problem(&r->fmt) == NULL;
+  *n = 0;
+  while (!r->done && (!out || k < cap)) {
+    const uint8_t *b = valid && r->budget ? window_at(r, r->cur) : NULL;
+    int coding = 0, size = b && b[0] != GS_CL_PRIM_ESCAPE && b[0] != GS_CL_PRIM_BRANCH
+                               ? item_size(&r->fmt, b[0], &coding) : 0;
+    if (!size) {
+      gs_cl_prim_item it;
+      int rc = gs_cl_prim_read(r, &it, d);
+      if (rc < 0) return rc;
+      if (it.kind == GS_CL_ITEM_PRIM && out) out[k] = it.prim, *n = ++k;
+      continue;
+    }
+    r->budget--;
+    if (out) {
+      item_decode(&r->fmt, coding, b, r->have_prev ? &r->prev : &zero, &out[k]);
+      r->prev = out[k];
+      *n = ++k;
+    }
+    r->have_prev = 1;
+    r->cur += (uint32_t)size;
+  }
+  return GS_OK;
+}
+
+int gs_cl_prim_read_prims(gs_cl_prim_reader *r, gs_cl_prim *out, unsigned cap, unsigned *n, gs_diag *d) {
+  return read_run(r, out, cap, n, d);
+}
+
+int gs_cl_prim_skip(gs_cl_prim_reader *r, gs_diag *d) {
+  unsigned n;
+  return read_run(r, NULL, 0, &n, d);
+}
+
 int gs_cl_prim_decode(const gs_cl_view *v, const gs_cl_prim_format *f, gs_addr start, gs_cl_prim *out,
                       size_t cap, size_t *n, gs_addr *end, gs_diag *d) {
   gs_cl_prim_reader r;

@@ -326,6 +326,13 @@ int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_it
 /* ---- draw records --------------------------------------------------------- */
 
 /* Reads record 32 or 33 into *di; checks the index list. */
+const uint8_t *cle_nv_span(gs_mem *m, const cle_shader *sh, uint32_t lo, uint32_t hi, uint32_t bytes) {
+  uint64_t a = (uint64_t)sh->vertex_data + (uint64_t)lo * sh->vertex_stride;
+  uint64_t len = (uint64_t)(hi - lo) * sh->vertex_stride + bytes;
+  if (a > UINT32_MAX || len > UINT32_MAX) return NULL;
+  return gs_mem_ptr(m, (gs_addr)a, (uint32_t)len);
+}
+
 int cle_read_draw(gs_gpu *g, const gs_cl_packet *p, cle_draw *di, gs_diag *d) {
   memset(di, 0, sizeof *di);
   if (p->info->id == GS_CL_VERTEX_ARRAY_PRIMITIVES) {

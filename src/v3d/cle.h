@@ -128,6 +128,12 @@ gs_addr cle_state_record(const cle_state *s);
 int cle_shader_decode(const gs_cl_view *v, const gs_v3d_options *o, const cle_item_value *it, gs_addr at,
                       cle_shader *sh, gs_diag *d);
 
+/* NV: the records of pre-shaded vertices lo..hi of sh (lo <= hi), the
+ * first `bytes` of each, when one readable run of memory holds them all:
+ * vertex i's record starts at the result + (i - lo) × the stride; else
+ * NULL, and each is looked up alone. */
+const uint8_t *cle_nv_span(gs_mem *m, const cle_shader *sh, uint32_t lo, uint32_t hi, uint32_t bytes);
+
 /* What a worker needs to run shaders: the binning thread has one, each
  * rendering worker another. Its units (one per instruction set, made on
  * first use) share its VPM and its diag. */

@@ -160,6 +160,57 @@ static void pse_emit(pse_coverage *cov, int x, int y, uint16_t mask) {
   b->samples = 0;
 }
 
+/* A rectangle at most PSE_SMALL_SPAN pixels a side inside the tile that
+ * the clip window did not narrow, in a walk that emits its blocks: the tiny
+ * primitives' case. Every 4×4 block of the rectangle is tested against
+ * all n edges at once, in the walk's order, without the 16×16 level's
+ * trivial accept and reject (an edge that misses a block gives it no lane,
+ * one that covers it every lane: the same masks). The edge values run in
+ * int32 from the first block's lane 0, where each is worked out in int64:
+ * lanes lie at most 38 pixels from it in x and y, so a value moves by less
+ * than 38·16·(|a| + |b|) < 2^28 from there, and a start below 2^29 in
+ * magnitude keeps every value below 2^30. Returns 0, having emitted
+ * nothing, when a start is not (the general walk then runs: a large
+ * primitive cut down to a few pixels of the tile). n is a constant in each
+ * copy (pse_walk_small), so that the edge loops unroll. */
+#define PSE_SMALL_SPAN 32
+static GS_CLONE_INLINE int pse_walk_small_n(const pse_prim *p, const int n, int tx, int ty, int ox, int oy, int x0,
+                                            int y0, int x1, int y1, pse_coverage *cov) {
+  int32_t e0[4], sx[4], sy[4];
+  static const int k[4] = {0, 1, 2, 3};
+  pse_lane_steps st[4];
+  int bx4 = x0 & ~3, by4 = y0 & ~3;
+  int64_t px = 16 * (int64_t)(tx + bx4) + ox, py = 16 * (int64_t)(ty + by4) + oy;
+  for (int i = 0; i < n; i++) {
+    const pse_edge *ed = &p->edge[i];
+    int64_t e = (int64_t)ed->a * px + (int64_t)ed->b * py + ed->c;
+    if (e >= (INT64_C(1) << 29) || e <= -(INT64_C(1) << 29)) return 0;
+    e0[i] = (int32_t)e, sx[i] = 16 * ed->a, sy[i] = 16 * ed->b;
+  }
+  for (int i = 0; i < n; i++) pse_lane_steps_make(&st[i], sx[i], sy[i]);
+  for (int by = y0 & ~15; by < y1; by += 16)
+    for (int bx = x0 & ~15; bx < x1; bx += 16) {
+      int ylo = by > by4 ? by : by4, yhi = by + 16 < y1 ? by + 16 : y1;
+      int xlo = bx > bx4 ? bx : bx4, xhi = bx + 16 < x1 ? bx + 16 : x1;
+      for (int y = ylo; y < yhi; y += 4) {
+        int32_t e[4]; /* each edge at lane 0 of block (x, y) */
+        for (int i = 0; i < n; i++) e[i] = e0[i] + (xlo - bx4) * sx[i] + (y - by4) * sy[i];
+        for (int x = xlo; x < xhi; x += 4) {
+          uint16_t mask = pse_block_lanes(e, k, n, st);
+          for (int i = 0; i < n; i++) e[i] += 4 * sx[i];
+          if (mask) pse_emit(cov, tx + x, ty + y, mask);
+        }
+      }
+    }
+  return 1;
+}
+
+static GS_CLONE_INLINE int pse_walk_small(const pse_prim *p, int tx, int ty, int ox, int oy, int x0, int y0, int x1,
+                                          int y1, pse_coverage *cov) {
+  return p->nedges == 3 ? pse_walk_small_n(p, 3, tx, ty, ox, oy, x0, y0, x1, y1, cov)
+                        : pse_walk_small_n(p, 4, tx, ty, ox, oy, x0, y0, x1, y1, cov);
+}
+
 /* Walks the tile whose lowest pixel is (tx, ty), tw × th pixels, testing
  * one sample per pixel, at offset (ox, oy) sixteenths from its low corner.
  * Each 4×4 block with coverage goes to cov in order, or, with `dense`, its
@@ -173,6 +224,9 @@ static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, 
   if (x1 > tw) x1 = tw;
   if (y1 > th) y1 = th;
   if (x0 >= x1 || y0 >= y1) return;
+  if (!dense && !p->rect_clipped && x1 - x0 <= PSE_SMALL_SPAN && y1 - y0 <= PSE_SMALL_SPAN &&
+      pse_walk_small(p, tx, ty, ox, oy, x0, y0, x1, y1, cov))
+    return;
 
   pse_tile_edge te[4];
   int n = pse_tile_edges(p, 16 * (int64_t)tx + ox, 16 * (int64_t)ty + oy, te);

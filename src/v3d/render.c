@@ -993,23 +993,32 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
 
 /* ---- a tile: vertices -------------------------------------------------------------- */
 
-/* Position of index i in the chunk's sorted distinct indices. */
-static unsigned vertex_slot(const cle_worker *w, unsigned n, uint32_t i) {
-  unsigned lo = 0, hi = n;
+/* Position of index i in the chunk's sorted distinct indices: *next (the
+ * one after the last found: the chunks of a list mostly come in order)
+ * or found by bisection; *next becomes the one after it. */
+static unsigned vertex_slot(const cle_worker *w, unsigned n, uint32_t i, unsigned *next) {
+  unsigned lo = *next, hi = n;
+  if (lo < n && w->vidx[lo] == i) return *next = lo + 1, lo;
+  lo = 0;
   while (lo < hi) {
     unsigned mid = (lo + hi) / 2;
     if (w->vidx[mid] < i) lo = mid + 1;
     else hi = mid;
   }
+  *next = lo + 1;
   return lo;
 }
 
-/* Reads pre-shaded NV vertex i (RG Table 46) into *v. */
-static int fetch_nv(tile_ctx *tc, uint32_t i, pse_vertex *v, gs_addr at) {
+/* Reads pre-shaded NV vertex i (RG Table 46) into *v: from span, the
+ * records of the chunk's first vertex first (cle_nv_span), or else looked
+ * up alone. */
+static int fetch_nv(tile_ctx *tc, const uint8_t *span, uint32_t i, pse_vertex *v, gs_addr at) {
   const cle_shader *sh = &tc->sh;
   unsigned head = sh->clip_header ? 4 : 0, words = 3 + (sh->point_size ? 1 : 0) + sh->nvary;
   uint64_t a = (uint64_t)sh->vertex_data + (uint64_t)i * sh->vertex_stride + 4 * head;
-  const uint8_t *src = a <= UINT32_MAX ? gs_mem_ptr(tc->r->g->mem, (gs_addr)a, words * 4) : NULL;
+  const uint8_t *src = span ? span + (size_t)(i - tc->w->vidx[0]) * sh->vertex_stride + 4 * head
+                       : a <= UINT32_MAX ? gs_mem_ptr(tc->r->g->mem, (gs_addr)a, words * 4)
+                                         : NULL;
   if (!src)
     return cle_error(tc->d, GS_EFAULT, at, "NV shader record 0x%08x: vertex %u: %u bytes at 0x%08llx (vertex data "
                      "0x%08x, stride %u) are outside allocated GPU memory", sh->record, i, words * 4,
@@ -1034,8 +1043,10 @@ static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
     return GS_OK;
   }
   if (sh->id == GS_CL_NV_SHADER_STATE) {
+    unsigned bytes = 4 * ((sh->clip_header ? 4 : 0) + 3 + (sh->point_size ? 1 : 0) + sh->nvary);
+    const uint8_t *span = n ? cle_nv_span(tc->r->g->mem, sh, w->vidx[0], w->vidx[n - 1], bytes) : NULL;
     for (unsigned k = 0; k < n; k++) {
-      int rc = fetch_nv(tc, w->vidx[k], &w->vert[k], at);
+      int rc = fetch_nv(tc, span, w->vidx[k], &w->vert[k], at);
       if (rc < 0) return rc;
     }
     return GS_OK;
@@ -1100,10 +1111,11 @@ static int draw_chunk(tile_ctx *tc, const gs_cl_prim *prims, unsigned n, unsigne
     if (distinct == 0 || w->vidx[distinct - 1] != w->vidx[k]) w->vidx[distinct++] = w->vidx[k];
   int rc = shade_chunk(tc, distinct, at);
   if (rc < 0) return rc;
+  unsigned next = 0;
   for (unsigned p = 0; p < n; p++) {
     const pse_vertex *v[3];
     pse_vertex clipped[3];
-    for (unsigned k = 0; k < nv; k++) v[k] = &w->vert[vertex_slot(w, distinct, prims[p].v[k])];
+    for (unsigned k = 0; k < nv; k++) v[k] = &w->vert[vertex_slot(w, distinct, prims[p].v[k], &next)];
     if (tc->trace) {
       tc->ordinal++;
       for (unsigned k = 0; k < 3; k++) tc->cur_index[k] = k < nv ? prims[p].v[k] : 0;
@@ -1145,16 +1157,11 @@ static int draw_compressed(tile_ctx *tc, const gs_cl_packet *p) {
   gs_cl_prim_reader rdr;
   gs_cl_prim_reader_init(&rdr, &tc->r->view, &fmt, p->tail);
   gs_cl_prim chunk[RENDER_CHUNK];
-  unsigned n = 0;
   while (!rdr.done) {
-    gs_cl_prim_item it;
-    int rc = gs_cl_prim_read(&rdr, &it, tc->d);
+    unsigned n;
+    int rc = gs_cl_prim_read_prims(&rdr, chunk, RENDER_CHUNK, &n, tc->d);
     if (rc < 0) return rc;
-    if (it.kind == GS_CL_ITEM_PRIM) chunk[n++] = it.prim;
-    if (n == RENDER_CHUNK || (rdr.done && n)) {
-      if ((rc = draw_chunk(tc, chunk, n, (unsigned)nv, cip, p->addr)) < 0) return rc;
-      n = 0;
-    }
+    if (n && (rc = draw_chunk(tc, chunk, n, (unsigned)nv, cip, p->addr)) < 0) return rc;
   }
   return GS_OK;
 }
