@@ -298,6 +298,19 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max
 
 int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run(g, q, max); }
 
+int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
+
+int qpu_interpreted(const qpu_program *p) {
+#if GS_JIT /* as native() decides */
+  unsigned t = gs_jit_threshold();
+  return !atomic_load_explicit(&((qpu_program *)p)->jit, memory_order_acquire) &&
+         (!t || atomic_load_explicit(&((qpu_program *)p)->runs, memory_order_relaxed) >= t);
+#else
+  (void)p;
+  return 1;
+#endif
+}
+
 int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
 #if HAVE_MXCSR
   unsigned csr = _mm_getcsr();

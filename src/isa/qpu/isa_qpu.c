@@ -121,6 +121,23 @@ static void *context_new(gs_gpu *g) {
 
 /* ---- units ------------------------------------------------------------------------ */
 
+/* What a fragment program's words say about its batches (plan_program),
+ * kept per prepared program. */
+typedef struct frag_plan {
+  uint32_t reads; /* GS_FRAG_READS_*: the inputs it reads (gs_isa.fragment_reads) */
+  /* Quiet: straight-line code (no branch) that touches no state of the QPU
+   * a batch leaves behind but its registers, flags, pc, counters, uniform
+   * stream position, busy word and payload: no VPM, TMU, mutex or
+   * semaphore, no write to the payload's x, y or REV_FLAG. */
+  bool quiet;
+  /* For a quiet program: the register slots a batch may read before it
+   * writes them in every lane (so it sees the previous batch's value) that
+   * a batch of it may change: what each batch restores (qpu_copy_quiet).
+   * ra15 and rb15, which the batch reads only as W and Z (reads), are not
+   * in it: the renderer hands them over with every batch. */
+  uint64_t restore[2];
+} frag_plan;
+
 typedef struct frag_ctx {
   gs_gpu *g;
   const gs_frag_io *io; /* the batch running */
@@ -148,12 +165,17 @@ struct gs_isa_unit {
   bool q_ready;    /* q's small-immediate slots are set */
   frag_ctx frag;   /* a fragment batch's varyings and tile port (run_fragment) */
   qpu_shader_io sio;
-  /* fragment_reads' answer for the prepared program reads_prog of cache
+  /* plan_program's answer for the prepared program reads_prog of cache
    * generation reads_gen (a program is freed only when the generation
    * changes, so the pair names one program's words) */
   const qpu_program *reads_prog;
   unsigned reads_gen;
-  uint32_t reads;
+  frag_plan plan;
+  /* A quiet program (frag_plan) that q ran to its end, batch after batch,
+   * since it was last restarted whole (restart): the next batch of it need
+   * only restore what frag_plan.restore says (qpu_copy_quiet). NULL: q
+   * must be restarted whole. */
+  const qpu_program *q_quiet;
 };
 
 static void unit_free(gs_isa_unit *u) {
@@ -197,10 +219,12 @@ static void fresh_for(gs_gpu *g, gs_isa_unit *u, const gs_stage_program *p, bool
   f->entry = p->code;
   u->fresh_prog = *p, u->fresh_budget = budget;
   u->fresh_valid = true, u->fresh_frag = frag;
+  u->q_quiet = NULL;
 }
 
 /* Leaves u->q as u->fresh. */
 static gs_qpu *restart(gs_isa_unit *u) {
+  u->q_quiet = NULL;
   if (u->q_ready) {
     qpu_copy_state(u->q, u->fresh);
   } else {
@@ -335,30 +359,97 @@ static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
                    sig == QPU_SIG_LOADCV ? "loadcv" : "loadam");
 }
 
-/* gs_isa.fragment_reads: the inputs the program's instructions read —
- * ra15 (W), rb15 (Z), the payload's x or y (address 41 of either file),
- * the varying register (35) — from the read addresses of every
- * instruction of its prepared words (a read port performs its read whether
- * or not an ALU input selects it), once per prepared program. A branch may
- * leave the program, so a program with one reads everything. */
-static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
-  if (g->debug) return GS_FRAG_READS_ALL;
-  u->q->diag = u->diag; /* an error (the run reports it again) stays the worker's */
-  const qpu_program *p = qpu_find(g, u->q, code);
-  if (!p) return GS_FRAG_READS_ALL;
-  if (p == u->reads_prog && u->q->hint_gen == u->reads_gen) return u->reads;
-  uint32_t r = 0;
-  for (uint32_t i = 0; i < (p->end - p->start) / 8; i++) {
+/* Sets pl from the prepared words of p, once per prepared program.
+ * reads (gs_isa.fragment_reads): ra15 (W), rb15 (Z), the payload's x or y
+ * (address 41 of either file), the varying register (35), from the read
+ * addresses of every instruction (a read port performs its read whether or
+ * not an ALU input selects it). A branch may leave the program, so a
+ * program with one reads everything and is not quiet. restore: walking the
+ * straight-line code in order, a slot is read before it is written when an
+ * instruction reads it (its read addresses, and the accumulators its ALU
+ * inputs select: qpu_acc_reads) before an earlier one wrote it whole in
+ * every lane: r0-r3 and r5 as qpu_acc_full_writes says, readable by the
+ * next instruction; a physical register by an unconditional write without
+ * a pack, readable two instructions later (RG §3); r4, filled late by the
+ * SFU and the signals, never counts as written. Of those, the slots the
+ * program may write (its write mask) and r4 and r5 (which the SFU, the
+ * signals and the varyings fill), less ra15 and rb15. */
+static void plan_program(const qpu_program *p, frag_plan *pl) {
+  uint32_t n = (p->end - p->start) / 8, r = 0;
+  bool quiet = true;
+  uint64_t read[2] = {0, 0};
+  uint32_t from[QREG_READ_A]; /* the instruction from which slot s holds a value this batch wrote */
+  for (unsigned s = 0; s < QREG_READ_A; s++) from[s] = UINT32_MAX;
+  for (uint32_t i = 0; i < n; i++) {
     uint64_t w = p->words[i];
-    if (qpu_is_branch(w)) r = GS_FRAG_READS_ALL;
+    if (qpu_is_branch(w)) r = GS_FRAG_READS_ALL, quiet = false;
     unsigned a = qpu_raddr(w, 0), b = qpu_raddr(w, 1);
     if (a == 15) r |= GS_FRAG_READS_W;
     if (b == 15) r |= GS_FRAG_READS_Z;
     if (a == QPU_R_XY_COORD || b == QPU_R_XY_COORD) r |= GS_FRAG_READS_XY;
     if (a == QPU_R_VARY || b == QPU_R_VARY) r |= GS_FRAG_READS_VARYINGS;
+    unsigned sig = qpu_signal(w);
+    if (qpu_is_semaphore(w) || sig == QPU_SIG_LDTMU0 || sig == QPU_SIG_LDTMU1 || a == QPU_R_VPM || b == QPU_R_VPM ||
+        qpu_reads_mutex(w))
+      quiet = false;
+    /* what it reads */
+    unsigned slots[8], ns = 0;
+    if (a < 32) slots[ns++] = QREG_RA0 + a;
+    if (b < 32) slots[ns++] = QREG_RB0 + b;
+    for (unsigned k = 0, acc = qpu_acc_reads(w); k < 6; k++)
+      if (acc >> k & 1) slots[ns++] = QREG_R0 + k;
+    for (unsigned k = 0; k < ns; k++)
+      if (from[slots[k]] > i) read[slots[k] / 64] |= 1ull << (slots[k] % 64);
+    /* what it writes */
+    for (unsigned k = 0, acc = qpu_acc_full_writes(w) & 0x2fu; k < 6; k++)
+      if ((acc >> k & 1) && from[QREG_R0 + k] > i + 1) from[QREG_R0 + k] = i + 1;
+    for (int h = 0; h < 2; h++) {
+      if (!qpu_half_writes(w, h)) continue;
+      unsigned wa = qpu_half_waddr(w, h), side = qpu_half_side(w, h);
+      if (wa == QPU_W_QUAD_XY || (wa == QPU_W_MS_REV && side) || (wa >= QPU_W_VPM && wa <= QPU_W_MUTEX_RELEASE) ||
+          qpu_waddr_is_tmu(wa))
+        quiet = false;
+      unsigned s = (side ? QREG_RB0 : QREG_RA0) + wa;
+      if (wa < 32 && qpu_half_cond(w, h) == 1 && !qpu_get(w, QPU_F_PACK) && from[s] > i + 2) from[s] = i + 2;
+    }
   }
-  u->reads_prog = p, u->reads_gen = u->q->hint_gen, u->reads = r;
-  return r;
+  uint64_t may[2] = {p->wmask[0] | 1ull << QREG_R4 | 1ull << QREG_R5, p->wmask[1]};
+  pl->reads = r;
+  pl->quiet = quiet;
+  pl->restore[0] = read[0] & may[0] & ~(1ull << (QREG_RA0 + 15) | 1ull << (QREG_RB0 + 15));
+  pl->restore[1] = read[1] & may[1];
+}
+
+/* The plan of p, which qpu_find just returned for u->q. */
+static const frag_plan *plan_of(gs_isa_unit *u, const qpu_program *p) {
+  if (p != u->reads_prog || u->q->hint_gen != u->reads_gen) {
+    plan_program(p, &u->plan);
+    u->reads_prog = p, u->reads_gen = u->q->hint_gen;
+  }
+  return &u->plan;
+}
+
+/* gs_isa.fragment_reads: plan_program's reads. */
+static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  if (g->debug) return GS_FRAG_READS_ALL;
+  u->q->diag = u->diag; /* an error (the run reports it again) stays the worker's */
+  const qpu_program *p = qpu_find(g, u->q, code);
+  return p ? plan_of(u, p)->reads : GS_FRAG_READS_ALL;
+}
+
+/* A batch of a quiet program run by the fast interpreter (exec.c) as
+ * qpu_run_to_end_in_env runs it: in quanta of QPU_QUANTUM instructions
+ * (sched.c), the first `chunk` (a multiple of the quantum no larger than
+ * the budget, or 0) at once, since none of them can end in the watchdog;
+ * a stall, or the rest of a longer run, go on through
+ * qpu_run_to_end_in_env from where the chunk left off. */
+static int run_quiet_batch(gs_gpu *g, gs_qpu *q, uint32_t chunk, bool interpreted) {
+  int rc = chunk && interpreted ? qpu_run_interp_in_env(g, q, chunk) : QPU_STEP_OK;
+  if (rc == QPU_STEP_END) {
+    q->state = QPU_ENDED;
+    return GS_OK;
+  }
+  return rc < 0 ? rc : qpu_run_to_end_in_env(g, q);
 }
 
 /* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
@@ -367,11 +458,22 @@ static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
  * reset, 0, for one that does not). What the batches share (the program,
  * its gates, the facing, the callbacks) goes into u->fresh once, so that
  * each batch's copy of it brings them; each batch then gets its own
- * payload. After the first batch, u->fresh also brings the program it
- * found (and the registers it may write, which finding it adds to dirty),
- * so that the others do not look it up again while the code is trusted
- * (trust_code, on around a primitive's batches) and no batch's VDW store
- * has written memory since it was compared (hint_checked). */
+ * payload.
+ *
+ * A quiet program (frag_plan) with the fast interpreter and without the
+ * step debugger is found once a call, with its plan, and each batch after
+ * its first whole restart only restores what the plan says
+ * (qpu_copy_quiet) and runs from the program's first micro-op (through
+ * the interpreter alone while exec.c has no native code for it and counts
+ * no more runs: qpu_interpreted). A quiet program writes no memory, so the
+ * code found at the call's start stays the code.
+ *
+ * Any other program restarts whole for each batch. After the first batch,
+ * u->fresh then also brings the program it found (and the registers it may
+ * write, which finding it adds to dirty), so that the others do not look it
+ * up again while the code is trusted (trust_code, on around a primitive's
+ * batches) and no batch's VDW store has written memory since it was
+ * compared (hint_checked). */
 GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran) {
   fresh_for(g, u, &io->prog, true);
   gs_qpu *f = u->fresh;
@@ -385,12 +487,40 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
   /* before `busy`: qpu_copy_state brings these from u->fresh only after a
    * regfile write, and leaves q's otherwise */
   q->gates = io->gates, q->report = io->report, q->stage = stage, q->entry = io->prog.code;
+  const uint32_t ign = io->ignores;
+  const qpu_program *p = NULL; /* the quiet program, found once */
+  const frag_plan *plan = NULL;
+  uint32_t chunk = 0;
+  bool interpreted = false;
+  if (!g->debug && g->cfg.interpreter != GS_INTERP_REFERENCE) {
+    q->diag = u->diag; /* an error (the first batch reports it again) stays the worker's */
+    p = qpu_find(g, q, io->prog.code);
+    plan = p ? plan_of(u, p) : NULL;
+    if (!plan || !plan->quiet || (ign & plan->reads & (GS_FRAG_READS_W | GS_FRAG_READS_Z | GS_FRAG_READS_XY)))
+      p = NULL, plan = NULL;
+    if (u->q_quiet != p) u->q_quiet = NULL;
+    if (p) {
+      interpreted = qpu_interpreted(p);
+      uint64_t c = f->budget < UINT32_MAX ? f->budget : UINT32_MAX;
+      chunk = (uint32_t)(c - c % QPU_QUANTUM);
+      /* what a whole restart would bring and the batches keep */
+      q->shader_io = &u->sio;
+      q->payload[QPU_PAYLOAD_REV] = f->payload[QPU_PAYLOAD_REV];
+    }
+  }
   int rc = GS_OK;
   unsigned i = 0;
-  const uint32_t ign = io->ignores;
   for (; i < n && rc >= 0; i++) {
     const gs_frag_io *b = &io[i];
-    q = restart(u);
+    if (p && u->q_quiet == p) {
+      qpu_copy_quiet(q, f, plan->restore);
+    } else {
+      q = restart(u);
+      if (p) { /* as the interpreter's first look at the pc would */
+        q->prog = p;
+        q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
+      }
+    }
     u->frag.io = b, u->frag.next_vary = 0;
     b->tile->begin(b->tile->ctx);
     /* whole 64-byte vectors: memcpy of a constant size compiles to a few
@@ -402,14 +532,19 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
       memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
     }
     memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
+    if (p) {
+      rc = run_quiet_batch(g, q, chunk, interpreted);
+      u->q_quiet = rc >= 0 ? p : NULL;
+      continue;
+    }
     rc = g->debug && gs_debug_wants_fragment(g, b, 1) ? qpu_debug_run(g, q, 1) : qpu_run_to_end_in_env(g, q);
-    const qpu_program *p = q->prog;
+    const qpu_program *fp = q->prog;
     if (!q->hint_checked) /* a VDW store may have written code: find it again (qpu_trust_code) */
       f->prog = NULL;
-    else if (!f->prog && rc >= 0 && !g->debug && p && p == q->hint && io->prog.code >= p->start &&
-             io->prog.code < p->end) {
-      f->prog = p;
-      f->dirty[0] |= p->wmask[0], f->dirty[1] |= p->wmask[1];
+    else if (!f->prog && rc >= 0 && !g->debug && fp && fp == q->hint && io->prog.code >= fp->start &&
+             io->prog.code < fp->end) {
+      f->prog = fp;
+      f->dirty[0] |= fp->wmask[0], f->dirty[1] |= fp->wmask[1];
     }
   }
   f->prog = NULL; /* found again by the next call, which may follow a change of the code */

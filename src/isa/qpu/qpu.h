@@ -245,6 +245,31 @@ void qpu_trust_code(gs_qpu *q, int on);
  * 5 KB. */
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
 
+/* Makes dst start a batch of a quiet fragment program (isa_qpu.c) as a
+ * whole qpu_copy_state from src would, as far as the program can tell,
+ * where src is the fresh state dst was last wholly copied from, or one
+ * that differs from it only in the scalars below, and dst has since run
+ * only batches of that program to their ends: the register slots in
+ * restore (those a batch may read before writing them), the busy word and
+ * the scalars from the flags to the budget (flags, pc, state, uniform
+ * stream, instruction count). The rest a quiet program changes is never
+ * read before it is set again (the staged writes, the SFU and r5 results
+ * behind a zero busy word) or set by the renderer for each batch (the
+ * payload, ra15 and rb15); dirty keeps counting every slot that differs. */
+void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]);
+
+/* The scheduler's quantum: a QPU runs this many instructions at a time
+ * (sched.c), and a lone shader's watchdog is checked after each. */
+#define QPU_QUANTUM 256
+
+/* The fast interpreter alone, never native code, for a caller that knows
+ * that exec.c leaves q's program to it (qpu_interpreted): as
+ * qpu_run_fast_in_env. exec.c */
+int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
+/* Whether exec.c runs p through the interpreter for good: no native code
+ * for it, and no run of it left to count towards compiling it. */
+int qpu_interpreted(const struct qpu_program *p);
+
 /* Slots qpu_copy_state always copies: r4 and r5 (written by the SFU, TMU,
  * TLB loads, varyings and r5quad/r5rep, not tracked), ra15 and rb15 (the
  * renderer writes the W and Z payload there directly). The rest a program
