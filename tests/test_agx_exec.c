@@ -1077,6 +1077,11 @@ static int random_pixel(void *ctx, unsigned lane, unsigned n, uint32_t *v) {
 /* 1: compare_random runs the fast side through agx_run_native (compiled at
  * its first run: test_native_programs) */
 static int use_native;
+/* compare_random through agx_run_rows with random registers asked for as
+ * rows (test_rows_programs, and half of test_native_programs'): on success
+ * the rows must be the reference's registers and the rest of the state its
+ * state; an error leaves the whole state as the reference's */
+static int use_rows;
 
 /* One random program of gen's (4-40 instructions, the last stop) from a
  * random state (partly present and active groups, counters 0-3, special
@@ -1128,9 +1133,26 @@ static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, 
   gs_diag_clear(d1), gs_diag_clear(&d2);
   assert_int_equal(agx_fast_compile(&p, &f, &d2), 0);
   int r1 = agx_run_ref(&a, &p, 0, budget, d1);
-  int r2 = use_native ? agx_run_native(&b, f, 0, budget, &d2) : agx_run_fast(&b, f, 0, budget, &d2);
+  uint32_t want = (uint32_t)pick(256);
+  agx_rows rows, ref_rows;
+  int was = agx_native_policy(-1);
+  if (use_rows) agx_native_policy(use_native);
+  int r2 = use_rows ? agx_run_rows(&b, f, budget, &d2, want, rows)
+         : use_native ? agx_run_native(&b, f, 0, budget, &d2) : agx_run_fast(&b, f, 0, budget, &d2);
+  agx_native_policy(was);
   agx_fast_free(f);
   b.mem_ctx = a.mem_ctx;
+  if (use_rows && r1 == GS_OK && r2 == GS_OK) {
+    agx_rows_of(&a, want, ref_rows);
+    for (unsigned r = 0; r < 8; r++)
+      if (want >> r & 1) {
+        for (unsigned l = 0; l < 16; l++)
+          if (rows[r][l] != ref_rows[r][l])
+            fail_msg("program %d: row r%u lane %u: ref %08x, rows %08x", iter, r, l, ref_rows[r][l], rows[r][l]);
+        for (unsigned l = 0; l < AGX_LANES; l++) /* unspecified in the state */
+          b.r[l][2 * r] = a.r[l][2 * r], b.r[l][2 * r + 1] = a.r[l][2 * r + 1];
+      }
+  }
   if (r1 != r2 || strcmp(d1->msg, d2.msg) || memcmp(&a, &b, sizeof a) || memcmp(ma, mb, sizeof ma)) {
     for (unsigned l = 0; l < AGX_LANES; l++)
       for (unsigned h = 0; h < AGX_HALVES; h++)
@@ -1291,12 +1313,13 @@ static void test_native_programs(void **state) {
         size_t n;
         gs_diag d1;
         int hot;
+        use_rows = iter & 1;
         errors += compare_random(10000 + iter, memory ? random_insn_mem : random_insn, memory, fixed, &n, &d1, &hot) != 0;
         runs++;
       }
   }
   agx_fast_portable(0);
-  use_native = 0;
+  use_native = 0, use_rows = 0;
   agx_native_policy(was);
   gs_jit_policy(0, 0);
   gs_jit_stats(&after, &secs);
@@ -1304,6 +1327,67 @@ static void test_native_programs(void **state) {
   assert_true(errors > runs / 20 && errors < runs - runs / 20);
 }
 
+/* agx_run_rows through the fast interpreter (the native policy off), both
+ * copies of its loop: 1500 programs of each generator with random
+ * registers r0-r7 asked for as rows (compare_random). */
+static void test_rows_programs(void **state) {
+  (void)state;
+  unsigned ok = 0;
+  use_rows = 1;
+  for (int portable = 0; portable < 2; portable++) {
+    agx_fast_portable(portable);
+    for (int iter = 0; iter < 750; iter++)
+      for (int memory = 0; memory < 2; memory++) {
+        agx_instr fixed[48];
+        size_t n;
+        gs_diag d1;
+        int hot;
+        ok += compare_random(20000 + iter, memory ? random_insn_mem : random_insn, memory, fixed, &n, &d1, &hot) == 0;
+      }
+  }
+  agx_fast_portable(0);
+  use_rows = 0;
+  assert_true(ok > 300 && ok < 2700);
+}
+
+/* The fill frame's program (gs_isa_agx.bench_fragment: ldimm r4-r7, stop)
+ * through agx_run_rows on a 16-lane group whose lanes 3 and 9 are inactive
+ * (r0l = 1) and whose r4-r7 hold 0x100 * lane + register before: every
+ * active lane's rows are the immediates, lanes 3 and 9 keep their words,
+ * r2 (not written) is its words as they were; the other registers are in
+ * the state. */
+static void test_rows_fill_program(void **state) {
+  (void)state;
+  static const uint32_t v[4] = {0x3f19999au, 0x3ecccccdu, 0x3e4ccccdu, 0x3f800000u};
+  agx_instr code[5];
+  for (unsigned i = 0; i < 4; i++) code[i] = ldimm(R(4 + i), v[i]);
+  code[4] = stop();
+  agx_program p = {code, 5};
+  agx_fast *f = NULL;
+  assert_int_equal(agx_fast_compile(&p, &f, &dg), 0);
+  for (int portable = 0; portable < 2; portable++) {
+    agx_fast_portable(portable);
+    agx_state_init(&st, 16);
+    for (unsigned l = 0; l < 16; l++)
+      for (unsigned r = 1; r < 8; r++) agx_set_reg32(&st, l, r, 0x100u * l + r);
+    st.r[3][0] = st.r[9][0] = 1;
+    st.exec = 0xffffu & ~(1u << 3 | 1u << 9);
+    agx_rows rows;
+    memset(rows, 0xee, sizeof rows);
+    assert_int_equal(agx_run_rows(&st, f, 100, &dg, 0xf4u, rows), GS_OK);
+    assert_int_equal(st.stopped, 1);
+    assert_int_equal(st.steps, 5);
+    for (unsigned l = 0; l < 16; l++) {
+      int off = l == 3 || l == 9;
+      for (unsigned i = 0; i < 4; i++) assert_int_equal(rows[4 + i][l], off ? 0x100u * l + 4 + i : v[i]);
+      assert_int_equal(rows[2][l], 0x100u * l + 2);
+      assert_int_equal(rows[1][l], 0xeeeeeeeeu); /* not asked for */
+      assert_int_equal(agx_reg32(&st, l, 3), 0x100u * l + 3);
+    }
+  }
+  agx_fast_portable(0);
+  agx_fast_free(f);
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {
@@ -1318,6 +1402,7 @@ int main(void) {
       cmocka_unit_test(test_smpf),
       cmocka_unit_test(test_fast_equals_reference), cmocka_unit_test(test_fast_memory_programs),
       cmocka_unit_test(test_fast_memory_programs_portable), cmocka_unit_test(test_native_programs),
+      cmocka_unit_test(test_rows_programs),     cmocka_unit_test(test_rows_fill_program),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

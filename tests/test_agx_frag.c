@@ -271,6 +271,24 @@ static const char *const epilog_prog =
     "ldimm r7, 1073741824\n"  /* 2.0 */
     "stop\n";
 
+/* gs_isa.fragment_reads: a program without coefficient registers reads the
+ * pixel (sr80/sr81) only; one with iter/ldcf W and the varyings too (cf_setup
+ * fits them); an address without a program everything. */
+static void test_fragment_reads(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init_isa(&f, "agx");
+  gs_sph_io in[1] = {{GS_SPH_ATTR_GENERIC(0), 0x7, GS_PIXEL_IMAP_PERSPECTIVE}};
+  gs_sph_decl plain = {.render_targets = 0xF}, vary = {.inputs = in, .n_inputs = 1, .render_targets = 0xF};
+  gs_sph sph;
+  gs_addr a = load_ps(&f, epilog_prog, &plain, &sph), b = load_ps(&f, shade_prog, &vary, &sph);
+  assert_non_null(f.isa->fragment_reads);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, a), GS_FRAG_READS_XY);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, b), GS_FRAG_READS_XY | GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, 0x7ffff000u), GS_FRAG_READS_ALL);
+  fixture_free(&f);
+}
+
 static void test_epilog_colour_depth_mask(void **state) {
   (void)state;
   /* unorm8 rounded to nearest: 255, 127.5 -> 128, 63.75 -> 64, 255 */
@@ -390,6 +408,7 @@ int main(void) {
       cmocka_unit_test(test_shade_models),
       cmocka_unit_test(test_uniforms),
       cmocka_unit_test(test_epilog_colour_depth_mask),
+      cmocka_unit_test(test_fragment_reads),
       cmocka_unit_test(test_epilog_unorm8_edges),
       cmocka_unit_test(test_epilog_zs_emit),
       cmocka_unit_test(test_render_target_1),

@@ -87,6 +87,25 @@ static void batch_init(fixture *f, batch *b, gs_frag_io *io, gs_addr code, const
                      .tile = &b->port};
 }
 
+/* gs_isa.fragment_reads: a program with IPA may read everything (its
+ * address decides what), one without reads only the pixel (its system
+ * registers); an address without a program everything. */
+static void test_fragment_reads(void **state) {
+  (void)state;
+  fixture f;
+  init(&f, GS_INTERP_FAST, 0);
+  gs_sph sph;
+  gs_addr with = load_ps(&f, "    IPA.PASS R0, a[0x80] ;\n    MOV R1, R0 ;\n    MOV R2, R0 ;\n    MOV R3, R0 ;\n    EXIT ;\n",
+                         0, &sph);
+  gs_addr without = load_ps(&f, "    MOV32I R0, 0x3f800000 ;\n    MOV R1, R0 ;\n    MOV R2, R0 ;\n    MOV R3, R0 ;\n"
+                            "    EXIT ;\n", 0, &sph);
+  assert_non_null(f.isa->fragment_reads);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, with), GS_FRAG_READS_ALL);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, without), GS_FRAG_READS_XY);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, 0x7ffff000u), GS_FRAG_READS_ALL);
+  fixture_free(&f);
+}
+
 /* ---- two batches a warp ------------------------------------------------------------- */
 
 /* R = the varying, G = (x + 0.5) / 256, B = (y + 0.5) / 256, A = 1. */
@@ -242,6 +261,7 @@ static void test_kil_exceptions_per_batch(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pairs),
+      cmocka_unit_test(test_fragment_reads),
       cmocka_unit_test(test_unorm8_edges),
       cmocka_unit_test(test_error_in_pair),
       cmocka_unit_test(test_kil_exceptions_per_batch),

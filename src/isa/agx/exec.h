@@ -158,6 +158,21 @@ int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budge
  * unless gs_jit_sync()) when agx_native_policy is on: the same state,
  * result and message. Without GS_JIT, or with the policy off, agx_run_fast. */
 int agx_run_native(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d);
+/* A fragment group's outputs (frag.c's epilog) as rows: rows[N][lane] is
+ * 32-bit register rN's word of lane (agx_reg32), for N < 8 and lanes
+ * 0..15. */
+typedef uint32_t agx_rows[8][16];
+/* agx_run_native from byte 0 for a group of at most 16 lanes, in the
+ * caller's rounding mode, which must be round to nearest (the AGX unit's
+ * gs_isa.fp_env, the environment run_fragment runs in), that on success
+ * hands the registers rN named by want (bit N, N < 8) back in rows, as
+ * agx_rows_of would read them from the state agx_run_native leaves; s->r's
+ * halves of those registers are then unspecified (the fast interpreter
+ * keeps them out of its transposes back to s). Everything else, and on an
+ * error everything, as agx_run_native. */
+int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows);
+/* The registers rN named by want (N < 8) of lanes 0..15 of s, as rows. */
+void agx_rows_of(const agx_state *s, uint32_t want, agx_rows rows);
 /* Whether agx_run_native compiles: on = 1 or 0 sets it, -1 only asks. Off
  * by default (every AGX micro-op is a call of the escape in the compiled
  * code, slower than the interpreter's loop); the environment variable

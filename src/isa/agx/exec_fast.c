@@ -130,6 +130,10 @@ struct agx_fast {
   uint16_t written[AX_REGS], nwritten; /* and out at the end */
   uint16_t wo[AX_REGS], nwo;           /* registers only written, whole, by native micro-ops: not
                                           transposed in; out in the lanes written (ax_side.wl) */
+  uint8_t rowsrc[8];                   /* r0-r7 at a stop: 0 in s only, 1 in the file (transposed
+                                          in), 2 in the file in the lanes written (wo) */
+  uint32_t outs;                       /* the registers below r32 of written and wo (bit N: rN) */
+  int outs_high;                       /* written or wo have one from r32 up */
   unsigned top;     /* 1 + the highest half a native instruction touches */
   uint32_t end;     /* the byte address past the last instruction */
   int refonly;      /* an instruction of a bad length: the reference runs it all */
@@ -184,10 +188,19 @@ static inline uint32_t ax_fcmp(unsigned cond, uint32_t ua, uint32_t ub) {
  * each only-written register was written in, and the lanes a transpose
  * covers, 0..nl-1 (the present and active ones lie below nl: no other lane
  * is ever written, so its words in the file are never looked at). */
+typedef struct ax_rq ax_rq;
 typedef struct ax_side {
   uint32_t wl[AX_REGS];
   unsigned nl;
+  ax_rq *rq; /* agx_run_rows: the registers a stop leaves as rows, or NULL */
 } ax_side;
+/* agx_run_rows's request: the registers (bit N: rN) and their rows, and
+ * whether the stop filled them (else the run ended in the reference). */
+struct ax_rq {
+  uint32_t want;
+  uint32_t (*rows)[16];
+  int done;
+};
 #define AX_SIDE(R) ((ax_side *)(void *)((R) + AX_SLOTS * AX_VEC))
 /* The lanes at or past nl: what a micro-op computes there is never read */
 #define AX_DEAD(R) (AX_SIDE(R)->nl >= 32 ? 0u : ~0u << AX_SIDE(R)->nl)
@@ -274,19 +287,32 @@ static void ax_out_list(agx_state *s, const char *R, const uint16_t *L, unsigned
     ax_out(s, R, L[i++]);
   }
 }
-static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
-  ax_out_list(s, R, f->written, f->nwritten);
+/* L[0..n) without the registers of skip (bit N: rN) into out; their count. */
+static unsigned ax_drop(const uint16_t *L, unsigned n, uint32_t skip, uint16_t *out) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (L[i] >= 32 || !(skip >> L[i] & 1)) out[m++] = L[i];
+  return m;
+}
+/* The registers the run may have written out to s, but those of skip
+ * (bit N: rN), which stay in the file only. */
+static void ax_out_keep(agx_state *s, const agx_fast *f, const char *R, uint32_t skip) {
+  const uint16_t *W = f->written, *O = f->wo;
+  unsigned nw = f->nwritten, no = f->nwo;
+  uint16_t w2[AX_REGS], o2[AX_REGS];
+  if (skip) nw = ax_drop(W, nw, skip, w2), W = w2, no = ax_drop(O, no, skip, o2), O = o2;
+  ax_out_list(s, R, W, nw);
   unsigned nl = AX_SIDE(R)->nl, nfull = 0;
   uint32_t all = nl >= 32 ? 0xffffffffu : (1u << nl) - 1;
-  while (nfull < f->nwo && AX_SIDE(R)->wl[f->wo[nfull]] == all) nfull++;
-  if (nfull == f->nwo) { /* each written in every lane (a fragment program's colour): whole rows */
-    ax_out_list(s, R, f->wo, f->nwo);
+  while (nfull < no && AX_SIDE(R)->wl[O[nfull]] == all) nfull++;
+  if (nfull == no) { /* each written in every lane (a fragment program's colour): whole rows */
+    ax_out_list(s, R, O, no);
     return;
   }
   nfull = 0;
   uint16_t full[AX_REGS]; /* the ones written in every lane: whole rows */
-  for (unsigned i = 0; i < f->nwo; i++) {
-    unsigned n = f->wo[i];
+  for (unsigned i = 0; i < no; i++) {
+    unsigned n = O[i];
     const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
     uint32_t m = AX_SIDE(R)->wl[n];
     if (m == all) {
@@ -299,6 +325,40 @@ static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) {
     }
   }
   ax_out_list(s, R, full, nfull);
+}
+static void ax_out_written(agx_state *s, const agx_fast *f, const char *R) { ax_out_keep(s, f, R, 0); }
+
+void agx_rows_of(const agx_state *s, uint32_t want, agx_rows rows) {
+  for (unsigned n = 0; n < 8; n++)
+    if (want >> n & 1)
+      for (unsigned l = 0; l < 16; l++) rows[n][l] = agx_reg32(s, l, n);
+}
+
+/* The registers at a stop: for agx_run_rows those it asks for as rows (a
+ * row of the file where the file has every lane, each lane from where it
+ * is otherwise), the others out to s; else every one out to s. Out of
+ * line: inlined into the loop its locals went to the stack. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void ax_out_stop(agx_state *s, const agx_fast *f, const char *R) {
+  const ax_side *S = AX_SIDE(R);
+  ax_rq *q = S->rq;
+  if (!q) {
+    ax_out_written(s, f, R);
+    return;
+  }
+  if (f->outs_high || (f->outs & ~q->want)) ax_out_keep(s, f, R, q->want);
+  uint32_t below = S->nl >= 32 ? 0xffffffffu : (1u << S->nl) - 1;
+  for (uint32_t w = q->want & 0xffu; w; w &= w - 1) {
+    unsigned n = (unsigned)__builtin_ctz(w);
+    const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
+    uint32_t in = f->rowsrc[n] == 1 ? below : f->rowsrc[n] == 2 ? S->wl[n] & below : 0; /* lanes the file has */
+    if ((in & 0xffffu) == 0xffffu) memcpy(q->rows[n], v, sizeof q->rows[n]);
+    else
+      for (unsigned l = 0; l < 16; l++) q->rows[n][l] = in >> l & 1 ? v[l] : agx_reg32(s, l, n);
+  }
+  q->done = 1;
 }
 
 /* Instruction k through agx_exec_insn: its registers out, its writes
@@ -739,7 +799,8 @@ static int ax_go(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs_
   return ax_run(s, f, k, budget, d, R);
 }
 
-static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
+static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native,
+                       ax_rq *rq) {
   long k = ax_seek(f, entry);
   s->stopped = 0;
   s->pc = entry;
@@ -754,6 +815,7 @@ static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t
   char *R = (char *)file.v;
   uint32_t lanes = s->present | s->exec;
   file.side.nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
+  file.side.rq = rq;
   for (unsigned i = 0; i < f->nwo; i++) file.side.wl[f->wo[i]] = 0;
   ax_in_list(s, R, f->used, f->nused);
   for (unsigned i = 0; i < f->ncst; i++) {
@@ -764,13 +826,14 @@ static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t
   return ax_go(s, f, (size_t)k, budget, d, R, native);
 }
 static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
-  return ax_loop_any(s, prog, entry, budget, d, 0);
+  return ax_loop_any(s, prog, entry, budget, d, 0, NULL);
 }
 static int ax_loop_native(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
-  return ax_loop_any(s, prog, entry, budget, d, 1);
+  return ax_loop_any(s, prog, entry, budget, d, 1, NULL);
 }
 
-static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
+/* Whether a run of f from entry goes through the reference whole (exec_fast.c's first comment). */
+static int ax_whole(const agx_state *s, const agx_fast *f, uint32_t entry) {
   unsigned lim = s->nregs ? s->nregs : AGX_HALVES;
   int whole = f->refonly || f->top > lim;
   uint8_t any = 0;
@@ -780,8 +843,19 @@ static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t bu
     long k = ax_seek(f, entry);
     whole = k >= 0 && !f->leader[k];
   }
-  if (whole) return agx_run_ref(s, &f->p, entry, budget, d);
+  return whole;
+}
+
+static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
+  if (ax_whole(s, f, entry)) return agx_run_ref(s, &f->p, entry, budget, d);
   return agx_run_nearest(native ? ax_loop_native : ax_loop, s, f, entry, budget, d);
+}
+
+int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows) {
+  ax_rq q = {want, rows, 0};
+  int rc = ax_whole(s, f, 0) ? agx_run_ref(s, &f->p, 0, budget, d) : ax_loop_any(s, f, 0, budget, d, 1, &q);
+  if (rc == GS_OK && !q.done) agx_rows_of(s, want, rows); /* (the reference ran to the stop) */
+  return rc;
 }
 
 int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {
@@ -1320,6 +1394,13 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (!b.used[r] && b.whole[r]) f->wo[f->nwo++] = (uint16_t)r;
   }
   for (size_t k = 0; k < n; k++) f->par[k].wo = f->par[k].fw && !b.used[p->insn[k].dst.index / 2];
+  for (unsigned r = 0; r < 8; r++) f->rowsrc[r] = b.used[r] ? 1 : b.whole[r] ? 2 : 0;
+  for (unsigned i = 0; i < f->nwritten; i++)
+    if (f->written[i] < 32) f->outs |= 1u << f->written[i];
+    else f->outs_high = 1;
+  for (unsigned i = 0; i < f->nwo; i++)
+    if (f->wo[i] < 32) f->outs |= 1u << f->wo[i];
+    else f->outs_high = 1;
   if (b.err) {
     agx_fast_free(f);
     return gs_diag_set(d, GS_ENOMEM, "AGX shader: out of memory preparing the program");

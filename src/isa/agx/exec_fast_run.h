@@ -43,7 +43,9 @@
       AX_P;
       s->stopped = 1;
       s->pc = P->pc + f->p.insn[u->imm].len;
-      AX_LEAVE(GS_OK, AX_STEPS);
+      ax_out_stop(s, f, R); /* (agx_run_rows: its rows) */
+      s->exec = exec, s->steps = AX_STEPS;
+      return GS_OK;
     }
     case AX_TRAP: {
       AX_P;

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "core/clones.h"
 #include "core/half.h"
 #include "isa/debug.h"
 #include "isa/agx/unit_int.h"
@@ -76,26 +77,24 @@ static void cf_setup(agx_state *s, const gs_frag_io *f) {
   }
 }
 
-/* dst[l] = src[l] for the batch's n lanes, 0 for the rest of 16 (with
- * SSE2 and all 16, four 16-byte moves: the build sends a memcpy to the C
- * library). */
-static inline void lanes16(uint32_t dst[16], const uint32_t *src, unsigned n) {
-#if defined(__SSE2__)
-  if (n == 16) {
-    for (unsigned l = 0; l < 16; l += 4)
-      _mm_storeu_si128((__m128i *)(void *)&dst[l], _mm_loadu_si128((const __m128i *)(const void *)&src[l]));
-    return;
-  }
-#endif
+/* dst[l] = src[l] for the batch's n lanes, 0 for the rest of 16: one
+ * loop, inlined into each copy of the epilog, which GCC makes two masked
+ * 32-byte loads and stores in the AVX2 one, so that the tile buffer's
+ * 32-byte loads of the lanes find them in the store queue (a 32-byte load
+ * of two 16-byte stores, as GCC's inline memcpy of 64 bytes makes them,
+ * waits for both to reach the cache: a fifth of the batch's time). */
+static GS_CLONE_INLINE void lanes16(uint32_t dst[16], const uint32_t *src, unsigned n) {
   for (unsigned l = 0; l < 16; l++) dst[l] = l < n ? src[l] : 0;
 }
 
-/* 32-bit register n of each of the first 16 lanes of s (agx_reg32). */
-static inline void reg_row(const agx_state *s, unsigned n, uint32_t v[16]) {
-  for (unsigned l = 0; l < 16; l++) v[l] = agx_reg32(s, l, n);
+/* The registers the epilog reads for gates (GS_GATE_*), bit N: rN: the
+ * colour r4-r7, r2 (depth) with OmapDepth, r3 (r3h) with OmapSampleMask. */
+static uint32_t epilog_regs(uint32_t gates) {
+  return 0xf0u | (gates & GS_GATE_DEPTH ? 0x4u : 0u) | (gates & GS_GATE_SAMPLE_MASK ? 0x8u : 0u);
 }
 
-/* What the epilog does with batch f's results in s (Mesa's fragment ABI,
+/* What the epilog does with batch f's results in s and rows (the
+ * registers of epilog_regs; Mesa's fragment ABI,
  * docs/agx-unit.md "The epilog"), for each lane: discard (the samples
  * sample_mask/zs_emit killed, with KillsPixels); the sample mask r3h ANDed
  * into the coverage (with OmapSampleMask); depth (with OmapDepth: what
@@ -106,11 +105,13 @@ static inline void reg_row(const agx_state *s, unsigned n, uint32_t v[16]) {
  * VideoCore IV tile buffer's stencil reference is the stencil setup word's,
  * which the driver links into QPU programs only, so no stencil state
  * reaches an AGX program's draw. zs: agx_entry.zs of the program. */
-static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs) {
+GS_CLONES static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs,
+                             const agx_rows rows) {
   const gs_tile_port *t = f->tile;
   unsigned n = f->lanes < 16 ? f->lanes : 16;
   uint16_t lanes = f->mask;
-  uint32_t cov[16], z[16], rgba[2][16], v[16];
+  uint32_t cov[16], zw[16], rgba[2][16];
+  const uint32_t *z = zw;
   lanes16(cov, f->cov, n);
   uint64_t killed[2];
   memcpy(killed, s->killed, sizeof killed);
@@ -125,7 +126,7 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
     }
   }
   if (f->gates & GS_GATE_SAMPLE_MASK)
-    for (unsigned l = 0; l < 16; l++) cov[l] &= s->r[l][7]; /* r3h */
+    for (unsigned l = 0; l < 16; l++) cov[l] &= rows[3][l] >> 16; /* r3h */
   uint32_t none = 0; /* the lanes left without a sample */
 #if defined(__SSE2__)
   for (unsigned l = 0; l < 16; l += 4) {
@@ -144,39 +145,25 @@ static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsi
                                 "state (the VideoCore IV's stencil reference is linked into QPU programs): "
                                 "ignored", u->num, f->prog.code, l);
   if (f->gates & GS_GATE_DEPTH) {
-    reg_row(s, 2, v);
-    if (zs & AGX_ZS_DEPTH)
-      for (unsigned l = 0; l < 16; l++) v[l] = s->zs_done >> l & 1 ? s->depth[l] : v[l];
     for (unsigned l = 0; l < 16; l++) {
-      float d = gs_lane_f(v[l]);
+      float d = gs_lane_f(zs & AGX_ZS_DEPTH && s->zs_done >> l & 1 ? s->depth[l] : rows[2][l]);
       d = !(d > 0) ? 0 : d > 1 ? 1 : d;
-      z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+      zw[l] = (uint32_t)(d * 16777215.0 + 0.5);
     }
+  } else if (n == 16) {
+    z = f->z; /* the rasterised Z as it is */
   } else {
-    lanes16(z, f->z, n);
+    lanes16(zw, f->z, n);
   }
-  /* r4-r7, a lane's halves 8-15 in a row: one copy a lane (the halves
-   * little-endian, as agx_reg32 puts them together), its four channels
-   * converted side by side */
+  /* r4-r7 as rows, a channel's 16 lanes side by side */
   if (f->colour64) {
     for (unsigned l = 0; l < 16; l++) {
-      uint32_t c[4];
-      memcpy(c, &s->r[l][8], sizeof c);
-      rgba[0][l] = gs_half_bits(gs_lane_f(c[0])) | gs_half_bits(gs_lane_f(c[1])) << 16;
-      rgba[1][l] = gs_half_bits(gs_lane_f(c[2])) | gs_half_bits(gs_lane_f(c[3])) << 16;
+      rgba[0][l] = gs_half_bits(gs_lane_f(rows[4][l])) | gs_half_bits(gs_lane_f(rows[5][l])) << 16;
+      rgba[1][l] = gs_half_bits(gs_lane_f(rows[6][l])) | gs_half_bits(gs_lane_f(rows[7][l])) << 16;
     }
   } else { /* the tilebuffer's u8norm store */
-#if defined(__SSE2__)
-    for (unsigned l = 0; l < 16; l += 4) { /* four pixels, each gs_unorm8_pixel's channels, packed at once */
-      __m128i p0 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l][8]));
-      __m128i p1 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 1][8]));
-      __m128i p2 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 2][8]));
-      __m128i p3 = gs_unorm8_ps(_mm_loadu_ps((const float *)(const void *)&s->r[l + 3][8]));
-      _mm_storeu_si128((__m128i *)(void *)&rgba[0][l], _mm_packus_epi16(_mm_packs_epi32(p0, p1), _mm_packs_epi32(p2, p3)));
-    }
-#else
-    for (unsigned l = 0; l < 16; l++) rgba[0][l] = gs_unorm8_pixel(&s->r[l][8]);
-#endif
+    const uint32_t *const c[4] = {rows[4], rows[5], rows[6], rows[7]};
+    gs_unorm8_rows(c, rgba[0]);
   }
   t->begin(t->ctx);
   if (!lanes) return;
@@ -237,6 +224,18 @@ static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes) {
   s->zs_done = 0, s->var_done = 0;
 }
 
+/* gs_isa.fragment_reads: a program reads W and the varyings only through
+ * the coefficient registers (iter, iterproj, ldcf: cf_setup fits them from
+ * W, the planes and the offsets), the pixel through them and sr80/sr81;
+ * the rasterised Z only the epilog takes, which always has it. Everything
+ * under the debugger (which shows the coefficients) or without a program. */
+uint32_t agx_fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  if (g->debug) return GS_FRAG_READS_ALL;
+  const agx_entry *e = agx_find(g, u, code);
+  if (!e) return GS_FRAG_READS_ALL; /* (the run reports the error) */
+  return GS_FRAG_READS_XY | (e->reads_cf ? GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS : 0u);
+}
+
 int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
   *ran = 0;
   const agx_entry *e = agx_find(g, u, fio[0].prog.code);
@@ -277,15 +276,22 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
       u->cf_used = ncf;
       cf_setup(s, f);
     }
-    int rc = g->debug && gs_debug_wants_fragment(g, f, 1) ? agx_debug_run(g, s, &e->prog, 0, u->diag) /* the shader debugger */
-                                                           : agx_run_group(g, e, s, u->diag);
+    agx_rows rows;
+    uint32_t want = epilog_regs(f->gates);
+    int rc;
+    if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
+      rc = agx_debug_run(g, s, &e->prog, 0, u->diag);
+      if (rc >= 0) agx_rows_of(s, want, rows);
+    } else {
+      rc = agx_run_group_rows(g, e, s, u->diag, want, rows);
+    }
     if (rc < 0) {
       char extra[64];
       snprintf(extra, sizeof extra, ", block (%u, %u) (lane k: its pixel k)", f->x[0], f->y[0]);
       *ran = b;
       return agx_unit_error(u, rc, "fragment shader", f->prog.code, extra);
     }
-    epilog(u, s, f, zs);
+    epilog(u, s, f, zs, rows);
   }
   *ran = n;
   return GS_OK;

@@ -42,4 +42,5 @@ const gs_isa gs_isa_agx = {
   .idle = agx_idle,
   .run_vertex = agx_run_vertex,
   .run_fragment = agx_run_fragment,
+  .fragment_reads = agx_fragment_reads,
 };

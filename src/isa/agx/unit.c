@@ -272,6 +272,14 @@ int agx_run_group(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d)
   return run_program(g, &e->prog, e->fast, s, d);
 }
 
+int agx_run_group_rows(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d, uint32_t want, agx_rows rows) {
+  if (g->cfg.interpreter != GS_INTERP_REFERENCE && !g->debug)
+    return agx_run_rows(s, e->fast, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, d, want, rows);
+  int rc = agx_run_group(g, e, s, d);
+  if (rc == GS_OK) agx_rows_of(s, want, rows);
+  return rc;
+}
+
 /* Prefixes the unit's error with the unit, the stage and the program. */
 int agx_unit_error(gs_isa_unit *u, int rc, const char *what, gs_addr code, const char *extra) {
   char msg[sizeof u->diag->msg];

@@ -31,5 +31,6 @@ gs_fp_env agx_fp_env(const gs_gpu *g, gs_fp_env base);
 void agx_idle(gs_gpu *g);
 int agx_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io);
 int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran);
+uint32_t agx_fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code);
 
 #endif

@@ -1,8 +1,10 @@
 /* isa_sass.c — NVIDIA Maxwell SASS as a gs_isa (src/isa/isa.h): the text
  * tools (asm.c, disasm.c) and the pipeline unit (unit.c). */
 #include "isa/isa.h"
+#include "isa/sass/exec.h"
 #include "isa/sass/table.h"
 #include "isa/sass/unit.h"
+#include "v3d/v3d.h"
 
 static int assemble(const char *src, const char *file, uint32_t base, gs_isa_binary *out, gs_diag *d) {
   (void)base; /* branch targets are code offsets, whatever the load address */
@@ -12,6 +14,19 @@ static int assemble(const char *src, const char *file, uint32_t base, gs_isa_bin
 static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **text, gs_diag *d) {
   (void)base;
   return sass_disasm(bytes, size, text, d);
+}
+
+/* gs_isa.fragment_reads: a pixel program reads the batch's W, Z and
+ * varyings only through IPA (src/isa/sass/attr.c, sass_ipa: the position's
+ * z and w, a generic attribute's plane, offset and W); the pixel through
+ * IPA and the system registers. Everything under the debugger or without a
+ * program. */
+static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  const sass_program *p = g->debug ? NULL : sass_unit_program(g, u, code);
+  if (!p) return GS_FRAG_READS_ALL;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->insn[i].op == SASS_OP_IPA) return GS_FRAG_READS_ALL;
+  return GS_FRAG_READS_XY;
 }
 
 const gs_isa gs_isa_sass = {
@@ -38,4 +53,5 @@ const gs_isa gs_isa_sass = {
   .idle = sass_idle,
   .run_vertex = sass_run_vertex,
   .run_fragment = sass_run_fragment,
+  .fragment_reads = fragment_reads,
 };

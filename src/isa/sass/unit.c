@@ -176,6 +176,11 @@ static const entry *find(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
                                                     u->diag);
 }
 
+const sass_program *sass_unit_program(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
+  const entry *e = find(g, u, code);
+  return e ? &e->prog : NULL;
+}
+
 /* Runs the warp through the context's interpreter (gs_gpu_config.interpreter). */
 static int run_warp(const gs_gpu *g, gs_isa_unit *u, const entry *e, const sass_io *io, uint64_t budget,
                     const char *what, const gs_vertex_io *vio) {

@@ -15,5 +15,9 @@ gs_fp_env sass_fp_env(const gs_gpu *g, gs_fp_env base);
 void sass_idle(gs_gpu *g);
 int sass_run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io);
 int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *io, unsigned n, unsigned *ran);
+/* The decoded program at code as the unit's runs find it, or NULL (the
+ * error in the unit's diag). */
+struct sass_program;
+const struct sass_program *sass_unit_program(gs_gpu *g, gs_isa_unit *u, gs_addr code);
 
 #endif
