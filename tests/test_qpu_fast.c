@@ -11,10 +11,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "gpusim/qpu.h"
 #include "isa/qpu/table.h"
+#include "isa/qpu/pred.h"
 #include "isa/qpu/qpu.h"
 #include "isa/uop/jit.h"
 #include "v3d/v3d.h"
@@ -29,14 +31,31 @@ static uint32_t next(rng *r) {
 }
 static uint32_t pick(rng *r, uint32_t n) { return next(r) % n; }
 
+static uint32_t qf_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
 static const uint32_t special_values[] = {
     0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x80800000, 0x3f800000,
     0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f7fffff, 0xff7fffff,
     0x4b000000, 0x4b800001, 0x33800000, 0x3f800001, 0x7fffffff, 0x80000001, 0x000000ff,
     0x0000ffff, 0xffffffff, 0x12345678, 0x3effffff, 0x3f000001, 0x4f000000, 0xcf000000};
 
+/* A float for the colour pack: in [-0.25, 1.25], or next to one of the
+ * pack's steps (k + 1/2) / 255 (0.5, a tie, among them), give or take an
+ * ulp. */
+static uint32_t colour_value(rng *r) {
+  if (pick(r, 2)) return qf_bits((float)((int)pick(r, 1501) - 250) / 1000.0f);
+  uint32_t x = qf_bits(((float)pick(r, 255) + 0.5f) / 255.0f);
+  return x + pick(r, 3) - 1;
+}
+
 static uint32_t random_value(rng *r) {
-  if (pick(r, 2)) return special_values[pick(r, sizeof special_values / sizeof special_values[0])];
+  unsigned k = pick(r, 8);
+  if (k < 4) return special_values[pick(r, sizeof special_values / sizeof special_values[0])];
+  if (k < 6) return colour_value(r);
   return next(r);
 }
 
@@ -60,7 +79,12 @@ static unsigned random_raddr(rng *r) {
 
 static uint64_t random_alu(rng *r) {
   uint64_t w = 0;
-  unsigned sig = pick(r, 3) ? QPU_SIG_NONE : QPU_SIG_SMALL_IMM;
+  /* the signals that do nothing here (thrsw, lthrsw, sbwait, sbdone) now
+   * and then, and rarely loadc (an error outside a fragment shader) */
+  static const unsigned sigs[] = {QPU_SIG_THRSW, QPU_SIG_LTHRSW, QPU_SIG_SBWAIT, QPU_SIG_SBDONE, QPU_SIG_THRSW,
+                                  QPU_SIG_LTHRSW, QPU_SIG_SBWAIT, QPU_SIG_SBDONE, QPU_SIG_LOADC};
+  unsigned k = pick(r, 24);
+  unsigned sig = k < 8 ? QPU_SIG_SMALL_IMM : k < 9 ? sigs[pick(r, 9)] : QPU_SIG_NONE;
   unsigned op_add;
   do op_add = pick(r, 32);
   while (qpu_add_ops[op_add].name[0] == '\0');
@@ -114,6 +138,24 @@ static uint64_t random_mov(rng *r) {
   return w;
 }
 
+/* The MUL unit's colour pack (pm=1, .8888 and .8a-.8d) of any MUL op, a
+ * move (raw bits: NaN patterns reach the pack) one time in three, to an
+ * accumulator, a register, r5 or nowhere, under any condition, with the
+ * ADD writing the same accumulator half the time. */
+static uint64_t random_colour_pack(rng *r) {
+  static const unsigned dests[] = {QPU_W_ACC0, QPU_W_ACC1, QPU_W_ACC2, QPU_W_ACC3, QPU_W_ACC5, QPU_W_NOP};
+  uint64_t w = random_alu(r);
+  unsigned mux = pick(r, 8), waddr = pick(r, 4) ? dests[pick(r, 6)] : pick(r, 32);
+  w = qpu_set(w, QPU_F_PM, 1);
+  w = qpu_set(w, QPU_F_PACK, 3 + pick(r, 5));
+  w = qpu_set(w, QPU_F_UNPACK, pick(r, 4) ? 0 : pick(r, 8));
+  w = qpu_set(w, QPU_F_OP_MUL, 1 + pick(r, 7));
+  if (pick(r, 3) == 0) w = qpu_set(qpu_set(qpu_set(w, QPU_F_OP_MUL, QPU_M_V8MIN), QPU_F_MUL_A, mux), QPU_F_MUL_B, mux);
+  w = qpu_set(w, QPU_F_WADDR_MUL, waddr);
+  if (qpu_waddr_is_acc(waddr) && pick(r, 2)) w = qpu_set(w, QPU_F_WADDR_ADD, waddr);
+  return w;
+}
+
 static uint64_t random_ldi(rng *r) {
   static const unsigned types[] = {QPU_LDI_32, QPU_LDI_PES, QPU_LDI_PEU};
   uint64_t w = qpu_set(0, QPU_F_SIG, QPU_SIG_LOAD_IMM);
@@ -160,6 +202,8 @@ static void random_program(rng *r, uint64_t *w) {
       w[i] = random_ldi(r);
     } else if (k < 7) {
       w[i] = random_mov(r);
+    } else if (k < 9) {
+      w[i] = random_colour_pack(r);
     } else {
       w[i] = random_alu(r);
     }
@@ -301,11 +345,91 @@ static void test_tlb_write_outside_fragment_shader(void **state) {
   }
 }
 
+/* The MUL unit's colour pack (pm=1) worked by hand: the float read in the
+ * no-NaN model (docs/determinism.md: a zero exponent is 0, exponent 255 an
+ * infinity of its sign), c = round(f × 255) with halves rounded up, clamped
+ * to 0..255; .8a-.8d write byte 0-3 of a register and keep the others,
+ * .8888 replicates c, an I/O register (r5rep) gets the packed word with the
+ * other bytes 0 (RG "Pack/unpack", table 3). Each value's c below is
+ * x × 255 worked out exactly from its bits: 0.5 is 127.5, a tie, so 128;
+ * 0.25 is 63.75, so 64; 0x3b008080 is 0.49999997 and 0x3b008081 0.50000003,
+ * either side of the first step; 0.99609375 (0x3f7f0000) is 254.0039 and
+ * 0x3f7f8000 254.502. Through the reference, the fast interpreter and native
+ * code; each case fails when a byte, a kept byte, the condition or the order
+ * of the two units' writes is wrong. */
+static const char pack_program[] =
+    "  mov r0, unif\n"
+    "  mov r1, unif\n"
+    "  mov r2, r1 ; mov rb5, r1\n"
+    "  mov r3, r1 ; mov rb10, r1\n"
+    "  sub.setf -, elem_num, 8\n"         /* N in lanes 0-7 */
+    "  nop ; mov r1.8a, r0\n"
+    "  nop ; mov r2.8c, r0\n"
+    "  nop ; mov r3.8888, r0\n"
+    "  nop ; mov rb5.8d, r0\n"
+    "  nop ; mov.ns rb10.8b, r0\n"
+    "  nop ; mov rb7, r1\n"
+    "  nop ; mov rb8, r2\n"
+    "  nop ; mov rb9, r3\n"
+    "  nop ; mov r5rep.8b, r0\n"
+    "  mov r3, r0 ; mov r3.8b, r0\n"      /* both units: the ADD's word, the MUL's byte */
+    "  fmul r2.8d, r0, 1.0\n"             /* the product, then its pack */
+    "  thrend\n  nop\n  nop\n";
+
+static void test_colour_pack_by_hand(void **state) {
+  (void)state;
+  static const struct { uint32_t x, c; } cases[] = {
+      {0x3f000000, 128}, {0x3f800000, 255}, {0x40000000, 255}, {0xbf000000, 0},   {0x00000000, 0},
+      {0x80000000, 0},   {0x007fffff, 0},   {0x7f800000, 255}, {0xff800000, 0},   {0x7fc00000, 255},
+      {0xffc00001, 0},   {0x3e800000, 64},  {0x3f19999a, 153}, {0x3ecccccd, 102}, {0x3e4ccccd, 51},
+      {0x3b000000, 0},   {0x3b008080, 0},   {0x3b008081, 1},   {0x3f7fffff, 255}, {0x3f7f0000, 254},
+      {0x3f7f8000, 255}};
+  const uint32_t old = 0x11223344;
+  uint64_t *code, w[PROG_LEN];
+  size_t n;
+  gs_diag d;
+  if (gs_qpu_asm(pack_program, "pack.s", 0, &code, &n, &d) < 0) fail_msg("%s", d.msg);
+  assert_true(n <= PROG_LEN);
+  for (size_t i = 0; i < PROG_LEN; i++) w[i] = i < n ? code[i] : QPU_NOP_WORD;
+  free(code);
+  int native = gs_jit_available();
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    uint32_t x = cases[k].x, c = cases[k].c, unif[NUNIF] = {x, old};
+    for (int how = 0; how < 2 + native; how++) {
+      if (how == 2) gs_jit_policy(1, 1);
+      gs_gpu *g = gpu_with(w, unif);
+      gs_qpu_status st;
+      assert_int_equal(run_one(g, how ? GS_INTERP_FAST : GS_INTERP_REFERENCE, GS_ROUND_TOWARD_ZERO, &st), GS_OK);
+      if (how == 2) gs_jit_policy(0, 0);
+      const gs_qpu *q = qpu_cluster_of(g)->qpu[0];
+      for (int i = 0; i < QPU_LANES; i++) {
+        const struct { int slot; uint32_t want; } want[] = {
+            {QREG_RB0 + 7, (old & ~0xffu) | c},                 /* r1.8a */
+            {QREG_RB0 + 8, (old & ~0xff0000u) | c << 16},       /* r2.8c */
+            {QREG_RB0 + 9, c * 0x01010101u},                    /* r3.8888 */
+            {QREG_RB0 + 5, (old & ~0xff000000u) | c << 24},     /* rb5.8d */
+            {QREG_RB0 + 10, i < 8 ? (old & ~0xff00u) | c << 8 : old}, /* mov.ns rb10.8b */
+            {QREG_R5, c << 8},                                  /* r5rep.8b: the other bytes 0 */
+            {QREG_R0 + 3, (x & ~0xff00u) | c << 8},                 /* mov r3, r0 ; mov r3.8b, r0 */
+            {QREG_R0 + 2, (((old & ~0xff0000u) | c << 16) & 0x00ffffffu) | c << 24}, /* fmul r2.8d */
+        };
+        for (size_t j = 0; j < sizeof want / sizeof want[0]; j++)
+          if (q->reg[want[j].slot].u[i] != want[j].want)
+            fail_msg("x 0x%08x, %s, slot %d lane %d: 0x%08x, want 0x%08x", x,
+                     how == 0 ? "reference" : how == 1 ? "fast" : "native", want[j].slot, i,
+                     q->reg[want[j].slot].u[i], want[j].want);
+      }
+      gs_gpu_free(g);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_programs_toward_zero),
       cmocka_unit_test(test_random_programs_nearest_even),
       cmocka_unit_test(test_random_programs_native),
+      cmocka_unit_test(test_colour_pack_by_hand),
       cmocka_unit_test(test_cache_notices_changed_code),
       cmocka_unit_test(test_tlb_write_outside_fragment_shader),
   };

@@ -410,6 +410,17 @@ static uint32_t ref_lane(unsigned kind, uint32_t a, uint32_t b) {
   }
 }
 
+/* GS_UOP_PACK_UNORM8_NN's byte, plainly: the no-NaN model's input (zero
+ * exponent 0, exponent 255 an infinity of its sign), clamped to [0, 1],
+ * × 255 + 0.5 in double (exact for a binary32) and truncated. */
+static uint32_t ref_unorm8(uint32_t a) {
+  uint32_t e = (a >> 23) & 255;
+  if (e == 0) return 0;
+  if (e == 255) return (a >> 31) ? 0 : 255;
+  double f = gs_lane_f(a);
+  return f <= 0 ? 0 : f >= 1 ? 255 : (uint32_t)(f * 255.0 + 0.5);
+}
+
 /* Runs prog lane by lane over regs (NREGS × n words) and masks. */
 static void ref_run(int n, uint32_t *regs, uint32_t *masks, const uint32_t *consts, const gs_uop *prog) {
   for (const gs_uop *u = prog; u->kind != GS_UOP_END; u++) {
@@ -421,6 +432,7 @@ static void ref_run(int n, uint32_t *regs, uint32_t *masks, const uint32_t *cons
       if (u->kind == GS_UOP_SELECT) r[i] = in ? x : y;
       else if (u->kind == GS_UOP_MOVE) r[i] = in ? x : regs[u->d / vec * n + i];
       else if (u->kind == GS_UOP_CONST) r[i] = consts[u->imm * n + i];
+      else if (u->kind == GS_UOP_PACK_UNORM8_NN) r[i] = (y & ~u->imm) | ((ref_unorm8(x) * 0x01010101u) & u->imm);
       else if (gs_uop_writes_mask(u->kind)) {
         uint32_t old = masks[u->d] >> i & 1;
         m |= (uint32_t)(in ? ref_lane(u->kind, x, y) : old) << i;
@@ -456,6 +468,10 @@ static void random_programs(fixture *f) {
                       (int)(next(&r) % NREGS));
         if (gs_uop_writes_mask(kind)) prog[i].d = (uint16_t)(1 + next(&r) % (GS_UOP_MASKS - 1));
         if (kind == GS_UOP_CONST) prog[i].imm = next(&r) % 2;
+        if (kind == GS_UOP_PACK_UNORM8_NN) {
+          static const uint32_t bytes[] = {0xff, 0xff00, 0xff0000, 0xff000000, 0xffffffffu};
+          prog[i].imm = next(&r) % 6 ? bytes[next(&r) % 5] : next(&r);
+        }
       }
       prog[LEN] = end_op();
       memcpy(ref, f->regs, (size_t)NREGS * f->n * 4);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <threads.h>
 #include "gpusim/driver.h"
+#include "isa/qpu/alu.h"
 #include "isa/qpu/decode.h"
 #include "isa/qpu/pred.h"
 #include "isa/uop/jit.h"
@@ -151,8 +152,9 @@ static dest alu_dest(uint64_t w, int is_mul) {
  * whether or not its ALU does an operation. */
 static int names_dest(uint64_t w, int h) { return qpu_half_cond(w, h) != 0 && qpu_half_waddr(w, h) != QPU_W_NOP; }
 
-/* Emits the write-back of reg[src] to d. */
-static void emit_writeback(builder *b, const dest *d, uint8_t src) {
+/* Emits the write-back of reg[src] to d; a register below 32 takes the
+ * bits `bytes` of it and keeps the others. */
+static void emit_writeback(builder *b, const dest *d, uint8_t src, uint32_t bytes) {
   if (!d->writes) return;
   qpu_uop u = {0};
   u.a = src;
@@ -160,6 +162,7 @@ static void emit_writeback(builder *b, const dest *d, uint8_t src) {
   if (d->addr < 32) {
     u.kind = UOP_STAGE;
     u.d = (uint16_t)((d->side ? QREG_RB0 : QREG_RA0) + d->addr);
+    u.imm = bytes;
   } else if (qpu_waddr_is_acc(d->addr)) {
     if (d->cond == 1 && src == QREG_R0 + d->addr - QPU_W_ACC0) return; /* computed in place */
     u.kind = GS_UOP_MOVE;
@@ -191,31 +194,41 @@ static const uint8_t mul_kind[8] = {
     [QPU_M_V8MULD] = UOP_V8MULD, [QPU_M_V8MIN] = UOP_V8MIN, [QPU_M_V8MAX] = UOP_V8MAX,
     [QPU_M_V8ADDS] = UOP_V8ADDS, [QPU_M_V8SUBS] = UOP_V8SUBS};
 
+/* The regfile-A pack (pm=0) of half h's result, when the fast interpreter
+ * does it: a shift and a staged write of some bytes (emit_pack_a). The
+ * float16 packs of a float result (16a, 16b) and the 8888 and saturating
+ * packs are left to the reference; so is 32s of the ADD's add and sub. */
+static int pack_a_is_fast(uint64_t w, int h) {
+  unsigned pack = qpu_get(w, QPU_F_PACK), op = qpu_get(w, h ? QPU_F_OP_MUL : QPU_F_OP_ADD);
+  int float_out = h ? qpu_mul_ops[op].float_out : qpu_add_ops[op].float_out;
+  if (pack >= 4 && pack <= 7) return 1;
+  if (pack == 1 || pack == 2) return !float_out;
+  if (pack == 8) return h || (op != QPU_A_ADD && op != QPU_A_SUB);
+  return 0;
+}
+
 /* Can the fast interpreter run this ALU-form instruction itself? */
 static int alu_is_fast(uint64_t w) {
   unsigned sig = qpu_get(w, QPU_F_SIG);
   unsigned op_add = qpu_get(w, QPU_F_OP_ADD), op_mul = qpu_get(w, QPU_F_OP_MUL);
-  unsigned pm = qpu_get(w, QPU_F_PM), pack = qpu_get(w, QPU_F_PACK), unpack = qpu_get(w, QPU_F_UNPACK);
+  unsigned pm = qpu_get(w, QPU_F_PM), pack = qpu_get(w, QPU_F_PACK);
   if ((op_add != QPU_A_NOP && add_kind[op_add] == NO_KIND) || (op_mul != QPU_M_NOP && mul_kind[op_mul] == NO_KIND))
     return 0;
-  if (!(sig == QPU_SIG_NONE || sig == QPU_SIG_THREND || sig == QPU_SIG_LDTMU0 ||
-        sig == QPU_SIG_LDTMU1 || (sig == QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) < 48)))
-    return 0;
+  /* Every signal but bkpt: thrsw, lthrsw, sbwait and sbdone do nothing for
+   * a QPU that runs one thread (io.c's qpu_io_signal), the loads of r4
+   * are UOP_LDTMU and UOP_SIGNAL. */
+  if (sig == QPU_SIG_BKPT || (sig == QPU_SIG_SMALL_IMM && qpu_get(w, QPU_F_RADDR_B) >= 48)) return 0;
   dest da = alu_dest(w, 0), dm = alu_dest(w, 1);
   /* A nop that still names a destination: leave its meaning to the reference. */
   if ((op_add == QPU_A_NOP && names_dest(w, 0)) || (op_mul == QPU_M_NOP && names_dest(w, 1))) return 0;
-  if (da.writes && dm.writes && da.addr == dm.addr && (da.addr >= 32 || da.side == dm.side)) return 0;
-  unsigned muxes[4] = {qpu_get(w, QPU_F_ADD_A), qpu_get(w, QPU_F_ADD_B), qpu_get(w, QPU_F_MUL_A),
-                       qpu_get(w, QPU_F_MUL_B)};
-  if (unpack) {
-    for (int i = 0; i < 4; i++) {
-      int used = i < 2 ? op_add != QPU_A_NOP : op_mul != QPU_M_NOP;
-      if (used && muxes[i] == (pm ? QPU_MUX_R4 : QPU_MUX_A)) return 0;
-    }
-  }
-  if (pack) {
-    if (pm) return 0;
-    if ((da.writes && da.side == 0 && da.addr < 32) || (dm.writes && dm.side == 0 && dm.addr < 32)) return 0;
+  /* Both halves writing one I/O address: left to the reference. Two
+   * accumulator writes are the ADD's, then the MUL's (emit_alu); the two
+   * halves always write different files' registers (ws swaps both). */
+  if (da.writes && dm.writes && da.addr == dm.addr && da.addr >= 32 && !qpu_waddr_is_acc(da.addr)) return 0;
+  /* pm=1: the MUL's colour pack (emit_alu). pm=0: the regfile-A pack. */
+  if (pack && !pm) {
+    if (da.writes && da.side == 0 && da.addr < 32 && !pack_a_is_fast(w, 0)) return 0;
+    if (dm.writes && dm.side == 0 && dm.addr < 32 && !pack_a_is_fast(w, 1)) return 0;
   }
   return 1;
 }
@@ -226,6 +239,22 @@ static int alu_is_fast(uint64_t w) {
 static int is_identity(unsigned op, int is_mul) {
   if (is_mul) return op == QPU_M_V8MIN || op == QPU_M_V8MAX;
   return op == QPU_A_OR || op == QPU_A_AND || op == QPU_A_MIN || op == QPU_A_MAX;
+}
+
+/* The write-back of half `out`'s result to regfile-A register d->addr
+ * under the pack of pack_a_is_fast (RG "Pack/unpack"; exec_ref.c's
+ * qpu_pack_a): 16a, 8a and 32s write the low bits as they are, 16b and
+ * 8b-8d the low bits shifted into place (by a small immediate: 8, and -16
+ * and -8, whose low five bits are 16 and 24); the register keeps its other
+ * bits. */
+static void emit_pack_a(builder *b, const dest *d, uint8_t out, unsigned pack) {
+  unsigned shift = pack == 2 ? 16 : pack >= 4 && pack <= 7 ? 8 * (pack - 4) : 0;
+  if (shift) {
+    emit(b, (qpu_uop){.kind = GS_UOP_SHL, .d = QREG_TMP, .a = out,
+                      .b = (uint16_t)(QREG_SMALL_IMM0 + (shift == 8 ? 8 : shift == 16 ? 16 : 24))});
+    out = QREG_TMP;
+  }
+  emit_writeback(b, d, out, qpu_pack_bytes(pack));
 }
 
 static void emit_alu(builder *b, uint64_t w) {
@@ -244,8 +273,37 @@ static void emit_alu(builder *b, uint64_t w) {
   }
   uint8_t add_a = mux_slot(w, qpu_get(w, QPU_F_ADD_A)), add_b = mux_slot(w, qpu_get(w, QPU_F_ADD_B));
   uint8_t mul_a = mux_slot(w, qpu_get(w, QPU_F_MUL_A)), mul_b = mux_slot(w, qpu_get(w, QPU_F_MUL_B));
+  /* Unpack (RG "Pack/unpack"; exec_ref.c's select_operand): pm=1, r4 as
+   * floats for any consumer; pm=0, the value read through raddr_a as each
+   * ALU that selects it takes it (float or integer input). */
+  unsigned unpack = qpu_get(w, QPU_F_UNPACK);
+  if (unpack) {
+    int pm1 = qpu_get(w, QPU_F_PM) != 0;
+    unsigned mux = pm1 ? QPU_MUX_R4 : QPU_MUX_A;
+    for (int h = 0; h < 2; h++) {
+      if (h ? op_mul == QPU_M_NOP : op_add == QPU_A_NOP) continue;
+      int ra = qpu_get(w, h ? QPU_F_MUL_A : QPU_F_ADD_A) == mux, rb = qpu_get(w, h ? QPU_F_MUL_B : QPU_F_ADD_B) == mux;
+      if (!ra && !rb) continue;
+      uint8_t slot = pm1 ? QREG_UNPACK_R4 : h ? QREG_UNPACK_A_MUL : QREG_UNPACK_A_ADD;
+      int float_in = pm1 || (h ? qpu_mul_ops[op_mul].float_in : qpu_add_ops[op_add].float_in);
+      uint8_t src = pm1 ? QREG_R4 : mux_slot(w, QPU_MUX_A);
+      if (!(pm1 && h && (add_a == slot || add_b == slot))) /* r4 unpacked once */
+        emit(b, (qpu_uop){.kind = UOP_UNPACK, .d = slot, .a = src, .op = (uint8_t)unpack, .side = (uint8_t)float_in});
+      if (h) mul_a = ra ? slot : mul_a, mul_b = rb ? slot : mul_b;
+      else add_a = ra ? slot : add_a, add_b = rb ? slot : add_b;
+    }
+  }
   int flags_from_add = sf && op_add != QPU_A_NOP;
   int flags_from_mul = sf && op_add == QPU_A_NOP && op_mul != QPU_M_NOP;
+  /* The MUL's colour pack (pm=1; RG "Pack/unpack", table 3), of the result
+   * as it is before the pack (the flags see that). */
+  unsigned pm = qpu_get(w, QPU_F_PM);
+  unsigned pack = pm && op_mul != QPU_M_NOP && dm.writes ? qpu_get(w, QPU_F_PACK) : 0;
+  /* The regfile-A pack (pm=0) of the half that writes file A. */
+  unsigned pack_a = pm ? 0 : qpu_get(w, QPU_F_PACK);
+  int pack_add = pack_a && da.writes && da.side == 0 && da.addr < 32;
+  int pack_mul = pack_a && dm.writes && dm.side == 0 && dm.addr < 32;
+  int same_acc = da.writes && dm.writes && da.addr == dm.addr && qpu_waddr_is_acc(da.addr);
 
   /* A mov with the other ALU idle (`mov tlb_z, rb15`, `nop ; mov r1, r0`)
    * computes nothing: its result is its operand, written back straight
@@ -276,7 +334,7 @@ static void emit_alu(builder *b, uint64_t w) {
   if (mul_mov) {
     mul_out = mul_a;
   } else if (op_mul != QPU_M_NOP) {
-    if (dm.writes && dm.cond == 1 && !flags_from_mul && qpu_waddr_is_acc(dm.addr))
+    if (dm.writes && dm.cond == 1 && !flags_from_mul && !pack && !same_acc && qpu_waddr_is_acc(dm.addr))
       mul_out = (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0);
     u = (qpu_uop){.kind = mul_kind[op_mul], .d = mul_out, .a = mul_a, .b = mul_b};
     emit(b, u);
@@ -286,13 +344,33 @@ static void emit_alu(builder *b, uint64_t w) {
                   .cond = (uint8_t)dm.cond, .op = (uint8_t)op_mul};
     emit(b, u);
   }
-  if (op_add != QPU_A_NOP) emit_writeback(b, &da, add_out);
-  if (op_mul != QPU_M_NOP) emit_writeback(b, &dm, mul_out);
+  if (pack_add) emit_pack_a(b, &da, add_out, pack_a);
+  else if (op_add != QPU_A_NOP) emit_writeback(b, &da, add_out, 0xffffffffu);
+  if (pack_mul) {
+    emit_pack_a(b, &dm, mul_out, pack_a);
+  } else if (pack) {
+    /* A register keeps the bytes .8a-.8d do not write; an I/O register
+     * gets the whole word, the other bytes 0 (exec_ref.c's apply_pack).
+     * After the ADD's write-back: an accumulator both write is the ADD's
+     * result with the MUL's byte. */
+    uint32_t bytes = qpu_mul_pack_bytes(pack);
+    int acc = qpu_waddr_is_acc(dm.addr);
+    uint8_t keep = acc ? (uint8_t)(QREG_R0 + dm.addr - QPU_W_ACC0) : QREG_SMALL_IMM0; /* the constant 0 */
+    uint8_t out = acc && dm.cond == 1 ? keep : QREG_MUL_OUT;
+    emit(b, (qpu_uop){.kind = GS_UOP_PACK_UNORM8_NN, .d = out, .a = mul_out, .b = keep, .imm = bytes});
+    emit_writeback(b, &dm, out, dm.addr < 32 ? bytes : 0xffffffffu);
+  } else if (op_mul != QPU_M_NOP) {
+    emit_writeback(b, &dm, mul_out, 0xffffffffu);
+  }
   if (sig == QPU_SIG_LDTMU0 || sig == QPU_SIG_LDTMU1) {
     u = (qpu_uop){.kind = UOP_LDTMU, .side = (uint8_t)(sig == QPU_SIG_LDTMU1)};
     emit(b, u);
   }
-  if (sig == QPU_SIG_THREND) {
+  if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND || sig == QPU_SIG_LOADCV || sig == QPU_SIG_LOADAM) {
+    u = (qpu_uop){.kind = UOP_SIGNAL, .op = (uint8_t)sig};
+    emit(b, u);
+  }
+  if (sig == QPU_SIG_THREND || sig == QPU_SIG_LDCEND) {
     u = (qpu_uop){.kind = UOP_THREND};
     emit(b, u);
   }
@@ -328,8 +406,8 @@ static void emit_ldi(builder *b, uint64_t w) {
   qpu_uop u = {.kind = GS_UOP_CONST, .d = out};
   u.imm = add_const(b, &v);
   emit(b, u);
-  emit_writeback(b, &da, out);
-  emit_writeback(b, &dm, out);
+  emit_writeback(b, &da, out, 0xffffffffu);
+  emit_writeback(b, &dm, out, 0xffffffffu);
 }
 
 /* Predecodes the instruction w, word `index` of its program, into b's

@@ -4,8 +4,8 @@
  * per context by code address and content.
  *
  * The fast interpreter handles the common instruction shapes itself and
- * hands every other instruction (rotations, unpacks, packs, semaphores, rare
- * signals) to the reference interpreter, so both always agree on what an
+ * hands every other instruction (rotations, the float16, 8888 and saturating
+ * regfile-A packs, semaphores, rare signals) to the reference interpreter, so both always agree on what an
  * instruction means; tests run whole programs through both and compare.
  */
 #ifndef GS_QPU_DECODE_H
@@ -35,14 +35,16 @@ enum {
   UOP_V8MULD,
   UOP_V8MIN,
   UOP_V8MAX,
+  UOP_UNPACK,      /* reg[d] = unpack mode `op` of reg[a] for a float (side 1) or integer consumer (alu.h) */
   UOP_IO_READ,     /* reg[d] = I/O read of address `addr` in file `side` */
   UOP_FLAGS_ADD,   /* new flags from ADD op `op`: result reg[d], operands reg[a], reg[b], lanes cond */
   UOP_FLAGS_MUL,   /* new flags from MUL op `op` */
   UOP_SETF,        /* the new flags take effect (after the instruction's writes) */
-  UOP_STAGE,       /* stage reg[a] for regfile slot d under cond (read-after-write latency) */
+  UOP_STAGE,       /* stage bits imm of reg[a] for regfile slot d under cond (read-after-write latency) */
   UOP_IO_WRITE,    /* I/O write of reg[a] to address `addr` on side `side` under cond */
   UOP_TLB_WRITE,   /* the same to a tile-buffer address, straight to the shader's tlb_write */
   UOP_LDTMU,       /* signal ldtmu<side> */
+  UOP_SIGNAL,      /* signal `op`: the tile-buffer loads into r4 (loadc, ldcend, loadcv, loadam) */
   UOP_THREND,      /* thread end after two delay slots */
   UOP_BRANCH,      /* branch: condition `cond` (branch codes), see exec.c */
   UOP_MAY_BLOCK,   /* stall unless word `imm` of the program can start (mutex read) */

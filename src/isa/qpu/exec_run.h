@@ -11,6 +11,10 @@
     case UOP_V8MULD: GS_UOP_L2(qpu_v8muld); break;
     case UOP_V8MIN: GS_UOP_L2(qpu_v8min); break;
     case UOP_V8MAX: GS_UOP_L2(qpu_v8max); break;
+    case UOP_UNPACK:
+      for (int i = 0; i < QPU_LANES; i++)
+        REG(u->d).u[i] = u->side ? qpu_unpack_float(u->op, REG(u->a).u[i]) : qpu_unpack_int(u->op, REG(u->a).u[i]);
+      break;
     case UOP_IO_READ:
       if ((rc = qpu_io_read(g, q, u->side, u->addr, &REG(u->d))) < 0) return rc;
       break;
@@ -36,7 +40,7 @@
       if (!lanes) break;
       qpu_pending_write *pw = &q->next[q->nnext++];
       pw->v = REG(u->a);
-      pw->bytes = 0xffffffffu;
+      pw->bytes = u->imm;
       pw->lanes = lanes;
       pw->reg = (uint8_t)(u->d / sizeof(gs_vec));
       break;
@@ -56,6 +60,9 @@
     }
     case UOP_LDTMU:
       if ((rc = qpu_io_signal(g, q, u->side ? QPU_SIG_LDTMU1 : QPU_SIG_LDTMU0)) < 0) return rc;
+      break;
+    case UOP_SIGNAL:
+      if ((rc = qpu_io_signal(g, q, u->op)) < 0) return rc;
       break;
     case UOP_THREND:
       q->end_delay = 3;

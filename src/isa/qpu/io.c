@@ -107,6 +107,10 @@ void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]) {
 
 static void commit(gs_qpu *q, const qpu_pending_write *p) {
   gs_vec *r = &q->reg[p->reg];
+  if (p->lanes == QPU_ALL_LANES && p->bytes == 0xffffffffu) { /* the common write: a copy */
+    *r = p->v;
+    return;
+  }
   for (int i = 0; i < QPU_LANES; i++)
     if (p->lanes >> i & 1) r->u[i] = (r->u[i] & ~p->bytes) | (p->v.u[i] & p->bytes);
 }

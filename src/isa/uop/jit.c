@@ -331,6 +331,22 @@ static LLVMValueRef fmin_max(cg *g, LLVMValueRef a, LLVMValueRef b, int max) {
   return nan_default(g, r);
 }
 
+/* uop.h's gs_lane_pack_unorm8_nn: b's bytes outside `bytes`, a as an
+ * unsigned normalised byte in the others */
+static LLVMValueRef pack_unorm8(cg *g, LLVMValueRef a, LLVMValueRef b, uint32_t bytes) {
+  LLVMValueRef e = AND(LLVMBuildLShr(g->b, a, splat(g, 23), ""), 255);
+  LLVMValueRef x = LLVMBuildMul(g->b, LLVMBuildOr(g->b, AND(a, 0x007fffffu), splat(g, 0x00800000u), ""),
+                                splat(g, 255), "");
+  LLVMValueRef t = AND(LLVMBuildSub(g->b, splat(g, 149), e, ""), 31);
+  LLVMValueRef r = LLVMBuildLShr(g->b, LLVMBuildAdd(g->b, LLVMBuildLShr(g->b, x, t, ""), splat(g, 1), ""),
+                                 splat(g, 1), "");
+  r = SEL(ICMP(LLVMIntULT, e, splat(g, 118)), splat(g, 0), r);
+  r = SEL(ICMP(LLVMIntUGT, e, splat(g, 126)), splat(g, 255), r);
+  r = SEL(ICMP(LLVMIntSLT, a, splat(g, 0)), splat(g, 0), r);
+  r = AND(LLVMBuildMul(g->b, r, splat(g, 0x01010101u), ""), bytes);
+  return LLVMBuildOr(g->b, AND(b, ~bytes), r, "");
+}
+
 static LLVMValueRef in_int_range(cg *g, LLVMValueRef x) {
   return LLVMBuildAnd(g->b, fcmp(g, "oge", x, splat(g, 0xcf000000u)), fcmp(g, "olt", x, splat(g, 0x4f000000u)), "");
 }
@@ -711,6 +727,9 @@ static void emit_fast(cg *g, run_vals *v, const gs_uop *u) {
     return;
   case GS_UOP_CONST:
     rv_set(g, v, u->d, load(g, g->vi32, at(g, g->consts, (uint64_t)u->imm * 4u * (unsigned)g->N), 4));
+    return;
+  case GS_UOP_PACK_UNORM8_NN:
+    rv_set(g, v, u->d, pack_unorm8(g, rv_reg(g, v, u->a), rv_reg(g, v, u->b), u->imm));
     return;
   default:
     if (gs_uop_writes_mask(k)) {

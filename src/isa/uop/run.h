@@ -236,6 +236,14 @@ static int GS_UOP_RUN GS_UOP_PARAMS {
     case GS_UOP_CLZ: GS_UOP_L1(gs_lane_clz); break;
     case GS_UOP_MUL24: GS_UOP_L2(gs_lane_mul24); break;
     case GS_UOP_MUL32: GS_UOP_L2(gs_lane_mul32); break;
+    case GS_UOP_PACK_UNORM8_NN: {
+      uint32_t x_[GS_UOP_N], y_[GS_UOP_N], m_ = u->imm;
+      memcpy(x_, R + u->a, sizeof x_);
+      memcpy(y_, R + u->b, sizeof y_);
+      for (int i_ = 0; i_ < GS_UOP_N; i_++) x_[i_] = gs_lane_pack_unorm8_nn(x_[i_], y_[i_], m_);
+      memcpy(R + u->d, x_, sizeof x_);
+      break;
+    }
     case GS_UOP_SELECT: {
       uint32_t x_[GS_UOP_N], y_[GS_UOP_N], l_ = GS_UOP_COND(u->cond);
       memcpy(x_, R + u->a, sizeof x_);

@@ -87,6 +87,9 @@ enum {
   GS_UOP_CLZ, /* leading zeros, 32 for 0 */
   GS_UOP_MUL24, /* d = (a & 0xffffff) × (b & 0xffffff), low 32 bits */
   GS_UOP_MUL32, /* d = a × b, low 32 bits */
+  /* colour packing: d = (b & ~imm) | (u × 0x01010101 & imm), u the float a
+   * as an unsigned normalised byte in the no-NaN model (gs_lane_unorm8_nn) */
+  GS_UOP_PACK_UNORM8_NN,
   /* data movement */
   GS_UOP_SELECT, /* d = a in the lanes of cond, b in the others */
   GS_UOP_MOVE, /* d = a in the lanes of cond; the others keep d */
@@ -261,6 +264,26 @@ static inline uint32_t gs_lane_not(uint32_t a) { return ~a; }
 static inline uint32_t gs_lane_clz(uint32_t a) { return a ? (uint32_t)__builtin_clz(a) : 32u; }
 static inline uint32_t gs_lane_mul24(uint32_t a, uint32_t b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 static inline uint32_t gs_lane_mul32(uint32_t a, uint32_t b) { return a * b; }
+
+/* A float as an unsigned normalised byte, round(clamp(a, 0, 1) × 255) with
+ * ties rounded up, in the no-NaN model: zero-exponent inputs are 0, exponent
+ * 255 is an infinity of a's sign whatever the mantissa (+ gives 255, - 0),
+ * negative inputs 0, 1.0 and above 255 (the VideoCore IV's MUL colour pack,
+ * Broadcom's VideoCore IV 3D Architecture Reference Guide, "Pack/unpack").
+ * In integers, so that no rounding mode matters: a = m × 2^(e - 150) with m
+ * the 24-bit significand, so a × 255 + 1/2 rounded down is
+ * ((m × 255 >> (149 - e)) + 1) >> 1, where m × 255 < 2^32; below 2^-9
+ * (e < 118) the result is 0. */
+static inline uint32_t gs_lane_unorm8_nn(uint32_t a) {
+  uint32_t e = (a >> 23) & 255, x = ((a & 0x007fffffu) | 0x00800000u) * 255u;
+  uint32_t r = ((x >> ((149u - e) & 31)) + 1) >> 1;
+  r = e < 118 ? 0 : r;
+  r = e > 126 ? 255 : r;
+  return (a >> 31) ? 0 : r;
+}
+static inline uint32_t gs_lane_pack_unorm8_nn(uint32_t a, uint32_t b, uint32_t bytes) {
+  return (b & ~bytes) | (gs_lane_unorm8_nn(a) * 0x01010101u & bytes);
+}
 
 /* Compares: 1 or 0. */
 static inline uint32_t gs_lane_ieq(uint32_t a, uint32_t b) { return a == b; }
