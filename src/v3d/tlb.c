@@ -376,11 +376,11 @@ void tlb_colour_load_batch(const gs_tlb *t, const tlb_batch *b, uint32_t *out, u
 
 GS_CLONES void tlb_colour_all_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,
                                     uint16_t lanes) {
-  unsigned k = t->n_all++;
+  unsigned k = t->n_all++, half = k & (t->halves - 1); /* k % halves: halves is 1 or 2 */
   if (b->block && t->samples == 1) /* tlb_colour_write_batch's single-sample case, inlined */
-    colour_sample(t, b->base, 0, 1, k % t->halves, colour, coverage, lanes);
+    colour_sample(t, b->base, 0, 1, half, colour, coverage, lanes);
   else
-    tlb_colour_write_batch(t, b, colour, coverage, lanes, -1, k % t->halves);
+    tlb_colour_write_batch(t, b, colour, coverage, lanes, -1, half);
 }
 
 void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, const uint32_t *coverage,

@@ -60,15 +60,6 @@ _Static_assert(offsetof(gs_qpu, tmu) + sizeof(qpu_tmu_state[2]) == sizeof(gs_qpu
 _Static_assert(offsetof(qpu_tmu_state, param) == 0 && offsetof(qpu_tmu_state, fifo) > offsetof(qpu_tmu_state, count),
                "qpu_copy_state copies a TMU's scalars between param and fifo");
 
-/* dst's register slots in mask from src. */
-static inline void copy_slots(gs_qpu *dst, const gs_qpu *src, const uint64_t mask[2]) {
-  for (int h = 0; h < 2; h++)
-    for (uint64_t m = mask[h]; m; m &= m - 1) {
-      unsigned slot = (unsigned)(64 * h + __builtin_ctzll(m));
-      dst->reg[slot] = src->reg[slot];
-    }
-}
-
 void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   size_t after_regs = offsetof(gs_qpu, reg) + sizeof src->reg;
   const struct qpu_program *hint = dst->hint;
@@ -80,7 +71,7 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
    * records) stages anything in pend[] and next[]. */
   int staged = ((dst->dirty[0] >> QREG_RA0) | (dst->dirty[1] & ((1ull << (QREG_RB0 + 32 - 64)) - 1))) != 0;
   size_t from = staged ? after_regs : offsetof(gs_qpu, busy);
-  copy_slots(dst, src, mask);
+  qpu_copy_slots(dst, src, mask);
   /* Everything up to the TMU state, then each TMU's scalars. A TMU's
    * parameters are all zero between requests (end_request), so they are
    * copied only when dst stopped inside a request; its result FIFO is
@@ -94,15 +85,6 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src) {
   }
   dst->hint = hint, dst->hint_gen = hint_gen;
   dst->hint_trust = hint_trust, dst->hint_checked = hint_checked;
-}
-
-_Static_assert(offsetof(gs_qpu, zf) < offsetof(gs_qpu, budget) && offsetof(gs_qpu, budget) < offsetof(gs_qpu, prog),
-               "qpu_copy_quiet's scalars run from zf to the budget");
-
-void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]) {
-  copy_slots(dst, src, restore);
-  dst->busy = src->busy;
-  memcpy(&dst->zf, &src->zf, offsetof(gs_qpu, prog) - offsetof(gs_qpu, zf));
 }
 
 static void commit(gs_qpu *q, const qpu_pending_write *p) {

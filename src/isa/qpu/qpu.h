@@ -9,7 +9,9 @@
 #define GS_QPU_QPU_H
 
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "core/fpmode.h"
 #include "gpusim/gpu.h"
 #include "isa/isa.h"
@@ -256,7 +258,7 @@ void qpu_copy_state(gs_qpu *dst, const gs_qpu *src);
  * read before it is set again (the staged writes, the SFU and r5 results
  * behind a zero busy word) or set by the renderer for each batch (the
  * payload, ra15 and rb15); dirty keeps counting every slot that differs. */
-void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]);
+static inline void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]);
 
 /* The scheduler's quantum: a QPU runs this many instructions at a time
  * (sched.c), and a lone shader's watchdog is checked after each. */
@@ -269,6 +271,25 @@ int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
 /* Whether exec.c runs p through the interpreter for good: no native code
  * for it, and no run of it left to count towards compiling it. */
 int qpu_interpreted(const struct qpu_program *p);
+
+/* dst's register slots in mask (bit i: reg[i]) from src. */
+static inline void qpu_copy_slots(gs_qpu *dst, const gs_qpu *src, const uint64_t mask[2]) {
+  for (int h = 0; h < 2; h++)
+    for (uint64_t m = mask[h]; m; m &= m - 1) {
+      unsigned slot = (unsigned)(64 * h + __builtin_ctzll(m));
+      dst->reg[slot] = src->reg[slot];
+    }
+}
+
+_Static_assert(offsetof(gs_qpu, zf) < offsetof(gs_qpu, budget) && offsetof(gs_qpu, budget) < offsetof(gs_qpu, prog),
+               "qpu_copy_quiet's scalars run from zf to the budget");
+
+/* (inline: a few moves for the fill program, once a batch) */
+static inline void qpu_copy_quiet(gs_qpu *dst, const gs_qpu *src, const uint64_t restore[2]) {
+  qpu_copy_slots(dst, src, restore);
+  dst->busy = src->busy;
+  memcpy(&dst->zf, &src->zf, offsetof(gs_qpu, prog) - offsetof(gs_qpu, zf));
+}
 
 /* Slots qpu_copy_state always copies: r4 and r5 (written by the SFU, TMU,
  * TLB loads, varyings and r5quad/r5rep, not tracked), ra15 and rb15 (the
