@@ -1495,6 +1495,99 @@ static void write_tile_list(gs_cl_writer *w, const gs_cl_prim *in, size_t n, gs_
   assert_int_equal(gs_cl_put_id(w, GS_CL_RETURN_FROM_SUB_LIST, NULL, d), GS_OK);
 }
 
+/* One writer's run for test_put_prims: the list opened in format f, then
+ * prims[0..n) by gs_cl_put_prim one at a time (chunk 0) or by
+ * gs_cl_put_prims in chunks of up to `chunk`; the memory, the writer and
+ * the error it leaves. */
+typedef struct put_run {
+  gs_mem *m;
+  gs_cl_writer w;
+  pool p;
+  int rc;
+  char msg[GS_DIAG_MAX];
+} put_run;
+
+static void put_run_do(put_run *o, const gs_cl_prim_format *f, gs_addr start, uint32_t size, const pool *p,
+                       const gs_cl_prim *prims, size_t n, unsigned chunk, uint32_t readable) {
+  gs_diag d;
+  gs_addr a;
+  o->m = gs_mem_new(16u << 20);
+  assert_int_equal(gs_mem_alloc(o->m, readable, 32, &a, NULL), GS_OK);
+  gs_cl_writer_init(&o->w, o->m, start, size);
+  o->p = *p;
+  if (p->block) gs_cl_writer_chain(&o->w, pool_more, &o->p);
+  gs_cl_primitive_list_format pf = {f->type, f->data};
+  o->rc = gs_cl_emit_primitive_list_format(&o->w, &pf, &d);
+  if (o->rc >= 0) o->rc = gs_cl_put_id(&o->w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, &d);
+  for (size_t i = 0; i < n && o->rc >= 0;) {
+    size_t k = chunk ? 1 + mix32((uint32_t)i * 7 + chunk) % chunk : 1;
+    k = k < n - i ? k : n - i;
+    o->rc = chunk ? gs_cl_put_prims(&o->w, prims + i, k, &d) : gs_cl_put_prim(&o->w, prims + i, &d);
+    i += k;
+  }
+  snprintf(o->msg, sizeof o->msg, "%s", o->rc < 0 ? d.msg : "");
+}
+
+/* gs_cl_put_prims writes what gs_cl_put_prim one primitive at a time
+ * writes: the same bytes everywhere in memory, the same writer (position,
+ * block, previous primitive), blocks taken and error: random primitives in
+ * every format, indices that do not fit, blocks of 32 to 288 bytes chained
+ * near (relative branches) or far (escape, Branch, a new list; the pool
+ * soon exhausted) or not at all (a full block is the error), and lists
+ * that run out of readable memory. */
+static void test_put_prims(void **state) {
+  (void)state;
+  static const gs_cl_prim_format fmts[6] = {
+      {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX16}, {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_INDEX24},
+      {GS_CL_PRIM_POINTS, GS_CL_DATA_INDEX16},    {GS_CL_PRIM_LINES, GS_CL_DATA_INDEX24},
+      {GS_CL_PRIM_TRIANGLES, GS_CL_DATA_XY},      {GS_CL_PRIM_RHTS, GS_CL_DATA_XY}};
+  static gs_cl_prim prims[600];
+  static put_run one, many;
+  unsigned errors = 0, chained = 0;
+  uint32_t seed = 7;
+  for (unsigned round = 0; round < 400; round++) {
+    const gs_cl_prim_format *f = &fmts[round % 6];
+    seed = seed * 1664525u + 1013904223u;
+    size_t n = 1 + (seed >> 8) % 600;
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      uint32_t base = i && (seed & 3) ? prims[i - 1].v[(seed >> 2) % 3] : (seed >> 8);
+      for (int k = 0; k < 3; k++) {
+        seed = seed * 1664525u + 1013904223u;
+        prims[i].v[k] = f->data == GS_CL_DATA_XY ? seed : (base + (seed >> 8) % ((seed >> 30) ? 50u : 5000u)) &
+                                                             ((seed >> 4) % 500 ? 0xffffu : 0x1ffffffu);
+      }
+    }
+    gs_addr start = 0x100000u + 32u * (mix32(round) % 64);
+    uint32_t size = 32 + mix32(round + 1) % 600;
+    pool p = {0};
+    if (round % 4) {
+      p.block = 32 + 32 * (mix32(round + 2) % 9);
+      p.next = start + ((size + 31) & ~31u) + 64;
+      p.stride = round % 4 == 3 ? (3u << 19) : p.block + 32 * (mix32(round + 3) % 4);
+      p.end = 0x100000u + (4u << 20);
+    }
+    uint32_t readable = round % 10 == 9 ? start - 0x100000u + size / 2 : 4u << 20;
+    put_run_do(&one, f, start, size, &p, prims, n, 0, readable);
+    put_run_do(&many, f, start, size, &p, prims, n, 1 + round % 70, readable);
+    if (one.rc != many.rc || strcmp(one.msg, many.msg))
+      fail_msg("round %u: rc %d '%s', one at a time %d '%s'", round, many.rc, many.msg, one.rc, one.msg);
+    const gs_cl_writer *a = &one.w, *b = &many.w;
+    if (a->cur != b->cur || a->end != b->end || a->in_list != b->in_list || a->have_prev != b->have_prev ||
+        memcmp(&a->prev, &b->prev, sizeof a->prev) || one.p.calls != many.p.calls || one.p.next != many.p.next)
+      fail_msg("round %u: writer at 0x%08x..0x%08x, %d blocks; one at a time 0x%08x..0x%08x, %d blocks", round,
+               b->cur, b->end, many.p.calls, a->cur, a->end, one.p.calls);
+    if (memcmp(gs_mem_ptr(one.m, 0x100000u, readable), gs_mem_ptr(many.m, 0x100000u, readable), readable))
+      fail_msg("round %u: the memory differs", round);
+    errors += one.rc < 0;
+    chained += one.p.calls > 0;
+    gs_mem_free(one.m);
+    gs_mem_free(many.m);
+  }
+  assert_true(errors > 40 && errors < 360);
+  assert_true(chained > 150);
+}
+
 static void test_writer_chaining(void **state) {
   mem_fixture *fx = *state;
   gs_diag d;
@@ -1843,6 +1936,7 @@ int main(void) {
       cmocka_unit_test(test_parse_roundtrip),
       cmocka_unit_test(test_prim_reader_window),
       cmocka_unit_test(test_read_prims_and_skip),
+      cmocka_unit_test(test_put_prims),
       cmocka_unit_test(test_fuzz),
       cmocka_unit_test(test_doc_lists_every_packet),
       cmocka_unit_test(test_dumpcl_tool),

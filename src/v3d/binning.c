@@ -43,6 +43,12 @@ typedef struct bin_part {
   ptb_result first;          /* the result of its first (parallel) binning */
 } bin_part;
 
+/* A binned primitive of part `part`, copied into its tile's run. */
+typedef struct tile_prim {
+  ptb_prim p;
+  uint32_t part;
+} tile_prim;
+
 typedef struct cle_bin {
   cle_state st;
   bool configured, flushed;
@@ -59,6 +65,11 @@ typedef struct cle_bin {
   unsigned nparts;
   gs_addr *clip_addr;        /* where clip record i of the draw was written (0: not yet) */
   uint32_t clip_addr_cap;
+  /* the draw's binned primitives tile by tile (sort_refs) */
+  uint32_t *tile_at;         /* tile t's are sorted[tile_at[t] .. tile_at[t + 1]) */
+  uint32_t tile_at_cap;
+  tile_prim *sorted;
+  uint32_t sorted_cap;
   /* the shaded vertices of one draw */
   ptb_vertex *verts;
   uint32_t vert_cap;
@@ -88,6 +99,8 @@ void cle_bin_free(cle_run *r) {
     free(pt->tiles), free(pt->prims), free(pt->clips), free(pt->refs);
   }
   free(b->clip_addr);
+  free(b->tile_at);
+  free(b->sorted);
   free(b->verts);
   free(b->used);
   free(b->vg.xy);
@@ -232,27 +245,59 @@ static int clip_record_addr(cle_run *r, cle_bin *b, const bin_part *pt, uint32_t
   return GS_OK;
 }
 
-/* Appends one binned primitive of part pt to tile t's list: into the open
- * compressed list, or as a Clipped Primitive (49) with a list of its own. A
- * VG draw's primitives (xy not NULL) go in as their XY words, vertex i
- * being xy[i]. */
-static int write_prim(cle_run *r, cle_bin *b, uint32_t t, const bin_part *pt, const ptb_prim *pr, const uint32_t *xy,
-                      gs_diag *d) {
-  gs_cl_writer *w = &b->w[t];
+/* Binned primitive pr as the tile lists hold it: its vertex indices, or
+ * for a VG draw (xy not NULL) its vertices' XY words, vertex i being
+ * xy[i]. */
+static gs_cl_prim list_prim(const ptb_prim *pr, const uint32_t *xy) {
   gs_cl_prim cp = {{pr->index[0], pr->index[1], pr->index[2]}};
   if (xy)
     for (unsigned k = 0; k < pr->nverts; k++) cp.v[k] = xy[pr->index[k]];
-  int rc;
-  if (pr->clip == PTB_NONE) {
-    if (!w->in_list && (rc = gs_cl_put_id(w, GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, d)) < 0) return rc;
-    return gs_cl_put_prim(w, &cp, d);
-  }
+  return cp;
+}
+
+/* Appends clipped primitive pr of part pt to tile t's list: a Clipped
+ * Primitive (49) with a list of its own. */
+static int write_clipped(cle_run *r, cle_bin *b, uint32_t t, const bin_part *pt, const ptb_prim *pr,
+                         const uint32_t *xy, gs_diag *d) {
+  gs_cl_writer *w = &b->w[t];
+  gs_cl_prim cp = list_prim(pr, xy);
   gs_cl_clipped_primitive cl;
+  int rc;
   if ((rc = clip_record_addr(r, b, pt, pr->clip, &cl.record, d)) < 0) return rc;
   cl.clip_v0 = pr->clip_mask & 1, cl.clip_v1 = pr->clip_mask >> 1 & 1, cl.clip_v2 = pr->clip_mask >> 2 & 1;
   if ((rc = gs_cl_emit_clipped_primitive(w, &cl, d)) < 0) return rc;
   if ((rc = gs_cl_put_prim(w, &cp, d)) < 0) return rc;
   return gs_cl_end_list(w, d);
+}
+
+/* Copies the draw's binned primitives into b->sorted tile by tile, each
+ * tile's part after part, in primitive order: a counting sort of the
+ * parts' references, which come in primitive order with their tiles. The
+ * lists are then written from memory read in order, where following each
+ * tile's links went through the whole draw's references and primitives,
+ * a cache miss each. */
+static int sort_refs(cle_bin *b, gs_diag *d) {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < b->nparts; i++) total += b->part[i].bins.ref_count;
+  if (total > UINT32_MAX - 1 ||
+      reserve((void **)&b->tile_at, &b->tile_at_cap, b->ntiles + 1, sizeof *b->tile_at) < 0 ||
+      reserve((void **)&b->sorted, &b->sorted_cap, (uint32_t)total, sizeof *b->sorted) < 0)
+    return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
+  uint32_t *at = b->tile_at, sum = 0;
+  for (uint32_t t = 0; t < b->ntiles; t++) { /* at[t + 1]: where tile t's run starts, for now */
+    at[t + 1] = sum;
+    for (unsigned i = 0; i < b->nparts; i++) sum += b->part[i].bins.tiles[t].count;
+  }
+  at[0] = 0;
+  for (unsigned i = 0; i < b->nparts; i++) {
+    const ptb_bins *bins = &b->part[i].bins;
+    for (uint32_t r = 0; r < bins->ref_count; r++) { /* at[t + 1] becomes the end of tile t's run */
+      tile_prim *tp = &b->sorted[at[bins->refs[r].tile + 1]++];
+      tp->p = bins->prims[bins->refs[r].prim];
+      tp->part = i;
+    }
+  }
+  return GS_OK;
 }
 
 /* Writes the draw's binned primitives into the tile lists, each tile's
@@ -264,18 +309,23 @@ static int write_lists(cle_run *r, cle_bin *b, const uint32_t *xy, gs_diag *d) {
   if (reserve((void **)&b->clip_addr, &b->clip_addr_cap, clips, sizeof *b->clip_addr) < 0)
     return gs_diag_set(d, GS_ENOMEM, "binning: host out of memory");
   if (clips) memset(b->clip_addr, 0, clips * sizeof *b->clip_addr);
+  int rc = sort_refs(b, d);
+  if (rc < 0) return rc;
   for (uint32_t t = 0; t < b->ntiles; t++) {
-    bool first = true;
-    for (unsigned i = 0; i < b->nparts; i++) {
-      const bin_part *pt = &b->part[i];
-      uint32_t ref = pt->bins.tiles[t].head;
-      if (ref == PTB_NONE) continue;
-      int rc;
-      if (first && (rc = write_state(b, t, false, d)) < 0) return rc;
-      first = false;
-      for (; ref != PTB_NONE; ref = pt->bins.refs[ref].next)
-        if ((rc = write_prim(r, b, t, pt, &pt->bins.prims[pt->bins.refs[ref].prim], xy, d)) < 0)
-          return tile_error(b, t, rc, d);
+    uint32_t k = b->tile_at[t], end = b->tile_at[t + 1];
+    if (k < end && (rc = write_state(b, t, false, d)) < 0) return rc;
+    while (k < end) {
+      /* a run of unclipped primitives goes into the open compressed list
+         (opened if need be) in one call */
+      gs_cl_prim run[64];
+      size_t n = 0;
+      for (; k < end && n < 64 && b->sorted[k].p.clip == PTB_NONE; k++) run[n++] = list_prim(&b->sorted[k].p, xy);
+      if (n && !b->w[t].in_list && (rc = gs_cl_put_id(&b->w[t], GS_CL_COMPRESSED_PRIMITIVE_LIST, NULL, d)) < 0)
+        return tile_error(b, t, rc, d);
+      if (n && (rc = gs_cl_put_prims(&b->w[t], run, n, d)) < 0) return tile_error(b, t, rc, d);
+      if (!n && (rc = write_clipped(r, b, t, &b->part[b->sorted[k].part], &b->sorted[k].p, xy, d)) < 0)
+        return tile_error(b, t, rc, d);
+      k += !n;
     }
   }
   return GS_OK;

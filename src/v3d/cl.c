@@ -953,6 +953,28 @@ int gs_cl_put_prim(gs_cl_writer *w, const gs_cl_prim *p, gs_diag *d) {
   return GS_OK;
 }
 
+int gs_cl_put_prims(gs_cl_writer *w, const gs_cl_prim *p, size_t n, gs_diag *d) {
+  uint8_t *host = NULL; /* the current block's bytes from host_at on, when one readable run */
+  gs_addr host_at = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t b[GS_CL_PRIM_MAX_BYTES];
+    int k = w->in_list && host ? gs_cl_prim_encode(&w->fmt, &w->prev, &p[i], b, NULL, d) : 0; /* prev: set */
+    if (k < 0) return at_addr(d, k, w->cur);
+    /* writer_room's test: it fits without a new block */
+    if (k > 0 && (uint64_t)w->cur + (uint32_t)k + (w->more ? CHAIN_RESERVE : 0) <= w->end) {
+      memcpy(host + (w->cur - host_at), b, (size_t)k);
+      w->cur += (uint32_t)k;
+      w->prev = p[i];
+      continue;
+    }
+    int rc = gs_cl_put_prim(w, &p[i], d); /* the first, at a block's end, or any error */
+    if (rc < 0) return rc;
+    host = w->end > w->cur ? gs_mem_ptr(w->mem, w->cur, w->end - w->cur) : NULL;
+    host_at = w->cur;
+  }
+  return GS_OK;
+}
+
 int gs_cl_put_vg_inline(gs_cl_writer *w, unsigned type, unsigned continuation, const uint32_t *xy, size_t n,
                         gs_diag *d) {
   const gs_cl_format_info *f = &cl_packets[CL_POS_VG_INLINE_PRIMITIVES];

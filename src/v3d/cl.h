@@ -440,6 +440,11 @@ GS_CL_RECORDS(GS_CL_RPROTO_)
 int gs_cl_prim_read_prims(gs_cl_prim_reader *r, gs_cl_prim *out, unsigned cap, unsigned *n, gs_diag *d);
 int gs_cl_prim_skip(gs_cl_prim_reader *r, gs_diag *d);
 
+/* Appends p[0..n) to the open compressed list as n gs_cl_put_prim calls
+ * do (same bytes, blocks, errors), the items that fit the current block
+ * written straight into its memory, looked up once per block. */
+int gs_cl_put_prims(gs_cl_writer *w, const gs_cl_prim *p, size_t n, gs_diag *d);
+
 /* The descriptor of record number r (enum gs_cl_record_no). */
 const gs_cl_format_info *gs_cl_record_info(int r);
 

@@ -147,9 +147,9 @@ static int64_t pse_polygon_area2(const int32_t pt[][2], int n) {
 }
 
 /* Sets p's edges from a convex polygon given in either orientation (its
- * area must not be zero): reversed first if negatively oriented. */
-static void pse_set_edges(pse_prim *p, const int32_t pt[][2], int n) {
-  bool reversed = pse_polygon_area2(pt, n) < 0;
+ * area must not be zero): reversed first if negatively oriented (`reversed`:
+ * its signed area, pse_polygon_area2 or a triangle's own, is negative). */
+static void pse_set_edges(pse_prim *p, const int32_t pt[][2], int n, bool reversed) {
   p->nedges = (uint8_t)n;
   for (int i = 0; i < n; i++) {
     int ia = reversed ? n - 1 - i : i;
@@ -355,7 +355,7 @@ GS_CLONES pse_result pse_setup_triangle(const pse_state *st, const pse_vertex *v
   pse_prim_init(p, st, PSE_KIND_TRIANGLE);
   p->reverse = !forward;
   if (!pse_set_rect(st, p, pt, 3)) return PSE_OUTSIDE;
-  pse_set_edges(p, pt, 3);
+  pse_set_edges(p, pt, 3, area2 < 0);
   /* λ1 = E_20 / A, λ2 = E_01 / A (A = area2, original vertex order) */
   p->lambda[0] = pse_edge_plane(pt[2][0], pt[2][1], pt[0][0], pt[0][1]);
   p->lambda[1] = pse_edge_plane(pt[0][0], pt[0][1], pt[1][0], pt[1][1]);
@@ -384,7 +384,7 @@ pse_result pse_setup_line(const pse_state *st, const pse_vertex *v0,
   int32_t ox = x_major ? 0 : hw, oy = x_major ? hw : 0;
   int32_t pt[4][2] = {{x0 - ox, y0 - oy}, {x1 - ox, y1 - oy}, {x1 + ox, y1 + oy}, {x0 + ox, y0 + oy}};
   if (!pse_set_rect(st, p, pt, 4)) return PSE_OUTSIDE;
-  pse_set_edges(p, pt, 4);
+  pse_set_edges(p, pt, 4, pse_polygon_area2(pt, 4) < 0);
   /* λ1 = position along the major axis: 0 at v0, 1 at v1 */
   p->lambda[0].u = x_major ? 1 : 0;
   p->lambda[0].v = x_major ? 0 : 1;
@@ -408,7 +408,7 @@ pse_result pse_setup_point(const pse_state *st, const pse_vertex *v, pse_prim *p
   pse_prim_init(p, st, PSE_KIND_POINT);
   int32_t pt[4][2] = {{x - hs, y - hs}, {x + hs, y - hs}, {x + hs, y + hs}, {x - hs, y + hs}};
   if (!pse_set_rect(st, p, pt, 4)) return PSE_OUTSIDE;
-  pse_set_edges(p, pt, 4);
+  pse_set_edges(p, pt, 4, pse_polygon_area2(pt, 4) < 0);
   /* s = (px − x + hs) / 2hs grows with x; t = (y + hs − py) / 2hs shrinks
    * as y (the memory row) grows (docs/rasterization.md, point sprites). */
   p->lambda[0].u = 1;

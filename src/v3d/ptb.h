@@ -344,6 +344,7 @@ typedef struct ptb_prim {
 typedef struct ptb_ref {
   uint32_t prim; /* index into ptb_bins.prims */
   uint32_t next; /* next reference of the same tile, or PTB_NONE */
+  uint32_t tile; /* that tile (the references come in primitive order) */
 } ptb_ref;
 
 typedef struct ptb_tile {

@@ -42,6 +42,16 @@ void ptb_window_make(ptb_window *w, const ptb_state *st, const ptb_grid *g) {
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
+/* a / t for a tile side t > 0: a shift when a >= 0 and t is a power of
+ * two, as tile sides are (64, 32, 16), where a 64-bit division takes tens
+ * of cycles, and several come per primitive. */
+static inline int64_t per_tile(int64_t a, int64_t t) {
+#if defined(__GNUC__)
+  if (a >= 0 && (t & (t - 1)) == 0) return a >> __builtin_ctzll((unsigned long long)t);
+#endif
+  return a / t;
+}
+
 /* An edge as E(X, Y) = a*X + b*Y + c, a sample covered iff E >= 0: the
  * fill rule's strict inequality on exclusive edges is E - 1 >= 0 on
  * integers, so it is folded into c. */
@@ -176,7 +186,7 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   col1 = col1 < w->x1 ? col1 : w->x1;
   if (col0 > col1)
     return 0;
-  uint32_t band_full = (uint32_t)(col1 / tw - col0 / tw + 1);
+  uint32_t band_full = (uint32_t)(per_tile(col1, tw) - per_tile(col0, tw) + 1);
   /* Rows with a sample within the polygon's height; the edges decide the
    * rest. */
   int64_t row0 = ceil_div((int64_t)ymin - shi, 16), row1 = floor_div((int64_t)ymax - slo, 16);
@@ -184,9 +194,10 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   row1 = row1 < w->y1 ? row1 : w->y1;
   if (row0 > row1)
     return 0;
-  if (band_full == 1 && row0 / th == row1 / th && (col1 - col0 + 1) * (row1 - row0 + 1) * ns <= SMALL_SAMPLES)
-    return cover_small(e, m, ox, oy, ns, col0, col1, row0, row1, (uint32_t)(row0 / th) * g->tiles_x +
-                       (uint32_t)(col0 / tw), visit, ctx);
+  if (band_full == 1 && per_tile(row0, th) == per_tile(row1, th) &&
+      (col1 - col0 + 1) * (row1 - row0 + 1) * ns <= SMALL_SAMPLES)
+    return cover_small(e, m, ox, oy, ns, col0, col1, row0, row1,
+                       (uint32_t)per_tile(row0, th) * g->tiles_x + (uint32_t)per_tile(col0, tw), visit, ctx);
   uint32_t count = 0, marked = 0;
   for (int64_t py = row0; py <= row1; py++) {
     for (unsigned k = 0; k < ns; k++) {
@@ -194,13 +205,13 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
       for (unsigned i = 0; i < m && lo <= hi; i++)
         clip_span(&e[i], ox[k], Y, &lo, &hi);
       if (lo <= hi)
-        marked += band_set(band, lo / tw, hi / tw);
+        marked += band_set(band, per_tile(lo, tw), per_tile(hi, tw));
     }
-    int64_t band_last = py - py % th + th - 1;
+    int64_t band_last = per_tile(py, th) * th + th - 1;
     if (marked == band_full)
       py = band_last < row1 ? band_last : row1; /* skip the band's other rows */
     if (marked && (py == row1 || py == band_last)) {
-      count += band_flush(band, (uint32_t)(py / th), g->tiles_x, visit, ctx);
+      count += band_flush(band, (uint32_t)per_tile(py, th), g->tiles_x, visit, ctx);
       marked = 0;
     }
   }
@@ -258,7 +269,8 @@ static uint64_t bbox_tiles(const int32_t *x, const int32_t *y, unsigned n, const
   r0 = r0 > w->y0 ? r0 : w->y0, r1 = r1 < w->y1 ? r1 : w->y1;
   if (c0 > c1 || r0 > r1)
     return 0;
-  return (uint64_t)(c1 / g->tile_w - c0 / g->tile_w + 1) * (uint64_t)(r1 / g->tile_h - r0 / g->tile_h + 1);
+  return (uint64_t)(per_tile(c1, g->tile_w) - per_tile(c0, g->tile_w) + 1) *
+         (uint64_t)(per_tile(r1, g->tile_h) - per_tile(r0, g->tile_h) + 1);
 }
 
 /* ptb_tile_visit that links the primitive being added (number
@@ -269,6 +281,7 @@ static void append_ref(void *ctx, uint32_t tile) {
   ptb_tile *t = &b->tiles[tile];
   b->refs[r].prim = b->prim_count;
   b->refs[r].next = PTB_NONE;
+  b->refs[r].tile = tile;
   if (t->tail == PTB_NONE)
     t->head = r;
   else
@@ -282,12 +295,12 @@ ptb_result ptb_bins_add(ptb_bins *b, const ptb_prim *prim, const ptb_clip_record
   uint32_t covered;
   if (tiles)
     *tiles = 0;
-  uint64_t bound = bbox_tiles(x, y, n, w, &b->grid);
-  if (bound == 0)
-    return PTB_OK;
   /* When the bounding box might not fit, count exactly first so that a
-   * primitive is either stored whole or not at all. */
-  if (b->prim_count == b->prim_cap || (rec && b->clip_count == b->clip_cap) || bound > b->ref_cap - b->ref_count) {
+   * primitive is either stored whole or not at all. With room for a
+   * reference in every tile it fits, whatever its box. */
+  uint32_t room = b->ref_cap - b->ref_count;
+  uint64_t bound = room >= b->grid.tiles_x * b->grid.tiles_y ? 0 : bbox_tiles(x, y, n, w, &b->grid);
+  if (b->prim_count == b->prim_cap || (rec && b->clip_count == b->clip_cap) || bound > room) {
     covered = ptb_cover_polygon(x, y, n, w, &b->grid, NULL, NULL);
     if (covered == 0)
       return PTB_OK;

@@ -1047,6 +1047,12 @@ static int shade_chunk(tile_ctx *tc, unsigned n, gs_addr at) {
   if (sh->id == GS_CL_NV_SHADER_STATE) {
     unsigned bytes = 4 * ((sh->clip_header ? 4 : 0) + 3 + (sh->point_size ? 1 : 0) + sh->nvary);
     const uint8_t *span = n ? cle_nv_span(tc->r->g->mem, sh, w->vidx[0], w->vidx[n - 1], bytes) : NULL;
+#if defined(__GNUC__)
+    /* a tile's vertices lie anywhere in the draw's: ask for them all
+       first, so that their cache misses overlap */
+    for (unsigned k = 0; span && k < n; k++)
+      __builtin_prefetch(span + (size_t)(w->vidx[k] - w->vidx[0]) * sh->vertex_stride);
+#endif
     for (unsigned k = 0; k < n; k++) {
       int rc = fetch_nv(tc, span, w->vidx[k], &w->vert[k], at);
       if (rc < 0) return rc;
