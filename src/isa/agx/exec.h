@@ -165,7 +165,8 @@ typedef uint32_t agx_rows[8][16];
 /* agx_run_native from byte 0 for a group of at most 16 lanes, in the
  * caller's rounding mode, which must be round to nearest (the AGX unit's
  * gs_isa.fp_env, the environment run_fragment runs in), that on success
- * hands the registers rN named by want (bit N, N < 8) back in rows, as
+ * hands the registers rN named by want (bit N, N < 8; the other bits ask
+ * for nothing) back in rows, as
  * agx_rows_of would read them from the state agx_run_native leaves; s->r's
  * halves of those registers are then unspecified (the fast interpreter
  * keeps them out of its transposes back to s). Everything else, and on an

@@ -852,7 +852,7 @@ static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t bu
 }
 
 int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows) {
-  ax_rq q = {want, rows, 0};
+  ax_rq q = {want & 0xffu, rows, 0}; /* (r0-r7: a register past them would be neither row nor state) */
   int rc = ax_whole(s, f, 0) ? agx_run_ref(s, &f->p, 0, budget, d) : ax_loop_any(s, f, 0, budget, d, 1, &q);
   if (rc == GS_OK && !q.done) agx_rows_of(s, want, rows); /* (the reference ran to the stop) */
   return rc;
