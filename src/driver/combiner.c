@@ -22,6 +22,7 @@
  * the stage's output, rb4-rb7 the buffer, rb8-rb11 next; r0-r2 the
  * arguments, r3 the result. ra15 and r5 are the varyings' W and C.
  */
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,21 @@ static int channel(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alph
     }
     put(&g->b, "    fmul r3, r3, 4.0\n");
   } else {
+    /* Replacing with a constant that the clamp leaves as it is (+0, or a
+     * normal float up to 1; a denormal would be flushed to 0 by fmax) needs
+     * neither the move nor the clamp: the constant itself, bit for bit. */
+    int inv, ch = operand_channel(h->op[0], alpha_half, c, &inv);
+    if (h->func == GS_TEV_REPLACE && h->src[0] == GS_TEV_CONSTANT && h->scale == 1 && ch >= 0) {
+      float v = inv ? 1.0f - s->constant[ch] : s->constant[ch];
+      uint32_t bits = float_bits(v);
+      if (bits == 0 || (v >= FLT_MIN && v <= 1.0f)) {
+        char ins[32];
+        snprintf(ins, sizeof ins, "ldi r3, 0x%08x", bits);
+        put(&g->b, "    %-28s# %sconstant.%c = %.9g, already in [0, 1]\n", ins, inv ? "1 - " : "", "rgba"[ch],
+            (double)v);
+        return GS_OK;
+      }
+    }
     for (unsigned k = 0; k < n; k++) {
       put(&g->b, "    ");
       if (load_arg(g, s, h, alpha_half, k, c) < 0) return GS_EARG;
@@ -333,6 +349,10 @@ int gs_tev_qpu_source(const gs_tev *t, const gs_tev_varying *v, size_t n, char *
       free(g.b.p);
       return rc;
     }
+    /* A stage that passes previous on and keeps no buffer emits nothing,
+     * not even the two nops that keep a register's write and its next
+     * read apart. */
+    if (id_rgb && id_alpha && !dot4 && !need_buffer) continue;
     put(&g.b, "    nop\n");
     for (int c = 0; c < 4; c++)
       if (c < 3 ? !id_rgb : !id_alpha || dot4) put(&g.b, "    mov ra%d, rb%d\n", 16 + c, c);

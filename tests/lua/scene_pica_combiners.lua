@@ -101,6 +101,15 @@ expect("multiply_add", {151, 76, 101, 147},
 expect("add_multiply", {102, 131, 51, 153},
        {{sources = {"texture0", "primary_color", "constant"}, func = "add_multiply", constant = {0.4, 0.8, 0.2, 0.6}}})
 -- 4 K, K = (.05, .1, .2, .3): 51, 102, 204, 306 clamped
+-- Replacing with a constant the driver loads as it is (no clamp): 1 - 0.2 = 0.8 -> 204, 1 - 1 = +0,
+-- 1 - 0.6 = 0.4 -> 102; alpha of K for alpha, 0.5 -> 127.5 rounds up to 128; and the rgb half
+-- reading K's alpha (0.5) in every channel
+expect("replace constant", {204, 0, 102, 128},
+       {{rgb = {sources = {"constant"}, operands = {"one_minus_color"}}, alpha = {sources = {"constant"}},
+         constant = {0.2, 1, 0.6, 0.5}}})
+expect("replace constant alpha", {128, 128, 128, 128},
+       {{rgb = {sources = {"constant"}, operands = {"alpha"}}, alpha = {sources = {"constant"}},
+         constant = {0.2, 1, 0.6, 0.5}}})
 expect("scale 4", {51, 102, 204, 255}, {{sources = {"constant"}, scale = 4, constant = {0.05, 0.1, 0.2, 0.3}}})
 -- Chains: stage 1 modulates stage 0's T by P; stage 2 adds a constant to rgb only, alpha passes on
 expect("three stages", {151, 76, 101, 96},
