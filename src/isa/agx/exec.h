@@ -172,6 +172,16 @@ typedef uint32_t agx_rows[8][16];
  * keeps them out of its transposes back to s). Everything else, and on an
  * error everything, as agx_run_native. */
 int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows);
+/* What agx_run_rows finds for each run but the pending halves, the same
+ * for every group of a fragment call (the program, s->nregs): 1 when a run
+ * of f from byte 0 on s with no half pending goes through the fast
+ * interpreter, 0 through the reference whole. */
+int agx_rows_fast(const agx_state *s, const agx_fast *f);
+/* agx_run_rows for a state with no half pending (a group as frag.c's
+ * group_reset leaves it), fast as agx_rows_fast(s, f) said: without its
+ * per-run checks. */
+int agx_run_rows_clean(agx_state *s, const agx_fast *f, int fast, uint64_t budget, gs_diag *d, uint32_t want,
+                       agx_rows rows);
 /* The registers rN named by want (N < 8) of lanes 0..15 of s, as rows. */
 void agx_rows_of(const agx_state *s, uint32_t want, agx_rows rows);
 /* Whether agx_run_native compiles: on = 1 or 0 sets it, -1 only asks. Off

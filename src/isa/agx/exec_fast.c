@@ -832,18 +832,19 @@ static int ax_loop_native(agx_state *s, const void *prog, uint32_t entry, uint64
   return ax_loop_any(s, prog, entry, budget, d, 1, NULL);
 }
 
-/* Whether a run of f from entry goes through the reference whole (exec_fast.c's first comment). */
-static int ax_whole(const agx_state *s, const agx_fast *f, uint32_t entry) {
+/* Whether a run of f from entry with no half pending goes through the
+ * reference whole (exec_fast.c's first comment). */
+static int ax_whole_clean(const agx_state *s, const agx_fast *f, uint32_t entry) {
   unsigned lim = s->nregs ? s->nregs : AGX_HALVES;
-  int whole = f->refonly || f->top > lim;
+  if (f->refonly || f->top > lim) return 1;
+  long k = ax_seek(f, entry);
+  return k >= 0 && !f->leader[k];
+}
+/* Whether a run of f from entry goes through the reference whole. */
+static int ax_whole(const agx_state *s, const agx_fast *f, uint32_t entry) {
   uint8_t any = 0;
   for (unsigned h = 0; h < AGX_HALVES; h++) any |= s->pending[h];
-  whole |= any != 0;
-  if (!whole) {
-    long k = ax_seek(f, entry);
-    whole = k >= 0 && !f->leader[k];
-  }
-  return whole;
+  return any != 0 || ax_whole_clean(s, f, entry);
 }
 
 static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native) {
@@ -851,11 +852,18 @@ static int ax_start(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t bu
   return agx_run_nearest(native ? ax_loop_native : ax_loop, s, f, entry, budget, d);
 }
 
-int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows) {
+int agx_rows_fast(const agx_state *s, const agx_fast *f) { return !ax_whole_clean(s, f, 0); }
+
+int agx_run_rows_clean(agx_state *s, const agx_fast *f, int fast, uint64_t budget, gs_diag *d, uint32_t want,
+                       agx_rows rows) {
   ax_rq q = {want & 0xffu, rows, 0}; /* (r0-r7: a register past them would be neither row nor state) */
-  int rc = ax_whole(s, f, 0) ? agx_run_ref(s, &f->p, 0, budget, d) : ax_loop_any(s, f, 0, budget, d, 1, &q);
+  int rc = fast ? ax_loop_any(s, f, 0, budget, d, 1, &q) : agx_run_ref(s, &f->p, 0, budget, d);
   if (rc == GS_OK && !q.done) agx_rows_of(s, want, rows); /* (the reference ran to the stop) */
   return rc;
+}
+
+int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows) {
+  return agx_run_rows_clean(s, f, !ax_whole(s, f, 0), budget, d, want, rows);
 }
 
 int agx_run_fast(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d) {

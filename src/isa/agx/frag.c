@@ -259,6 +259,12 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
   s->mem = agx_unit_mem, s->mem_ctx = g;
   s->sr = frag_sr;
   agx_tex_attach(s, &u->tex, g, &fio[0].prog); /* smpf: the textures of the draw's uniform stream (tex.c) */
+  /* the interpreter a call's groups run in, found once: group_reset
+   * leaves no half pending (those the program may load into it clears;
+   * no other instruction sets one), so agx_run_rows' checks are the same
+   * for every group (-1: the reference, the debugger: agx_run_group_rows) */
+  int fast = g->cfg.interpreter != GS_INTERP_REFERENCE && !g->debug ? agx_rows_fast(s, e->fast) : -1;
+  uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
   for (unsigned b = 0; b < n; b++) {
     const gs_frag_io *f = &fio[b];
     /* one batch a group: the 16 lanes of its 4 x 4 block, all of them
@@ -282,6 +288,8 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
       rc = agx_debug_run(g, s, &e->prog, 0, u->diag);
       if (rc >= 0) agx_rows_of(s, want, rows);
+    } else if (fast >= 0) {
+      rc = agx_run_rows_clean(s, e->fast, fast, budget, u->diag, want, rows);
     } else {
       rc = agx_run_group_rows(g, e, s, u->diag, want, rows);
     }
