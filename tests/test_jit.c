@@ -4,8 +4,9 @@
  * escape, over 16 and 32 lanes, compiled once and run in both rounding
  * modes with denormals flushed and kept, registers and masks compared bit
  * for bit; and hand-worked values that only a dynamic rounding mode gives
- * (LLVM folding or rounding to nearest would give the other). Skipped
- * when the build has no native code (GS_JIT=OFF). */
+ * (LLVM folding or rounding to nearest would give the other); and QPUs
+ * taking turns (src/isa/qpu/sched.c) in native code against the
+ * interpreters. Skipped when the build has no native code (GS_JIT=OFF). */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdarg.h>
@@ -16,7 +17,10 @@
 #include <threads.h>
 #include <cmocka.h>
 #include "core/fpmode.h"
+#include "gpusim/qpu.h"
+#include "isa/qpu/qpu.h"
 #include "isa/uop/jit.h"
+#include "v3d/v3d.h"
 
 #define NREGS 8
 #define ONE 0x3f800000u
@@ -234,7 +238,7 @@ typedef struct step_state {
   uint32_t masks[GS_UOP_MASKS];
   uint64_t busy, count;
   uint32_t pc;
-  uint64_t stop;
+  uint64_t stop, limit;
   int lanes;
 } step_state;
 
@@ -275,19 +279,44 @@ static uint32_t value(rng *r, int tame) {
   return next(r) % 2 ? next(r) % 64 : 0x3f000000u + (next(r) & 0x01ffffffu);
 }
 
-static void step_runs(int n, unsigned nprogs) {
+/* Runs prog from micro-op `at` in the interpreter and natively (c) from
+ * the states in sa and sb; fails naming `what` unless both return `want`
+ * (the interpreter's value when want is -1) in the same state. */
+static void same_run(int n, const bufs *B, gs_jit_code *c, const gs_uop *prog, uint32_t at, step_state *sa,
+                     step_state *sb, const step_state *s0, gs_fp_env e, int want, int got, const char *what) {
+  gs_uop_machine ma = {.regs = B->ra, .consts = B->k, .escape = step_ref_escape, .ctx = sa};
+  memcpy(ma.masks, sa->masks, sizeof sa->masks);
+  gs_fp_env saved = gs_fp_env_get();
+  gs_fp_env_set(e);
+  int ref = n == 16 ? gs_uop_run16(&ma, prog + at) : gs_uop_run32(&ma, prog + at);
+  if (c) got = gs_jit_entry(c)(sb, (char *)B->rb, B->k, sb, at);
+  gs_fp_env_set(saved);
+  memcpy(sa->masks, ma.masks, sizeof sa->masks);
+  if (want == -1) want = ref;
+  if (ref != want || got != want || sa->count != sb->count || sa->pc != sb->pc || sa->busy != sb->busy)
+    fail_msg("%s: native returned %d after %llu steps (pc 0x%x, busy %llu), interpreter %d after %llu (pc 0x%x, "
+             "busy %llu)",
+             what, got, (unsigned long long)(sb->count - s0->count), sb->pc, (unsigned long long)sb->busy, ref,
+             (unsigned long long)(sa->count - s0->count), sa->pc, (unsigned long long)sa->busy);
+  same_machine(n, B, sa->masks, sb->masks, what);
+}
+
+/* over: runs that end with a step may pass the stop (jit.h, step_over),
+ * up to a limit that is the plain stop, no limit or a little past it. */
+static void step_runs(int n, unsigned nprogs, int over) {
   enum { LEN = 48, TRIALS = 12 };
-  rng r = {(uint64_t)n * 104729u + 11};
+  rng r = {(uint64_t)n * 104729u + 11 + (unsigned)over};
   bufs B = bufs_new(n);
   uint32_t *ra = B.ra, *rb = B.rb, *init = B.init, *k = B.k;
   size_t bytes = B.bytes;
   uint32_t all = n == 32 ? 0xffffffffu : 0xffffu;
   gs_jit_desc d = {.lanes = n, .mask_bits = 32, .regs_off = -1, .escape = step_jit_escape, .step_kind = STEP_KIND,
                    .step_busy = offsetof(step_state, busy), .step_count = offsetof(step_state, count),
-                   .step_pc = offsetof(step_state, pc), .step_pc_add = 8, .step_stop = offsetof(step_state, stop)};
+                   .step_pc = offsetof(step_state, pc), .step_pc_add = 8, .step_stop = offsetof(step_state, stop),
+                   .step_over = over, .step_limit = offsetof(step_state, limit)};
   d.mask_off[0] = -1;
   for (int m = 1; m < GS_UOP_MASKS; m++) d.mask_off[m] = (int32_t)(offsetof(step_state, masks) + 4u * (unsigned)m);
-  unsigned fast_runs = 0, cut_short = 0;
+  unsigned fast_runs = 0, cut_short = 0, overran = 0;
   for (unsigned p = 0; p < nprogs; p++) {
     gs_uop prog[LEN + 1];
     for (int i = 0; i < LEN; i++) {
@@ -295,11 +324,17 @@ static void step_runs(int n, unsigned nprogs) {
       if (kind >= GS_UOP_END + 1) kind = STEP_KIND; /* about one in four */
       else if (kind == GS_UOP_END) kind = GS_UOP_ISA; /* an escape that goes on */
       else if (next(&r) % 2) kind = next(&r) % 3; /* FADD_NN, FSUB_NN, FMUL_NN: half the rest */
+      if (over && next(&r) % 8 == 0) kind = GS_UOP_ISA; /* more runs */
       prog[i] = random_uop(&r, n, kind);
+      /* runs that pass the stop end with a step: an ISA's instruction
+       * ends with its step, and its escapes start the next one */
+      if (over && kind == GS_UOP_ISA && i > 0) prog[i - 1] = random_uop(&r, n, STEP_KIND);
     }
     prog[LEN] = (gs_uop){.kind = GS_UOP_END};
     if (p % 4 == 3) prog[LEN - 1 - next(&r) % 16] = (gs_uop){.kind = GS_UOP_ISA + 1, .imm = 7};
     uint32_t entries[3] = {0, next(&r) % LEN, next(&r) % LEN};
+    for (int m = 1; over && m < 3; m++) entries[m] = entries[m] ? entries[m] : 1;
+    for (int m = 1; over && m < 3; m++) prog[entries[m] - 1] = random_uop(&r, n, STEP_KIND);
     gs_jit_code *c = gs_jit_compile(&d, prog, LEN + 1, entries, 3);
     assert_non_null(c);
     for (unsigned t = 0; t < TRIALS; t++) {
@@ -310,6 +345,8 @@ static void step_runs(int n, unsigned nprogs) {
                        .lanes = n};
       /* the stop: inside the program about half the time (a run cut short), else far away */
       s0.stop = s0.count + (t % 2 ? 1 + next(&r) % 14 : UINT64_C(1) << 40);
+      unsigned lk = next(&r) % 3;
+      s0.limit = lk == 0 ? s0.stop - 1 : lk == 1 ? UINT64_MAX : s0.stop + next(&r) % 8;
       for (int m = 1; m < GS_UOP_MASKS; m++) s0.masks[m] = next(&r) & all;
       /* entered at the start, at an entry, or anywhere (inside a run) */
       uint32_t at = t % 3 == 0 ? 0 : t % 3 == 1 ? entries[1 + next(&r) % 2] : next(&r) % LEN;
@@ -317,23 +354,33 @@ static void step_runs(int n, unsigned nprogs) {
       step_state sa = s0, sb = s0;
       memcpy(ra, init, bytes);
       memcpy(rb, init, bytes);
-      gs_uop_machine ma = {.regs = ra, .consts = k, .escape = step_ref_escape, .ctx = &sa};
-      memcpy(ma.masks, s0.masks, sizeof s0.masks);
+      char what[128];
+      snprintf(what, sizeof what, "%d lanes, program %u, trial %u (entered at %u, over %d)", n, p, t, at, over);
       gs_fp_env saved = gs_fp_env_get();
       gs_fp_env_set(e);
-      int want = n == 16 ? gs_uop_run16(&ma, prog + at) : gs_uop_run32(&ma, prog + at);
-      memcpy(sa.masks, ma.masks, sizeof sa.masks);
-      int got = gs_jit_entry(c)(&sb, (char *)rb, k, &sb, at);
+      int got = gs_jit_entry(c)(&sb, (char *)rb, k, &sb, at), want = -1;
       gs_fp_env_set(saved);
-      char what[128];
-      snprintf(what, sizeof what, "%d lanes, program %u, trial %u (entered at %u)", n, p, t, at);
-      if (got != want || sa.count != sb.count || sa.pc != sb.pc || sa.busy != sb.busy)
-        fail_msg("%s: native returned %d after %llu steps (pc 0x%x, busy %llu), interpreter %d after %llu (pc 0x%x, "
-                 "busy %llu)",
-                 what, got, (unsigned long long)(sb.count - s0.count), sb.pc, (unsigned long long)sb.busy, want,
-                 (unsigned long long)(sa.count - s0.count), sa.pc, (unsigned long long)sa.busy);
-      same_machine(n, &B, sa.masks, sb.masks, what);
-      cut_short += want == STOPPED;
+      if (got == GS_JIT_EXIT) {
+        /* a run passed the stop: by less than GS_JIT_RUN_STEPS steps, not
+         * past the limit, and where the interpreter is when stopped there */
+        if (!over || sb.count < s0.stop || sb.count - s0.stop >= GS_JIT_RUN_STEPS || sb.count > s0.limit)
+          fail_msg("%s: GS_JIT_EXIT after %llu steps, the stop %llu steps on, the limit %llu steps on", what,
+                   (unsigned long long)(sb.count - s0.count), (unsigned long long)(s0.stop - s0.count),
+                   (unsigned long long)(s0.limit - s0.count));
+        sa.stop = sb.count;
+        want = STOPPED;
+        overran++;
+      }
+      same_run(n, &B, NULL, prog, at, &sa, &sb, &s0, e, want, got == GS_JIT_EXIT ? STOPPED : got, what);
+      if (got == GS_JIT_EXIT) { /* both go on from the micro-op after the last step */
+        uint32_t i = at;
+        for (uint64_t seen = 0;; i++)
+          if (prog[i].kind == STEP_KIND && ++seen == sb.count - s0.count) break;
+        sa.stop = sb.stop = sb.limit = UINT64_C(1) << 50;
+        same_run(n, &B, c, prog, i + 1, &sa, &sb, &s0, e, -1, 0, what);
+      }
+      int want_end = want == -1 ? got : want;
+      cut_short += want_end == STOPPED;
       fast_runs += tame && s0.busy == 0;
     }
     gs_jit_release(c);
@@ -341,13 +388,104 @@ static void step_runs(int n, unsigned nprogs) {
   /* both kinds of trial happened */
   assert_true(cut_short > nprogs);
   assert_true(fast_runs > nprogs);
+  if (over) assert_true(overran > nprogs / 2);
   bufs_free(&B);
 }
 static void test_steps_budgets_and_middles(void **state) {
   (void)state;
   if (!gs_jit_available()) skip();
-  step_runs(16, 60);
-  step_runs(32, 30);
+  step_runs(16, 60, 0);
+  step_runs(32, 30, 0);
+  step_runs(16, 60, 1);
+  step_runs(32, 30, 1);
+}
+
+/* ---- the QPU scheduler's quanta in native code --------------------------- */
+
+/* Program `id` of the quanta test: `loops` times a stretch of `stretch`
+ * ALU instructions (native code's runs), then r3 = VPM row 0 x 3 + id + 1
+ * written back, a read-modify-write without the mutex, so the value the
+ * last one leaves depends on where every quantum of every QPU ended. */
+static char *quanta_program(int id, int stretch, int loops) {
+  size_t cap = (size_t)stretch * 48 + 512, len = 0;
+  char *src = malloc(cap);
+  assert_non_null(src);
+  len += (size_t)snprintf(src + len, cap - len,
+                          "ldi r0, 0x3f800000\nldi r1, 0x3f800001\nldi r2, 0x40000000\nldi ra1, %d\nloop:\n", loops);
+  for (int k = 0; k < stretch; k++)
+    len += (size_t)snprintf(src + len, cap - len, "%s\n",
+                            k % 2 ? "fadd r2, r2, r0 ; fmul r0, r0, r1" : "add r0, r0, 1 ; fmul r2, r2, r1");
+  snprintf(src + len, cap - len,
+           "ldi vr_setup, 0x00101a00\nmov r3, vpm\nmul24 r3, r3, 3\nadd r3, r3, %d\nldi vw_setup, 0x00001a00\n"
+           "mov vpm, r3\nsub.setf ra1, ra1, 1\nbrr.anynz loop\nnop\nnop\nnop\nthrend\nnop\nnop\n",
+           id + 1);
+  return src;
+}
+
+/* Runs the quanta test's four programs on four QPUs with interpreter
+ * interp (and native code as gs_jit_policy says) and the watchdog's
+ * budget; returns the result, each QPU's r0, r2 and r3 lane 0 in out[12]
+ * and the error message in msg. */
+static int quanta_run(int interp, uint64_t budget, uint32_t *out, char *msg, size_t len) {
+  static const int stretch[4] = {45, 58, 71, 93};
+  gs_gpu_config cfg = {.watchdog = budget};
+  gs_gpu *g = gs_gpu_new(&cfg);
+  assert_non_null(g);
+  gs_gpu_config_of(g)->interpreter = interp;
+  gs_qpu_program progs[4];
+  for (int i = 0; i < 4; i++) {
+    char *src = quanta_program(i, stretch[i], 30);
+    uint64_t *w;
+    size_t n;
+    gs_diag d;
+    if (gs_qpu_asm(src, "quanta.s", 0, &w, &n, &d) < 0) fail_msg("%s", d.msg);
+    free(src);
+    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(8 * n), 8, &progs[i].code, NULL), GS_OK);
+    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), 16, 4, &progs[i].uniforms, NULL), GS_OK);
+    gs_mem_write(gs_gpu_mem(g), progs[i].code, w, (uint32_t)(8 * n), NULL);
+    free(w);
+  }
+  gs_qpu_status st[4];
+  int rc = gs_qpu_run_user(g, progs, 4, st);
+  snprintf(msg, len, "%s", rc < 0 ? gs_gpu_error(g) : "");
+  for (int i = 0; i < 4 && rc >= 0; i++) {
+    const gs_qpu *q = qpu_cluster_of(g)->qpu[st[i].qpu];
+    out[3 * i] = q->reg[QREG_R0].u[0], out[3 * i + 1] = q->reg[QREG_R0 + 2].u[0], out[3 * i + 2] = q->reg[QREG_R0 + 3].u[0];
+  }
+  gs_gpu_free(g);
+  return rc;
+}
+
+/* Quanta that end a little late in native code (so as not to cut a run)
+ * and the next one as much shorter: the QPUs reach the VPM in the same
+ * order as with the interpreters, which end every quantum exactly, so the
+ * values match the reference interpreter's; near the watchdog's budget the
+ * program stops at the same count. Fails when the next quantum is not
+ * shortened. */
+static void test_qpu_quanta(void **state) {
+  (void)state;
+  if (!gs_jit_available()) skip();
+  static const uint64_t budgets[] = {0, 1234, 1400, 1600, 1900, 2100};
+  for (int budget = 0; budget < 6; budget++) {
+    uint64_t limit = budgets[budget];
+    uint32_t want[12] = {0}, fast[12] = {0}, got[12] = {0};
+    char mw[GS_DIAG_MAX], mf[GS_DIAG_MAX], mg[GS_DIAG_MAX];
+    int rw = quanta_run(GS_INTERP_REFERENCE, limit, want, mw, sizeof mw);
+    gs_jit_policy(0, 0);
+    int rf = quanta_run(GS_INTERP_FAST, limit, fast, mf, sizeof mf);
+    gs_jit_policy(1, 1);
+    int rg = quanta_run(GS_INTERP_FAST, limit, got, mg, sizeof mg);
+    gs_jit_policy(0, 0);
+    assert_int_equal(rw, budget ? GS_EWATCHDOG : GS_OK);
+    assert_int_equal(rf, rw);
+    assert_int_equal(rg, rw);
+    assert_string_equal(mf, mw);
+    assert_string_equal(mg, mw);
+    for (int i = 0; i < 12; i++)
+      if (fast[i] != want[i] || got[i] != want[i])
+        fail_msg("QPU %d r%d: reference 0x%08x, fast 0x%08x, native 0x%08x", i / 3, i % 3 ? i % 3 + 1 : 0, want[i],
+                 fast[i], got[i]);
+  }
 }
 
 int main(void) {
@@ -356,6 +494,7 @@ int main(void) {
       cmocka_unit_test(test_random_streams),
       cmocka_unit_test(test_entries_and_background),
       cmocka_unit_test(test_steps_budgets_and_middles),
+      cmocka_unit_test(test_qpu_quanta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,5 +116,10 @@ int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max);
 /* The same, when the caller has set the host's denormal flushing (and the
  * rounding mode) already, as qpu_fp_env gives: it does not read MXCSR. */
 int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
+/* qpu_run_fast (qpu_run_fast_in_env when in_env) that lets a stretch of
+ * native code started before `max` instructions run to its end, fewer than
+ * GS_JIT_RUN_STEPS instructions past it, which touch nothing but q's
+ * registers and flags (the scheduler's quanta: sched.c). */
+int qpu_run_fast_over(gs_gpu *g, gs_qpu *q, uint32_t max, int in_env);
 
 #endif

@@ -195,7 +195,7 @@ typedef struct jit_env {
   gs_qpu *q;
   const qpu_program *p;
   new_flags nf;
-  uint64_t stop;
+  uint64_t stop, limit; /* limit: how far a run may pass the stop (jit.h, step_over) */
 } jit_env;
 
 #define GS_UOP_L2(fn)                                                           \
@@ -268,7 +268,7 @@ static gs_jit_fn native(qpu_program *p) {
                    offsetof(gs_qpu, cf), -1, -1, -1, -1}, .regs_off = offsetof(gs_qpu, reg), .escape = jit_escape,
                    .step_kind = UOP_NEXT, .step_busy = offsetof(gs_qpu, busy),
                    .step_count = offsetof(gs_qpu, instructions), .step_pc = offsetof(gs_qpu, pc), .step_pc_add = 8,
-                   .step_stop = offsetof(jit_env, stop)};
+                   .step_stop = offsetof(jit_env, stop), .step_over = 1, .step_limit = offsetof(jit_env, limit)};
   c = gs_jit_sync() ? gs_jit_compile(&d, p->uops, nuops + 1, entries, ne)
                     : gs_jit_submit(&d, p->uops, nuops + 1, entries, ne);
   free(entries);
@@ -277,7 +277,9 @@ static gs_jit_fn native(qpu_program *p) {
   return gs_jit_entry(c);
 }
 
-static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
+/* With `over`, a run of native code that ends past the stop is not cut
+ * (qpu_run_fast_over). */
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max, int over) {
   if (max == 0 || g->debug) return run_interp(g, q, max);
   const uint64_t stop = q->instructions + max;
   for (;;) {
@@ -286,17 +288,18 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max) {
     qpu_program *p = (qpu_program *)q->prog;
     gs_jit_fn fn = native(p);
     if (!fn) return run_interp(g, q, (uint32_t)(stop - q->instructions));
-    jit_env e = {g, q, p, {0, 0, 0}, stop};
+    jit_env e = {g, q, p, {0, 0, 0}, stop, over ? UINT64_MAX : stop - 1};
     int rc = fn(q, NULL, p->consts, &e, (uint32_t)(u - p->uops));
     if (rc != GS_JIT_EXIT) return rc;
-    if (q->instructions == stop) return QPU_STEP_OK;
+    if (q->instructions >= stop) return QPU_STEP_OK;
   }
 }
 #else
-static int run(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
+static int run(gs_gpu *g, gs_qpu *q, uint32_t max, int over) {
+  (void)over;
+  return run_interp(g, q, max);
+}
 #endif
-
-int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run(g, q, max); }
 
 int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
 
@@ -311,15 +314,22 @@ int qpu_interpreted(const qpu_program *p) {
 #endif
 }
 
-int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) {
+static int run_env(gs_gpu *g, gs_qpu *q, uint32_t max, int over, int in_env) {
 #if HAVE_MXCSR
   unsigned csr = _mm_getcsr();
-  if ((csr & GS_MXCSR_FLUSH) == GS_MXCSR_FLUSH) return run(g, q, max); /* already set by the caller */
+  if (in_env || (csr & GS_MXCSR_FLUSH) == GS_MXCSR_FLUSH) return run(g, q, max, over); /* already set by the caller */
   _mm_setcsr(csr | GS_MXCSR_FLUSH);
-  int rc = run(g, q, max);
+  int rc = run(g, q, max, over);
   _mm_setcsr(csr);
   return rc;
 #else
-  return run(g, q, max);
+  (void)in_env;
+  return run(g, q, max, over);
 #endif
 }
+
+int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_env(g, q, max, 0, 1); }
+
+int qpu_run_fast(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_env(g, q, max, 0, 0); }
+
+int qpu_run_fast_over(gs_gpu *g, gs_qpu *q, uint32_t max, int in_env) { return run_env(g, q, max, 1, in_env); }

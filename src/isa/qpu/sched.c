@@ -3,7 +3,15 @@
  *
  * QPUs take turns in a fixed order, each running a quantum of instructions
  * or until it blocks on a semaphore or the mutex, so results never depend on
- * host timing. When no running QPU can make progress the run ends with a
+ * host timing. A quantum may end a few instructions late where native code
+ * runs (qpu_run_fast_over: it does not cut a run of its straight-line code);
+ * the QPU's next quantum is then as much shorter, so every quantum still
+ * ends at the same count of the QPU's instructions as the interpreter's
+ * except across instructions that change nothing but the QPU's own
+ * registers and flags, which no other QPU sees (docs/uops.md, "Native
+ * code"): the order in which the QPUs reach the VPM, the DMA engines, the
+ * TMUs, the semaphores, the mutex and memory is the interpreter's.
+ * When no running QPU can make progress the run ends with a
  * deadlock error that says what each QPU waits for; a program that runs past
  * its instruction budget ends with a watchdog error naming its QPU and pc.
  */
@@ -14,9 +22,9 @@
 #include "gpusim/qpu.h"
 #include "isa/qpu/decode.h"
 #include "isa/qpu/pred.h"
+#include "isa/uop/jit.h"
 #include "v3d/v3d.h"
 
-#define QPU_QUANTUM 256
 
 /* Describes why q cannot issue the instruction at its pc. */
 static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
@@ -37,21 +45,32 @@ static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
 
 /* Runs one quantum of q; returns QPU_STEP_* or a negative error. With
  * in_env the caller has set qpu_fp_env, which the fast interpreter then
- * does not check. */
-static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env) {
+ * does not check. *late: how many instructions q's last quantum ran past
+ * its end (0 at the start), taken off this one's length. */
+static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env, uint32_t *late) {
+  uint32_t max = QPU_QUANTUM - *late;
+  *late = 0;
   if (g->cfg.interpreter == GS_INTERP_REFERENCE) {
-    for (int k = 0; k < QPU_QUANTUM; k++) {
+    for (uint32_t k = 0; k < max; k++) {
       int rc = qpu_step_ref(g, q);
       if (rc != QPU_STEP_OK) return rc;
     }
     return QPU_STEP_OK;
   }
-  return in_env ? qpu_run_fast_in_env(g, q, QPU_QUANTUM) : qpu_run_fast(g, q, QPU_QUANTUM);
+  const uint64_t end = q->instructions + max;
+  /* near the watchdog's budget the quantum ends exactly, so the watchdog
+   * stops the program at the same count */
+  if (end + GS_JIT_RUN_STEPS > q->budget)
+    return in_env ? qpu_run_fast_in_env(g, q, max) : qpu_run_fast(g, q, max);
+  int rc = qpu_run_fast_over(g, q, max, in_env);
+  if (q->instructions > end) *late = (uint32_t)(q->instructions - end);
+  return rc;
 }
 
 static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_status *st) {
   int nq = g->cfg.qpus;
   long prog_of[QPU_MAX];
+  uint32_t late[QPU_MAX] = {0};
   size_t next = 0, done = 0;
   for (int i = 0; i < nq; i++) prog_of[i] = -1;
   while (done < n) {
@@ -60,13 +79,14 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
       if (prog_of[i] >= 0) continue;
       qpu_reset(qpu_cluster_of(g)->qpu[i], i, progs[next].code, progs[next].uniforms, g->cfg.watchdog);
       prog_of[i] = (long)next++;
+      late[i] = 0;
     }
     int progress = 0;
     for (int i = 0; i < nq; i++) {
       if (prog_of[i] < 0) continue;
       gs_qpu *q = qpu_cluster_of(g)->qpu[i];
       uint64_t before = q->instructions;
-      int rc = run_quantum(g, q, 0);
+      int rc = run_quantum(g, q, 0, &late[i]);
       if (rc < 0) return rc;
       if (q->instructions != before) progress = 1;
       if (rc == QPU_STEP_END) {
@@ -119,8 +139,9 @@ static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
 }
 
 static int run_alone(gs_gpu *g, gs_qpu *q, int in_env) {
+  uint32_t late = 0;
   for (;;) {
-    int rc = run_quantum(g, q, in_env);
+    int rc = run_quantum(g, q, in_env, &late);
     if (rc < 0) return rc;
     if (rc == QPU_STEP_END) {
       q->state = QPU_ENDED;

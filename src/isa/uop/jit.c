@@ -451,15 +451,17 @@ static void on_result(cg *g, LLVMValueRef r, LLVMBasicBlockRef next) {
  * first use and stored once at its end, and carried on through phis into
  * the run it falls through to; its steps are counted at its start with one
  * check of the busy word and the budget; the no-NaN operations are the
- * host's, the values they read checked for exponent 255 (rv_operand) with
- * one branch at the run's end. When either check fails nothing has
+ * host's, their results checked for exponent 255 (rv_pending) with one
+ * branch at the run's end. When either check fails nothing has
  * been stored and the run is interpreted from its start instead
  * (slow_run); so is the rest of a run entered in its middle. RUN_STEPS
  * weighs the checks and stores of each run against the instructions
- * interpreted where the budget ends (the QPU's quantum is 256): on the
- * ALU chain of gpusim bench 4 and 8 ran at the same speed, 16 at two
- * thirds of it. */
-#define RUN_STEPS 8
+ * interpreted when a check fails: with the QPU's quanta ending only
+ * between runs (step_over), the ALU chain of gpusim bench took 7.6 and 6.6
+ * host instructions a QPU instruction in the compiled code at 16 and 32
+ * (callgrind) and compiled in about 0.45 and 0.3 s of CPU; at 8 it took
+ * 0.7 s (and 11.7 when every operand was checked). */
+#define RUN_STEPS GS_JIT_RUN_STEPS
 #define RUN_UOPS 64
 
 static int is_escape(const gs_jit_desc *d, const gs_uop *u) { return u->kind >= GS_UOP_ISA && (int)u->kind != d->step_kind; }
@@ -612,8 +614,8 @@ typedef struct run_vals {
   LLVMValueRef mval[GS_UOP_MASKS];
   uint8_t mdirty[GS_UOP_MASKS];
   LLVMValueRef acc; /* the exponent check: max of every checked value << 1 */
-  LLVMValueRef busy, cnt, pc, lim; /* the step's words */
-  uint32_t nflag;                   /* the no-NaN operations' values (rv_flags) */
+  LLVMValueRef busy, cnt, pc, lim, over; /* the step's words (over: step_limit) */
+  uint32_t nflag;                   /* the no-NaN operations' results (rv_pending) */
   LLVMValueRef fval[RV_VALUES];
   uint8_t flag[RV_VALUES];
 } run_vals;
@@ -623,7 +625,7 @@ static void rv_clear(run_vals *v) {
   v->nknown = 0;
   memset(v->mval, 0, sizeof v->mval);
   memset(v->mdirty, 0, sizeof v->mdirty);
-  v->acc = v->busy = v->cnt = v->pc = v->lim = NULL;
+  v->acc = v->busy = v->cnt = v->pc = v->lim = v->over = NULL;
   v->nflag = 0;
 }
 static void rv_know(run_vals *v, unsigned s, LLVMValueRef x) {
@@ -652,20 +654,20 @@ static LLVMValueRef rv_cond(cg *g, run_vals *v, unsigned c) {
   if (c & 1) m = LLVMBuildXor(g->b, m, k32(g, 0xffffffffu), "");
   return LLVMBuildAnd(g->b, m, k32(g, all), "");
 }
-/* The exponent-255 check of a run. An operand of FADD_NN, FSUB_NN or
- * FMUL_NN that another of them computed in the run need not be checked
- * itself: an operand with exponent 255 (an infinity or a NaN) gives such
- * an operation a result with exponent 255 (an infinity, or a NaN for
- * inf - inf and 0 × inf), so checking the result covers it; that result
- * is then checked at the run's end unless it too is such an operand.
- * Every other value such an operation reads is checked once. */
-enum { V_CHECKED = 1, V_NNRES = 2, V_PENDING = 4 };
-static uint8_t *rv_flags(run_vals *v, LLVMValueRef x) {
+/* The exponent-255 check of a run. FADD_NN, FSUB_NN and FMUL_NN are the
+ * host's operation, which is the model's unless an operand has exponent
+ * 255; and an operand with exponent 255 (an infinity or a NaN) gives the
+ * host's operation a result with exponent 255 (an infinity, or a NaN for
+ * inf - inf and 0 x inf; a flushed denormal is a zero), so checking the
+ * result covers the operands, whoever computed them. A result another of
+ * these operations reads in the run is covered in turn by that one's, so
+ * only the results no such operation reads are checked, once each, at the
+ * run's end (a result that overflowed to an infinity from finite operands
+ * is the model's too, and just sends the run to the interpreter). */
+static uint8_t *rv_flag(run_vals *v, LLVMValueRef x) {
   for (uint32_t k = 0; k < v->nflag; k++)
     if (v->fval[k] == x) return &v->flag[k];
-  if (v->nflag == RV_VALUES) return NULL; /* too many: checked as they come */
-  v->fval[v->nflag] = x, v->flag[v->nflag] = 0;
-  return &v->flag[v->nflag++];
+  return NULL;
 }
 static void rv_check(cg *g, run_vals *v, LLVMValueRef x) {
   /* exponent 255 is (x << 1) >= 0xff000000 */
@@ -677,20 +679,22 @@ static void rv_check(cg *g, run_vals *v, LLVMValueRef x) {
   }
   v->acc = t;
 }
-/* Operand x of a no-NaN operation: whether its result must be checked */
-static int rv_operand(cg *g, run_vals *v, LLVMValueRef x) {
-  uint8_t *f = rv_flags(v, x);
-  if (f && (*f & V_NNRES)) {
-    *f &= (uint8_t)~V_PENDING;
-    return 1;
+/* Result x of a no-NaN operation, to be checked unless another reads it */
+static void rv_pending(cg *g, run_vals *v, LLVMValueRef x) {
+  if (v->nflag == RV_VALUES) { /* too many: checked at once */
+    rv_check(g, v, x);
+    return;
   }
-  if (!f || !(*f & V_CHECKED)) rv_check(g, v, x);
-  if (f) *f |= V_CHECKED;
-  return 0;
+  v->fval[v->nflag] = x, v->flag[v->nflag++] = 1;
+}
+/* Operand x of a no-NaN operation: covered by its result */
+static void rv_covered(run_vals *v, LLVMValueRef x) {
+  uint8_t *f = rv_flag(v, x);
+  if (f) *f = 0;
 }
 static void rv_check_pending(cg *g, run_vals *v) {
   for (uint32_t k = 0; k < v->nflag; k++)
-    if (v->flag[k] & V_PENDING) rv_check(g, v, v->fval[k]);
+    if (v->flag[k]) rv_check(g, v, v->fval[k]);
   v->nflag = 0;
 }
 
@@ -704,11 +708,10 @@ static void emit_fast(cg *g, run_vals *v, const gs_uop *u) {
     /* with no operand of exponent 255, the host's operation with
      * denormals flushed is the model's (run.h's GS_UOP_FLOAT_NN) */
     LLVMValueRef a = rv_reg(g, v, u->a), b = rv_reg(g, v, u->b);
-    int pending = rv_operand(g, v, a) | rv_operand(g, v, b);
+    rv_covered(v, a);
+    rv_covered(v, b);
     LLVMValueRef r = fop(g, k == GS_UOP_FADD_NN ? "fadd" : k == GS_UOP_FSUB_NN ? "fsub" : "fmul", a, b);
-    uint8_t *f = rv_flags(v, r);
-    if (f) *f = (uint8_t)(V_NNRES | (pending ? V_PENDING : 0));
-    else if (pending) rv_check(g, v, r);
+    rv_pending(g, v, r);
     rv_set(g, v, u->d, r);
     return;
   }
@@ -767,7 +770,7 @@ static void rv_store(cg *g, run_vals *v, LLVMValueRef *vals, LLVMValueRef *mvals
  * values in `from` and of loads in `stub` (the dispatch's way in) */
 static void rv_join(cg *g, run_vals *v, LLVMBasicBlockRef from, LLVMBasicBlockRef stub, LLVMBasicBlockRef join) {
   unsigned bytes = 4u * (unsigned)g->N;
-  LLVMValueRef loaded[GS_UOP_MASKS + 4];
+  LLVMValueRef loaded[GS_UOP_MASKS + 4] = {0};
   LLVMPositionBuilderAtEnd(g->b, join);
   for (uint32_t k = 0; k < v->nknown; k++) {
     uint32_t s = v->known[k];
@@ -787,12 +790,13 @@ static void rv_join(cg *g, run_vals *v, LLVMBasicBlockRef from, LLVMBasicBlockRe
     loaded[GS_UOP_MASKS] = load(g, g->i64, at(g, g->state, d->step_count), 8);
     loaded[GS_UOP_MASKS + 1] = load(g, g->i32, at(g, g->state, d->step_pc), 4);
     loaded[GS_UOP_MASKS + 2] = load(g, g->i64, at(g, g->env, d->step_stop), 8);
+    if (v->over) loaded[GS_UOP_MASKS + 3] = load(g, g->i64, at(g, g->env, d->step_limit), 8);
   }
   LLVMBuildBr(g->b, join);
   LLVMPositionBuilderAtEnd(g->b, join);
-  LLVMValueRef *mine[GS_UOP_MASKS + 4] = {&v->busy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &v->cnt, &v->pc, &v->lim};
+  LLVMValueRef *mine[GS_UOP_MASKS + 4] = {&v->busy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &v->cnt, &v->pc, &v->lim, &v->over};
   for (int k = 1; k < GS_UOP_MASKS; k++) mine[k] = &v->mval[k];
-  for (int k = 0; k < GS_UOP_MASKS + 3; k++) {
+  for (int k = 0; k < GS_UOP_MASKS + 4; k++) {
     if (!mine[k] || !*mine[k] || (k == 0 && !v->cnt)) continue;
     LLVMValueRef phi = LLVMBuildPhi(g->b, LLVMTypeOf(*mine[k]), "");
     LLVMAddIncoming(phi, mine[k], &from, 1);
@@ -918,6 +922,8 @@ static LLVMModuleRef build(LLVMContextRef C, gs_jit_code *c, const char *name) {
     uint32_t steps = 0;
     for (uint32_t j = i; j < e; j++) steps += (int)c->copy[j].kind == d->step_kind;
     LLVMBasicBlockRef to_slow = block(g);
+    /* a run of whole instructions may pass the stop (jit.h, step_over) */
+    int over = steps && d->step_over && (int)c->copy[e - 1].kind == d->step_kind;
     if (steps) {
       if (!v.cnt) {
         v.busy = load(g, g->i64, at(g, g->state, d->step_busy), 8);
@@ -925,11 +931,21 @@ static LLVMModuleRef build(LLVMContextRef C, gs_jit_code *c, const char *name) {
         v.pc = load(g, g->i32, at(g, g->state, d->step_pc), 4);
         v.lim = load(g, g->i64, at(g, g->env, d->step_stop), 8);
       }
-      /* a step reaches the stop unless stop - count - 1 >= steps; then,
-       * or with the step's other work to do, the interpreter runs it */
-      LLVMValueRef room = LLVMBuildSub(g->b, LLVMBuildSub(g->b, v.lim, v.cnt, ""), LLVMConstInt(g->i64, 1, 0), "");
-      LLVMValueRef bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, v.busy, LLVMConstInt(g->i64, 0, 0), ""),
-                                     LLVMBuildICmp(g->b, LLVMIntULT, room, LLVMConstInt(g->i64, steps, 0), ""), "");
+      if (over && !v.over) v.over = load(g, g->i64, at(g, g->env, d->step_limit), 8);
+      /* a step reaches the stop unless stop - count - 1 >= steps (or, for
+       * a run that may pass it, unless count < stop and count + steps <=
+       * the limit); then, or with the step's other work to do, the
+       * interpreter runs it */
+      LLVMValueRef bad = LLVMBuildICmp(g->b, LLVMIntNE, v.busy, LLVMConstInt(g->i64, 0, 0), ""), past;
+      if (over) {
+        LLVMValueRef end = LLVMBuildAdd(g->b, v.cnt, LLVMConstInt(g->i64, steps, 0), "");
+        past = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, v.cnt, v.lim, ""),
+                           LLVMBuildICmp(g->b, LLVMIntUGT, end, v.over, ""), "");
+      } else {
+        LLVMValueRef room = LLVMBuildSub(g->b, LLVMBuildSub(g->b, v.lim, v.cnt, ""), LLVMConstInt(g->i64, 1, 0), "");
+        past = LLVMBuildICmp(g->b, LLVMIntULT, room, LLVMConstInt(g->i64, steps, 0), "");
+      }
+      bad = LLVMBuildOr(g->b, bad, past, "");
       LLVMBasicBlockRef go = block(g);
       unlikely(g, LLVMBuildCondBr(g->b, bad, to_slow, go));
       LLVMPositionBuilderAtEnd(g->b, go);
@@ -951,6 +967,13 @@ static LLVMModuleRef build(LLVMContextRef C, gs_jit_code *c, const char *name) {
       v.busy = LLVMConstInt(g->i64, 0, 0);
       store(g, v.cnt, at(g, g->state, d->step_count), 8);
       store(g, v.pc, at(g, g->state, d->step_pc), 4);
+    }
+    if (over) { /* past the stop: return */
+      LLVMBasicBlockRef out = block(g), go = block(g);
+      unlikely(g, LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, v.cnt, v.lim, ""), out, go));
+      LLVMPositionBuilderAtEnd(g->b, out);
+      LLVMBuildRet(g->b, LLVMConstInt(g->i32, (unsigned long long)(int64_t)GS_JIT_EXIT, 1));
+      LLVMPositionBuilderAtEnd(g->b, go);
     }
     if (c->copy[e - 1].kind == GS_UOP_END) LLVMBuildRet(g->b, k32(g, 0));
     else if (e < n && !is_escape(d, &c->copy[e])) fall = LLVMGetInsertBlock(g->b);

@@ -55,11 +55,28 @@ typedef struct gs_jit_desc {
    * these words may lie in the register file or the masks). */
   int step_kind;
   uint32_t step_busy, step_count, step_pc, step_pc_add, step_stop;
+  /* With step_over set, a run of straight-line code that ends with a step
+   * (a whole number of instructions, for an ISA whose step ends one) may
+   * pass the stop: it runs whole when the counter is below the stop and
+   * the counter after the run is at most the 64-bit word at env +
+   * step_limit, and the function then returns GS_JIT_EXIT if the counter
+   * has reached the stop (so by less than GS_JIT_RUN_STEPS steps past it).
+   * Everything else (escapes, the interpreter, runs that end inside an
+   * instruction) stops exactly at the stop as above; a limit of stop - 1
+   * is the plain stop. The QPU's scheduler uses it (docs/uops.md). */
+  int step_over;
+  uint32_t step_limit;
 } gs_jit_desc;
+
+/* The most steps a run of straight-line code holds. */
+#define GS_JIT_RUN_STEPS 32
 
 /* A compiled stream: entered at micro-op number `entry` (any micro-op of
  * the stream; past its end it returns GS_JIT_EXIT at once); R is the
- * register file when desc.regs_off < 0, consts the program's constants
+ * register file when desc.regs_off < 0 (wherever it is, the register
+ * file must be 64-byte aligned: the code loads and stores whole registers
+ * with that alignment, as SASS's _Alignas(64) sass_warp and the QPU's
+ * gs_qpu keep it), consts the program's constants
  * (GS_UOP_CONST), env the escape's. Returns 0 at GS_UOP_END, an escape's
  * value or GS_JIT_EXIT. Run it in the floating-point
  * environment the interpreter would run in. */
