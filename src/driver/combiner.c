@@ -174,6 +174,55 @@ static int load_arg(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alp
   return GS_OK;
 }
 
+static int uses_src(const gs_tev *t, unsigned src) {
+  for (int i = 0; i < GS_TEV_STAGES; i++) {
+    const gs_tev_half *hs[2] = {&t->stage[i].rgb, &t->stage[i].alpha};
+    for (int a = 0; a < 2; a++) {
+      if (identity(hs[a])) continue;
+      unsigned n = func_args(hs[a]->func);
+      for (unsigned k = 0; k < n; k++)
+        if (hs[a]->src[k] == src) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Whether half h replaces channel c with a constant (or one minus it) that
+ * the clamp leaves as it is: +0 or a normal float up to 1 (a denormal would
+ * be flushed to 0 by fmax, -0 made +0); *v is then the channel's value. */
+static int replaced_constant(const gs_tev_stage *s, const gs_tev_half *h, int alpha_half, unsigned c, float *v) {
+  int inv, ch = operand_channel(h->op[0], alpha_half, c, &inv);
+  if (h->func != GS_TEV_REPLACE || h->src[0] != GS_TEV_CONSTANT || h->scale != 1 || ch < 0) return 0;
+  *v = inv ? 1.0f - s->constant[ch] : s->constant[ch];
+  return float_bits(*v) == 0 || (*v >= FLT_MIN && *v <= 1.0f);
+}
+
+/* Whether the combiners' output is one colour for every fragment: no stage
+ * reads a texture, the primary colour or the buffer, and the last stage that
+ * changes rgb and the last that changes alpha (no dot3_rgba anywhere) each
+ * replace with constants the clamp leaves as they are, or no stage changes
+ * them (previous stays 0). *packed is then the colour as the pack makes it:
+ * round(v x 255), halves up (exact in double), R in the low byte. */
+static int constant_output(const gs_tev *t, uint32_t *packed) {
+  if (uses_src(t, GS_TEV_TEXTURE0) || uses_src(t, GS_TEV_TEXTURE1) || uses_src(t, GS_TEV_TEXTURE2) ||
+      uses_src(t, GS_TEV_PRIMARY_COLOR) || uses_src(t, GS_TEV_PREVIOUS_BUFFER))
+    return 0;
+  int last[2] = {-1, -1};
+  for (int i = 0; i < GS_TEV_STAGES; i++) {
+    if (t->stage[i].rgb.func == GS_TEV_DOT3_RGBA) return 0;
+    if (!identity(&t->stage[i].rgb)) last[0] = i;
+    if (!identity(&t->stage[i].alpha)) last[1] = i;
+  }
+  *packed = 0;
+  for (unsigned c = 0; c < 4; c++) {
+    int a = c == 3, i = last[a];
+    float v = 0.0f;
+    if (i >= 0 && !replaced_constant(&t->stage[i], a ? &t->stage[i].alpha : &t->stage[i].rgb, a, c, &v)) return 0;
+    *packed |= (uint32_t)((double)v * 255.0 + 0.5) << (8 * c); /* v >= 0: truncation is floor */
+  }
+  return 1;
+}
+
 /* Computes channel c (0-3) of half h into r3, scaled and clamped. */
 static int channel(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alpha_half, unsigned c) {
   unsigned n = func_args(h->func);
@@ -192,17 +241,12 @@ static int channel(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alph
     /* Replacing with a constant that the clamp leaves as it is (+0, or a
      * normal float up to 1; a denormal would be flushed to 0 by fmax) needs
      * neither the move nor the clamp: the constant itself, bit for bit. */
-    int inv, ch = operand_channel(h->op[0], alpha_half, c, &inv);
-    if (h->func == GS_TEV_REPLACE && h->src[0] == GS_TEV_CONSTANT && h->scale == 1 && ch >= 0) {
-      float v = inv ? 1.0f - s->constant[ch] : s->constant[ch];
-      uint32_t bits = float_bits(v);
-      if (bits == 0 || (v >= FLT_MIN && v <= 1.0f)) {
-        char ins[32];
-        snprintf(ins, sizeof ins, "ldi r3, 0x%08x", bits);
-        put(&g->b, "    %-28s# %sconstant.%c = %.9g, already in [0, 1]\n", ins, inv ? "1 - " : "", "rgba"[ch],
-            (double)v);
-        return GS_OK;
-      }
+    float v;
+    if (replaced_constant(s, h, alpha_half, c, &v)) {
+      char ins[32];
+      snprintf(ins, sizeof ins, "ldi r3, 0x%08x", float_bits(v));
+      put(&g->b, "    %-28s# the constant %.9g, already in [0, 1]\n", ins, (double)v);
+      return GS_OK;
     }
     for (unsigned k = 0; k < n; k++) {
       put(&g->b, "    ");
@@ -234,18 +278,6 @@ static int channel(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alph
   return GS_OK;
 }
 
-static int uses_src(const gs_tev *t, unsigned src) {
-  for (int i = 0; i < GS_TEV_STAGES; i++) {
-    const gs_tev_half *hs[2] = {&t->stage[i].rgb, &t->stage[i].alpha};
-    for (int a = 0; a < 2; a++) {
-      if (identity(hs[a])) continue;
-      unsigned n = func_args(hs[a]->func);
-      for (unsigned k = 0; k < n; k++)
-        if (hs[a]->src[k] == src) return 1;
-    }
-  }
-  return 0;
-}
 
 int gs_tev_qpu_source(const gs_tev *t, const gs_tev_varying *v, size_t n, char **text, gs_diag *d) {
   *text = NULL;
@@ -369,6 +401,17 @@ int gs_tev_qpu_source(const gs_tev *t, const gs_tev_varying *v, size_t n, char *
   put(&g.b, "    fmul r3.8a, ra16, 1.0       # the colour, packed to bytes R G B A\n"
             "    fmul r3.8b, ra17, 1.0\n    fmul r3.8c, ra18, 1.0\n    fmul r3.8d, ra19, 1.0\n"
             "    mov tlb_colour_all, r3\n    thrend\n    nop\n    sbdone\n");
+  /* Checked whole above, a configuration whose output is one colour runs
+   * as the colour itself, packed here as the program would pack it. */
+  uint32_t packed;
+  if (!g.b.oom && constant_output(t, &packed)) {
+    free(g.b.p);
+    memset(&g.b, 0, sizeof g.b);
+    put(&g.b, "# PICA200 texture combiners as a QPU fragment program (gpusim driver, docs/pica-combiners.md)\n");
+    if (t->depth) put(&g.b, "    mov tlb_z, rb15             # the rasterised depth, for the depth test\n");
+    put(&g.b, "    ldi r3, 0x%08x          # the combiners' output is one colour, packed to bytes R G B A\n"
+              "    mov tlb_colour_all, r3\n    thrend\n    nop\n    sbdone\n", packed);
+  }
   if (g.b.oom) {
     free(g.b.p);
     return gs_diag_set(d, GS_ENOMEM, "combiner: out of memory");

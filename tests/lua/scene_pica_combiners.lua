@@ -110,6 +110,11 @@ expect("replace constant", {204, 0, 102, 128},
 expect("replace constant alpha", {128, 128, 128, 128},
        {{rgb = {sources = {"constant"}, operands = {"alpha"}}, alpha = {sources = {"constant"}},
          constant = {0.2, 1, 0.6, 0.5}}})
+-- The same constant channels feeding a stage that reads the primary colour P (the program loads them
+-- as they are, then modulates): (0.8 x 0.5, 0 x 0.25, 0.4 x 1, 0.2 x 0.75) -> 102, 0, 102, 38.25
+expect("replace constant, then modulate", {102, 0, 102, 38},
+       {{rgb = {sources = {"constant"}, operands = {"one_minus_color"}}, alpha = {sources = {"constant"}},
+         constant = {0.2, 1, 0.6, 0.2}}, {sources = {"previous", "primary_color"}, func = "modulate"}})
 expect("scale 4", {51, 102, 204, 255}, {{sources = {"constant"}, scale = 4, constant = {0.05, 0.1, 0.2, 0.3}}})
 -- Chains: stage 1 modulates stage 0's T by P; stage 2 adds a constant to rgb only, alpha passes on
 expect("three stages", {151, 76, 101, 96},

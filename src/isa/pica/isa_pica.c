@@ -51,32 +51,11 @@ const gs_isa gs_isa_pica = {
    * depth = true}, as the QPU program the driver makes of it
    * (gs_tev_qpu_source, docs/pica-combiners.md; tests/test_pica_unit.c
    * assembles both to the same code): what a PICA200 scene's fragments
-   * run (gpusim scenes/cube.lua pica), 0.6 x 255 = 153 = 0x99 and so on. */
+   * run (gpusim scenes/cube.lua pica): its output is one colour, which the
+ * driver packs itself, 0.6 x 255 = 153 = 0x99 and so on. */
   .bench_fragment =
       "    mov tlb_z, rb15\n"
-      "    mov ra16, 0\n"
-      "    mov ra17, 0\n"
-      "    mov ra18, 0\n"
-      "    mov ra19, 0\n"
-      "    nop\n"
-      "    ldi r3, 0x3f19999a\n"
-      "    mov rb0, r3\n"
-      "    ldi r3, 0x3ecccccd\n"
-      "    mov rb1, r3\n"
-      "    ldi r3, 0x3e4ccccd\n"
-      "    mov rb2, r3\n"
-      "    ldi r3, 0x3f800000\n"
-      "    mov rb3, r3\n"
-      "    nop\n"
-      "    mov ra16, rb0\n"
-      "    mov ra17, rb1\n"
-      "    mov ra18, rb2\n"
-      "    mov ra19, rb3\n"
-      "    nop\n"
-      "    fmul r3.8a, ra16, 1.0\n"
-      "    fmul r3.8b, ra17, 1.0\n"
-      "    fmul r3.8c, ra18, 1.0\n"
-      "    fmul r3.8d, ra19, 1.0\n"
+      "    ldi r3, 0xff336699\n"
       "    mov tlb_colour_all, r3\n"
       "    thrend\n"
       "    nop\n"
