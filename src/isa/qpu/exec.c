@@ -305,9 +305,8 @@ int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_inter
 
 int qpu_interpreted(const qpu_program *p) {
 #if GS_JIT /* as native() decides */
-  unsigned t = gs_jit_threshold();
   return !atomic_load_explicit(&((qpu_program *)p)->jit, memory_order_acquire) &&
-         (!t || atomic_load_explicit(&((qpu_program *)p)->runs, memory_order_relaxed) >= t);
+         gs_jit_counted(&((qpu_program *)p)->runs);
 #else
   (void)p;
   return 1;

@@ -115,15 +115,22 @@ void gs_jit_policy(unsigned threshold, int sync);
 unsigned gs_jit_threshold(void);
 int gs_jit_sync(void);
 
+/* Whether gs_jit_count_run counts no more runs of the program: the threshold
+ * was reached (its code is then compiled or being compiled, or refused), or
+ * it is 0 (never). */
+static inline int gs_jit_counted(_Atomic unsigned *runs) {
+  unsigned t = gs_jit_threshold();
+  return !t || atomic_load_explicit(runs, memory_order_relaxed) >= t;
+}
+
 /* Counts one run of a prepared program towards compiling it (runs: the
  * program's counter, starting at 0): 1 for the run that reaches
  * gs_jit_threshold(), whose caller then submits the program, else 0; runs
  * past the threshold, and every run when the threshold is 0 (never), are
  * not counted. Any thread may call it; exactly one run returns 1. */
 static inline int gs_jit_count_run(_Atomic unsigned *runs) {
-  unsigned t = gs_jit_threshold();
-  if (!t || atomic_load_explicit(runs, memory_order_relaxed) >= t) return 0;
-  return atomic_fetch_add_explicit(runs, 1, memory_order_relaxed) + 1 == t;
+  if (gs_jit_counted(runs)) return 0;
+  return atomic_fetch_add_explicit(runs, 1, memory_order_relaxed) + 1 == gs_jit_threshold();
 }
 
 /* Programs compiled so far and the seconds it took (for docs and bench). */
