@@ -83,6 +83,43 @@ static void test_triangles_image(void **s) {
   free(want);
 }
 
+/* Frames of different kinds in turns, as `gpusim bench --peer` takes them:
+ * each kind's context is kept for its next frame (cle_bench.c keeps the
+ * last 8 kinds), and a kept context's frame is the same as a fresh one's.
+ * Twelve kinds (four ISAs' fill frames at three widths) in two rounds also
+ * replace kept contexts; the triangle frame between them must come out as
+ * it did the first time. */
+static void test_frames_in_turns(void **s) {
+  (void)s;
+  enum { W = 70, H = 40, N = 50 };
+  static const char *const isas[] = {"qpu", "sass", "agx", "pica"};
+  uint8_t *img = malloc((W + 2) * H * 4), *tri0 = malloc(W * H * 4), *tri = malloc(W * H * 4);
+  assert_non_null(img), assert_non_null(tri0), assert_non_null(tri);
+  for (int round = 0; round < 2; round++) {
+    for (int k = 0; k < 12; k++) {
+      gs_v3d_bench_result r;
+      gs_diag d;
+      uint32_t w = W + (uint32_t)(k / 4);
+      memset(img, 0, w * H * 4);
+      if (gs_v3d_bench_fill_image(w, H, 2, 1 + (unsigned)(k & 1), isas[k % 4], &r, img, &d) < 0)
+        fail_msg("%s: %s", isas[k % 4], d.msg);
+      assert_int_equal(r.fragments, w * H * 2);
+      for (uint32_t i = 0; i < w * H; i++)
+        if (memcmp(img + 4 * i, colour, 4))
+          fail_msg("round %d, %s, width %u: pixel (%u, %u) is not 99 66 33 ff", round, isas[k % 4], w, i % w, i / w);
+      if (k % 5 == 0) {
+        memset(tri, 0x55, W * H * 4);
+        if (gs_v3d_bench_triangles_image(W, H, N, 1, "qpu", &r, tri, &d) < 0) fail_msg("%s", d.msg);
+        if (round == 0 && k == 0) memcpy(tri0, tri, W * H * 4);
+        else assert_memory_equal(tri0, tri, W * H * 4);
+      }
+    }
+  }
+  free(img);
+  free(tri0);
+  free(tri);
+}
+
 static void test_spread(void **s) {
   (void)s;
   double odd[] = {5, 1, 4, 2, 3}, even[] = {10, 40, 20, 30}, one[] = {7};
@@ -112,6 +149,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fill_image),
       cmocka_unit_test(test_triangles_image),
+      cmocka_unit_test(test_frames_in_turns),
       cmocka_unit_test(test_spread),
       cmocka_unit_test(test_image_compare),
   };

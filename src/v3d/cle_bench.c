@@ -17,11 +17,15 @@
 #define BENCH_TILE_ALLOC (48u << 20)
 
 /* A frame's context and its memory, kept for the next frame of the same
- * kind and size, so that a run of frames does not make a 256 MB context
- * each time and fault its pages in again (the frame buffer's 8 MB at
- * 1080p, the tile lists) while the frame is timed. The next frame writes
- * everything it reads: its code, record, vertices and lists, the tile
- * lists (binning), every tile of the frame buffer (zeroed first anyway). */
+ * kind, size and instruction set, so that a run of frames does not make a
+ * 256 MB context each time and fault its pages in again (the frame
+ * buffer's 8 MB at 1080p, the tile lists) while the frame is timed: the
+ * frames of `gpusim bench` and `gpusim bench --peer` come in turns (fill
+ * and triangles, each instruction set), so a context is kept for each of
+ * the last KEPT kinds, as a peer keeps its own across its frames. The next
+ * frame writes everything it reads: its code, record, vertices and lists,
+ * the tile lists (binning), every tile of the frame buffer (zeroed first
+ * anyway). */
 typedef struct bench_ctx {
   gs_gpu *g;
   const gs_isa *isa;
@@ -29,14 +33,39 @@ typedef struct bench_ctx {
   gs_addr fs, unif, va, fb, tile_alloc, tsda, bin, render, rec;
 } bench_ctx;
 
-/* The last frame's context (one, whichever thread ran it). */
-static _Atomic(bench_ctx *) kept;
-
 static void ctx_free(bench_ctx *c) {
   if (!c) return;
   gs_gpu_free(c->g);
   free(c);
 }
+
+/* The last frames' contexts (whichever thread ran them), one a kind. */
+#define KEPT 8
+static _Atomic(bench_ctx *) kept[KEPT];
+static atomic_uint kept_next; /* the slot the next context replaces when none is free */
+
+/* The kept context of this kind, taken out of its slot, or NULL. */
+static bench_ctx *ctx_take(const gs_isa *isa, uint32_t width, uint32_t height, uint32_t nverts, uint32_t ndraws) {
+  for (int i = 0; i < KEPT; i++) {
+    bench_ctx *c = atomic_exchange(&kept[i], NULL), *none = NULL;
+    if (!c) continue;
+    if (c->isa == isa && c->width == width && c->height == height && c->nverts == nverts && c->ndraws == ndraws)
+      return c;
+    if (!atomic_compare_exchange_strong(&kept[i], &none, c)) ctx_free(c); /* another took the slot meanwhile */
+  }
+  return NULL;
+}
+
+/* Keeps c for the next frame of its kind: in a free slot, else in place of
+ * the oldest kept. */
+static void ctx_keep(bench_ctx *c) {
+  for (int i = 0; i < KEPT; i++) {
+    bench_ctx *none = NULL;
+    if (atomic_compare_exchange_strong(&kept[i], &none, c)) return;
+  }
+  ctx_free(atomic_exchange(&kept[atomic_fetch_add(&kept_next, 1u) % KEPT], c));
+}
+
 
 
 typedef struct bench_frame {
@@ -63,10 +92,8 @@ static int bench_setup(bench_frame *f, uint32_t width, uint32_t height, uint32_t
   const gs_isa *own = gs_isa_by_id(GS_ISA_NONE), *isa = isa_name ? gs_isa_by_name(isa_name) : own;
   if (!isa || !isa->bench_fragment)
     return gs_diag_set(&f->d, GS_EARG, "v3d bench: no fragment program for instruction set '%s'", isa_name);
-  bench_ctx *c = atomic_exchange(&kept, NULL);
-  int reuse = c && c->isa == isa && c->width == width && c->height == height && c->nverts == nverts &&
-              c->ndraws == ndraws;
-  if (c && !reuse) ctx_free(c), c = NULL;
+  bench_ctx *c = ctx_take(isa, width, height, nverts, ndraws);
+  int reuse = c != NULL;
   if (!c) {
     gs_gpu_config cfg = {0};
     cfg.mem_limit = 256u << 20;
@@ -203,7 +230,7 @@ static int bench_finish(bench_frame *f, int rc, uint8_t *image, gs_diag *d) {
   if (rc >= 0 && image) memcpy(image, gs_mem_ptr(f->m, f->fb, f->width * f->height * 4), f->width * f->height * 4);
   if (rc < 0 && d) gs_diag_set(d, rc, "%s", f->d.msg);
   if (rc < 0) ctx_free(f->c);
-  else ctx_free(atomic_exchange(&kept, f->c));
+  else ctx_keep(f->c);
   return rc;
 }
 
