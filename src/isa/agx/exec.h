@@ -182,6 +182,26 @@ int agx_rows_fast(const agx_state *s, const agx_fast *f);
  * per-run checks. */
 int agx_run_rows_clean(agx_state *s, const agx_fast *f, int fast, uint64_t budget, gs_diag *d, uint32_t want,
                        agx_rows rows);
+/* The runs of one fragment call (frag.c) in a file kept between them
+ * (agx_frame: one a unit), so that what every group of the call shares is
+ * set up once (the constant vectors of the program and the uniforms, the
+ * native policy) and the registers asked for need not be copied: they are
+ * handed back as pointers into the file. agx_frame_new: NULL when out of
+ * memory. */
+typedef struct agx_frame agx_frame;
+agx_frame *agx_frame_new(void);
+void agx_frame_free(agx_frame *fr);
+/* Readies fr for runs of f (which must outlive them) on groups with s's
+ * uniforms, which must not change until the next agx_frame_begin. */
+void agx_frame_begin(agx_frame *fr, const agx_state *s, const agx_fast *f);
+/* agx_run_rows_clean(s, f, 1, ...) for fr's f (agx_rows_fast said 1): the
+ * same result, message and state, but on success *rows is an array of 8
+ * whose element N, for the N of want (N < 8), points at the 16 words of
+ * rN, valid until fr's next run or begin. On success *clean says whether
+ * the run left s->r as it found it (the registers went no further than
+ * the file: frag.c's group_reset need not clear them again); else it is 0. */
+int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint32_t want,
+                  const uint32_t *const **rows, int *clean);
 /* The registers rN named by want (N < 8) of lanes 0..15 of s, as rows. */
 void agx_rows_of(const agx_state *s, uint32_t want, agx_rows rows);
 /* Whether agx_run_native compiles: on = 1 or 0 sets it, -1 only asks. Off

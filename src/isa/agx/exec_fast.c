@@ -132,6 +132,9 @@ struct agx_fast {
                                           transposed in; out in the lanes written (ax_side.wl) */
   uint8_t rowsrc[8];                   /* r0-r7 at a stop: 0 in s only, 1 in the file (transposed
                                           in), 2 in the file in the lanes written (wo) */
+  uint32_t rows1, rows2;               /* the r0-r7 of rowsrc 1, of rowsrc 2 (bit N: rN) */
+  int wo8;                             /* wo's registers all lie in wo_lo..wo_lo + 7 */
+  unsigned wo_lo;
   uint32_t outs;                       /* the registers below r32 of written and wo (bit N: rN) */
   int outs_high;                       /* written or wo have one from r32 up */
   unsigned top;     /* 1 + the highest half a native instruction touches */
@@ -192,15 +195,29 @@ typedef struct ax_rq ax_rq;
 typedef struct ax_side {
   uint32_t wl[AX_REGS];
   unsigned nl;
-  ax_rq *rq; /* agx_run_rows: the registers a stop leaves as rows, or NULL */
+  ax_rq *rq;   /* agx_run_rows: the registers a stop leaves as rows, or NULL */
+  int touched; /* a register went out to s (agx_run_frame's clean) */
+  uint32_t wfull; /* the registers of r0-r7 of wl (bit N: rN) an AX_MOVI wrote in every lane below nl */
 } ax_side;
 /* agx_run_rows's request: the registers (bit N: rN) and their rows, and
- * whether the stop filled them (else the run ended in the reference). */
+ * whether the stop filled them (else the run ended in the reference);
+ * with keep (agx_run_frame, whose file outlives the run) only the rows
+ * the file does not have in lanes 0-15 (part) are filled in rows. */
 struct ax_rq {
   uint32_t want;
   uint32_t (*rows)[16];
+  int keep;
+  uint32_t part;
   int done;
 };
+/* A run's file: the vectors, then what it keeps beside them. */
+typedef struct ax_file {
+#if defined(__GNUC__)
+  __attribute__((aligned(64)))
+#endif
+  uint32_t v[AX_SLOTS][AGX_LANES];
+  ax_side side;
+} ax_file;
 #define AX_SIDE(R) ((ax_side *)(void *)((R) + AX_SLOTS * AX_VEC))
 /* The lanes at or past nl: what a micro-op computes there is never read */
 #define AX_DEAD(R) (AX_SIDE(R)->nl >= 32 ? 0u : ~0u << AX_SIDE(R)->nl)
@@ -300,6 +317,7 @@ static void ax_out_keep(agx_state *s, const agx_fast *f, const char *R, uint32_t
   const uint16_t *W = f->written, *O = f->wo;
   unsigned nw = f->nwritten, no = f->nwo;
   uint16_t w2[AX_REGS], o2[AX_REGS];
+  AX_SIDE(R)->touched = 1;
   if (skip) nw = ax_drop(W, nw, skip, w2), W = w2, no = ax_drop(O, no, skip, o2), O = o2;
   ax_out_list(s, R, W, nw);
   unsigned nl = AX_SIDE(R)->nl, nfull = 0;
@@ -348,17 +366,29 @@ static void ax_out_stop(agx_state *s, const agx_fast *f, const char *R) {
     ax_out_written(s, f, R);
     return;
   }
-  if (f->outs_high || (f->outs & ~q->want)) ax_out_keep(s, f, R, q->want);
+  uint32_t want = q->want;
+  if (f->outs_high || (f->outs & ~want)) ax_out_keep(s, f, R, want);
+  uint32_t whole = 0; /* the rows the file has in lanes 0-15 */
+  if (S->nl >= 16) {
+    whole = want & (f->rows1 | (f->rows2 & S->wfull));
+    for (uint32_t w = want & f->rows2 & ~S->wfull; w; w &= w - 1) {
+      unsigned n = (unsigned)__builtin_ctz(w);
+      whole |= (uint32_t)((S->wl[n] & 0xffffu) == 0xffffu) << n;
+    }
+  }
   uint32_t below = S->nl >= 32 ? 0xffffffffu : (1u << S->nl) - 1;
-  for (uint32_t w = q->want & 0xffu; w; w &= w - 1) {
+  for (uint32_t w = want & ~whole; w; w &= w - 1) { /* each lane from where it is */
     unsigned n = (unsigned)__builtin_ctz(w);
     const uint32_t *v = (const uint32_t *)(const void *)(R + n * AX_VEC);
     uint32_t in = f->rowsrc[n] == 1 ? below : f->rowsrc[n] == 2 ? S->wl[n] & below : 0; /* lanes the file has */
-    if ((in & 0xffffu) == 0xffffu) memcpy(q->rows[n], v, sizeof q->rows[n]);
-    else
-      for (unsigned l = 0; l < 16; l++) q->rows[n][l] = in >> l & 1 ? v[l] : agx_reg32(s, l, n);
+    for (unsigned l = 0; l < 16; l++) q->rows[n][l] = in >> l & 1 ? v[l] : agx_reg32(s, l, n);
   }
-  q->done = 1;
+  if (!q->keep)
+    for (uint32_t w = whole; w; w &= w - 1) {
+      unsigned n = (unsigned)__builtin_ctz(w);
+      memcpy(q->rows[n], R + n * AX_VEC, sizeof q->rows[n]);
+    }
+  q->part = want & ~whole, q->done = 1;
 }
 
 /* Instruction k through agx_exec_insn: its registers out, its writes
@@ -367,6 +397,7 @@ static void ax_out_stop(agx_state *s, const agx_fast *f, const char *R) {
 static int ax_slow(agx_state *s, const agx_fast *f, size_t k, char *R, uint32_t *exec, uint64_t steps, gs_diag *d) {
   const ax_par *P = &f->par[k];
   const uint16_t *L = P->nsync ? f->list + P->sync : NULL; /* (no list at all when nothing is named) */
+  AX_SIDE(R)->touched = 1;
   ax_out_list(s, R, L, P->nsync);
   s->exec = *exec, s->steps = steps, s->pc = P->pc;
   int rc = agx_exec_insn(s, &f->p.insn[k], P->pc, d);
@@ -799,31 +830,42 @@ static int ax_go(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs_
   return ax_run(s, f, k, budget, d, R);
 }
 
+/* The constant vectors of f's file R, from s's uniforms. */
+static void ax_consts(const agx_state *s, const agx_fast *f, char *R) {
+  for (unsigned i = 0; i < f->ncst; i++) {
+    uint32_t *v = (uint32_t *)(void *)(R + (AX_REGS + i) * AX_VEC), c = f->cst[i].value;
+    if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
+    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = f->cst[i].type == 2 ? l : c;
+  }
+}
+
+/* The run from instruction k in file R, its constant vectors set up. */
+static int ax_loop_file(agx_state *s, const agx_fast *f, size_t k, uint64_t budget, gs_diag *d, int native, char *R,
+                        ax_rq *rq) {
+  ax_side *S = AX_SIDE(R);
+  uint32_t lanes = s->present | s->exec;
+  S->nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
+  S->rq = rq, S->touched = 0, S->wfull = 0;
+  if (f->wo8) { /* (the others' wl is never read) */
+    memset(&S->wl[f->wo_lo], 0, 8 * sizeof S->wl[0]);
+  } else {
+    const uint16_t *wo = f->wo;
+    for (unsigned i = 0, n = f->nwo; i < n; i++) S->wl[wo[i]] = 0;
+  }
+  if (f->nused) ax_in_list(s, R, f->used, f->nused);
+  return ax_go(s, f, k, budget, d, R, native);
+}
+
 static int ax_loop_any(agx_state *s, const agx_fast *f, uint32_t entry, uint64_t budget, gs_diag *d, int native,
                        ax_rq *rq) {
   long k = ax_seek(f, entry);
   s->stopped = 0;
   s->pc = entry;
   if (k < 0) return agx_fault(d, AGX_FAULT_ENTRY, entry, 0);
-  struct {
-#if defined(__GNUC__)
-    __attribute__((aligned(64)))
-#endif
-    uint32_t v[AX_SLOTS][AGX_LANES];
-    ax_side side;
-  } file;
+  ax_file file;
   char *R = (char *)file.v;
-  uint32_t lanes = s->present | s->exec;
-  file.side.nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
-  file.side.rq = rq;
-  for (unsigned i = 0; i < f->nwo; i++) file.side.wl[f->wo[i]] = 0;
-  ax_in_list(s, R, f->used, f->nused);
-  for (unsigned i = 0; i < f->ncst; i++) {
-    uint32_t *v = file.v[AX_REGS + i], c = f->cst[i].value;
-    if (f->cst[i].type == 1) c = s->u[c] | (uint32_t)s->u[c + 1] << 16;
-    for (unsigned l = 0; l < AGX_LANES; l++) v[l] = f->cst[i].type == 2 ? l : c;
-  }
-  return ax_go(s, f, (size_t)k, budget, d, R, native);
+  ax_consts(s, f, R);
+  return ax_loop_file(s, f, (size_t)k, budget, d, native, R, rq);
 }
 static int ax_loop(agx_state *s, const void *prog, uint32_t entry, uint64_t budget, gs_diag *d) {
   return ax_loop_any(s, prog, entry, budget, d, 0, NULL);
@@ -856,9 +898,56 @@ int agx_rows_fast(const agx_state *s, const agx_fast *f) { return !ax_whole_clea
 
 int agx_run_rows_clean(agx_state *s, const agx_fast *f, int fast, uint64_t budget, gs_diag *d, uint32_t want,
                        agx_rows rows) {
-  ax_rq q = {want & 0xffu, rows, 0}; /* (r0-r7: a register past them would be neither row nor state) */
+  ax_rq q = {want & 0xffu, rows, 0, 0, 0}; /* (r0-r7: a register past them would be neither row nor state) */
   int rc = fast ? ax_loop_any(s, f, 0, budget, d, 1, &q) : agx_run_ref(s, &f->p, 0, budget, d);
   if (rc == GS_OK && !q.done) agx_rows_of(s, want, rows); /* (the reference ran to the stop) */
+  return rc;
+}
+
+struct agx_frame {
+  ax_file file;
+  agx_rows buf;                /* rows the file does not have in lanes 0-15 */
+  const uint32_t *inf[8];      /* the rows of the file */
+  const uint32_t *mixed[8];    /* those with buf's where the file does not have them */
+  const agx_fast *f;
+  int native;                  /* agx_native_policy's answer at agx_frame_begin */
+};
+
+agx_frame *agx_frame_new(void) {
+  size_t size = (sizeof(agx_frame) + 63) / 64 * 64;
+  agx_frame *fr = aligned_alloc(64, size);
+  if (!fr) return NULL;
+  memset(fr, 0, size);
+  for (unsigned n = 0; n < 8; n++) fr->inf[n] = fr->file.v[n];
+  return fr;
+}
+void agx_frame_free(agx_frame *fr) { free(fr); }
+
+void agx_frame_begin(agx_frame *fr, const agx_state *s, const agx_fast *f) {
+  fr->f = f, fr->native = agx_native_policy(-1);
+  ax_consts(s, f, (char *)fr->file.v);
+}
+
+int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint32_t want,
+                  const uint32_t *const **rows, int *clean) {
+  const agx_fast *f = fr->f;
+  ax_rq q = {want & 0xffu, fr->buf, 1, 0, 0};
+  char *R = (char *)fr->file.v;
+  *clean = 0;
+  s->stopped = 0, s->pc = 0;
+  if (!f->p.n) return agx_fault(d, AGX_FAULT_ENTRY, 0, 0);
+  int rc = ax_loop_file(s, f, 0, budget, d, fr->native, R, &q);
+  if (rc != GS_OK) return rc;
+  if (!q.done) { /* (the reference ran to the stop) */
+    agx_rows_of(s, q.want, fr->buf);
+    q.part = q.want;
+  }
+  *rows = fr->inf;
+  if (q.part) {
+    for (unsigned n = 0; n < 8; n++) fr->mixed[n] = q.part >> n & 1 ? fr->buf[n] : fr->inf[n];
+    *rows = fr->mixed;
+  }
+  *clean = q.done && !AX_SIDE(R)->touched;
   return rc;
 }
 
@@ -1125,7 +1214,10 @@ static int native(ax_build *b, size_t k) {
     case AGX_LDIMM: /* the value from ax_par: no constant vector to fill at each run */
       if (s0->kind != AGX_K_IMM || (d = dst(&in->dst, 1, &P->half)) < 0) return 0;
       P->imm = in->dst.bits == 16 ? s0->value & 0xffff : s0->value;
-      emit(b, AX_MOVI, k)->d = (uint16_t)d;
+      {
+        gs_uop *u = emit(b, AX_MOVI, k);
+        u->d = (uint16_t)d, u->a = (uint16_t)P->imm, u->b = (uint16_t)(P->imm >> 16), u->op = P->half;
+      }
       return 1;
     case AGX_GET_SR:
       if (s0->kind != AGX_K_SR || s0->index != 52) return 0;
@@ -1402,7 +1494,17 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (!b.used[r] && b.whole[r]) f->wo[f->nwo++] = (uint16_t)r;
   }
   for (size_t k = 0; k < n; k++) f->par[k].wo = f->par[k].fw && !b.used[p->insn[k].dst.index / 2];
-  for (unsigned r = 0; r < 8; r++) f->rowsrc[r] = b.used[r] ? 1 : b.whole[r] ? 2 : 0;
+  for (size_t i = 0; i < b.nu; i++) /* (and in addr its register's bit of ax_side.wfull) */
+    if (f->u[i].kind == AX_MOVI && (f->u[i].side = f->par[f->u[i].imm].wo) && f->u[i].d < 8 * AX_VEC)
+      f->u[i].addr = (uint8_t)(1u << (f->u[i].d / AX_VEC));
+  if (f->nwo) { /* (wo is in increasing order) */
+    f->wo_lo = f->wo[0] > AX_REGS - 8 ? AX_REGS - 8 : f->wo[0];
+    f->wo8 = f->wo[f->nwo - 1] < f->wo_lo + 8;
+  }
+  for (unsigned r = 0; r < 8; r++) {
+    f->rowsrc[r] = b.used[r] ? 1 : b.whole[r] ? 2 : 0;
+    f->rows1 |= (uint32_t)(f->rowsrc[r] == 1) << r, f->rows2 |= (uint32_t)(f->rowsrc[r] == 2) << r;
+  }
   for (unsigned i = 0; i < f->nwritten; i++)
     if (f->written[i] < 32) f->outs |= 1u << f->written[i];
     else f->outs_high = 1;

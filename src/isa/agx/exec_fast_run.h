@@ -191,15 +191,16 @@
       AX_PUT(r_);
       break;
     }
-    case AX_MOVI: {
-      AX_P;
-      uint32_t r_[AGX_LANES], v_ = P->imm;
-      if (P->half == 0 && (exec | dead) == 0xffffffffu) { /* AX_PUT's whole row, stored at once */
+    case AX_MOVI: { /* (the value in a and b, ax_par's half in op, wo in side, the wfull bit in addr) */
+      uint32_t v_ = u->a | (uint32_t)u->b << 16;
+      if (u->op == 0 && (exec | dead) == 0xffffffffu) { /* AX_PUT's whole row, stored at once */
         uint32_t *D_ = (uint32_t *)(void *)(R + u->d);
-        if (P->wo) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec;
+        if (u->side) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec, AX_SIDE(R)->wfull |= u->addr;
         for (int i = 0; i < AGX_LANES; i++) D_[i] = v_;
         break;
       }
+      AX_P;
+      uint32_t r_[AGX_LANES];
       for (int i = 0; i < AGX_LANES; i++) r_[i] = v_;
       AX_PUT(r_);
       break;

@@ -106,13 +106,16 @@ static uint32_t epilog_regs(uint32_t gates) {
  * which the driver links into QPU programs only, so no stencil state
  * reaches an AGX program's draw. zs: agx_entry.zs of the program. */
 GS_CLONES static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_io *f, unsigned zs,
-                             const agx_rows rows) {
+                             const uint32_t *const rows[8]) {
   const gs_tile_port *t = f->tile;
   unsigned n = f->lanes < 16 ? f->lanes : 16;
   uint16_t lanes = f->mask;
   uint32_t cov[16], zw[16], rgba[2][16];
   const uint32_t *z = zw;
-  lanes16(cov, f->cov, n);
+  if (n == 16) /* (as lanes16 without its test of each lane) */
+    for (unsigned l = 0; l < 16; l++) cov[l] = f->cov[l];
+  else
+    lanes16(cov, f->cov, n);
   uint64_t killed[2];
   memcpy(killed, s->killed, sizeof killed);
   for (unsigned l = 0; (killed[0] | killed[1]) && l < 16; l++) { /* (a discard is rare: lane by lane) */
@@ -192,25 +195,28 @@ static int check_targets(gs_isa_unit *u, const agx_entry *e, gs_addr code) {
  * clearing the whole 28 KiB state for each 16-pixel batch: registers and
  * pending loads zero, the lanes present and active, the run and the
  * fragment outputs reset. The uniforms are the caller's. */
-static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes) {
+static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes, int clean) {
   /* whole rows of 16 halves, two 16-byte stores each (the build sends
-   * memset to the C library): the halves past e->halves are 0 already */
-  unsigned rows = (e->halves + 15) / 16;
+   * memset to the C library): the halves past e->halves are 0 already,
+   * and with clean (gs_isa_unit.r_clean) the others too, in lanes 0-15,
+   * which a fragment group's lanes are among; when they are cleared it is
+   * in all 16 lanes, so that clean stays true of them */
+  unsigned rows = (e->halves + 15) / 16, nl = clean ? 0 : 16;
 #if defined(__SSE2__)
   const __m128i zero = _mm_setzero_si128();
   if (rows == 1) /* r0-r7: the common case, without the inner loop */
-    for (unsigned l = 0; l < lanes; l++) {
+    for (unsigned l = 0; l < nl; l++) {
       __m128i *r = (__m128i *)(void *)s->r[l];
       _mm_storeu_si128(r, zero), _mm_storeu_si128(r + 1, zero);
     }
   else
-    for (unsigned l = 0; l < lanes; l++)
+    for (unsigned l = 0; l < nl; l++)
       for (unsigned k = 0; k < rows; k++) {
         __m128i *r = (__m128i *)(void *)&s->r[l][16 * k];
         _mm_storeu_si128(r, zero), _mm_storeu_si128(r + 1, zero);
       }
 #else
-  for (unsigned l = 0; l < lanes; l++) memset(s->r[l], 0, 16 * rows * sizeof s->r[l][0]);
+  for (unsigned l = 0; l < nl; l++) memset(s->r[l], 0, 16 * rows * sizeof s->r[l][0]);
 #endif
   /* what only some instructions write is 0 unless the program has them
    * (agx_state_init cleared it when the unit took the program) */
@@ -248,7 +254,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
   agx_state *s = &u->st;
   if (u->fresh != e) { /* a new program: everything zero once (then group_reset) */
     agx_state_init(s, 16);
-    u->fresh = e, u->cf_used = 0, u->unif_valid = 0;
+    u->fresh = e, u->cf_used = 0, u->unif_valid = 0, u->r_clean = 1;
   }
   const gs_stage_program *prog = &fio[0].prog;
   if (!u->unif_valid || u->unif_prog.uniforms != prog->uniforms || u->unif_prog.unif_end != prog->unif_end) {
@@ -264,12 +270,18 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
    * no other instruction sets one), so agx_run_rows' checks are the same
    * for every group (-1: the reference, the debugger: agx_run_group_rows) */
   int fast = g->cfg.interpreter != GS_INTERP_REFERENCE && !g->debug ? agx_rows_fast(s, e->fast) : -1;
+  if (fast > 0) { /* its runs in the unit's file (agx_run_frame), set up once for the call */
+    if (!u->frame && !(u->frame = agx_frame_new()))
+      return gs_diag_set(u->diag, GS_ENOMEM, "AGX unit %d: out of memory for the fragment shader's registers", u->num);
+    agx_frame_begin(u->frame, s, e->fast);
+  }
   uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
   for (unsigned b = 0; b < n; b++) {
     const gs_frag_io *f = &fio[b];
     /* one batch a group: the 16 lanes of its 4 x 4 block, all of them
      * running (the uncovered ones as helpers: their quads' derivatives) */
-    group_reset(s, e, f->lanes > 16 ? 16 : f->lanes);
+    group_reset(s, e, f->lanes > 16 ? 16 : f->lanes, u->r_clean);
+    u->r_clean = 0;
     s->sr_ctx = (void *)f;
     unsigned ncf = f->nin + 1 < AGX_CFS ? f->nin + 1 : AGX_CFS;
     if (e->cf_end > ncf) /* no varying reaches those: the picture is not what the code asks for */
@@ -282,16 +294,20 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
       u->cf_used = ncf;
       cf_setup(s, f);
     }
-    agx_rows rows;
+    agx_rows buf;
+    const uint32_t *const bufs[8] = {buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]};
+    const uint32_t *const *rows = bufs;
     uint32_t want = epilog_regs(f->gates);
     int rc;
-    if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
+    if (fast > 0 && !g->debug) {
+      rc = agx_run_frame(s, u->frame, budget, u->diag, want, &rows, &u->r_clean);
+    } else if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
       rc = agx_debug_run(g, s, &e->prog, 0, u->diag);
-      if (rc >= 0) agx_rows_of(s, want, rows);
-    } else if (fast >= 0) {
-      rc = agx_run_rows_clean(s, e->fast, fast, budget, u->diag, want, rows);
+      if (rc >= 0) agx_rows_of(s, want, buf);
+    } else if (fast == 0) {
+      rc = agx_run_rows_clean(s, e->fast, fast, budget, u->diag, want, buf);
     } else {
-      rc = agx_run_group_rows(g, e, s, u->diag, want, rows);
+      rc = agx_run_group_rows(g, e, s, u->diag, want, buf);
     }
     if (rc < 0) {
       char extra[64];

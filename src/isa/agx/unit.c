@@ -208,7 +208,10 @@ gs_isa_unit *agx_unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *diag)
   return u;
 }
 
-void agx_unit_free(gs_isa_unit *u) { free(u); }
+void agx_unit_free(gs_isa_unit *u) {
+  if (u) agx_frame_free(u->frame);
+  free(u);
+}
 
 void agx_trust_code(gs_isa_unit *u, int on) {
   u->trusted = on;

@@ -56,6 +56,11 @@ struct gs_isa_unit {
   gs_stage_program unif_prog;
   agx_state st;
   agx_tex_ctx tex;        /* smpf's sampler context (fragment stage) */
+  agx_frame *frame;       /* the fast interpreter's file for a fragment call's runs (exec.h), or NULL */
+  /* 1: st's register halves below fresh's e->halves are 0 in lanes 0-15,
+   * as group_reset leaves them (the last run went no further than the
+   * file), so the next group need not clear them */
+  int r_clean;
 };
 
 /* The cached program at code (decoded, compiled), or NULL with u's diag set. */
