@@ -1154,6 +1154,21 @@ static int compare_random(int iter, insn_gen gen, int memory, agx_instr *fixed, 
       for (unsigned r = 0; r < 8; r++)
         if (want >> r & 1) memcpy(rows[r], ptr[r], sizeof rows[r]);
     if (clean && memcmp(before.r, b.r, sizeof b.r)) fail_msg("program %d: a clean run changed s->r", iter);
+    if (r2 == GS_OK && !memory) { /* a second group as the first began (a program without memory or
+                                     varyings: handed back again when it reads nothing else) */
+      static agx_state again;
+      const uint32_t *const *ptr2 = NULL;
+      int clean2 = 0;
+      gs_diag d3;
+      gs_diag_clear(&d3);
+      memcpy(&again, &before, sizeof again);
+      assert_int_equal(agx_run_frame(&again, frame, budget, &d3, want, &ptr2, &clean2), GS_OK);
+      assert_int_equal(clean2, clean);
+      if (memcmp(&again, &b, sizeof b)) fail_msg("program %d: the second group's state differs", iter);
+      for (unsigned r = 0; r < 8; r++)
+        if ((want >> r & 1) && memcmp(rows[r], ptr2[r], sizeof rows[r]))
+          fail_msg("program %d: the second group's row r%u differs", iter, r);
+    }
   } else if (form >= 2) {
     r2 = agx_run_rows_clean(&b, f, agx_rows_fast(&b, f), budget, &d2, want, rows);
   } else {
@@ -1410,7 +1425,8 @@ static void test_rows_fill_program(void **state) {
   }
   /* frag.c's form (agx_run_frame), one file for a call's groups: from a
    * state whose r0-r7 are 0 (as frag.c's group_reset leaves them), full
-   * groups and one of 10 lanes, some with lanes 3 and 9 inactive: every
+   * groups (the second handed back as the first), two with lanes 3 and 9
+   * inactive, one of 10 lanes, the last asking for r2 too: every
    * active lane's rows r4-r7 the immediates, the others and r2 0; the state
    * untouched and so reported clean, but for the inactive lanes, whose
    * rows come from the state */
@@ -1422,20 +1438,21 @@ static void test_rows_fill_program(void **state) {
       agx_state_init(&st, 16);
       agx_frame_begin(fr, &st, f);
       for (unsigned g = 0; g < 6; g++) {
-        unsigned lanes = g == 4 ? 10 : 16, off = (g & 1) ? 1u << 3 | 1u << 9 : 0;
+        unsigned lanes = g == 4 ? 10 : 16, off = g == 2 || g == 3 ? 1u << 3 | 1u << 9 : 0;
         agx_state_init(&st, lanes);
         for (unsigned l = 0; l < 16; l++) st.r[l][0] = (uint16_t)(off >> l & 1);
         st.exec &= ~off;
         const uint32_t *const *rows = NULL;
         int clean = -1;
-        assert_int_equal(agx_run_frame(&st, fr, 100, &dg, 0xf4u, &rows, &clean), GS_OK);
+        uint32_t want = g == 5 ? 0xf4u : 0xf0u; /* (r2 is not in the file: that run is not handed back) */
+        assert_int_equal(agx_run_frame(&st, fr, 100, &dg, want, &rows, &clean), GS_OK);
         assert_int_equal(st.stopped, 1);
         assert_int_equal(st.steps, 5);
         assert_int_equal(clean, 1);
         for (unsigned l = 0; l < 16; l++) {
           int live = l < lanes && !(off >> l & 1);
           for (unsigned i = 0; i < 4; i++) assert_int_equal(rows[4 + i][l], live ? v[i] : 0);
-          assert_int_equal(rows[2][l], 0);
+          if (want & 4u) assert_int_equal(rows[2][l], 0);
           for (unsigned r = 1; r < 8; r++) assert_int_equal(agx_reg32(&st, l, r), 0);
         }
       }
@@ -1444,6 +1461,57 @@ static void test_rows_fill_program(void **state) {
   agx_frame_free(fr);
   agx_fast_portable(0);
   agx_fast_free(f);
+}
+
+/* agx_run_frame hands a run back for a later group only when the program
+ * reads nothing the group has of its own. A: ldcf r4-r6 from cf1 (the
+ * group's: 100 x group + j for its word j), r7 an immediate; each of three
+ * groups gets its own words. B: r4-r7 immediates, r1 the lane
+ * number (sr52), then if_icmp r1 < 8 (unsigned, nest 1): r0l 0 in lanes
+ * 0-7 and 1 in 8-15 (exec.h's if rule), exec 0xff, 7 steps, pc 28 (four
+ * 4-byte ldimm, a 4-byte get_sr, a 6-byte if, the 2-byte stop): each of
+ * three groups, the later ones handed back, ends so. */
+static void test_frame_groups(void **state) {
+  (void)state;
+  agx_instr a[] = {op2(AGX_LDCF, R(4), cfr(1), imm(0)), ldimm(R(7), 3), stop()};
+  a[0].dst.count = 3, a[0].src[1].kind = AGX_K_NONE;
+  agx_instr b[] = {ldimm(R(4), 4), ldimm(R(5), 5), ldimm(R(6), 6), ldimm(R(7), 7),
+                   op2(AGX_GET_SR, R(1), sr(52), imm(0)), cf(AGX_IF_ICMP, R(1), imm(8), 1, AGX_ULT), stop()};
+  agx_frame *fr = agx_frame_new();
+  assert_non_null(fr);
+  for (int which = 0; which < 2; which++) {
+    agx_program p = {which ? b : a, which ? 7 : 3};
+    agx_fast *f = NULL;
+    assert_int_equal(agx_fast_compile(&p, &f, &dg), 0);
+    agx_state_init(&st, 16);
+    agx_frame_begin(fr, &st, f);
+    for (unsigned g = 0; g < 3; g++) {
+      agx_state_init(&st, 16);
+      for (unsigned j = 0; j < 3; j++) st.cf[1][j] = 100 * g + j;
+      const uint32_t *const *rows = NULL;
+      int clean = -1;
+      assert_int_equal(agx_run_frame(&st, fr, 100, &dg, which ? 0xf3u : 0xf0u, &rows, &clean), GS_OK);
+      assert_int_equal(st.stopped, 1);
+      for (unsigned l = 0; l < 16; l++) {
+        if (!which) {
+          for (unsigned j = 0; j < 3; j++) assert_int_equal(rows[4 + j][l], 100 * g + j);
+          assert_int_equal(rows[7][l], 3);
+          continue;
+        }
+        assert_int_equal(rows[0][l], l < 8 ? 0 : 1);
+        assert_int_equal(rows[1][l], l);
+        assert_int_equal(rows[4][l], 4);
+      }
+      if (which) {
+        assert_int_equal(st.exec, 0xffu);
+        assert_int_equal(st.steps, 7);
+        assert_int_equal(st.pc, 28);
+        assert_int_equal(clean, 1);
+      }
+    }
+    agx_fast_free(f);
+  }
+  agx_frame_free(fr);
 }
 
 int main(void) {
@@ -1460,6 +1528,7 @@ int main(void) {
       cmocka_unit_test(test_fast_equals_reference), cmocka_unit_test(test_fast_memory_programs),
       cmocka_unit_test(test_fast_memory_programs_portable), cmocka_unit_test(test_native_programs),
       cmocka_unit_test(test_rows_programs),     cmocka_unit_test(test_rows_fill_program),
+      cmocka_unit_test(test_frame_groups),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

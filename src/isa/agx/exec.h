@@ -192,7 +192,14 @@ typedef struct agx_frame agx_frame;
 agx_frame *agx_frame_new(void);
 void agx_frame_free(agx_frame *fr);
 /* Readies fr for runs of f (which must outlive them) on groups with s's
- * uniforms, which must not change until the next agx_frame_begin. */
+ * uniforms, which must not change until the next agx_frame_begin; every
+ * group run until then must start with the same registers (frag.c's: 0).
+ * A program that reads nothing a group has of its own (no memory,
+ * textures, coefficient registers, special registers but the lane number,
+ * tile or fragment outputs, varyings, barriers) then leaves the same
+ * result in each group with the same present and active lanes: after a
+ * run that kept its registers in the file (clean, the rows all there),
+ * such a group gets that run's result without running again. */
 void agx_frame_begin(agx_frame *fr, const agx_state *s, const agx_fast *f);
 /* agx_run_rows_clean(s, f, 1, ...) for fr's f (agx_rows_fast said 1): the
  * same result, message and state, but on success *rows is an array of 8

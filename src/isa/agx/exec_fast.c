@@ -135,6 +135,7 @@ struct agx_fast {
   uint32_t rows1, rows2;               /* the r0-r7 of rowsrc 1, of rowsrc 2 (bit N: rN) */
   int wo8;                             /* wo's registers all lie in wo_lo..wo_lo + 7 */
   unsigned wo_lo;
+  int invariant;                       /* it reads nothing a group has of its own (invariant()) */
   uint32_t outs;                       /* the registers below r32 of written and wo (bit N: rN) */
   int outs_high;                       /* written or wo have one from r32 up */
   unsigned top;     /* 1 + the highest half a native instruction touches */
@@ -904,6 +905,17 @@ int agx_run_rows_clean(agx_state *s, const agx_fast *f, int fast, uint64_t budge
   return rc;
 }
 
+/* A group's run agx_run_frame may hand back again (f->invariant): how
+ * the group started (its lanes, the budget, the registers asked for) and
+ * what the run left besides the rows in the file. */
+typedef struct ax_replay {
+  int valid;
+  uint32_t present, exec, want;
+  uint64_t budget;
+  uint32_t pc, exec_out; /* after the run */
+  uint64_t steps;
+} ax_replay;
+
 struct agx_frame {
   ax_file file;
   agx_rows buf;                /* rows the file does not have in lanes 0-15 */
@@ -911,6 +923,7 @@ struct agx_frame {
   const uint32_t *mixed[8];    /* those with buf's where the file does not have them */
   const agx_fast *f;
   int native;                  /* agx_native_policy's answer at agx_frame_begin */
+  ax_replay rp;
 };
 
 agx_frame *agx_frame_new(void) {
@@ -924,7 +937,7 @@ agx_frame *agx_frame_new(void) {
 void agx_frame_free(agx_frame *fr) { free(fr); }
 
 void agx_frame_begin(agx_frame *fr, const agx_state *s, const agx_fast *f) {
-  fr->f = f, fr->native = agx_native_policy(-1);
+  fr->f = f, fr->native = agx_native_policy(-1), fr->rp.valid = 0;
   ax_consts(s, f, (char *)fr->file.v);
 }
 
@@ -933,11 +946,22 @@ int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint
   const agx_fast *f = fr->f;
   ax_rq q = {want & 0xffu, fr->buf, 1, 0, 0};
   char *R = (char *)fr->file.v;
-  *clean = 0;
+  ax_replay *rp = &fr->rp;
+  if (rp->valid && s->present == rp->present && s->exec == rp->exec && s->steps == 0 && q.want == rp->want &&
+      budget == rp->budget) { /* the last run again: it read nothing that differs (agx_frame_begin) */
+    s->stopped = 1, s->pc = rp->pc, s->steps = rp->steps, s->exec = rp->exec_out;
+    *rows = fr->inf, *clean = 1;
+    return GS_OK;
+  }
+  rp->valid = 0, *clean = 0;
+  uint32_t present = s->present, exec = s->exec;
+  uint64_t steps = s->steps;
   s->stopped = 0, s->pc = 0;
   if (!f->p.n) return agx_fault(d, AGX_FAULT_ENTRY, 0, 0);
   int rc = ax_loop_file(s, f, 0, budget, d, fr->native, R, &q);
   if (rc != GS_OK) return rc;
+  if (f->invariant && q.done && !q.part && !AX_SIDE(R)->touched && steps == 0)
+    *rp = (ax_replay){1, present, exec, q.want, budget, s->pc, s->exec, s->steps};
   if (!q.done) { /* (the reference ran to the stop) */
     agx_rows_of(s, q.want, fr->buf);
     q.part = q.want;
@@ -1039,6 +1063,20 @@ static int span_exact(const agx_instr *in, const agx_opnd *o, unsigned *lo, unsi
   *lo = o->index, *hi = o->index + n * c;
   if (*hi > AGX_HALVES) *hi = AGX_HALVES;
   return 1;
+}
+
+/* Whether instruction in reads nothing but registers, uniforms,
+ * immediates, the lane number and the exec mask, and changes nothing but
+ * registers, the mask and the run (agx_run_frame's replay): the ALU, the
+ * exec stack, jumps, stop, trap, wait; not memory, textures, tile or
+ * fragment outputs, varyings, coefficient registers, other special
+ * registers, barriers. */
+static int invariant(const agx_instr *in) {
+  if (in->op == AGX_GET_SR) return in->src[0].kind == AGX_K_SR && in->src[0].index == 52;
+  if (in->op == AGX_OP_NONE || in->op > AGX_WAIT) return 0; /* (agx.h's order: the ALU up to wait) */
+  for (int i = 0; i < 4; i++)
+    if (in->src[i].kind >= AGX_K_CF) return 0;
+  return in->dst.kind < AGX_K_CF;
 }
 
 /* Native instructions that may hand themselves to agx_exec_insn (so that
@@ -1396,6 +1434,8 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (in->len < 2 || in->len > AGX_MAX_BYTES || (in->len & 1)) f->refonly = 1;
   }
   f->end = a;
+  f->invariant = !f->refonly;
+  for (size_t k = 0; k < n; k++) f->invariant &= invariant(&p->insn[k]);
   /* leaders: the first instruction, jump targets, what follows a jump,
    * stop or trap */
   if (n) f->leader[0] = 1;
