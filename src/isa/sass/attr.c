@@ -234,7 +234,7 @@ uint32_t sass_ipa(const sass_ipa_map *m, const gs_frag_io *io, unsigned lane, co
   case GS_SPH_ATTR_POSITION + 12: p = 1.0 / (double)io->w[lane]; break; /* Σλ/w */
   default: {
     int k = m->k[addr >> 2];
-    if (k < 0 && addr >= GS_SPH_ATTR_GENERIC(0) && addr < GS_SPH_ATTR_GENERIC(32))
+    if (sass_ipa_unmapped(m, addr))
       /* a generic component the program's SPH does not map: no varying
        * reaches it, so the picture is not what the code asks for */
       gs_isa_report_exception(io->report, "SASS pixel shader 0x%08x: IPA reads a[0x%03x] (generic %u.%c), which "

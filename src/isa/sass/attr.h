@@ -228,6 +228,13 @@ typedef struct sass_ipa_op {
   uint8_t flat_shade; /* SC only: the 3D state's flat shading */
 } sass_ipa_op;
 
+/* Whether IPA of byte address addr (up to 0x3FF) reads a generic component
+ * m does not map: sass_ipa then reports an exception (and reads the
+ * default). */
+static inline int sass_ipa_unmapped(const sass_ipa_map *m, unsigned addr) {
+  return addr >= GS_SPH_ATTR_GENERIC(0) && addr < GS_SPH_ATTR_GENERIC(32) && m->k[addr >> 2] < 0;
+}
+
 /* IPA for lane `lane` of batch io: the 32-bit result. rb: Rb's value (a
  * float's bits; MULTIPLY and SC). sys may be NULL (PrimitiveId and Layer 0). */
 uint32_t sass_ipa(const sass_ipa_map *m, const gs_frag_io *io, unsigned lane, const sass_frag_sys *sys,

@@ -126,6 +126,26 @@ unsigned sass_program_nregs(const sass_program *p);
 void sass_warp_start(sass_warp *w, unsigned nregs, uint32_t lanes, uint32_t pc, uint8_t *local,
                      uint32_t local_size);
 
+/* The registers a run of p from its first instruction may read, in a lane
+ * it started with, before that lane has written them, then (after) the
+ * caller reads of its lanes when every lane is done (a bit set: register r
+ * is bit r % 32 of word r / 32): their numbers in regs (room for 255),
+ * ascending; returns how many. The code is followed from the start while
+ * it is straight-line ALU, IPA and S2R instructions (each reads its operand
+ * slots and, unguarded, writes its destination in every lane); up to an
+ * unguarded EXIT, the outputs then; anything else (control flow, KIL, the
+ * other I/O, conversions) ends the search with every register below nregs
+ * not yet written. The rest of the registers a run of p cannot tell from
+ * 0 (sass_warp_start_regs). */
+unsigned sass_program_first_reads(const sass_program *p, unsigned nregs, const uint32_t after[8], uint8_t *regs);
+
+/* sass_warp_start for a run whose lanes read only the n registers regs[]
+ * before writing them (sass_program_first_reads): only those and RZ are
+ * cleared; the others keep what they held, which no lane of the run
+ * reads. */
+void sass_warp_start_regs(sass_warp *w, const uint8_t *regs, unsigned n, uint32_t lanes, uint32_t pc, uint8_t *local,
+                          uint32_t local_size);
+
 /* One instruction of sass_run_ref: when no lane is active, the stack's
  * entries give the next ones; then 1 if nothing is left to run, else the
  * instruction at w->pc runs (0) or fails (a negative GS_E* code, the same

@@ -18,10 +18,14 @@
  * add, logic, shifts), and a masked GS_UOP_MOVE writes the destination;
  * predicates and CC are written in the guarded lanes only.
  *
- * Everything else — control flow (BRA, SSY/SYNC, PBK/BRK, EXIT, KIL), the
- * I/O instructions (ALD/AST/AL2P/IPA, TEX*, LDC, LDL/STL, S2R), and forms
- * whose CC result is more than Z and S of the result or that read CC —
- * runs through sass_step_ref, the reference interpreter's own step, on the
+ * EXIT (flow test T, any guard) is SX_EXIT: its lanes are done and, when
+ * no lane is left and the convergence stack is empty, the run is over
+ * right there, as the reference's next step would find.
+ *
+ * Everything else — control flow (BRA, SSY/SYNC, PBK/BRK, EXIT on a CC
+ * test, KIL), the I/O instructions (ALD/AST/AL2P/IPA, TEX*, LDC, LDL/STL,
+ * S2R), and forms whose CC result is more than Z and S of the result or
+ * that read CC — runs through sass_step_ref, the reference interpreter's own step, on the
  * same warp (SX_SLOW), so both paths always mean the same thing. An error
  * found on the fast path (a constant past what is bound, the budget) hands
  * the instruction back to the reference before anything is written, so the
@@ -63,7 +67,8 @@ enum {
   SX_IADD, SX_IADD3, SX_ISCADD, /* the adders: each lane's CC in, and out when P->wcc */
   SX_IMUL, SX_IMNMX, SX_ISETP, SX_ISET, SX_ICMP,
   SX_LOP, SX_LOP3, SX_LOP_PRED, SX_SHR, SX_BFE, SX_BFI, SX_XMAD, SX_FLO, SX_POPC, SX_SEL, SX_PSETP, SX_PSET,
-  SX_CCSET /* FSET, ISET, PSET .CC */
+  SX_CCSET, /* FSET, ISET, PSET .CC */
+  SX_EXIT   /* EXIT (flow T) of the lanes gm, imm the pc after it */
 };
 
 /* An instruction's fields the micro-ops need (imm of its operation's
@@ -91,6 +96,7 @@ struct sass_fast {
 #if GS_JIT
   _Atomic unsigned runs;      /* runs so far, up to gs_jit_threshold() */
   _Atomic(gs_jit_code *) jit; /* the native code, once submitted */
+  _Atomic(gs_jit_fn) fn;      /* its function, once ready */
 #endif
 };
 
@@ -156,6 +162,18 @@ static inline int sx_run(sass_warp *w, const gs_uop *u, uint64_t budget) {
   w->steps += u->d;
   w->pc = (uint32_t)u->a | (uint32_t)u->b << 16;
   return 1;
+}
+
+/* SX_EXIT at u for the lanes gm (EXIT with flow test T, as the reference's
+ * step runs it): they are done, the pc is the next instruction's. 1 when
+ * nothing is left to run (no lane active, the stack empty: the warp is
+ * done, as sass_step_ref would find), else 0 (the next instruction, or the
+ * reference's step to pop the stack). */
+static inline int sx_exit(sass_warp *w, const gs_uop *u, uint32_t gm) {
+  w->exited |= gm;
+  w->active &= ~gm;
+  w->pc = u->imm;
+  return !w->active && !w->depth;
 }
 
 /* Predicate pd := v[lane] in the lanes of m (PT is not written). */
@@ -329,10 +347,17 @@ typedef struct sx_env {
 /* The native code of f once it is ready, else NULL (and f counted, and
  * submitted at its threshold). Every micro-op an escape may jump to is an
  * entry: each guard and the copy for every lane after it, each run, each
- * SX_SLOW (the instructions the reference runs, the step off the end). */
+ * SX_SLOW (the instructions the reference runs, the step off the end);
+ * and each run's copy for every lane, where sass_run_fast enters a run
+ * it has counted itself. */
 static gs_jit_fn sx_native(sass_fast *f) {
+  gs_jit_fn fn = atomic_load_explicit(&f->fn, memory_order_acquire);
+  if (fn) return fn;
   gs_jit_code *c = atomic_load_explicit(&f->jit, memory_order_acquire);
-  if (c) return gs_jit_entry(c);
+  if (c) {
+    if ((fn = gs_jit_entry(c))) atomic_store_explicit(&f->fn, fn, memory_order_release);
+    return fn;
+  }
   if (!gs_jit_count_run(&f->runs)) return NULL;
   uint32_t *entries = malloc(2 * f->nu * sizeof *entries), ne = 0;
   if (!entries) return NULL;
@@ -340,6 +365,7 @@ static gs_jit_fn sx_native(sass_fast *f) {
     const gs_uop *g = &f->u[i];
     if (g->kind == SX_GUARD || g->kind == SX_RUN || g->kind == SX_SLOW) entries[ne++] = i;
     if (g->kind == SX_GUARD) entries[ne++] = i + g->b;
+    if (g->kind == SX_RUN) entries[ne++] = i + 1; /* its copy for every lane (sass_run_fast) */
   }
   gs_jit_desc d = {.lanes = SASS_LANES, .mask_bits = 32, .mask_off = {-1, offsetof(sx_env, mk[1]), -1, -1, -1, -1, -1, -1},
                    .regs_off = -1, .escape = sx_escape_built, .step_kind = -1};
@@ -368,6 +394,10 @@ int sass_run_fast(sass_warp *w, const sass_fast *f, const sass_io *io, uint64_t 
       rc = sass_step_ref(w, f->p, io, budget, name, d);
       if (rc) return rc < 0 ? rc : 0;
       continue;
+    }
+    if (u->kind == SX_RUN && sx_run(w, u, budget)) { /* the run's copy for every lane, without the escape */
+      e.mk[1] = 0xffffffffu;
+      u++;
     }
     /* GS_JIT_EXIT only at an instruction's start: every jump goes to an entry */
     if ((rc = fn(&e, (char *)w->r, f->consts, &e, (uint32_t)(u - f->u))) != GS_JIT_EXIT) return rc;
@@ -398,7 +428,16 @@ typedef struct prep {
   int oom;
   int full;     /* the copy for every lane: results straight to their register */
   uint16_t res; /* where the operation writes its result */
+  size_t k;     /* the instruction's number */
 } prep;
+
+/* The code offset of instruction k (three in each 32 bytes, after the
+ * control word). */
+static inline uint32_t insn_pc(size_t k) { return (uint32_t)(k / 3) * 32 + (uint32_t)(k % 3) * 8 + 8; }
+
+/* Whether in is an EXIT the fast path runs: flow test T, any guard (KIL,
+ * and EXIT on a CC test, stay with the reference). */
+static int fast_exit(const sass_insn *in) { return in->op == SASS_OP_EXIT && sass_mod(in, SASS_M_EXIT_FLOW) == 15; }
 
 static gs_uop *emit(prep *s, unsigned kind) {
   static _Thread_local gs_uop sink; /* out of memory: written, then dropped */
@@ -531,7 +570,11 @@ static int prepare_insn(prep *s, const sass_insn *in) {
     case SASS_OP_BFI: cczs = M(BFI_CC); break;
     case SASS_OP_XMAD: break;
     case SASS_OP_FLO: cczs = M(FLO_CC); break;
-    default: return 0; /* control flow, I/O, P2R/R2P, CS2R, ... */
+    case SASS_OP_EXIT:
+      if (!fast_exit(in)) return 0;
+      emit(s, SX_EXIT)->imm = insn_pc(s->k + 1);
+      return 1;
+    default: return 0; /* other control flow, I/O, P2R/R2P, CS2R, ... */
   }
   if (in->form == SASS_FORM_CBUF || in->form == SASS_FORM_CR || in->form == SASS_FORM_RC) {
     gs_uop *u = emit(s, SX_CBUF);
@@ -786,8 +829,6 @@ static int prepare_insn(prep *s, const sass_insn *in) {
   return 1;
 }
 
-static inline uint32_t insn_pc(size_t k) { return (uint32_t)(k / 3) * 32 + (uint32_t)(k % 3) * 8 + 8; }
-
 sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
   sass_fast *f = calloc(1, sizeof *f);
   prep s = {0};
@@ -797,6 +838,7 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
   for (size_t k = 0; k < p->n; k++) {
     const sass_insn *in = &p->insn[k];
     size_t at = s.n;
+    s.k = k;
     f->first[k] = (uint32_t)at;
     gs_uop *g = emit(&s, SX_GUARD);
     g->imm = insn_pc(k), g->op = (uint8_t)(in->guard & 7), g->side = (uint8_t)(in->guard_neg & 1);
@@ -811,6 +853,7 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
       f->fast++;
       plain[k] = (in->guard & 7) == SASS_PT && !in->guard_neg && in->form != SASS_FORM_CBUF &&
                  in->form != SASS_FORM_CR && in->form != SASS_FORM_RC;
+      if (plain[k] && in->op == SASS_OP_EXIT) plain[k] = 2; /* may end a run */
       s.u[skip].d = (uint16_t)(s.n - skip);
       s.u[at].d = (uint16_t)(s.n - at); /* no lane: the next instruction */
       s.u[at].b = (uint16_t)(skip + 1 - at);
@@ -829,18 +872,20 @@ sass_fast *sass_prepare_fast(const sass_program *p, gs_diag *d) {
    * fail (an unconditional guard, no constant-buffer operand): one SX_RUN
    * counts them all and, when every lane is active, their copies for
    * every lane follow, then the next instruction (its SX_SLOW copied, or
-   * SX_GOTO its guard). The run is entered at its first instruction;
-   * otherwise the instructions' own paths run. */
+   * SX_GOTO its guard). An unconditional EXIT ends a run (its SX_EXIT
+   * leaves the warp done, or moves on as the reference would). The run is
+   * entered at its first instruction; otherwise the instructions' own
+   * paths run. */
   for (size_t k = 0, j; k < p->n && !s.oom; k = j > k ? j : k + 1) {
-    for (j = k; j < p->n && j - k < 4096 && plain[j]; j++) {
-    }
+    for (j = k; j < p->n && j - k < 4096 && plain[j];)
+      if (plain[j++] == 2) break;
     if (j - k < 2) continue;
     size_t at = s.n;
     uint32_t last = insn_pc(j - 1);
     gs_uop *r = emit(&s, SX_RUN);
     r->imm = f->first[k], r->d = (uint16_t)(j - k), r->a = (uint16_t)last, r->b = (uint16_t)(last >> 16);
     s.full = 1;
-    for (size_t i = k; i < j; i++) prepare_insn(&s, &p->insn[i]);
+    for (size_t i = k; i < j; i++) s.k = i, prepare_insn(&s, &p->insn[i]);
     size_t next = j < p->n ? f->first[j] : end;
     if (s.oom) break;
     if (s.u[next].kind == SX_SLOW) {

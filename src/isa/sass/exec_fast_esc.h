@@ -32,8 +32,9 @@ static GS_UOP_NOINLINE_ int SX_ESCAPE_ALL(void *env, char *R, const gs_uop *u, u
   }
 }
 
-/* The escape: SX_GUARD and SX_RUN, which every instruction meets, in a
- * few instructions; the other kinds through the whole switch. */
+/* The escape: SX_GUARD and SX_RUN, which every instruction meets, and
+ * SX_EXIT, which every warp meets, in a few instructions; the other kinds
+ * through the whole switch. */
 static int SX_ESCAPE(void *env, char *R, const gs_uop *u, uint32_t *to) {
   sx_env *e = env;
   if (u->kind == SX_RUN) {
@@ -43,6 +44,13 @@ static int SX_ESCAPE(void *env, char *R, const gs_uop *u, uint32_t *to) {
     }
     e->mk[1] = 0xffffffffu;
     return GS_JIT_NEXT;
+  }
+  if (u->kind == SX_EXIT) {
+    if (sx_exit(e->w, u, e->mk[1])) return 0;
+    const gs_uop *n = sx_locate(e->w, e->f);
+    if (n == &sx_ref_uop) return SX_ESCAPE_ALL(env, R, n, to); /* the stack's next lanes */
+    *to = (uint32_t)(n - e->f->u);
+    return GS_JIT_JUMP;
   }
   if (u->kind != SX_GUARD) return SX_ESCAPE_ALL(env, R, u, to);
   int k = sx_guard(e->w, u, e->budget, &e->mk[1]);

@@ -43,6 +43,10 @@
       if (rc) return rc < 0 ? rc : 0;
       u = sx_locate(w, f);
       continue;
+    case SX_EXIT:
+      if (sx_exit(w, u, gm)) return 0;
+      u = sx_locate(w, f);
+      continue;
     case SX_CBUF: {
       uint32_t r_[32], v_;
       if (sass_cbuf_read(io, u->addr, u->imm, &v_) < 0) {

@@ -44,6 +44,63 @@ void sass_warp_start(sass_warp *w, unsigned nregs, uint32_t lanes, uint32_t pc, 
   warp_state(w, lanes, pc, local, local_size);
 }
 
+void sass_warp_start_regs(sass_warp *w, const uint8_t *regs, unsigned n, uint32_t lanes, uint32_t pc, uint8_t *local,
+                          uint32_t local_size) {
+  for (unsigned k = 0; k < n; k++) memset(w->r[regs[k]], 0, sizeof w->r[0]);
+  memset(w->r[SASS_RZ], 0, sizeof w->r[SASS_RZ]);
+  warp_state(w, lanes, pc, local, local_size);
+}
+
+#define REG_SET(s, r) ((s)[(r) >> 5] |= 1u << ((r) & 31))
+#define REG_HAS(s, r) ((s)[(r) >> 5] >> ((r) & 31) & 1u)
+
+unsigned sass_program_first_reads(const sass_program *p, unsigned nregs, const uint32_t after[8], uint8_t *regs) {
+  uint32_t written[8] = {0}, reads[8] = {0};
+  size_t i;
+  for (i = 0; i < p->n; i++) {
+    const sass_insn *in = &p->insn[i];
+    int every = (in->guard & 7) == SASS_PT && !in->guard_neg; /* every lane runs it */
+    int writes = 1;
+    switch ((sass_op)in->op) {
+      case SASS_OP_NOP: case SASS_OP_DEPBAR: case SASS_OP_MEMBAR: case SASS_OP_BAR:
+        continue;
+      case SASS_OP_EXIT:
+        if (!every || sass_mod(in, SASS_M_EXIT_FLOW) != 15) break;
+        /* every lane is done: then the outputs are read */
+        for (unsigned k = 0; k < 8; k++) reads[k] |= after[k] & ~written[k];
+        goto done;
+      case SASS_OP_FSETP: case SASS_OP_ISETP: case SASS_OP_PSETP:
+        writes = 0; /* predicates only */
+        /* fall through */
+      case SASS_OP_MOV: case SASS_OP_MOV32I: case SASS_OP_S2R: case SASS_OP_SEL: case SASS_OP_RRO:
+      case SASS_OP_FADD: case SASS_OP_FMUL: case SASS_OP_FFMA: case SASS_OP_FADD32I: case SASS_OP_FMUL32I:
+      case SASS_OP_FFMA32I: case SASS_OP_FMNMX: case SASS_OP_FSET: case SASS_OP_FCMP: case SASS_OP_MUFU:
+      case SASS_OP_IADD: case SASS_OP_IADD3: case SASS_OP_IADD32I: case SASS_OP_ISCADD: case SASS_OP_ISCADD32I:
+      case SASS_OP_IMNMX: case SASS_OP_ISET: case SASS_OP_ICMP: case SASS_OP_LOP: case SASS_OP_LOP32I:
+      case SASS_OP_LOP3: case SASS_OP_SHL: case SASS_OP_SHR: case SASS_OP_BFE: case SASS_OP_BFI: case SASS_OP_XMAD:
+      case SASS_OP_IMUL: case SASS_OP_IMUL32I: case SASS_OP_FLO: case SASS_OP_POPC: case SASS_OP_PSET:
+      case SASS_OP_IPA: {
+        /* one register written, none but its operand slots read */
+        const uint8_t src[3] = {in->ra, in->rb, in->rc};
+        for (unsigned k = 0; k < 3; k++)
+          if (src[k] != SASS_RZ && !REG_HAS(written, src[k])) REG_SET(reads, src[k]);
+        if (writes && every && in->rd != SASS_RZ) REG_SET(written, in->rd);
+        continue;
+      }
+      default:
+        break;
+    }
+    break; /* control flow, the other I/O, conversions (some of them pairs): anything may be read from here */
+  }
+  for (unsigned r = 0; r < nregs && r < SASS_RZ; r++)
+    if (!REG_HAS(written, r)) REG_SET(reads, r);
+done:;
+  unsigned n = 0;
+  for (unsigned r = 0; r < SASS_RZ; r++)
+    if (REG_HAS(reads, r)) regs[n++] = (uint8_t)r;
+  return n;
+}
+
 int sass_flow_test(unsigned t, unsigned cc) {
   int z = !!(cc & SASS_CC_Z), s = !!(cc & SASS_CC_S), c = !!(cc & SASS_CC_C), o = !!(cc & SASS_CC_O);
   switch (t & 31) {

@@ -28,6 +28,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 #include "core/bytes.h"
 #include "core/half.h"
 #include "isa/debug.h"
@@ -55,6 +58,11 @@ typedef struct entry {
   uint16_t in_addr[128], out_addr[128]; /* the generic components its IMAP / OMAP map, in address order */
   unsigned nin, nout;
   int pairs;          /* a pixel program whose lanes cannot tell two batches in one warp from one (pairs_ok) */
+  int quiet;          /* a pixel program that reports no exception in a pair of batches (quiet) */
+  int colour;         /* a pixel program's render target 0 has registers */
+  uint8_t chan[4];    /* and its R, G, B, A: a register, or SASS_PS_NONE (0, 0, 0, 1.0) */
+  uint8_t zero[SASS_RZ]; /* a pixel program's registers a lane may read before writing them, its outputs */
+  unsigned nzero;        /* included (sass_program_first_reads): what the fast path clears */
 } entry;
 
 static void entry_destroy(gs_prog_entry *b) {
@@ -82,6 +90,22 @@ static int pairs_ok(const sass_program *p) {
   return 1;
 }
 
+/* Whether pixel program p, which pairs_ok allows two batches a warp, never
+ * reports an exception (gs_isa_report): KIL, LDL and STL, which may, do
+ * not pair; IPA reports a generic component its SPH does not map (sass_ipa,
+ * attr.c), which one at a fixed address (no .IDX) the map m maps never
+ * reads. A pair that fails must leave the report as it was; a quiet
+ * program's cannot have changed it. */
+static int quiet(const sass_program *p, const sass_ipa_map *m) {
+  for (size_t i = 0; i < p->n; i++) {
+    const sass_insn *in = &p->insn[i];
+    if (in->op != SASS_OP_IPA) continue;
+    unsigned addr = sass_mod(in, SASS_M_IPA_ADDR);
+    if (sass_mod(in, SASS_M_IPA_IDX) || (addr <= 0x3FFu && sass_ipa_unmapped(m, addr))) return 0;
+  }
+  return 1;
+}
+
 /* Decodes the size bytes at code with the SPH of h, and what its stage
  * needs from the SPH. */
 static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_program_header *h, gs_diag *d) {
@@ -103,7 +127,18 @@ static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_pr
     }
   }
   if (ok && !(e->fast = sass_prepare_fast(&e->prog, d))) ok = 0;
-  if (ok && sph.sph_type == GS_SPH_TYPE_PS) e->pairs = pairs_ok(&e->prog);
+  if (ok && sph.sph_type == GS_SPH_TYPE_PS) {
+    e->pairs = pairs_ok(&e->prog), e->quiet = quiet(&e->prog, &e->map);
+    e->colour = e->out.target_reg[0] != SASS_PS_NONE;
+    for (unsigned k = 0; k < 4; k++)
+      e->chan[k] = (uint8_t)(e->colour && (e->out.target_mask[0] >> k & 1) ? e->out.target_reg[0] + k : SASS_PS_NONE);
+    if (e->out.nregs > e->nregs) e->nregs = e->out.nregs; /* outputs the code does not name read 0 */
+    uint32_t after[8] = {0};
+    const uint8_t outs[6] = {e->chan[0], e->chan[1], e->chan[2], e->chan[3], e->out.sample_mask_reg, e->out.depth_reg};
+    for (unsigned k = 0; k < 6; k++)
+      if (outs[k] != SASS_PS_NONE) after[outs[k] / 32] |= 1u << (outs[k] % 32);
+    e->nzero = sass_program_first_reads(&e->prog, e->nregs, after, e->zero);
+  }
   if (!ok) {
     entry_destroy(e ? &e->base : NULL);
     return NULL;
@@ -372,17 +407,88 @@ static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, 
 
 /* What follows a batch's run: the outputs of its 16 lanes, lanes base ..
  * base + 15 of warp w, converted as the file's comment says and handed to
- * the batch's tile port. Lane loops over whole 16-lane rows, without
- * branches: the conversions vectorise (unorm8.h four lanes at a time). */
-static void frag_out(const entry *e, const sass_warp *w, unsigned base, const gs_frag_io *f) {
-  static const uint32_t zero[16], one[16] = {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
-                                             0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
-                                             0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
-                                             0x3f800000u};
+ * the batch's tile port. colour_of converts the colour of the first n
+ * lanes (16 or 32: one batch or a pair) at once; frag_out writes one
+ * batch. */
+static const uint32_t zero_lanes[SASS_LANES], one_lanes[SASS_LANES] = {
+    0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+    0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+    0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
+    0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u};
+
+/* RGBA8888 of channels c[0..3] in lanes 0 .. n - 1 (n a multiple of 16):
+ * gs_unorm8 of each. unorm8.h's SSE2 form does four lanes at a time;
+ * where the CPU has AVX2 (x86-64 GCC builds: compiled for it, taken at
+ * run time) eight go side by side with the same operations: maxps(v, 0),
+ * minps(v, 1), the IEEE multiply by 255 and add of 0.5 in the same MXCSR,
+ * cvttps2dq's truncation. */
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define UNORM8_AVX2 1
+#if !defined(__AVX2__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+static void unorm8_avx2(const uint32_t *const c[4], unsigned n, uint32_t *out) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), k255 = _mm256_set1_ps(255.0f),
+               half = _mm256_set1_ps(0.5f);
+  __m256i b[4];
+  for (unsigned l = 0; l < n; l += 8) {
+    for (unsigned k = 0; k < 4; k++) {
+      __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps((const float *)(const void *)(c[k] + l)), zero), one);
+      b[k] = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v, k255), half));
+    }
+    __m256i w = _mm256_or_si256(_mm256_or_si256(b[0], _mm256_slli_epi32(b[1], 8)),
+                                _mm256_or_si256(_mm256_slli_epi32(b[2], 16), _mm256_slli_epi32(b[3], 24)));
+    _mm256_storeu_si256((__m256i *)(void *)(out + l), w);
+  }
+}
+#if !defined(__AVX2__)
+#pragma GCC pop_options
+#endif
+#endif
+
+static void unorm8_lanes(const uint32_t *const c[4], unsigned n, uint32_t *out) {
+#if defined(UNORM8_AVX2)
+#if defined(__AVX2__)
+  if (1) {
+#else
+  if (__builtin_cpu_supports("avx2")) {
+#endif
+    unorm8_avx2(c, n, out);
+    return;
+  }
+#endif
+  for (unsigned l = 0; l < n; l += 16) {
+    const uint32_t *row[4] = {c[0] + l, c[1] + l, c[2] + l, c[3] + l};
+    gs_unorm8_rows(row, out + l);
+  }
+}
+
+/* Render target 0's colour of lanes 0 .. n - 1 of w in the tile buffer's
+ * format: rgba[0] (and rgba[1], the BA half of a 64-bit target). */
+static void colour_of(const entry *e, const sass_warp *w, unsigned n, int colour64, uint32_t rgba[2][SASS_LANES]) {
+  const uint32_t *c[4];
+  for (unsigned k = 0; k < 4; k++)
+    c[k] = e->chan[k] != SASS_PS_NONE ? w->r[e->chan[k]] : k == 3 ? one_lanes : zero_lanes;
+  if (colour64) {
+    for (unsigned l = 0; l < n; l++) {
+      rgba[0][l] = gs_half_bits(gs_lane_f(c[0][l])) | gs_half_bits(gs_lane_f(c[1][l])) << 16;
+      rgba[1][l] = gs_half_bits(gs_lane_f(c[2][l])) | gs_half_bits(gs_lane_f(c[3][l])) << 16;
+    }
+  } else {
+    unorm8_lanes(c, n, rgba[0]);
+  }
+}
+
+/* Batch f's Z, coverage and colour (lanes base .. base + 15 of rgba, from
+ * colour_of when the program writes colour) to its tile port. */
+static void frag_out(const entry *e, const sass_warp *w, unsigned base, const gs_frag_io *f,
+                     uint32_t rgba[2][SASS_LANES]) {
   const sass_ps_out *om = &e->out;
   const gs_tile_port *t = f->tile;
   uint16_t lanes = (uint16_t)(f->mask & ~(w->killed >> base));
-  uint32_t cov[16], z[16], rgba[2][16];
+  uint32_t cov[16], zs[16];
+  const uint32_t *z = f->z;
   memcpy(cov, f->cov, sizeof cov);
   if (om->sample_mask_reg != SASS_PS_NONE) {
     const uint32_t *m = w->r[om->sample_mask_reg] + base;
@@ -393,52 +499,40 @@ static void frag_out(const entry *e, const sass_warp *w, unsigned base, const gs
     for (int l = 0; l < 16; l++) {
       float d = gs_lane_f(dr[l]);
       d = !(d > 0) ? 0 : d > 1 ? 1 : d;
-      z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+      zs[l] = (uint32_t)(d * 16777215.0 + 0.5);
     }
-  } else {
-    memcpy(z, f->z, sizeof z);
-  }
-  int colour = om->target_reg[0] != SASS_PS_NONE;
-  if (colour) {
-    const uint32_t *c[4];
-    for (unsigned k = 0; k < 4; k++)
-      c[k] = colour && (om->target_mask[0] >> k & 1) ? w->r[om->target_reg[0] + k] + base : k == 3 ? one : zero;
-    if (f->colour64) {
-      for (int l = 0; l < 16; l++) {
-        rgba[0][l] = gs_half_bits(gs_lane_f(c[0][l])) | gs_half_bits(gs_lane_f(c[1][l])) << 16;
-        rgba[1][l] = gs_half_bits(gs_lane_f(c[2][l])) | gs_half_bits(gs_lane_f(c[3][l])) << 16;
-      }
-    } else {
-      gs_unorm8_rows(c, rgba[0]);
-    }
+    z = zs;
   }
   t->begin(t->ctx);
   if (lanes) {
     t->z_write(t->ctx, z, cov, lanes);
-    if (colour) {
-      t->colour_write(t->ctx, 1, rgba[0], cov, lanes);
-      if (f->colour64) t->colour_write(t->ctx, 1, rgba[1], cov, lanes);
+    if (e->colour) {
+      t->colour_write(t->ctx, 1, rgba[0] + base, cov, lanes);
+      if (f->colour64) t->colour_write(t->ctx, 1, rgba[1] + base, cov, lanes);
     }
   }
 }
 
 /* Batches b and b + 1 in one warp (entry.pairs): GS_OK with both written,
  * or not GS_OK (nothing written, u's diag and the report as they were) for
- * the caller to run them one at a time, each meeting its own error. */
+ * the caller to run them one at a time, each meeting its own error. The
+ * run's error goes to a diag of its own; the report is kept to be put back
+ * unless the program is quiet (entry.quiet). */
 static int run_pair(gs_isa_unit *u, const entry *e, sass_io *io, const gs_frag_io *f, uint64_t budget) {
-  gs_isa_report saved;
-  gs_diag diag = *u->diag;
-  if (io->report) saved = *io->report;
+  gs_diag diag;
+  gs_isa_report saved, *report = f[0].report;
+  if (!e->quiet && report) saved = *report;
   io->frag[0] = &f[0], io->frag[1] = &f[1];
-  sass_warp_start(&u->warp, e->nregs, f[0].mask | (uint32_t)f[1].mask << 16, 8, u->local, u->local_cap);
-  int rc = sass_run_fast(&u->warp, e->fast, io, budget, "fragment shader", u->diag);
+  sass_warp_start_regs(&u->warp, e->zero, e->nzero, f[0].mask | (uint32_t)f[1].mask << 16, 8, u->local, u->local_cap);
+  int rc = sass_run_fast(&u->warp, e->fast, io, budget, "fragment shader", &diag);
   if (rc < 0) {
-    *u->diag = diag;
-    if (io->report) *io->report = saved;
+    if (!e->quiet && report) *report = saved;
     return rc;
   }
-  frag_out(e, &u->warp, 0, &f[0]);
-  frag_out(e, &u->warp, 16, &f[1]);
+  uint32_t rgba[2][SASS_LANES];
+  if (e->colour) colour_of(e, &u->warp, 32, f[0].colour64, rgba);
+  frag_out(e, &u->warp, 0, &f[0], rgba);
+  frag_out(e, &u->warp, 16, &f[1], rgba);
   return GS_OK;
 }
 
@@ -469,8 +563,9 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
   tex_ctx tc = {g, &io};
   io.ctx = &tc, io.tex = sample;
   uint64_t budget = g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG;
-  /* two batches a warp on the fast interpreter, outside the debugger */
-  int pairs = e->pairs && !g->debug && g->cfg.interpreter != GS_INTERP_REFERENCE;
+  /* on the fast interpreter, outside the debugger: two batches a warp, and
+   * only the registers a lane may read before writing them cleared */
+  int fast = !g->debug && g->cfg.interpreter != GS_INTERP_REFERENCE, pairs = e->pairs && fast;
   for (unsigned b = 0; b < n;) {
     if (pairs && b + 1 < n && run_pair(u, e, &io, &fio[b], budget) >= 0) {
       b += 2;
@@ -479,12 +574,17 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
     const gs_frag_io *f = &fio[b];
     io.frag[0] = f;
     io.frag[1] = NULL;
-    sass_warp_start(&u->warp, e->nregs, f->mask, 8, u->local, u->local_cap);
+    if (fast)
+      sass_warp_start_regs(&u->warp, e->zero, e->nzero, f->mask, 8, u->local, u->local_cap);
+    else
+      sass_warp_start(&u->warp, e->nregs, f->mask, 8, u->local, u->local_cap);
     if ((rc = run_warp(g, u, e, &io, budget, "fragment shader", NULL)) < 0) {
       *ran = b;
       return rc;
     }
-    frag_out(e, &u->warp, 0, f);
+    uint32_t rgba[2][SASS_LANES];
+    if (e->colour) colour_of(e, &u->warp, 16, f->colour64, rgba);
+    frag_out(e, &u->warp, 0, f, rgba);
     b++;
   }
   *ran = n;
