@@ -17,7 +17,8 @@
  *   KillsPixels: one exception per warp) runs one batch a warp: one
  *   exception per batch;
  * - random pixel programs on random batches: the fast path (pairs, the
- *   registers it clears, native code) and the reference give the tile
+ *   registers it clears, a program every lane runs alike run once a call,
+ *   native code) and the reference give the tile
  *   ports the same (test_random_fast_vs_reference);
  * - the colour of every lane of random values, 16 and 32 lanes converted
  *   at once, against the formula below (test_unorm8_random).
@@ -275,7 +276,8 @@ static void test_kil_exceptions_per_batch(void **state) {
  * generic component the SPH does not map now and then (an exception),
  * MOV32I of values rich in NaN, infinities, negatives, denormals and
  * values at 0, 1 and between, FADD/FMUL/FFMA/MOV, FSETP, random guards, a
- * forward branch on a predicate, guarded EXIT and KIL), with render target
+ * forward branch on a predicate, guarded EXIT and KIL; a quarter without
+ * IPA or KIL, which every lane runs alike), with render target
  * 0's components, OmapDepth and OmapSampleMask random, on random batches
  * (masks, coverage, Z, the varying), run through the unit on the fast
  * interpreter (pairs of batches, native code for some programs) and on the
@@ -315,12 +317,16 @@ static void put(text *t, const char *fmt, ...) {
   t->n += (size_t)k;
 }
 
-static void random_ps(rng *g, text *t) {
+/* inv: no IPA or KIL (every lane computes the same: the unit may run such
+ * a program once for a call's batches) */
+static void random_ps(rng *g, text *t, int inv) {
   static const unsigned addr[] = {0x80, 0x80, 0x70, 0x74, 0x78, 0x7c, 0x84};
   unsigned n = 1 + pick(g, 16), label = 0, open = 0;
   t->n = 0;
   for (unsigned k = 0; k < n; k++) {
     unsigned c = pick(g, 12), d = pick(g, 8), a = pick(g, 8), b = pick(g, 8), p = pick(g, 3);
+    if (inv && c < 2) c = 2;
+    if (inv && c == 11) c = 10;
     const char *neg = pick(g, 2) ? "!" : "";
     if (c < 9 && pick(g, 4) == 0) put(t, "    @%sP%u", neg, p);
     else put(t, "    ");
@@ -427,9 +433,9 @@ static void test_random_fast_vs_reference(void **state) {
   for (unsigned k = 0; k < 2; k++) init(&fast[k], GS_INTERP_FAST, k ? 10 : 0), init(&ref[k], GS_INTERP_REFERENCE, k ? 10 : 0);
   rng g = {0x5A55F4A6u};
   text t;
-  unsigned errors = 0, exceptions = 0, pairs = 0;
+  unsigned errors = 0, exceptions = 0, pairs = 0, inv = 0;
   for (unsigned i = 0; i < 600; i++) {
-    random_ps(&g, &t);
+    random_ps(&g, &t, i % 4 == 1);
     unsigned k = i & 1;
     uint32_t seed = next(&g);
     if (i % 25 == 0) gs_jit_policy(1, 1); /* native code from the first run */
@@ -439,9 +445,11 @@ static void test_random_fast_vs_reference(void **state) {
     run_random(&ref[k], t.s, seed, &b);
     same_outcome(&a, &b, t.s);
     errors += a.rc < 0, exceptions += a.report.exceptions != 0, pairs += a.ran > 1;
+    inv += !strstr(t.s, "IPA") && !strstr(t.s, "KIL");
   }
-  fprintf(stderr, "600 programs: %u errors, %u with exceptions, %u with more than one batch run\n", errors, exceptions, pairs);
-  assert_true(errors > 20 && errors < 300 && exceptions > 20);
+  fprintf(stderr, "600 programs: %u errors, %u with exceptions, %u with more than one batch run, %u without IPA or KIL\n",
+          errors, exceptions, pairs, inv);
+  assert_true(errors > 20 && errors < 300 && exceptions > 20 && inv > 150);
   for (unsigned k = 0; k < 2; k++) fixture_free(&fast[k]), fixture_free(&ref[k]);
 }
 

@@ -58,6 +58,7 @@ typedef struct entry {
   uint16_t in_addr[128], out_addr[128]; /* the generic components its IMAP / OMAP map, in address order */
   unsigned nin, nout;
   int pairs;          /* a pixel program whose lanes cannot tell two batches in one warp from one (pairs_ok) */
+  int invariant;      /* a pixel program every lane of a call's batches runs alike (invariant) */
   int quiet;          /* a pixel program that reports no exception in a pair of batches (quiet) */
   int colour;         /* a pixel program's render target 0 has registers */
   uint8_t chan[4];    /* and its R, G, B, A: a register, or SASS_PS_NONE (0, 0, 0, 1.0) */
@@ -85,6 +86,26 @@ static int pairs_ok(const sass_program *p) {
   for (size_t i = 0; i < p->n; i++)
     switch (p->insn[i].op) {
       case SASS_OP_S2R: case SASS_OP_CS2R: case SASS_OP_KIL: case SASS_OP_LDL: case SASS_OP_STL: return 0;
+      default: break;
+    }
+  return 1;
+}
+
+/* Whether every lane of pixel program p, in every batch of a call, computes
+ * the same as any other: it reads nothing a lane or a batch has of its own
+ * (no IPA, S2R, CS2R, texture, attribute I/O, local memory or KIL, whose
+ * lanes end apart), so each lane starts with its registers 0, predicates
+ * and CC clear and the call's constants, and runs the same instructions
+ * (no guard or branch can tell lanes apart): the same outputs, steps and
+ * errors in every batch that has a lane. */
+static int invariant(const sass_program *p) {
+  if (p->sph.shader_local_memory_low_size) return 0;
+  for (size_t i = 0; i < p->n; i++)
+    switch (p->insn[i].op) {
+      case SASS_OP_IPA: case SASS_OP_S2R: case SASS_OP_CS2R: case SASS_OP_KIL: case SASS_OP_LDL: case SASS_OP_STL:
+      case SASS_OP_TEX: case SASS_OP_TEXS: case SASS_OP_TLDS: case SASS_OP_TLD: case SASS_OP_ALD: case SASS_OP_AST:
+      case SASS_OP_AL2P: case SASS_OP_OUT: case SASS_OP_ISBERD:
+        return 0;
       default: break;
     }
   return 1;
@@ -128,7 +149,7 @@ static gs_prog_entry *entry_make(const uint8_t *code, uint32_t size, const gs_pr
   }
   if (ok && !(e->fast = sass_prepare_fast(&e->prog, d))) ok = 0;
   if (ok && sph.sph_type == GS_SPH_TYPE_PS) {
-    e->pairs = pairs_ok(&e->prog), e->quiet = quiet(&e->prog, &e->map);
+    e->pairs = pairs_ok(&e->prog), e->quiet = quiet(&e->prog, &e->map), e->invariant = invariant(&e->prog);
     e->colour = e->out.target_reg[0] != SASS_PS_NONE;
     for (unsigned k = 0; k < 4; k++)
       e->chan[k] = (uint8_t)(e->colour && (e->out.target_mask[0] >> k & 1) ? e->out.target_reg[0] + k : SASS_PS_NONE);
@@ -536,6 +557,29 @@ static int run_pair(gs_isa_unit *u, const entry *e, sass_io *io, const gs_frag_i
   return GS_OK;
 }
 
+/* The n batches of a call of an invariant program (entry.invariant): one
+ * run of a full warp gives every lane's outputs, which each batch hands to
+ * its port from lanes 0-15 (a batch without lanes would have run no
+ * instruction: it writes nothing either way). GS_OK, or not GS_OK (nothing
+ * written, u's diag as it was) for the caller to run the batches as usual,
+ * each meeting the error. */
+static int run_invariant(gs_isa_unit *u, const entry *e, sass_io *io, const gs_frag_io *fio, unsigned n,
+                         uint64_t budget) {
+  gs_diag diag;
+  io->frag[0] = &fio[0], io->frag[1] = &fio[1];
+  sass_warp_start_regs(&u->warp, e->zero, e->nzero, 0xffffffffu, 8, u->local, u->local_cap);
+  int rc = sass_run_fast(&u->warp, e->fast, io, budget, "fragment shader", &diag);
+  if (rc < 0) return rc;
+  uint32_t rgba[2][SASS_LANES];
+  int conv = -1; /* the format rgba holds */
+  for (unsigned b = 0; b < n; b++) {
+    if (e->colour && conv != (int)fio[b].colour64)
+      conv = (int)fio[b].colour64, colour_of(e, &u->warp, 16, fio[b].colour64, rgba);
+    frag_out(e, &u->warp, 0, &fio[b], rgba);
+  }
+  return GS_OK;
+}
+
 int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
   *ran = 0;
   const entry *e = find(g, u, fio[0].prog.code);
@@ -566,6 +610,10 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
   /* on the fast interpreter, outside the debugger: two batches a warp, and
    * only the registers a lane may read before writing them cleared */
   int fast = !g->debug && g->cfg.interpreter != GS_INTERP_REFERENCE, pairs = e->pairs && fast;
+  if (fast && e->invariant && n > 1 && run_invariant(u, e, &io, fio, n, budget) >= 0) {
+    *ran = n;
+    return GS_OK;
+  }
   for (unsigned b = 0; b < n;) {
     if (pairs && b + 1 < n && run_pair(u, e, &io, &fio[b], budget) >= 0) {
       b += 2;
