@@ -28,6 +28,7 @@
 #include <cmocka.h>
 #include "unit_fixture.h"
 #include "frag_port.h"
+#include "isa/unorm8.h"
 #include <math.h>
 #include "gpusim/driver.h"
 #include "gpusim/gpu.h"
@@ -349,6 +350,36 @@ static void test_epilog_unorm8_edges(void **state) {
   }
 }
 
+/* The epilog's conversion of four channel rows (gs_unorm8_rows, and its
+ * AVX2 form on a CPU with AVX2) against the one-channel gs_unorm8, whose
+ * edges test_epilog_unorm8_edges checks by hand: 2000 rows of random bit
+ * patterns and values in [-0.25, 1.25], every lane equal. */
+static void test_unorm8_rows_forms(void **state) {
+  (void)state;
+  uint32_t seed = 12345u, c[4][16], out[16];
+  for (int it = 0; it < 2000; it++) {
+    for (unsigned k = 0; k < 4; k++)
+      for (unsigned l = 0; l < 16; l++) {
+        seed = seed * 1664525u + 1013904223u;
+        float x = (float)(seed >> 8) / 16777216.0f * 1.5f - 0.25f;
+        if (it & 1) memcpy(&c[k][l], &x, 4);
+        else c[k][l] = seed ^ (seed << 13);
+      }
+    const uint32_t *const rows[4] = {c[0], c[1], c[2], c[3]};
+    for (int form = 0; form < 2; form++) {
+      memset(out, 0xee, sizeof out);
+      if (form == 0) gs_unorm8_rows(rows, out);
+#if GS_UNORM8_AVX2
+      else if (__builtin_cpu_supports("avx2")) gs_unorm8_rows_avx2(rows, out);
+#endif
+      else continue;
+      for (unsigned l = 0; l < 16; l++)
+        assert_int_equal(out[l], gs_unorm8(c[0][l]) | gs_unorm8(c[1][l]) << 8 | gs_unorm8(c[2][l]) << 16 |
+                                     gs_unorm8(c[3][l]) << 24);
+    }
+  }
+}
+
 /* zs_emit: its depth wins over r2 (changed after it); a zs_emit that writes
  * stencil only leaves depth to r2; the stencil is an exception; discard. */
 static void test_epilog_zs_emit(void **state) {
@@ -409,7 +440,7 @@ int main(void) {
       cmocka_unit_test(test_uniforms),
       cmocka_unit_test(test_epilog_colour_depth_mask),
       cmocka_unit_test(test_fragment_reads),
-      cmocka_unit_test(test_epilog_unorm8_edges),
+      cmocka_unit_test(test_epilog_unorm8_edges), cmocka_unit_test(test_unorm8_rows_forms),
       cmocka_unit_test(test_epilog_zs_emit),
       cmocka_unit_test(test_render_target_1),
   };

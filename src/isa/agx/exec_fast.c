@@ -941,18 +941,13 @@ void agx_frame_begin(agx_frame *fr, const agx_state *s, const agx_fast *f) {
   ax_consts(s, f, (char *)fr->file.v);
 }
 
-int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint32_t want,
-                  const uint32_t *const **rows, int *clean) {
+/* agx_run_frame when the recorded run cannot be handed back. */
+static int ax_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint32_t want,
+                        const uint32_t *const **rows, int *clean) {
   const agx_fast *f = fr->f;
   ax_rq q = {want & 0xffu, fr->buf, 1, 0, 0};
   char *R = (char *)fr->file.v;
   ax_replay *rp = &fr->rp;
-  if (rp->valid && s->present == rp->present && s->exec == rp->exec && s->steps == 0 && q.want == rp->want &&
-      budget == rp->budget) { /* the last run again: it read nothing that differs (agx_frame_begin) */
-    s->stopped = 1, s->pc = rp->pc, s->steps = rp->steps, s->exec = rp->exec_out;
-    *rows = fr->inf, *clean = 1;
-    return GS_OK;
-  }
   rp->valid = 0, *clean = 0;
   uint32_t present = s->present, exec = s->exec;
   uint64_t steps = s->steps;
@@ -973,6 +968,18 @@ int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint
   }
   *clean = q.done && !AX_SIDE(R)->touched;
   return rc;
+}
+
+int agx_run_frame(agx_state *s, agx_frame *fr, uint64_t budget, gs_diag *d, uint32_t want,
+                  const uint32_t *const **rows, int *clean) {
+  const ax_replay *rp = &fr->rp;
+  if (!rp->valid || s->present != rp->present || s->exec != rp->exec || s->steps || (want & 0xffu) != rp->want ||
+      budget != rp->budget)
+    return ax_run_frame(s, fr, budget, d, want, rows, clean);
+  /* the recorded run again: it read nothing that differs (agx_frame_begin) */
+  s->stopped = 1, s->pc = rp->pc, s->steps = rp->steps, s->exec = rp->exec_out;
+  *rows = fr->inf, *clean = 1;
+  return GS_OK;
 }
 
 int agx_run_rows(agx_state *s, const agx_fast *f, uint64_t budget, gs_diag *d, uint32_t want, agx_rows rows) {

@@ -166,7 +166,11 @@ GS_CLONES static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_i
     }
   } else { /* the tilebuffer's u8norm store */
     const uint32_t *const c[4] = {rows[4], rows[5], rows[6], rows[7]};
-    gs_unorm8_rows(c, rgba[0]);
+#if GS_UNORM8_AVX2
+    if (__builtin_cpu_supports("avx2")) gs_unorm8_rows_avx2(c, rgba[0]);
+    else
+#endif
+      gs_unorm8_rows(c, rgba[0]);
   }
   t->begin(t->ctx);
   if (!lanes) return;
@@ -295,19 +299,22 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
       cf_setup(s, f);
     }
     agx_rows buf;
-    const uint32_t *const bufs[8] = {buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]};
+    const uint32_t *bufs[8];
     const uint32_t *const *rows = bufs;
     uint32_t want = epilog_regs(f->gates);
     int rc;
     if (fast > 0 && !g->debug) {
       rc = agx_run_frame(s, u->frame, budget, u->diag, want, &rows, &u->r_clean);
-    } else if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
-      rc = agx_debug_run(g, s, &e->prog, 0, u->diag);
-      if (rc >= 0) agx_rows_of(s, want, buf);
-    } else if (fast == 0) {
-      rc = agx_run_rows_clean(s, e->fast, fast, budget, u->diag, want, buf);
     } else {
-      rc = agx_run_group_rows(g, e, s, u->diag, want, buf);
+      for (unsigned k = 0; k < 8; k++) bufs[k] = buf[k];
+      if (g->debug && gs_debug_wants_fragment(g, f, 1)) { /* the shader debugger */
+        rc = agx_debug_run(g, s, &e->prog, 0, u->diag);
+        if (rc >= 0) agx_rows_of(s, want, buf);
+      } else if (fast == 0) {
+        rc = agx_run_rows_clean(s, e->fast, fast, budget, u->diag, want, buf);
+      } else {
+        rc = agx_run_group_rows(g, e, s, u->diag, want, buf);
+      }
     }
     if (rc < 0) {
       char extra[64];
