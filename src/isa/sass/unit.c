@@ -32,6 +32,7 @@
 #include <immintrin.h>
 #endif
 #include "core/bytes.h"
+#include "core/clones.h"
 #include "core/half.h"
 #include "isa/debug.h"
 #include "isa/sass/exec.h"
@@ -426,11 +427,10 @@ static int sample(void *ctx, sass_warp *w, const sass_insn *in, uint32_t lanes, 
   return GS_OK;
 }
 
-/* What follows a batch's run: the outputs of its 16 lanes, lanes base ..
- * base + 15 of warp w, converted as the file's comment says and handed to
- * the batch's tile port. colour_of converts the colour of the first n
- * lanes (16 or 32: one batch or a pair) at once; frag_out writes one
- * batch. */
+/* What follows a warp's run: the outputs of its lanes converted as the
+ * file's comment says (rows_of, for the first n lanes at once: 16 for a
+ * batch, 32 for a pair), and each batch's lanes base .. base + 15 of them
+ * handed to its tile port (frag_out). */
 static const uint32_t zero_lanes[SASS_LANES], one_lanes[SASS_LANES] = {
     0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
     0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u,
@@ -485,53 +485,61 @@ static void unorm8_lanes(const uint32_t *const c[4], unsigned n, uint32_t *out) 
   }
 }
 
-/* Render target 0's colour of lanes 0 .. n - 1 of w in the tile buffer's
- * format: rgba[0] (and rgba[1], the BA half of a 64-bit target). */
-static void colour_of(const entry *e, const sass_warp *w, unsigned n, int colour64, uint32_t rgba[2][SASS_LANES]) {
-  const uint32_t *c[4];
-  for (unsigned k = 0; k < 4; k++)
-    c[k] = e->chan[k] != SASS_PS_NONE ? w->r[e->chan[k]] : k == 3 ? one_lanes : zero_lanes;
-  if (colour64) {
-    for (unsigned l = 0; l < n; l++) {
-      rgba[0][l] = gs_half_bits(gs_lane_f(c[0][l])) | gs_half_bits(gs_lane_f(c[1][l])) << 16;
-      rgba[1][l] = gs_half_bits(gs_lane_f(c[2][l])) | gs_half_bits(gs_lane_f(c[3][l])) << 16;
+/* A warp's outputs, ready for its batches' ports: render target 0's colour
+ * in the tile buffer's format (rgba[1]: the BA half of a 64-bit target),
+ * OmapDepth's Z and OmapSampleMask's register. */
+typedef struct frag_rows {
+  uint32_t rgba[2][SASS_LANES], z[SASS_LANES];
+  const uint32_t *mask; /* the sample mask of each lane, or NULL */
+  int colour, depth;    /* rgba, z hold them */
+} frag_rows;
+
+static void rows_of(const entry *e, const sass_warp *w, unsigned n, int colour64, frag_rows *r) {
+  const sass_ps_out *om = &e->out;
+  r->colour = e->colour, r->depth = om->depth_reg != SASS_PS_NONE;
+  r->mask = om->sample_mask_reg != SASS_PS_NONE ? w->r[om->sample_mask_reg] : NULL;
+  if (r->colour) {
+    const uint32_t *c[4];
+    for (unsigned k = 0; k < 4; k++)
+      c[k] = e->chan[k] != SASS_PS_NONE ? w->r[e->chan[k]] : k == 3 ? one_lanes : zero_lanes;
+    if (colour64) {
+      for (unsigned l = 0; l < n; l++) {
+        r->rgba[0][l] = gs_half_bits(gs_lane_f(c[0][l])) | gs_half_bits(gs_lane_f(c[1][l])) << 16;
+        r->rgba[1][l] = gs_half_bits(gs_lane_f(c[2][l])) | gs_half_bits(gs_lane_f(c[3][l])) << 16;
+      }
+    } else {
+      unorm8_lanes(c, n, r->rgba[0]);
     }
-  } else {
-    unorm8_lanes(c, n, rgba[0]);
+  }
+  if (r->depth)
+    for (unsigned l = 0; l < n; l++) {
+      float d = gs_lane_f(w->r[om->depth_reg][l]);
+      d = !(d > 0) ? 0 : d > 1 ? 1 : d;
+      r->z[l] = (uint32_t)(d * 16777215.0 + 0.5);
+    }
+}
+
+/* Batch f's Z, coverage and colour, lanes base .. base + 15 of r, to its
+ * tile port; `lanes` are those it writes (its mask without the lanes KIL
+ * discarded). Inlined into each batch loop. */
+static GS_CLONE_INLINE void frag_out(const frag_rows *r, unsigned base, const gs_frag_io *f, uint16_t lanes) {
+  const gs_tile_port *t = f->tile;
+  uint32_t cov[16];
+  t->begin(t->ctx);
+  if (!lanes) return;
+  memcpy(cov, f->cov, sizeof cov);
+  if (r->mask)
+    for (int l = 0; l < 16; l++) cov[l] &= r->mask[base + l];
+  t->z_write(t->ctx, r->depth ? r->z + base : f->z, cov, lanes);
+  if (r->colour) {
+    t->colour_write(t->ctx, 1, r->rgba[0] + base, cov, lanes);
+    if (f->colour64) t->colour_write(t->ctx, 1, r->rgba[1] + base, cov, lanes);
   }
 }
 
-/* Batch f's Z, coverage and colour (lanes base .. base + 15 of rgba, from
- * colour_of when the program writes colour) to its tile port. */
-static void frag_out(const entry *e, const sass_warp *w, unsigned base, const gs_frag_io *f,
-                     uint32_t rgba[2][SASS_LANES]) {
-  const sass_ps_out *om = &e->out;
-  const gs_tile_port *t = f->tile;
-  uint16_t lanes = (uint16_t)(f->mask & ~(w->killed >> base));
-  uint32_t cov[16], zs[16];
-  const uint32_t *z = f->z;
-  memcpy(cov, f->cov, sizeof cov);
-  if (om->sample_mask_reg != SASS_PS_NONE) {
-    const uint32_t *m = w->r[om->sample_mask_reg] + base;
-    for (int l = 0; l < 16; l++) cov[l] &= m[l];
-  }
-  if (om->depth_reg != SASS_PS_NONE) {
-    const uint32_t *dr = w->r[om->depth_reg] + base;
-    for (int l = 0; l < 16; l++) {
-      float d = gs_lane_f(dr[l]);
-      d = !(d > 0) ? 0 : d > 1 ? 1 : d;
-      zs[l] = (uint32_t)(d * 16777215.0 + 0.5);
-    }
-    z = zs;
-  }
-  t->begin(t->ctx);
-  if (lanes) {
-    t->z_write(t->ctx, z, cov, lanes);
-    if (e->colour) {
-      t->colour_write(t->ctx, 1, rgba[0] + base, cov, lanes);
-      if (f->colour64) t->colour_write(t->ctx, 1, rgba[1] + base, cov, lanes);
-    }
-  }
+/* The lanes of batch f, lanes base .. base + 15 of w, a port writes. */
+static inline uint16_t lanes_of(const sass_warp *w, unsigned base, const gs_frag_io *f) {
+  return (uint16_t)(f->mask & ~(w->killed >> base));
 }
 
 /* Batches b and b + 1 in one warp (entry.pairs): GS_OK with both written,
@@ -550,10 +558,10 @@ static int run_pair(gs_isa_unit *u, const entry *e, sass_io *io, const gs_frag_i
     if (!e->quiet && report) *report = saved;
     return rc;
   }
-  uint32_t rgba[2][SASS_LANES];
-  if (e->colour) colour_of(e, &u->warp, 32, f[0].colour64, rgba);
-  frag_out(e, &u->warp, 0, &f[0], rgba);
-  frag_out(e, &u->warp, 16, &f[1], rgba);
+  frag_rows r;
+  rows_of(e, &u->warp, 32, (int)f[0].colour64, &r);
+  frag_out(&r, 0, &f[0], lanes_of(&u->warp, 0, &f[0]));
+  frag_out(&r, 16, &f[1], lanes_of(&u->warp, 16, &f[1]));
   return GS_OK;
 }
 
@@ -570,12 +578,11 @@ static int run_invariant(gs_isa_unit *u, const entry *e, sass_io *io, const gs_f
   sass_warp_start_regs(&u->warp, e->zero, e->nzero, 0xffffffffu, 8, u->local, u->local_cap);
   int rc = sass_run_fast(&u->warp, e->fast, io, budget, "fragment shader", &diag);
   if (rc < 0) return rc;
-  uint32_t rgba[2][SASS_LANES];
-  int conv = -1; /* the format rgba holds */
+  frag_rows r;
+  int conv = -1; /* the format r holds */
   for (unsigned b = 0; b < n; b++) {
-    if (e->colour && conv != (int)fio[b].colour64)
-      conv = (int)fio[b].colour64, colour_of(e, &u->warp, 16, fio[b].colour64, rgba);
-    frag_out(e, &u->warp, 0, &fio[b], rgba);
+    if (conv != (int)fio[b].colour64) conv = (int)fio[b].colour64, rows_of(e, &u->warp, 16, conv, &r);
+    frag_out(&r, 0, &fio[b], fio[b].mask); /* (no lane is killed) */
   }
   return GS_OK;
 }
@@ -630,9 +637,9 @@ int sass_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned
       *ran = b;
       return rc;
     }
-    uint32_t rgba[2][SASS_LANES];
-    if (e->colour) colour_of(e, &u->warp, 16, f->colour64, rgba);
-    frag_out(e, &u->warp, 0, f, rgba);
+    frag_rows r;
+    rows_of(e, &u->warp, 16, (int)f->colour64, &r);
+    frag_out(&r, 0, f, lanes_of(&u->warp, 0, f));
     b++;
   }
   *ran = n;
