@@ -28,9 +28,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 #include "core/bytes.h"
 #include "core/clones.h"
 #include "core/half.h"
@@ -438,49 +435,19 @@ static const uint32_t zero_lanes[SASS_LANES], one_lanes[SASS_LANES] = {
     0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u};
 
 /* RGBA8888 of channels c[0..3] in lanes 0 .. n - 1 (n a multiple of 16):
- * gs_unorm8 of each. unorm8.h's SSE2 form does four lanes at a time;
- * where the CPU has AVX2 (x86-64 GCC builds: compiled for it, taken at
- * run time) eight go side by side with the same operations: maxps(v, 0),
- * minps(v, 1), the IEEE multiply by 255 and add of 0.5 in the same MXCSR,
- * cvttps2dq's truncation. */
-#if defined(__SSE2__) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define UNORM8_AVX2 1
-#if !defined(__AVX2__)
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-static void unorm8_avx2(const uint32_t *const c[4], unsigned n, uint32_t *out) {
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), k255 = _mm256_set1_ps(255.0f),
-               half = _mm256_set1_ps(0.5f);
-  __m256i b[4];
-  for (unsigned l = 0; l < n; l += 8) {
-    for (unsigned k = 0; k < 4; k++) {
-      __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps((const float *)(const void *)(c[k] + l)), zero), one);
-      b[k] = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v, k255), half));
-    }
-    __m256i w = _mm256_or_si256(_mm256_or_si256(b[0], _mm256_slli_epi32(b[1], 8)),
-                                _mm256_or_si256(_mm256_slli_epi32(b[2], 16), _mm256_slli_epi32(b[3], 24)));
-    _mm256_storeu_si256((__m256i *)(void *)(out + l), w);
-  }
-}
-#if !defined(__AVX2__)
-#pragma GCC pop_options
-#endif
-#endif
-
+ * unorm8.h's rows, eight lanes at a time where the CPU has AVX2. */
 static void unorm8_lanes(const uint32_t *const c[4], unsigned n, uint32_t *out) {
-#if defined(UNORM8_AVX2)
-#if defined(__AVX2__)
-  if (1) {
-#else
-  if (__builtin_cpu_supports("avx2")) {
-#endif
-    unorm8_avx2(c, n, out);
-    return;
-  }
+#if GS_UNORM8_AVX2
+  int avx2 = __builtin_cpu_supports("avx2");
 #endif
   for (unsigned l = 0; l < n; l += 16) {
-    const uint32_t *row[4] = {c[0] + l, c[1] + l, c[2] + l, c[3] + l};
+    const uint32_t *const row[4] = {c[0] + l, c[1] + l, c[2] + l, c[3] + l};
+#if GS_UNORM8_AVX2
+    if (avx2) {
+      gs_unorm8_rows_avx2(row, out + l);
+      continue;
+    }
+#endif
     gs_unorm8_rows(row, out + l);
   }
 }
