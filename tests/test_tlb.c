@@ -570,9 +570,15 @@ static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uin
   unsigned op = tlb_rand(s) % 4;
   tlb_begin_batch(&tlb);
   tlb_set_depth(&tlb, tlb_rand(s) % 8, (int)(tlb_rand(s) % 2));
+  /* the tile port's functions, in C or (where the host has it) AVX2 */
+  tlb_batch fresh = b ? *b : (tlb_batch){0};
+  tlb_port port = {&tlb, &fresh, rev};
+  const tlb_port_fns *fns = tlb_port_functions((int)(tlb_rand(s) % 2));
+  unsigned via = tlb_rand(s) % 3;
   if (op == 0) {
-    tlb_batch fresh; /* tlb_z_write_early without early Z: its own single-sample path */
-    if (b && tlb_rand(s) % 2) fresh = *b, fresh.early = 0, tlb_z_write_early(&tlb, &fresh, z, rev, cov, lanes);
+    fresh.early = 0; /* tlb_z_write_early without early Z: its own single-sample path */
+    if (b && via == 2) fns->z_write(&port, z, cov, lanes);
+    else if (b && via == 1) tlb_z_write_early(&tlb, &fresh, z, rev, cov, lanes);
     else if (b) tlb_z_write_batch(&tlb, b, z, rev, cov, lanes);
     else tlb_z_write(&tlb, x, y, z, rev, cov, lanes);
     ref_z(&tlb, x, y, z, want, lanes, 1);
@@ -583,7 +589,9 @@ static void access_matches_plain_model(uint32_t *s, const uint32_t *x, const uin
   } else if (op == 2) {
     int sample = (int)(tlb_rand(s) % 6) - 1;
     unsigned half = tlb_rand(s) % tlb.halves;
-    if (b && sample < 0 && tlb_rand(s) % 2) /* the colour register's write, its own single-sample path */
+    if (b && sample < 0 && via == 2) /* the port's colour register write */
+      tlb.n_all = half, fns->colour_write(&port, 1, z, cov, lanes);
+    else if (b && sample < 0 && via == 1) /* the colour register's write, its own single-sample path */
       tlb.n_all = half, tlb_colour_all_batch(&tlb, b, z, cov, lanes);
     else if (b) tlb_colour_write_batch(&tlb, b, z, cov, lanes, sample, half);
     else tlb_colour_write(&tlb, x, y, z, cov, lanes, sample, half);
@@ -728,9 +736,13 @@ static void test_early_z_once_matches_twice(void **st) {
         int zw = (int)(tlb_rand(&s) % 2);
         tlb_set_depth(&tlb, f, zw), tlb_set_depth(&twice, f, zw);
       }
+      /* the tile port's Z write (C or AVX2) or tlb_z_write_early */
+      tlb_port port = {&tlb, &b, rev};
+      unsigned via = tlb_rand(&s) % 3;
       for (int w = 0; w < (k == 6 ? 2 : 1); w++) { /* k == 6: the program writes Z twice */
         taken += b.early;
-        tlb_z_write_early(&tlb, &b, z, rev, cov, lanes);
+        if (via) tlb_port_functions((int)via - 1)->z_write(&port, z, cov, lanes);
+        else tlb_z_write_early(&tlb, &b, z, rev, cov, lanes);
         tlb_z_write_batch(&twice, &b2, z, rev, cov2, lanes);
         assert_memory_equal(cov, cov2, sizeof cov);
       }
@@ -739,6 +751,19 @@ static void test_early_z_once_matches_twice(void **st) {
     }
   }
   assert_true(taken > 20000); /* the shortcut was tried often */
+}
+
+/* The port's AVX2 code is what tlb_port_functions(1) gives on a host with
+ * AVX2 (so that the tests above check it), and apart from the C functions. */
+static void test_port_functions(void **st) {
+  (void)st;
+  const tlb_port_fns *c = tlb_port_functions(0), *v = tlb_port_functions(1);
+  assert_non_null(c->begin), assert_non_null(c->z_write), assert_non_null(c->colour_write);
+  if (tlb_port_avx2()) assert_true(v->z_write != c->z_write && v->colour_write != c->colour_write);
+  else assert_ptr_equal(v, c);
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+  assert_int_equal(tlb_port_avx2(), __builtin_cpu_supports("avx2") != 0);
+#endif
 }
 
 int main(void) {
@@ -757,6 +782,7 @@ int main(void) {
       cmocka_unit_test(test_batch_accesses_match_plain_model),
       cmocka_unit_test(test_early_z_once_matches_twice),
       cmocka_unit_test(test_init_for_clear),
+      cmocka_unit_test(test_port_functions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

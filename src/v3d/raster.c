@@ -81,11 +81,6 @@ static inline unsigned pse_span_bits(int start, int lo, int hi) {
   return (0xFu >> (4 - b)) & ~(0xFu >> (4 - a)) & 0xFu;
 }
 
-/* Lanes of the 4×4 block at tile-local (x, y) inside the rectangle
- * [x0,x1) × [y0,y1) (tile-local). */
-static inline uint16_t pse_rect_lanes(int x, int y, int x0, int y0, int x1, int y1) {
-  return (uint16_t)(pse_column_lanes[pse_span_bits(x, x0, x1)] & pse_row_lanes[pse_span_bits(y, y0, y1)]);
-}
 
 /* The same, lane by lane (the form without SSE2, and the tests' model). */
 static inline uint16_t pse_edge_lanes_plain(int32_t e, int32_t sx, int32_t sy) {
@@ -259,12 +254,16 @@ static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, 
       for (int y = ylo; y < yhi; y += 4) {
         int32_t e[4]; /* each edge at lane 0 of block (x, y) */
         for (int i = 0; i < np; i++) e[i] = e16[i] + (xlo - bx) * te[k[i]].sx + (y - by) * te[k[i]].sy;
+        /* the lanes of block (x, y) inside the rectangle [x0,x1) × [y0,y1):
+           its row's once a row, and its column's, which are every lane
+           but at the rectangle's first and last columns */
+        uint16_t row = rect ? pse_row_lanes[pse_span_bits(y, y0, y1)] : 0xFFFF;
         for (int x = xlo; x < xhi; x += 4) {
           /* an edge that covers none of the block gives no lanes, one that
              covers all of it every lane: no need to classify it first, but
              a block one edge misses (its largest value < 0) is left out
              at once */
-          uint16_t mask = rect ? pse_rect_lanes(x, y, x0, y0, x1, y1) : 0xFFFF;
+          uint16_t mask = rect && (x < x0 || x + 4 > x1) ? row & pse_column_lanes[pse_span_bits(x, x0, x1)] : row;
           if (np) {
             mask &= pse_block_lanes(e, k, np, st);
             for (int i = 0; i < np; i++) e[i] += step[i];

@@ -46,9 +46,7 @@
  * (gs_tile_port). */
 typedef struct trace_slot trace_slot;
 typedef struct port_ctx {
-  gs_tlb *t;
-  tlb_batch *lanes;    /* with early Z's outcome for the first Z write (tlb_z_write_early) */
-  const uint32_t *rev; /* the lanes' REV_FLAG for tlb_z_write_early, which reads bit 0 */
+  tlb_port tp;         /* first: the tile buffer's port functions (tlb_port_functions) take ctx as a tlb_port */
   trace_slot *ts;      /* the traced port's record of the batch (trace_port_*) */
 } port_ctx;
 
@@ -624,25 +622,14 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
 
 /* ---- a tile: fragment shading ------------------------------------------------------ */
 
-/* The tile port's functions, on a slot's port_ctx. */
-static void port_begin(void *ctx) { tlb_begin_batch(((port_ctx *)ctx)->t); }
-
-static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup(((port_ctx *)ctx)->t, config); }
-
-static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
-  port_ctx *p = ctx;
-  tlb_z_write_early(p->t, p->lanes, z, p->rev, cov, lanes);
-}
-
-static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
-  port_ctx *p = ctx;
-  if (all) tlb_colour_all_batch(p->t, p->lanes, rgba, cov, lanes);
-  else tlb_colour_ms_batch(p->t, p->lanes, rgba, cov, lanes);
-}
+/* The tile port's functions, on a slot's port_ctx: begin, the Z write
+ * and the colour writes are the tile buffer's (tlb_port_functions), the
+ * stencil setup and the colour load these. */
+static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup(((port_ctx *)ctx)->tp.t, config); }
 
 static void port_colour_load(void *ctx, uint32_t *rgba) {
   port_ctx *p = ctx;
-  tlb_loadc_batch(p->t, p->lanes, rgba, 0xFFFFu);
+  tlb_loadc_batch(p->tp.t, p->tp.lanes, rgba, 0xFFFFu);
 }
 
 /* ---- a tile: the trace (v3d/trace.h) --------------------------------------------- */
@@ -660,8 +647,8 @@ static int trace_wants_lane(const trace_slot *ts, int l) { return ts->lane == -2
 static void trace_slot_emit(const trace_slot *ts, const port_ctx *p, gs_trace_event *e) {
   e->tile_x = ts->tile_x, e->tile_y = ts->tile_y;
   e->lane = ts->lane;
-  e->x = p->lanes->x, e->y = p->lanes->y;
-  e->bx = p->lanes->x[0], e->by = p->lanes->y[0];
+  e->x = p->tp.lanes->x, e->y = p->tp.lanes->y;
+  e->bx = p->tp.lanes->x[0], e->by = p->tp.lanes->y[0];
   gs_trace_emit(ts->t, e);
 }
 
@@ -669,7 +656,7 @@ static void trace_slot_emit(const trace_slot *ts, const port_ctx *p, gs_trace_ev
  * each access did to the lanes the trace follows. */
 static void trace_port_begin(void *ctx) {
   trace_slot *ts = ((port_ctx *)ctx)->ts;
-  port_begin(ctx);
+  tlb_port_functions(1)->begin(ctx);
   ts->z_seen = ts->wrote = ts->written = ts->loaded = 0;
   memset(ts->nw, 0, sizeof ts->nw);
 }
@@ -686,16 +673,16 @@ static void trace_port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint
     ts->cov_before[l] = cov[l];
     ts->frag_z[l] = z[l] & 0xffffffu;
     ts->failed[l] = 0;
-    for (unsigned smp = 0; smp < p->t->samples; smp++) {
+    for (unsigned smp = 0; smp < p->tp.t->samples; smp++) {
       uint32_t zs = 0;
-      int v = tlb_test_explain(p->t, p->lanes->x[l], p->lanes->y[l], smp, z[l], (int)(p->rev[l] & 1), &zs);
+      int v = tlb_test_explain(p->tp.t, p->tp.lanes->x[l], p->tp.lanes->y[l], smp, z[l], (int)(p->tp.rev[l] & 1), &zs);
       if (smp == 0) ts->zs_before[l] = zs;
       if (!(cov[l] >> smp & 1)) continue;
       if (v == TLB_FAILS_STENCIL) ts->failed[l] |= (uint8_t)(1u << smp);
       if (v == TLB_FAILS_DEPTH) ts->failed[l] |= (uint8_t)(0x10u << smp);
     }
   }
-  port_z_write(ctx, z, cov, lanes);
+  tlb_port_functions(1)->z_write(ctx, z, cov, lanes);
   if (!seen) return;
   ts->z_seen |= seen;
   for (int l = 0; l < 16; l++)
@@ -708,7 +695,7 @@ static void trace_port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint
 static void trace_port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
   port_ctx *p = ctx;
   trace_slot *ts = p->ts;
-  port_colour_write(ctx, all, rgba, cov, lanes);
+  tlb_port_functions(1)->colour_write(ctx, all, rgba, cov, lanes);
   int any = 0;
   for (int l = 0; ts->lane != -1 && l < 16; l++) {
     if (!(lanes >> l & 1) || !trace_wants_lane(ts, l)) continue;
@@ -795,7 +782,10 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
     else memcpy(b->z, z, sizeof b->z);
   } else if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS))
     pse_batch_setup_nearest(&w->prim, blk, b);
-  else
+  else if (w->prim.z_flat) { /* pse_block_depth_nearest's flat case, without the call */
+    uint32_t zc = w->prim.zc; /* a copy: b->z could alias it */
+    for (int l = 0; l < 16; l++) b->z[l] = zc;
+  } else
     pse_block_depth_nearest(&w->prim, blk, b->z);
   s->blk = *blk;
   io->mask = mask;
@@ -815,7 +805,7 @@ static void share_batches(tile_ctx *tc, int first, int n) {
     io->reverse = rev, io->nin = w->prim.nfifo, io->imap = w->prim.imap;
     io->colour64 = (unsigned)w->tlb.color64;
     io->ignores = GS_FRAG_READS_ALL & ~tc->fs_reads;
-    w->slot[k].pc.rev = rev_lanes[rev & 1u];
+    w->slot[k].pc.tp.rev = rev_lanes[rev & 1u];
   }
 }
 
@@ -1360,21 +1350,16 @@ static int job_fn(void *ctx, unsigned index, unsigned worker) {
   return GS_OK;
 }
 
-static void port_begin(void *ctx);
-static void port_stencil_setup(void *ctx, uint32_t config);
-static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes);
-static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes);
-static void port_colour_load(void *ctx, uint32_t *rgba);
 
 /* Points each fragment batch of w at its slot's and batch's arrays and
  * tile port, once: the worker does not move. */
 static void worker_init(cle_worker *w) {
+  const tlb_port_fns *f = tlb_port_functions(1);
   for (int k = 0; k < RENDER_GROUP; k++) {
     render_slot *s = &w->slot[k];
     pse_batch *b = &w->batch[k];
-    s->pc = (port_ctx){&w->tlb, &s->lanes, NULL, &w->ts[k]};
-    s->port = (gs_tile_port){&s->pc, port_begin, port_stencil_setup, port_z_write, port_colour_write,
-                             port_colour_load};
+    s->pc = (port_ctx){{&w->tlb, &s->lanes, NULL}, &w->ts[k]};
+    s->port = (gs_tile_port){&s->pc, f->begin, port_stencil_setup, f->z_write, f->colour_write, port_colour_load};
     s->traced = (gs_tile_port){&s->pc, trace_port_begin, port_stencil_setup, trace_port_z_write,
                                trace_port_colour_write, trace_port_colour_load};
     w->ts[k].lane = -1;

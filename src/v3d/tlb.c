@@ -7,6 +7,13 @@
 #include "v3d/pse.h"
 #include "v3d/tlb.h"
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TLB_AVX2 1 /* the tile port's AVX2 code (tlb_port_functions) */
+#include <immintrin.h>
+#else
+#define TLB_AVX2 0
+#endif
+
 void tlb_tile_size(int ms, int color64, unsigned *width, unsigned *height) {
   *width = ms ? TLB_SIZE / 2 : TLB_SIZE;
   *height = *width / (color64 ? 2 : 1);
@@ -392,6 +399,147 @@ void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, 
 void tlb_loadc_batch(gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes) {
   unsigned k = t->n_load++;
   tlb_colour_load_batch(t, b, out, lanes, k / t->halves % t->samples, k % t->halves);
+}
+
+/* ---- the tile port ------------------------------------------------------------- */
+
+static void port_begin(void *ctx) { tlb_begin_batch(((tlb_port *)ctx)->t); }
+
+static void port_z_write(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  tlb_port *p = ctx;
+  tlb_z_write_early(p->t, p->lanes, z, p->rev, cov, lanes);
+}
+
+static void port_colour_write(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
+  tlb_port *p = ctx;
+  if (all) tlb_colour_all_batch(p->t, p->lanes, rgba, cov, lanes);
+  else tlb_colour_ms_batch(p->t, p->lanes, rgba, cov, lanes);
+}
+
+static const tlb_port_fns port_c = {port_begin, port_z_write, port_colour_write};
+
+#if TLB_AVX2
+#if !defined(__AVX2__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+/* The AVX2 port: a single-sample block without a stencil test, the common
+ * batch, in explicit vector code, 8 lanes a register; anything else goes
+ * to the C functions. Lane l of a block is word l of its plane, so the
+ * 16 lanes are two loads, and a lane mask becomes a vector mask with one
+ * shift per lane (coverage bit 0 to bit l), an AND with the mask and a
+ * compare. */
+
+/* All ones where lane l (of 8, from first) is in lanes and covers sample 0. */
+static inline __m256i live8(__m256i lm, const uint32_t *cov, int first) {
+  const __m256i pos = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i at = _mm256_add_epi32(pos, _mm256_set1_epi32(first));
+  __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), at);
+  __m256i c = _mm256_sllv_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(cov + first)), at);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_and_si256(lm, c), bit), bit);
+}
+
+/* compare(func, a, b) in each lane, all ones or 0, for 24-bit a and b (so
+ * the signed compares order them as unsigned). */
+static inline void compare8x2(unsigned func, const __m256i *a, const __m256i *b, __m256i *pass) {
+  const __m256i ones = _mm256_set1_epi32(-1);
+  for (int h = 0; h < 2; h++) {
+    __m256i r;
+    switch (func) {
+    case TLB_NEVER: r = _mm256_setzero_si256(); break;
+    case TLB_LESS: r = _mm256_cmpgt_epi32(b[h], a[h]); break;
+    case TLB_EQUAL: r = _mm256_cmpeq_epi32(a[h], b[h]); break;
+    case TLB_LEQUAL: r = _mm256_xor_si256(_mm256_cmpgt_epi32(a[h], b[h]), ones); break;
+    case TLB_GREATER: r = _mm256_cmpgt_epi32(a[h], b[h]); break;
+    case TLB_NOTEQUAL: r = _mm256_xor_si256(_mm256_cmpeq_epi32(a[h], b[h]), ones); break;
+    case TLB_GEQUAL: r = _mm256_xor_si256(_mm256_cmpgt_epi32(b[h], a[h]), ones); break;
+    default: r = ones; break;
+    }
+    pass[h] = r;
+  }
+}
+
+/* depth_sample(t, 1, base, 0, ...) of a single-sample tile: the depth
+ * test of the lanes' sample 0, failures cleared from cov, the passing Z
+ * stored (with Z writes on) with the stencil bits kept. */
+static void z_block1_avx2(gs_tlb *t, uint32_t base, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  uint32_t *zp = t->zs + base;
+  const __m256i m24 = _mm256_set1_epi32(0xffffff), lm = _mm256_set1_epi32(lanes);
+  __m256i zin[2], stored[2], old[2], pass[2], live[2];
+  for (int h = 0; h < 2; h++) {
+    zin[h] = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)(z + 8 * h)), m24);
+    stored[h] = _mm256_loadu_si256((const __m256i *)(void *)(zp + 8 * h));
+    old[h] = _mm256_srli_epi32(stored[h], 8);
+    live[h] = live8(lm, cov, 8 * h);
+  }
+  compare8x2(t->z_func, zin, old, pass);
+  for (int h = 0; h < 2; h++) { /* a failing live lane loses sample 0 */
+    __m256i *cp = (__m256i *)(void *)(cov + 8 * h), c = _mm256_loadu_si256(cp);
+    _mm256_storeu_si256(cp, _mm256_andnot_si256(_mm256_srli_epi32(_mm256_andnot_si256(pass[h], live[h]), 31), c));
+  }
+  if (!t->z_write) return;
+  for (int h = 0; h < 2; h++) {
+    __m256i nz = _mm256_or_si256(_mm256_slli_epi32(zin[h], 8), _mm256_and_si256(stored[h], _mm256_set1_epi32(0xff)));
+    __m256i v = _mm256_blendv_epi8(stored[h], nz, _mm256_and_si256(pass[h], live[h]));
+    _mm256_storeu_si256((__m256i *)(void *)(zp + 8 * h), v);
+  }
+}
+
+/* A single-sample block's Z write is one depth test: tlb_z_write_early's
+ * shortcut skips a test whose outcome is known, which this test gives too
+ * (the same Z, function and stored words), so the test here is the one
+ * either of its paths would make. */
+static void port_z_write_avx2(void *ctx, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+  tlb_port *p = ctx;
+  gs_tlb *t = p->t;
+  tlb_batch *b = p->lanes;
+  if (t->samples == 1 && b->block && !t->stencil_enabled) {
+    b->early = 0; /* any later Z write of the batch is tested */
+    z_block1_avx2(t, b->base, z, cov, lanes);
+    return;
+  }
+  tlb_z_write_early(t, b, z, p->rev, cov, lanes);
+}
+
+/* colour_sample(t, base, 0, 1, half, ...) of a single-sample tile: the
+ * colour of every live lane covering sample 0. */
+static void port_colour_write_avx2(void *ctx, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes) {
+  tlb_port *p = ctx;
+  gs_tlb *t = p->t;
+  const tlb_batch *b = p->lanes;
+  if (!all || t->samples != 1 || !b->block) {
+    port_colour_write(ctx, all, rgba, cov, lanes);
+    return;
+  }
+  unsigned k = t->n_all++, half = k & (t->halves - 1); /* as tlb_colour_all_batch */
+  uint32_t *cp = t->colour + colour_of(t, b->base, half);
+  const __m256i lm = _mm256_set1_epi32(lanes);
+  for (int h = 0; h < 2; h++)
+    _mm256_maskstore_epi32((int *)(void *)(cp + 8 * h), live8(lm, cov, 8 * h),
+                           _mm256_loadu_si256((const __m256i *)(const void *)(rgba + 8 * h)));
+}
+
+static const tlb_port_fns port_avx2 = {port_begin, port_z_write_avx2, port_colour_write_avx2};
+#if !defined(__AVX2__)
+#pragma GCC pop_options
+#endif
+#endif
+
+int tlb_port_avx2(void) {
+#if TLB_AVX2
+  return __builtin_cpu_supports("avx2") != 0;
+#else
+  return 0;
+#endif
+}
+
+const tlb_port_fns *tlb_port_functions(int vec) {
+#if TLB_AVX2
+  if (vec && tlb_port_avx2()) return &port_avx2;
+#else
+  (void)vec;
+#endif
+  return &port_c;
 }
 
 /* The entry points by lane positions: each makes the batch for its call. */

@@ -179,6 +179,28 @@ void tlb_colour_ms_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *colour, 
                          uint16_t lanes);
 void tlb_loadc_batch(gs_tlb *t, const tlb_batch *b, uint32_t *out, uint16_t lanes);
 
+/* The tile port's accesses (gs_tile_port in src/isa/isa.h) on a batch:
+ * a port's ctx is a tlb_port (or a struct whose first member is one). */
+typedef struct tlb_port {
+  gs_tlb *t;
+  tlb_batch *lanes;    /* with early Z's outcome for the first Z write (tlb_z_write_early) */
+  const uint32_t *rev; /* the lanes' REV_FLAG (bit 0) */
+} tlb_port;
+typedef struct tlb_port_fns {
+  void (*begin)(void *port);             /* tlb_begin_batch */
+  void (*z_write)(void *port, const uint32_t *z, uint32_t *cov, uint16_t lanes); /* tlb_z_write_early */
+  /* tlb_colour_all_batch (all = 1) or tlb_colour_ms_batch */
+  void (*colour_write)(void *port, int all, const uint32_t *rgba, const uint32_t *cov, uint16_t lanes);
+} tlb_port_fns;
+/* vec 0: the functions above, in C (vectorised by the compiler). vec 1:
+ * the same, except that a single-sample block without a stencil test --
+ * the common batch -- takes explicit AVX2 code where the build and the
+ * host have it (x86-64 with GCC), which computes the same bits; without
+ * AVX2, the functions of vec 0. */
+const tlb_port_fns *tlb_port_functions(int vec);
+/* Whether tlb_port_functions(1) has the AVX2 code on this host. */
+int tlb_port_avx2(void);
+
 /* A write to TLB_Z: stencil then depth test of up to 16 fragments (lanes),
  * updating the buffers and clearing failed samples in coverage[]. rev[i] is
  * 1 for a reverse-facing fragment (selects the back stencil face). */
