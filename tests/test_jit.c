@@ -250,6 +250,7 @@ static int full_step(step_state *s, char *R, const gs_uop *u) {
   if (u->kind == GS_UOP_ISA) {
     uint32_t *d = (uint32_t *)(R + u->d);
     for (int i = 0; i < s->lanes; i++) d[i] += u->imm;
+    if (u->op) s->busy = u->op; /* as a branch does: steps with work to do follow */
     return 0;
   }
   s->count++;
@@ -329,6 +330,15 @@ static void step_runs(int n, unsigned nprogs, int over) {
       /* runs that pass the stop end with a step: an ISA's instruction
        * ends with its step, and its escapes start the next one */
       if (over && kind == GS_UOP_ISA && i > 0) prog[i - 1] = random_uop(&r, n, STEP_KIND);
+    }
+    /* delay slots: an escape that sets the busy word, 1-4 steps, an
+     * escape (a run of steps only: jit.c's emit_steps) */
+    for (int i = 0; p % 4 == 1 && i + 6 < LEN; i += 6 + (int)(next(&r) % 8)) {
+      int steps = 1 + (int)(next(&r) % 4);
+      prog[i] = random_uop(&r, n, GS_UOP_ISA);
+      prog[i].op = (uint8_t)(1 + next(&r) % 4);
+      for (int j = 1; j <= steps; j++) prog[i + j] = random_uop(&r, n, STEP_KIND);
+      prog[i + steps + 1] = random_uop(&r, n, GS_UOP_ISA);
     }
     prog[LEN] = (gs_uop){.kind = GS_UOP_END};
     if (p % 4 == 3) prog[LEN - 1 - next(&r) % 16] = (gs_uop){.kind = GS_UOP_ISA + 1, .imm = 7};
