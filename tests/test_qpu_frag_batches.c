@@ -9,7 +9,10 @@
  * and flags, then write every register they use to the tile buffer, so a
  * value left over from an earlier batch shows; calls of 1 to 8 batches of
  * two such programs alternate on the same unit, with and without trusted
- * code, and now and then a prepare (a whole restart) between them. Every
+ * code, and now and then a prepare (a whole restart) between them; the
+ * programs write Z (rb15 or another value) and colours, some under
+ * conditions, under SPH gates that allow them or not (the fast path hands
+ * the allowed ones straight to the port). Every
  * port call (values, lanes and coverage), the result, the error message and
  * the exceptions must match batch for batch. */
 #include <setjmp.h>
@@ -108,8 +111,14 @@ static size_t gen_program(char *s, size_t cap) {
   }
   static const char *const out[] = {"r0", "r1", "r2", "r3", "r4", "r5", "ra0", "ra1", "ra2", "ra3", "rb0",
                                     "rb1", "rb2", "rb3"};
+  /* a Z write, the fill frame's (rb15, the rasterised Z) or another value,
+   * now and then under a condition: straight to the port when the gates
+   * let it through (qpu_tlb_port_write), an exception when they do not */
+  if (pick(2))
+    n += (size_t)snprintf(s + n, cap - n, "    mov%s tlb_z, %s\n", pick(3) ? "" : conds[3 + pick(4)],
+                          pick(2) ? "rb15" : out[pick(14)]);
   for (unsigned k = 0; k < 14; k++)
-    if (pick(3)) n += (size_t)snprintf(s + n, cap - n, "    mov tlb_colour_all, %s\n", out[k]);
+    if (pick(3)) n += (size_t)snprintf(s + n, cap - n, "    mov%s tlb_colour_all, %s\n", pick(5) ? "" : conds[3 + pick(4)], out[k]);
   n += (size_t)snprintf(s + n, cap - n, "    thrend\n    nop\n    nop\n");
   return n;
 }
@@ -151,13 +160,13 @@ static void fill_batch(batch *b) {
 }
 
 static void make_io(gs_frag_io *io, batch *b, gs_stage_program prog, gs_isa_report *report, uint32_t rev,
-                    uint32_t ignores) {
+                    uint32_t ignores, uint32_t gates) {
   memset(io, 0, sizeof *io);
   b->port_rec.h = 14695981039346656037ull;
   b->port = (gs_tile_port){&b->port_rec, p_begin, p_stencil, p_z, p_colour, p_load};
   uint16_t mask = 0;
   for (int l = 0; l < 16; l++) mask |= (uint16_t)((b->cov[l] != 0) << l);
-  *io = (gs_frag_io){.prog = prog, .gates = GS_GATE_ALL, .report = report, .lanes = 16, .mask = mask,
+  *io = (gs_frag_io){.prog = prog, .gates = gates, .report = report, .lanes = 16, .mask = mask,
                      .reverse = rev, .x = b->x, .y = b->y, .cov = b->cov, .z = b->z, .w = b->w, .nin = NVARY,
                      .plane = (const float(*)[16])b->plane, .offset = b->offset, .imap = b->imap,
                      .tile = &b->port, .ignores = ignores};
@@ -202,6 +211,10 @@ static void test_batches_match_plain_model(void **s) {
       unsigned n = 1 + pick(8);
       uint32_t rev = pick(2);
       int trust = (int)pick(2);
+      /* the program's SPH: everything, or no OmapDepth, or no colour target */
+      static const uint32_t gate_sets[] = {GS_GATE_ALL, GS_GATE_ALL, GS_GATE_ALL & ~GS_GATE_DEPTH,
+                                           GS_GATE_ALL & ~GS_GATE_COLOUR};
+      uint32_t gates = gate_sets[pick(4)];
       if (pick(8) == 0) assert_int_equal(isa->prepare(g, u, prog[!k].code), GS_OK); /* a whole restart */
       outcome fast[8], plain[8];
       for (unsigned b = 0; b < n; b++) fill_batch(&bt[b]);
@@ -210,7 +223,7 @@ static void test_batches_match_plain_model(void **s) {
       gs_isa_report report = {0};
       isa->trust_code(u, trust);
       uint32_t ign = GS_FRAG_READS_ALL & ~isa->fragment_reads(g, u, prog[k].code);
-      for (unsigned b = 0; b < n; b++) make_io(&io[b], &bt[b], prog[k], &report, rev, ign);
+      for (unsigned b = 0; b < n; b++) make_io(&io[b], &bt[b], prog[k], &report, rev, ign, gates);
       unsigned ran = 99;
       memset(&d, 0, sizeof d);
       gs_fp_env caller = gs_fp_env_get(); /* the unit's environment, as draw_prim sets it */
@@ -231,7 +244,7 @@ static void test_batches_match_plain_model(void **s) {
       for (unsigned b = 0; b < n; b++) {
         gs_isa_unit *p = isa->unit_new(g, 0, &vpm_plain, &d_plain);
         assert_non_null(p);
-        make_io(&one, &bt[b], prog[k], &report_plain, rev, 0);
+        make_io(&one, &bt[b], prog[k], &report_plain, rev, 0, gates);
         memset(&d_plain, 0, sizeof d_plain);
         unsigned r1 = 99;
         gs_fp_env caller = gs_fp_env_get();

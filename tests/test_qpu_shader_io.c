@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "gpusim/qpu.h"
+#include "isa/qpu/decode.h"
 #include "isa/qpu/qpu.h"
 #include "v3d/v3d.h"
 
@@ -53,7 +54,7 @@ static int mock_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
   return GS_OK;
 }
 
-static const qpu_shader_io mock_io_template = {NULL, mock_varying, mock_tlb_write, mock_tlb_load};
+static const qpu_shader_io mock_io_template = {NULL, mock_varying, mock_tlb_write, mock_tlb_load, NULL};
 
 /* Runs src as a fragment shader with W = 2.0 in ra15 and payload x = 10 +
  * lane, y = 20 + lane, MS flags 0xF, reverse flag = lane & 1. */
@@ -145,8 +146,60 @@ static void payload_and_tlb(int interp) {
 BOTH(varyings)
 BOTH(payload_and_tlb)
 
+/* A thread end's two delay slots (RG §3: the two instructions after thrend
+ * still run), which the fast interpreter does at once when they are nops
+ * and nothing else is pending, run in steps of 1 to 5 instructions: each
+ * call stops at its count (pc = code + 8 × count) until the thread ends
+ * after the fourth instruction, at code + 32, whatever the step; the
+ * end of the thread wins over a stop at that same count. Also with a
+ * regfile write pending at the thread end and a delay slot that is not a
+ * nop (the whole bookkeeping), whose results must land. */
+static void thread_end_steps(const char *src, uint32_t r1, uint32_t ra1) {
+  for (uint32_t step = 1; step <= 5; step++) {
+    gs_gpu *g = gs_gpu_new(NULL);
+    gs_mem *mem = gs_gpu_mem(g);
+    uint64_t *w;
+    size_t n;
+    gs_diag d;
+    gs_addr code;
+    if (gs_qpu_asm(src, "end.s", 0, &w, &n, &d) < 0) fail_msg("%s", d.msg);
+    assert_int_equal(n, 4);
+    assert_int_equal(gs_mem_alloc(mem, (uint32_t)(8 * n), 8, &code, NULL), GS_OK);
+    gs_mem_write(mem, code, w, (uint32_t)(8 * n), NULL);
+    free(w);
+    gs_qpu *q = qpu_cluster_of(g)->qpu[0];
+    qpu_reset(q, 0, code, 0, 1000);
+    uint64_t expect = 0;
+    int rc;
+    for (;;) {
+      rc = qpu_run_fast(g, q, step);
+      expect = expect + step < 4 ? expect + step : 4;
+      assert_int_equal(q->instructions, expect);
+      if (rc != QPU_STEP_OK) break;
+      assert_true(expect < 4);
+      assert_int_equal(q->pc, code + 8 * expect);
+    }
+    assert_int_equal(rc, QPU_STEP_END);
+    assert_int_equal(q->pc, code + 32);
+    assert_int_equal(q->busy, 0);
+    for (int i = 0; i < 16; i++) {
+      assert_int_equal(q->reg[QREG_R0 + 1].u[i], r1);
+      assert_int_equal(q->reg[QREG_RA0 + 1].u[i], ra1);
+    }
+    gs_gpu_free(g);
+  }
+}
+
+static void test_thread_end_steps(void **s) {
+  (void)s;
+  thread_end_steps("    ldi r1, 5\n    thrend\n    nop\n    nop\n", 5, 0);
+  thread_end_steps("    ldi ra1, 9\n    thrend\n    nop\n    nop\n", 0, 9);
+  thread_end_steps("    ldi r1, 5\n    thrend\n    add r1, r1, r1\n    nop\n", 10, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_thread_end_steps),
       cmocka_unit_test(test_varyings_fast),
       cmocka_unit_test(test_varyings_reference),
       cmocka_unit_test(test_payload_and_tlb_fast),

@@ -482,6 +482,15 @@ static qpu_program *program_build(gs_gpu *g, uint32_t start, uint32_t n) {
     mark_writes(p->wmask, p->words[i], b.uops + first, b.uops + b.n);
     p->insns[i].first_uop = (uint32_t)first;
   }
+  /* a thread end whose delay slots are nops (QPU_NEXT_END_NOPS) */
+  for (uint32_t i = 0; i + 2 < n; i++) {
+    uint32_t f = p->insns[i].first_uop, e = p->insns[i + 1].first_uop;
+    if (b.uops[e - 1].kind != UOP_NEXT || p->insns[i + 2].first_uop != e + 1 || b.uops[e].kind != UOP_NEXT ||
+        (i + 3 < n ? p->insns[i + 3].first_uop : (uint32_t)b.n) != e + 2 || b.uops[e + 1].kind != UOP_NEXT)
+      continue;
+    for (uint32_t k = f; k + 1 < e; k++)
+      if (b.uops[k].kind == UOP_THREND) b.uops[e - 1].op = QPU_NEXT_END_NOPS;
+  }
   emit(&b, (qpu_uop){.kind = UOP_LEAVE});
   if (b.oom) goto oom;
   /* Slot numbers to byte offsets (decode.h); a branch's are its fields. */

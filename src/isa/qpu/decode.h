@@ -49,10 +49,16 @@ enum {
   UOP_BRANCH,      /* branch: condition `cond` (branch codes), see exec.c */
   UOP_MAY_BLOCK,   /* stall unless word `imm` of the program can start (mutex read) */
   UOP_SLOW,        /* the whole instruction: run by the reference interpreter */
-  UOP_NEXT,        /* end of an instruction */
+  UOP_NEXT,        /* end of an instruction; op QPU_NEXT_END_NOPS: see below */
   UOP_LEAVE,       /* after the last instruction: find the program at the pc */
   UOP_COUNT
 };
+
+/* UOP_NEXT's op when its instruction signals a thread end (thrend,
+ * ldcend) and the two instructions after it, its delay slots, are in the
+ * program with no micro-op but their UOP_NEXT (nops): the fast interpreter
+ * may then do all three ends at once (exec_run.h). */
+enum { QPU_NEXT_END_NOPS = 1 };
 
 /* Operands name slots of gs_qpu.reg[] by their byte offset, slot *
  * sizeof(gs_vec), as the layer wants (the predecoder works with slot
@@ -121,5 +127,9 @@ int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
  * GS_JIT_RUN_STEPS instructions past it, which touch nothing but q's
  * registers and flags (the scheduler's quanta: sched.c). */
 int qpu_run_fast_over(gs_gpu *g, gs_qpu *q, uint32_t max, int in_env);
+/* The fast interpreter alone (qpu_run_interp_in_env) from `start`, the
+ * first micro-op of the instruction at q->pc, which is in q->prog: for a
+ * caller that knows it, without looking it up. exec.c */
+int qpu_run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start);
 
 #endif

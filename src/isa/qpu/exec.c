@@ -19,6 +19,7 @@
 
 /* Lane mask of write condition `cond` under the current flags. */
 static inline uint16_t cond_lanes(const gs_qpu *q, unsigned cond) {
+  if (cond == 1) return QPU_ALL_LANES; /* most writes: a test, not the switch's jump */
   switch (cond) {
   case 0: return 0;
   case 1: return QPU_ALL_LANES;
@@ -122,6 +123,14 @@ static const qpu_uop *locate(gs_gpu *g, gs_qpu *q) {
  * end, 1 when the pc jumped (a branch's delay slots are over), else 0. */
 static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
   int jumped = 0;
+#if QPU_BUSY_END_SHIFT_OK
+  /* A thread end's delay slots with nothing else pending (the nops after
+   * every fragment program's thrend): the steps below come to this. */
+  if (!(q->busy & ~((uint64_t)0xff << QPU_BUSY_END_SHIFT)) && q->end_delay > 0) {
+    q->pc += 8;
+    return --q->end_delay == 0 ? QPU_STEP_END : 0;
+  }
+#endif
   /* qpu_retire does nothing without staged writes or SFU and r5 results */
   if (q->npend | q->nnext | q->sfu_delay | q->r5_pending) qpu_retire(q);
   if (q->branch_delay > 0 && --q->branch_delay == 0) q->pc = q->branch_target, jumped = 1;
@@ -145,15 +154,17 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
  * (-ffp-contract=off holds in both, and the float operations are the same
  * IEEE operations on 16 lanes). */
 #define GS_UOP_N QPU_LANES
-#define GS_UOP_PARAMS (gs_gpu * g, gs_qpu *q, uint32_t max)
-/* each instruction counts itself: the run stops at `stop` */
+#define GS_UOP_PARAMS (gs_gpu * g, gs_qpu *q, uint32_t max, const qpu_uop *start)
+/* each instruction counts itself: the run stops at `stop`; it starts at
+ * `start`, the first micro-op of the instruction at q->pc in q->prog, when
+ * the caller knows it (qpu_run_interp_at), else where locate says */
 #define GS_UOP_ENTER                              \
   char *R = (char *)q->reg;                       \
   new_flags nf = {0, 0, 0};                       \
   const uint64_t stop = q->instructions + max;    \
   int rc;                                         \
   if (max == 0) return QPU_STEP_OK;               \
-  const qpu_uop *u = locate(g, q);                \
+  const qpu_uop *u = start ? start : locate(g, q); \
   if (!u) return qpu_diag(g, q)->code;
 #define GS_UOP_COND(c) cond_lanes(q, c)
 #define GS_UOP_CONSTS (q->prog->consts)
@@ -173,12 +184,14 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
 #pragma GCC pop_options
 #endif
 
-static int run_interp(gs_gpu *g, gs_qpu *q, uint32_t max) {
+static int run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start) {
 #if QPU_RUN_AVX2
-  if (__builtin_cpu_supports("avx2")) return run_avx2(g, q, max);
+  if (__builtin_cpu_supports("avx2")) return run_avx2(g, q, max, start);
 #endif
-  return run_built(g, q, max);
+  return run_built(g, q, max, start);
 }
+
+static int run_interp(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp_at(g, q, max, NULL); }
 
 #if GS_JIT
 /* Native code (src/isa/uop/jit.h, docs/uops.md "Native code"): a program
@@ -302,6 +315,10 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max, int over) {
 #endif
 
 int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
+
+int qpu_run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start) {
+  return run_interp_at(g, q, max, start);
+}
 
 int qpu_interpreted(const qpu_program *p) {
 #if GS_JIT /* as native() decides */

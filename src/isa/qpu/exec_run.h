@@ -49,10 +49,13 @@
       if ((rc = qpu_io_write(g, q, u->side, u->addr, &REG(u->a), cond_lanes(q, u->cond))) < 0) return rc;
       break;
     case UOP_TLB_WRITE: {
-      /* qpu_io_write's tile-buffer case without its dispatch on the address */
+      /* qpu_io_write's tile-buffer case without its dispatch on the address;
+       * with the batch's port at hand, the writes the gates allow go to it
+       * without the shader's callback */
       uint16_t lanes = cond_lanes(q, u->cond);
       const qpu_shader_io *io = q->shader_io;
       if (!lanes) break;
+      if (io && io->port && qpu_tlb_port_write(io->port, q, u->addr, &REG(u->a), lanes)) break;
       rc = io && io->tlb_write ? io->tlb_write(io->ctx, q, u->addr, &REG(u->a), lanes)
                                : qpu_io_write(g, q, u->side, u->addr, &REG(u->a), lanes); /* its error */
       if (rc < 0) return rc;
@@ -83,6 +86,18 @@
         if (q->instructions == stop) return QPU_STEP_OK;
         break;
       }
+      /* A thread end whose delay slots are nops, with nothing else
+       * pending: their two ends as finish_busy would do them (the end of
+       * the thread wins over the stop at the last), unless the stop comes
+       * first. */
+#if QPU_BUSY_END_SHIFT_OK
+      if (u->op == QPU_NEXT_END_NOPS && q->busy == qpu_busy_end(3) && stop - q->instructions >= 2) {
+        q->instructions += 2;
+        q->pc += 24;
+        q->end_delay = 0;
+        return QPU_STEP_END;
+      }
+#endif
       if ((rc = finish_busy(q)) == QPU_STEP_END) return rc;
       if (q->instructions == stop) return QPU_STEP_OK;
       if (!rc) break;

@@ -192,7 +192,7 @@ static gs_isa_unit *unit_new(gs_gpu *g, int num, struct gs_vpm *vpm, gs_diag *di
   u->num = num, u->vpm = vpm, u->diag = diag;
   u->q = qpu_new();
   u->fresh = qpu_new();
-  u->sio = (qpu_shader_io){&u->frag, fs_varying, fs_tlb_write, fs_tlb_load};
+  u->sio = (qpu_shader_io){&u->frag, fs_varying, fs_tlb_write, fs_tlb_load, NULL};
   if (!u->q || !u->fresh) {
     unit_free(u);
     return NULL;
@@ -335,16 +335,7 @@ static QPU_COLD int fs_tlb_write_other(frag_ctx *f, gs_qpu *q, unsigned addr, co
  * the port. */
 static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
   frag_ctx *f = ctx;
-  const gs_tile_port *t = f->io->tile;
-  uint32_t gates = q->gates;
-  if (addr == QPU_W_TLB_Z && (gates & GS_GATE_DEPTH)) {
-    t->z_write(t->ctx, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
-    return GS_OK;
-  }
-  if ((addr == QPU_W_TLB_COLOUR_ALL || addr == QPU_W_TLB_COLOUR_MS) && (gates & GS_GATE_COLOUR)) {
-    t->colour_write(t->ctx, addr == QPU_W_TLB_COLOUR_ALL, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
-    return GS_OK;
-  }
+  if (qpu_tlb_port_write(f->io->tile, q, addr, v, lanes)) return GS_OK;
   return fs_tlb_write_other(f, q, addr, v, lanes);
 }
 
@@ -443,8 +434,12 @@ static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
  * the budget, or 0) at once, since none of them can end in the watchdog;
  * a stall, or the rest of a longer run, go on through
  * qpu_run_to_end_in_env from where the chunk left off. */
-static int run_quiet_batch(gs_gpu *g, gs_qpu *q, uint32_t chunk, bool interpreted) {
-  int rc = chunk && interpreted ? qpu_run_interp_in_env(g, q, chunk) : QPU_STEP_OK;
+static int run_quiet_batch(gs_gpu *g, gs_qpu *q, uint32_t chunk, bool interpreted, const qpu_program *p,
+                           const qpu_uop *start) {
+  /* start: the first micro-op of the program's entry, where q's pc is,
+   * while q->prog is still the program (a batch that ran off its end into
+   * another leaves q->prog at that one) */
+  int rc = chunk && interpreted ? qpu_run_interp_at(g, q, chunk, q->prog == p ? start : NULL) : QPU_STEP_OK;
   if (rc == QPU_STEP_END) {
     q->state = QPU_ENDED;
     return GS_OK;
@@ -489,6 +484,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
   q->gates = io->gates, q->report = io->report, q->stage = stage, q->entry = io->prog.code;
   const uint32_t ign = io->ignores;
   const qpu_program *p = NULL; /* the quiet program, found once */
+  const qpu_uop *start = NULL;  /* its first micro-op at the entry */
   const frag_plan *plan = NULL;
   uint32_t chunk = 0;
   bool interpreted = false;
@@ -501,6 +497,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
     if (u->q_quiet != p) u->q_quiet = NULL;
     if (p) {
       interpreted = qpu_interpreted(p);
+      start = p->uops + p->insns[(io->prog.code - p->start) >> 3].first_uop; /* as exec.c's locate */
       uint64_t c = f->budget < UINT32_MAX ? f->budget : UINT32_MAX;
       chunk = (uint32_t)(c - c % QPU_QUANTUM);
       /* what a whole restart would bring and the batches keep */
@@ -522,6 +519,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
       }
     }
     u->frag.io = b, u->frag.next_vary = 0;
+    u->sio.port = b->tile;
     b->tile->begin(b->tile->ctx);
     /* whole 64-byte vectors: memcpy of a constant size compiles to a few
      * vector moves, where a lane loop over five arrays does not vectorise */
@@ -533,7 +531,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
     }
     memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
     if (p) {
-      rc = run_quiet_batch(g, q, chunk, interpreted);
+      rc = run_quiet_batch(g, q, chunk, interpreted, p, start);
       u->q_quiet = rc >= 0 ? p : NULL;
       continue;
     }
@@ -549,6 +547,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
   }
   f->prog = NULL; /* found again by the next call, which may follow a change of the code */
   q->shader_io = NULL; /* (u->fresh keeps them: fresh_frag) */
+  u->sio.port = NULL;
   *ran = rc < 0 ? i - 1 : n;
   return rc;
 }

@@ -77,6 +77,9 @@ typedef struct qpu_shader_io {
   int (*tlb_write)(void *ctx, struct gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes);
   /* A tile-buffer load signal (loadcv, loadc, ldcend, loadam): the value for r4. */
   int (*tlb_load)(void *ctx, struct gs_qpu *q, unsigned sig, gs_vec *r4);
+  /* The batch's tile port, or NULL: the Z and colour writes the gates
+   * allow go straight to it (qpu_tlb_port_write), the others to tlb_write. */
+  const gs_tile_port *port;
 } qpu_shader_io;
 
 /* Fragment payload registers (RG Table 29): read at 41/42 of
@@ -155,6 +158,36 @@ typedef struct gs_qpu {
   qpu_vpm_state vpm;     /* VPM / VCD / VDW setups and read FIFO of this QPU (unit_io.h) */
   qpu_tmu_state tmu[2];  /* TMU request and result FIFOs (unit_io.h); last (qpu_copy_state) */
 } gs_qpu;
+
+/* A tile-buffer write the program's gates allow, a Z write (OmapDepth)
+ * or a colour write (a target), passed to the port t with the coverage of
+ * the MS_FLAGS payload, which the Z write updates for the colour writes
+ * after it (RG §5): 1; any other write: 0, nothing done. Both the shader's
+ * tlb_write (isa_qpu.c) and the fast interpreter's tile-buffer micro-op
+ * (exec_run.h) take this path. */
+static inline int qpu_tlb_port_write(const gs_tile_port *t, gs_qpu *q, unsigned addr, const gs_vec *v,
+                                     uint16_t lanes) {
+  if (addr == QPU_W_TLB_Z && (q->gates & GS_GATE_DEPTH)) {
+    t->z_write(t->ctx, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
+    return 1;
+  }
+  if ((addr == QPU_W_TLB_COLOUR_ALL || addr == QPU_W_TLB_COLOUR_MS) && (q->gates & GS_GATE_COLOUR)) {
+    t->colour_write(t->ctx, addr == QPU_W_TLB_COLOUR_ALL, v->u, q->payload[QPU_PAYLOAD_MS].u, lanes);
+    return 1;
+  }
+  return 0;
+}
+
+/* Where end_delay sits in the busy word, for a test of "nothing but a
+ * thread end's delay slots" (exec.c's finish_busy): the byte order decides. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define QPU_BUSY_END_SHIFT_OK 1
+#define QPU_BUSY_END_SHIFT (8 * (offsetof(gs_qpu, end_delay) - offsetof(gs_qpu, busy)))
+/* the busy word with nothing but end_delay = n */
+#define qpu_busy_end(n) ((uint64_t)(n) << QPU_BUSY_END_SHIFT)
+#else
+#define QPU_BUSY_END_SHIFT_OK 0
+#endif
 
 /* What the QPUs of one context share (the QPU's gs_isa context, isa_qpu.c):
  * the QPUs that run user programs, the semaphores and the mutex (RG §3), the
