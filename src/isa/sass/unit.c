@@ -91,18 +91,17 @@ static int pairs_ok(const sass_program *p) {
 
 /* Whether every lane of pixel program p, in every batch of a call, computes
  * the same as any other: it reads nothing a lane or a batch has of its own
- * (no IPA, S2R, CS2R, texture, attribute I/O, local memory or KIL, whose
- * lanes end apart), so each lane starts with its registers 0, predicates
- * and CC clear and the call's constants, and runs the same instructions
- * (no guard or branch can tell lanes apart): the same outputs, steps and
- * errors in every batch that has a lane. */
+ * (what pairs_ok excludes: S2R, CS2R, local memory, KIL, whose lanes end
+ * apart; and IPA, texture, attribute I/O), so each lane starts with its
+ * registers 0, predicates and CC clear and the call's constants, and runs
+ * the same instructions (no guard or branch can tell lanes apart): the same
+ * outputs, steps and errors in every batch that has a lane. */
 static int invariant(const sass_program *p) {
-  if (p->sph.shader_local_memory_low_size) return 0;
+  if (!pairs_ok(p)) return 0;
   for (size_t i = 0; i < p->n; i++)
     switch (p->insn[i].op) {
-      case SASS_OP_IPA: case SASS_OP_S2R: case SASS_OP_CS2R: case SASS_OP_KIL: case SASS_OP_LDL: case SASS_OP_STL:
-      case SASS_OP_TEX: case SASS_OP_TEXS: case SASS_OP_TLDS: case SASS_OP_TLD: case SASS_OP_ALD: case SASS_OP_AST:
-      case SASS_OP_AL2P: case SASS_OP_OUT: case SASS_OP_ISBERD:
+      case SASS_OP_IPA: case SASS_OP_TEX: case SASS_OP_TEXS: case SASS_OP_TLDS: case SASS_OP_TLD: case SASS_OP_ALD:
+      case SASS_OP_AST: case SASS_OP_AL2P: case SASS_OP_OUT: case SASS_OP_ISBERD:
         return 0;
       default: break;
     }
@@ -120,7 +119,7 @@ static int quiet(const sass_program *p, const sass_ipa_map *m) {
     const sass_insn *in = &p->insn[i];
     if (in->op != SASS_OP_IPA) continue;
     unsigned addr = sass_mod(in, SASS_M_IPA_ADDR);
-    if (sass_mod(in, SASS_M_IPA_IDX) || (addr <= 0x3FFu && sass_ipa_unmapped(m, addr))) return 0;
+    if (sass_mod(in, SASS_M_IPA_IDX) || sass_ipa_unmapped(m, addr)) return 0;
   }
   return 1;
 }
