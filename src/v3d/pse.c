@@ -466,11 +466,7 @@ static uint32_t pse_round_z(double zf) {
 /* The 24-bit Z of block b's lanes: the flat value, or from the weights
  * (computed into *wt unless it has them). */
 static GS_CLONE_INLINE void pse_depth_lanes(const pse_prim *p, const pse_block *b, pse_weights *wt, uint32_t z[16]) {
-  if (p->z_flat) {
-    uint32_t zc = p->zc;
-    for (int e = 0; e < 16; e++) z[e] = zc;
-    return;
-  }
+  if (pse_depth_flat(p, z)) return;
   if (!wt->valid) pse_block_weights(p, b, wt);
   double z0 = p->z0, dz1 = p->dz1, dz2 = p->dz2, l1[16], l2[16];
   uint32_t zl[16];

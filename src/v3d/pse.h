@@ -293,6 +293,15 @@ void pse_block_depth(const pse_prim *p, const pse_block *b, uint32_t z[16]);
  * mode, which costs more than a block's arithmetic. Same results. */
 void pse_batch_setup_nearest(const pse_prim *p, const pse_block *b, pse_batch *out);
 void pse_block_depth_nearest(const pse_prim *p, const pse_block *b, uint32_t z[16]);
+/* A flat primitive's Z (z_flat): every lane's z[] is zc, and 1; else 0
+ * and z[] untouched. pse_block_depth_nearest's first case, for a caller
+ * that would rather not call it for that. */
+static inline int pse_depth_flat(const pse_prim *p, uint32_t z[16]) {
+  if (!p->z_flat) return 0;
+  uint32_t zc = p->zc; /* a copy: z could alias it */
+  for (int e = 0; e < 16; e++) z[e] = zc;
+  return 1;
+}
 
 /* A block's weights λ1, λ2 at its 16 lane centres, kept between the early-Z
  * depth and the batch of the same block so that they are computed once

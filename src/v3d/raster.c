@@ -81,8 +81,9 @@ static inline unsigned pse_span_bits(int start, int lo, int hi) {
   return (0xFu >> (4 - b)) & ~(0xFu >> (4 - a)) & 0xFu;
 }
 
-
-/* The same, lane by lane (the form without SSE2, and the tests' model). */
+/* The lanes of a block at which an edge with value e at lane 0 and steps
+ * sx, sy is not negative, lane by lane: pse_block_lanes' form without SSE2
+ * (below), and the tests' model. */
 static inline uint16_t pse_edge_lanes_plain(int32_t e, int32_t sx, int32_t sy) {
   uint32_t m = 0;
   for (int l = 0; l < 16; l++) {

@@ -782,10 +782,7 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
     else memcpy(b->z, z, sizeof b->z);
   } else if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS))
     pse_batch_setup_nearest(&w->prim, blk, b);
-  else if (w->prim.z_flat) { /* pse_block_depth_nearest's flat case, without the call */
-    uint32_t zc = w->prim.zc; /* a copy: b->z could alias it */
-    for (int l = 0; l < 16; l++) b->z[l] = zc;
-  } else
+  else if (!pse_depth_flat(&w->prim, b->z)) /* a flat Z without the call */
     pse_block_depth_nearest(&w->prim, blk, b->z);
   s->blk = *blk;
   io->mask = mask;
