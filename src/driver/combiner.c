@@ -278,7 +278,6 @@ static int channel(gen *g, const gs_tev_stage *s, const gs_tev_half *h, int alph
   return GS_OK;
 }
 
-
 int gs_tev_qpu_source(const gs_tev *t, const gs_tev_varying *v, size_t n, char **text, gs_diag *d) {
   *text = NULL;
   gen g;

@@ -245,13 +245,13 @@ static int is_identity(unsigned op, int is_mul) {
  * under the pack of pack_a_is_fast (RG "Pack/unpack"; exec_ref.c's
  * qpu_pack_a): 16a, 8a and 32s write the low bits as they are, 16b and
  * 8b-8d the low bits shifted into place (by a small immediate: 8, and -16
- * and -8, whose low five bits are 16 and 24); the register keeps its other
- * bits. */
+ * and -8, whose low five bits are 16 and 24; each one's index, 8, 16 and
+ * 24, is the shift itself); the register keeps its other bits. */
 static void emit_pack_a(builder *b, const dest *d, uint8_t out, unsigned pack) {
   unsigned shift = pack == 2 ? 16 : pack >= 4 && pack <= 7 ? 8 * (pack - 4) : 0;
   if (shift) {
     emit(b, (qpu_uop){.kind = GS_UOP_SHL, .d = QREG_TMP, .a = out,
-                      .b = (uint16_t)(QREG_SMALL_IMM0 + (shift == 8 ? 8 : shift == 16 ? 16 : 24))});
+                      .b = (uint16_t)(QREG_SMALL_IMM0 + shift)});
     out = QREG_TMP;
   }
   emit_writeback(b, d, out, qpu_pack_bytes(pack));

@@ -82,6 +82,11 @@ typedef struct qpu_program {
   struct gs_jit_code *_Atomic jit;
 } qpu_program;
 
+/* The first micro-op of the instruction at pc, which is in p. */
+static inline const qpu_uop *qpu_uop_at(const qpu_program *p, uint32_t pc) {
+  return p->uops + p->insns[(pc - p->start) >> 3].first_uop;
+}
+
 qpu_cache *qpu_cache_new(void);
 void qpu_cache_free(qpu_cache *c);
 

@@ -115,7 +115,7 @@ static const qpu_uop *locate(gs_gpu *g, gs_qpu *q) {
     q->prog = p;
     q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
   }
-  return p->uops + p->insns[(q->pc - p->start) >> 3].first_uop;
+  return qpu_uop_at(p, q->pc);
 }
 
 /* End of an instruction when q->busy says there is more to do than move

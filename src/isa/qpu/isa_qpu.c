@@ -497,7 +497,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
     if (u->q_quiet != p) u->q_quiet = NULL;
     if (p) {
       interpreted = qpu_interpreted(p);
-      start = p->uops + p->insns[(io->prog.code - p->start) >> 3].first_uop; /* as exec.c's locate */
+      start = qpu_uop_at(p, io->prog.code);
       uint64_t c = f->budget < UINT32_MAX ? f->budget : UINT32_MAX;
       chunk = (uint32_t)(c - c % QPU_QUANTUM);
       /* what a whole restart would bring and the batches keep */
