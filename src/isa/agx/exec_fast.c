@@ -198,7 +198,6 @@ typedef struct ax_side {
   unsigned nl;
   ax_rq *rq;   /* agx_run_rows: the registers a stop leaves as rows, or NULL */
   int touched; /* a register went out to s (agx_run_frame's clean) */
-  uint32_t wfull; /* the registers of r0-r7 of wl (bit N: rN) an AX_MOVI wrote in every lane below nl */
 } ax_side;
 /* agx_run_rows's request: the registers (bit N: rN) and their rows, and
  * whether the stop filled them (else the run ended in the reference);
@@ -371,8 +370,8 @@ static void ax_out_stop(agx_state *s, const agx_fast *f, const char *R) {
   if (f->outs_high || (f->outs & ~want)) ax_out_keep(s, f, R, want);
   uint32_t whole = 0; /* the rows the file has in lanes 0-15 */
   if (S->nl >= 16) {
-    whole = want & (f->rows1 | (f->rows2 & S->wfull));
-    for (uint32_t w = want & f->rows2 & ~S->wfull; w; w &= w - 1) {
+    whole = want & f->rows1;
+    for (uint32_t w = want & f->rows2; w; w &= w - 1) {
       unsigned n = (unsigned)__builtin_ctz(w);
       whole |= (uint32_t)((S->wl[n] & 0xffffu) == 0xffffu) << n;
     }
@@ -846,7 +845,7 @@ static int ax_loop_file(agx_state *s, const agx_fast *f, size_t k, uint64_t budg
   ax_side *S = AX_SIDE(R);
   uint32_t lanes = s->present | s->exec;
   S->nl = lanes ? 32u - (unsigned)__builtin_clz(lanes) : 0;
-  S->rq = rq, S->touched = 0, S->wfull = 0;
+  S->rq = rq, S->touched = 0;
   if (f->wo8) { /* (the others' wl is never read) */
     memset(&S->wl[f->wo_lo], 0, 8 * sizeof S->wl[0]);
   } else {
@@ -1541,9 +1540,8 @@ int agx_fast_compile(const agx_program *p, agx_fast **out, gs_diag *d) {
     if (!b.used[r] && b.whole[r]) f->wo[f->nwo++] = (uint16_t)r;
   }
   for (size_t k = 0; k < n; k++) f->par[k].wo = f->par[k].fw && !b.used[p->insn[k].dst.index / 2];
-  for (size_t i = 0; i < b.nu; i++) /* (and in addr its register's bit of ax_side.wfull) */
-    if (f->u[i].kind == AX_MOVI && (f->u[i].side = f->par[f->u[i].imm].wo) && f->u[i].d < 8 * AX_VEC)
-      f->u[i].addr = (uint8_t)(1u << (f->u[i].d / AX_VEC));
+  for (size_t i = 0; i < b.nu; i++)
+    if (f->u[i].kind == AX_MOVI) f->u[i].side = f->par[f->u[i].imm].wo;
   if (f->nwo) { /* (wo is in increasing order) */
     f->wo_lo = f->wo[0] > AX_REGS - 8 ? AX_REGS - 8 : f->wo[0];
     f->wo8 = f->wo[f->nwo - 1] < f->wo_lo + 8;

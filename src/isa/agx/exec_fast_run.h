@@ -191,11 +191,11 @@
       AX_PUT(r_);
       break;
     }
-    case AX_MOVI: { /* (the value in a and b, ax_par's half in op, wo in side, the wfull bit in addr) */
+    case AX_MOVI: { /* (the value in a and b, ax_par's half in op, wo in side) */
       uint32_t v_ = u->a | (uint32_t)u->b << 16;
       if (u->op == 0 && (exec | dead) == 0xffffffffu) { /* AX_PUT's whole row, stored at once */
         uint32_t *D_ = (uint32_t *)(void *)(R + u->d);
-        if (u->side) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec, AX_SIDE(R)->wfull |= u->addr;
+        if (u->side) AX_SIDE(R)->wl[u->d / AX_VEC] |= exec;
         for (int i = 0; i < AGX_LANES; i++) D_[i] = v_;
         break;
       }

@@ -84,7 +84,10 @@ static void cf_setup(agx_state *s, const gs_frag_io *f) {
  * of two 16-byte stores, as GCC's inline memcpy of 64 bytes makes them,
  * waits for both to reach the cache: a fifth of the batch's time). */
 static GS_CLONE_INLINE void lanes16(uint32_t dst[16], const uint32_t *src, unsigned n) {
-  for (unsigned l = 0; l < 16; l++) dst[l] = l < n ? src[l] : 0;
+  if (n >= 16) /* (a full batch, the common case: without the test of each lane) */
+    for (unsigned l = 0; l < 16; l++) dst[l] = src[l];
+  else
+    for (unsigned l = 0; l < 16; l++) dst[l] = l < n ? src[l] : 0;
 }
 
 /* The registers the epilog reads for gates (GS_GATE_*), bit N: rN: the
@@ -112,10 +115,7 @@ GS_CLONES static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_i
   uint16_t lanes = f->mask;
   uint32_t cov[16], zw[16], rgba[2][16];
   const uint32_t *z = zw;
-  if (n == 16) /* (as lanes16 without its test of each lane) */
-    for (unsigned l = 0; l < 16; l++) cov[l] = f->cov[l];
-  else
-    lanes16(cov, f->cov, n);
+  lanes16(cov, f->cov, n);
   uint64_t killed[2];
   memcpy(killed, s->killed, sizeof killed);
   for (unsigned l = 0; (killed[0] | killed[1]) && l < 16; l++) { /* (a discard is rare: lane by lane) */
@@ -303,7 +303,7 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
     const uint32_t *const *rows = bufs;
     uint32_t want = epilog_regs(f->gates);
     int rc;
-    if (fast > 0 && !g->debug) {
+    if (fast > 0) { /* (never under the debugger: fast is -1 there) */
       rc = agx_run_frame(s, u->frame, budget, u->diag, want, &rows, &u->r_clean);
     } else {
       for (unsigned k = 0; k < 8; k++) bufs[k] = buf[k];

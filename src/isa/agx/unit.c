@@ -276,8 +276,6 @@ int agx_run_group(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d)
 }
 
 int agx_run_group_rows(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d, uint32_t want, agx_rows rows) {
-  if (g->cfg.interpreter != GS_INTERP_REFERENCE && !g->debug)
-    return agx_run_rows(s, e->fast, g->cfg.watchdog ? g->cfg.watchdog : GS_DEFAULT_WATCHDOG, d, want, rows);
   int rc = agx_run_group(g, e, s, d);
   if (rc == GS_OK) agx_rows_of(s, want, rows);
   return rc;

@@ -72,9 +72,10 @@ int agx_unit_mem(void *ctx, uint64_t addr, void *buf, unsigned n, int write);
 void agx_load_uniforms(gs_gpu *g, const gs_stage_program *p, agx_state *s, unsigned first);
 /* Runs the group in s through the context's interpreter. */
 int agx_run_group(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d);
-/* agx_run_group for a fragment group in run_fragment's environment, with
- * the registers of want (bit N: rN, N < 8) left in rows (agx_run_rows;
- * from the state after the reference interpreter or under the debugger). */
+/* agx_run_group for a fragment group with the reference interpreter or
+ * under the debugger (run_fragment runs the others through agx_run_frame
+ * or agx_run_rows_clean), with the registers of want (bit N: rN, N < 8)
+ * left in rows, from the state after the run. */
 int agx_run_group_rows(const gs_gpu *g, const agx_entry *e, agx_state *s, gs_diag *d, uint32_t want, agx_rows rows);
 /* Prefixes the unit's error with the unit, the stage and the program. */
 int agx_unit_error(gs_isa_unit *u, int rc, const char *what, gs_addr code, const char *extra);
