@@ -70,6 +70,7 @@ void gs_jit_stats(unsigned *programs, double *seconds) {
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -117,6 +118,14 @@ static void report(const char *what, LLVMErrorRef err) {
 
 static void warm_up(void);
 
+/* LLVM ends the process after an error it cannot return (it prints
+ * "LLVM ERROR: ..." and exits with 1): say whose it is and how to run
+ * without it. */
+static void fatal_llvm(const char *reason) {
+  fprintf(stderr, "gpusim: native code: LLVM stopped the process: %s (GPUSIM_JIT=off runs without native code)\n",
+          reason);
+}
+
 /* The code generator's level: at None (-O0) the ALU chain of gpusim bench
  * compiled in 0.4 s of CPU instead of 0.5 s but ran at half the speed
  * (registers spilled); Less and Default gave the same code and time. */
@@ -126,6 +135,7 @@ static void init(void) {
       cnd_init(&qcond) != thrd_success || cnd_init(&qdone) != thrd_success)
     return;
   if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter()) return;
+  LLVMInstallFatalErrorHandler(fatal_llvm);
   char *triple = LLVMGetDefaultTargetTriple(), *error = NULL;
   LLVMTargetRef target;
   if (LLVMGetTargetFromTriple(triple, &target, &error)) {
@@ -134,14 +144,28 @@ static void init(void) {
     LLVMDisposeMessage(triple);
     return;
   }
-  char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  char *cpu = LLVMGetHostCPUName(), *host = LLVMGetHostCPUFeatures();
+  /* The host's features without AVX-512: LLVM 15's code generator stops the
+   * process ("Do not know how to split this operator's operand!") on some
+   * of the layer's 16- and 32-lane vector operations when AVX-512 is on
+   * (seen on an AMD EPYC host); the code is AVX2's, as the interpreter's.
+   * A later "-avx512f" clears it and every feature that implies it. */
+  static const char no_avx512[] = ",-avx512f";
+  size_t hn = strlen(host);
+  char *features = malloc(hn + sizeof no_avx512);
+  if (!features) {
+    LLVMDisposeMessage(cpu), LLVMDisposeMessage(host), LLVMDisposeMessage(triple);
+    return;
+  }
+  memcpy(features, host, hn), memcpy(features + hn, no_avx512, sizeof no_avx512);
+  LLVMDisposeMessage(host);
   tm = LLVMCreateTargetMachine(target, triple, cpu, features, CODEGEN_LEVEL, LLVMRelocDefault,
                                LLVMCodeModelJITDefault);
   /* the JIT's own, owned by its builder */
   LLVMTargetMachineRef jtm = LLVMCreateTargetMachine(target, triple, cpu, features, CODEGEN_LEVEL, LLVMRelocDefault,
                                                      LLVMCodeModelJITDefault);
   LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
+  free(features);
   LLVMDisposeMessage(triple);
   if (!tm || !jtm) return;
   LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
