@@ -68,7 +68,7 @@ static inline void gs_unorm8_rows(const uint32_t *const c[4], uint32_t out[16]) 
 }
 
 /* GS_UNORM8_AVX2: gs_unorm8_rows_avx2 exists, gs_unorm8_rows eight lanes
- * at a time for a CPU with AVX2 (the caller asks __builtin_cpu_supports):
+ * at a time for a CPU with AVX2 (gs_unorm8_rows_best asks the CPU):
  * the same maxps, minps, multiply, add and truncation, 256 bits wide, in
  * a build that is not AVX2 already (core/clones.h's conditions). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(__AVX2__)
@@ -89,5 +89,17 @@ __attribute__((target("avx2"))) static inline void gs_unorm8_rows_avx2(const uin
 #else
 #define GS_UNORM8_AVX2 0
 #endif
+
+/* gs_unorm8_rows, with AVX2 where the CPU has it (one test of the CPU's
+ * feature word: cheap enough per call). */
+static inline void gs_unorm8_rows_best(const uint32_t *const c[4], uint32_t out[16]) {
+#if GS_UNORM8_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    gs_unorm8_rows_avx2(c, out);
+    return;
+  }
+#endif
+  gs_unorm8_rows(c, out);
+}
 
 #endif

@@ -166,11 +166,7 @@ GS_CLONES static void epilog(gs_isa_unit *u, const agx_state *s, const gs_frag_i
     }
   } else { /* the tilebuffer's u8norm store */
     const uint32_t *const c[4] = {rows[4], rows[5], rows[6], rows[7]};
-#if GS_UNORM8_AVX2
-    if (__builtin_cpu_supports("avx2")) gs_unorm8_rows_avx2(c, rgba[0]);
-    else
-#endif
-      gs_unorm8_rows(c, rgba[0]);
+    gs_unorm8_rows_best(c, rgba[0]);
   }
   t->begin(t->ctx);
   if (!lanes) return;

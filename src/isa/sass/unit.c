@@ -436,18 +436,9 @@ static const uint32_t zero_lanes[SASS_LANES], one_lanes[SASS_LANES] = {
 /* RGBA8888 of channels c[0..3] in lanes 0 .. n - 1 (n a multiple of 16):
  * unorm8.h's rows, eight lanes at a time where the CPU has AVX2. */
 static void unorm8_lanes(const uint32_t *const c[4], unsigned n, uint32_t *out) {
-#if GS_UNORM8_AVX2
-  int avx2 = __builtin_cpu_supports("avx2");
-#endif
   for (unsigned l = 0; l < n; l += 16) {
     const uint32_t *const row[4] = {c[0] + l, c[1] + l, c[2] + l, c[3] + l};
-#if GS_UNORM8_AVX2
-    if (avx2) {
-      gs_unorm8_rows_avx2(row, out + l);
-      continue;
-    }
-#endif
-    gs_unorm8_rows(row, out + l);
+    gs_unorm8_rows_best(row, out + l);
   }
 }
 
