@@ -856,12 +856,22 @@ static void test_threads_identical(void **s) {
   unsigned differing = 0;
   for (uint32_t i = 0; i < n; i++) differing += one[i] != 0x55555555u;
   assert_true(differing > n / 4);
-  for (unsigned threads = 2; threads <= 4; threads *= 2) {
+  /* more threads, fewer, and more again: the kept threads (core/pool.c)
+   * serve each frame */
+  static const unsigned counts[] = {2, 3, 7, 2, 4};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    unsigned threads = counts[k];
     render_random(other, n, threads, &sk);
     if (memcmp(one, other, n * 4) != 0) fail_msg("%u threads give another frame", threads);
     assert_int_equal(s1.fragments, sk.fragments);
     assert_int_equal(s1.fs_batches, sk.fs_batches);
     assert_int_equal(s1.vs_vertices, sk.vs_vertices);
+    assert_int_equal(s1.prims_drawn, sk.prims_drawn);
+    assert_int_equal(s1.prims_binned, sk.prims_binned);
+    assert_int_equal(s1.tile_refs, sk.tile_refs);
+    assert_int_equal(s1.tiles, sk.tiles);
+    assert_int_equal(s1.packets[0], sk.packets[0]);
+    assert_int_equal(s1.packets[1], sk.packets[1]);
   }
   free(one);
   free(other);

@@ -5,6 +5,11 @@
  * handing out indices in increasing order. Jobs must be independent: the
  * result then does not depend on the number of threads or on timing.
  *
+ * The threads other than the caller are kept for the next call, asleep in
+ * between (pool.c says why); a call made while another has them (from
+ * another host thread, or from inside a job) starts threads of its own, and
+ * a forked child starts its own. Which worker runs a job never matters.
+ *
  * When jobs fail, the reported failure is always the one with the lowest
  * index, whatever the thread count: after a failure no job with a higher
  * index starts, while lower ones still run (and may fail in turn). Each
