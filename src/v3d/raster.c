@@ -156,6 +156,15 @@ static void pse_emit(pse_coverage *cov, int x, int y, uint16_t mask) {
   b->samples = 0;
 }
 
+/* pse_emit of the blocks at x, x + 4, ... below x1 in row y, every lane
+ * covered: a row of a 16×16 block no edge cuts, in one loop. */
+static void pse_emit_full(pse_coverage *cov, int x, int x1, int y) {
+  assert(cov->count + (x1 - x + 3) / 4 <= PSE_MAX_BLOCKS);
+  pse_block *b = &cov->block[cov->count];
+  for (; x < x1; x += 4, b++) *b = (pse_block){.x = (uint16_t)x, .y = (uint16_t)y, .mask = 0xFFFF};
+  cov->count = (int)(b - cov->block);
+}
+
 /* A rectangle at most PSE_SMALL_SPAN pixels a side inside the tile that
  * the clip window did not narrow, in a walk that emits its blocks: the tiny
  * primitives' case. Every 4×4 block of the rectangle is tested against
@@ -248,6 +257,10 @@ static GS_CLONE_INLINE void pse_walk(const pse_prim *p, int tx, int ty, int tw, 
       if (rejected) continue;
       int ylo = by > (y0 & ~3) ? by : (y0 & ~3), yhi = by + 16 < y1 ? by + 16 : y1;
       int xlo = bx > (x0 & ~3) ? bx : (x0 & ~3), xhi = bx + 16 < x1 ? bx + 16 : x1;
+      if (!np && !rect && !dense) { /* no edge cuts it: every lane of its blocks */
+        for (int y = ylo; y < yhi; y += 4) pse_emit_full(cov, tx + xlo, tx + xhi, ty + y);
+        continue;
+      }
       /* per edge: its step from block to block in x, and the largest
          offset from lane 0 to a lane of a block */
       int32_t step[4];
