@@ -852,6 +852,7 @@ static uint32_t oracle_tiles(const int32_t *x, const int32_t *y, unsigned n, con
 }
 
 static void collect_tile(void *ctx, uint32_t tile) { *(uint32_t *)ctx |= 1u << tile; }
+static void count_tile(void *ctx, uint32_t tile) { ((uint8_t *)ctx)[tile]++; }
 
 static uint32_t rng_next(uint32_t *s) {
   *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
@@ -976,6 +977,54 @@ static void bin_matches_pse(bool ms, bool c64, unsigned samples, uint32_t seed) 
     if (binned != rasterised)
       print_message("iteration %d (mode %d): binned %#x, rasterised %#x\n", iter, mode, binned, rasterised);
     assert_int_equal(binned, rasterised);
+  }
+}
+
+/* Polygons across a band of 200 tiles (more than one 64-bit word of the
+ * band's marks, which ptb_cover_polygon sets a word at a time): every
+ * covered tile, each once, against the sample-by-sample oracle. */
+static void test_wide_bin_against_oracle(void **state) {
+  (void)state;
+  enum { TX = 200, TY = 3, TW = 32, TH = 16 };
+  ptb_grid g = {.tiles_x = TX, .tiles_y = TY, .tile_w = TW, .tile_h = TH, .samples = 1};
+  static uint8_t got[TX * TY], want[TX * TY];
+  uint32_t seed = 4242;
+  for (int iter = 0; iter < 60; iter++) {
+    int32_t x[4], y[4];
+    unsigned n = iter % 3 == 2 ? 4 : 3;
+    for (unsigned k = 0; k < 3; k++) {
+      x[k] = (int32_t)(rng_next(&seed) % (TX * TW * 16 + 2000)) - 1000;
+      y[k] = (int32_t)(rng_next(&seed) % (TY * TH * 16 + 400)) - 200;
+    }
+    if (n == 4) /* parallelogram */
+      x[3] = x[0] + x[2] - x[1], y[3] = y[0] + y[2] - y[1];
+    int64_t area = ((int64_t)x[1] - x[0]) * ((int64_t)y[2] - y[0]) - ((int64_t)x[2] - x[0]) * ((int64_t)y[1] - y[0]);
+    if (area == 0)
+      continue;
+    if (area < 0) /* reverse to counter-clockwise */
+      for (unsigned a = 0, b = n - 1; a < b; a++, b--) {
+        int32_t t = x[a];
+        x[a] = x[b], x[b] = t;
+        t = y[a], y[a] = y[b], y[b] = t;
+      }
+    ptb_window w = {0, 0, TX * TW - 1, TY * TH - 1};
+    if (iter % 2)
+      w.x0 = (int32_t)(rng_next(&seed) % 3000), w.x1 = w.x0 + (int32_t)(rng_next(&seed) % 4000);
+    memset(got, 0, sizeof got);
+    memset(want, 0, sizeof want);
+    uint32_t count = 0, covered = ptb_cover_polygon(x, y, n, &w, &g, count_tile, got);
+    for (int32_t py = w.y0; py <= w.y1 && py < TY * TH; py++)
+      for (int32_t px = w.x0; px <= w.x1 && px < TX * TW; px++)
+        if (oracle_covers(x, y, n, 16 * px + 8, 16 * py + 8))
+          want[(py / TH) * TX + px / TW] = 1;
+    for (int t = 0; t < TX * TY; t++) {
+      if (got[t] > 1)
+        fail_msg("iteration %d: tile %d visited %u times", iter, t, got[t]);
+      if (got[t] != want[t])
+        fail_msg("iteration %d: tile (%d, %d) %s", iter, t % TX, t / TX, want[t] ? "missed" : "not covered");
+      count += want[t];
+    }
+    assert_int_equal(covered, count);
   }
 }
 
@@ -1284,6 +1333,7 @@ int main(void) {
       cmocka_unit_test(test_bin_guard_band_triangle),
       cmocka_unit_test(test_bin_against_oracle),
       cmocka_unit_test(test_small_bin_against_oracle),
+      cmocka_unit_test(test_wide_bin_against_oracle),
       cmocka_unit_test(test_bin_matches_pse),
       cmocka_unit_test(test_bin_matches_pse_multisample),
       cmocka_unit_test(test_bin_multisample_samples),

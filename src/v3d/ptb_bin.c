@@ -93,15 +93,25 @@ static void clip_span(const edge *e, int64_t ox, int64_t Y, int64_t *lo, int64_t
   }
 }
 
-/* Marks tiles t0..t1 of the band; returns how many were not marked yet. */
-static uint32_t band_set(uint64_t *band, int64_t t0, int64_t t1) {
-  uint32_t fresh = 0;
-  for (int64_t t = t0; t <= t1; t++) {
-    uint64_t bit = UINT64_C(1) << (t & 63);
-    fresh += !(band[t >> 6] & bit);
-    band[t >> 6] |= bit;
+/* The bits of word w of a band for tiles t0..t1 (0 <= t0 <= t1). */
+static uint64_t range_bits(int64_t w, int64_t t0, int64_t t1) {
+  unsigned lo = w == t0 >> 6 ? (unsigned)(t0 & 63) : 0, hi = w == t1 >> 6 ? (unsigned)(t1 & 63) : 63;
+  return (~UINT64_C(0) << lo) & (~UINT64_C(0) >> (63 - hi));
+}
+
+/* Marks tiles t0..t1 of the band, a word of 64 at a time: a large
+ * primitive's rows span tens of tiles. */
+static void band_set(uint64_t *band, int64_t t0, int64_t t1) {
+  for (int64_t w = t0 >> 6; w <= t1 >> 6; w++) band[w] |= range_bits(w, t0, t1);
+}
+
+/* Whether the band has every tile t0..t1 marked. */
+static bool band_has(const uint64_t *band, int64_t t0, int64_t t1) {
+  for (int64_t w = t0 >> 6; w <= t1 >> 6; w++) {
+    uint64_t bits = range_bits(w, t0, t1);
+    if ((band[w] & bits) != bits) return false;
   }
-  return fresh;
+  return true;
 }
 
 /* Visits the tiles marked in one band (tile row ty) and clears the marks. */
@@ -186,7 +196,7 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   col1 = col1 < w->x1 ? col1 : w->x1;
   if (col0 > col1)
     return 0;
-  uint32_t band_full = (uint32_t)(per_tile(col1, tw) - per_tile(col0, tw) + 1);
+  int64_t tcol0 = per_tile(col0, tw), tcol1 = per_tile(col1, tw); /* a band is full with these marked */
   /* Rows with a sample within the polygon's height; the edges decide the
    * rest. */
   int64_t row0 = ceil_div((int64_t)ymin - shi, 16), row1 = floor_div((int64_t)ymax - slo, 16);
@@ -194,25 +204,26 @@ uint32_t ptb_cover_polygon(const int32_t *x, const int32_t *y, unsigned n, const
   row1 = row1 < w->y1 ? row1 : w->y1;
   if (row0 > row1)
     return 0;
-  if (band_full == 1 && per_tile(row0, th) == per_tile(row1, th) &&
+  if (tcol0 == tcol1 && per_tile(row0, th) == per_tile(row1, th) &&
       (col1 - col0 + 1) * (row1 - row0 + 1) * ns <= SMALL_SAMPLES)
     return cover_small(e, m, ox, oy, ns, col0, col1, row0, row1,
                        (uint32_t)per_tile(row0, th) * g->tiles_x + (uint32_t)per_tile(col0, tw), visit, ctx);
-  uint32_t count = 0, marked = 0;
+  uint32_t count = 0;
+  bool marked = false;
   for (int64_t py = row0; py <= row1; py++) {
     for (unsigned k = 0; k < ns; k++) {
       int64_t lo = col0, hi = col1, Y = 16 * py + oy[k];
       for (unsigned i = 0; i < m && lo <= hi; i++)
         clip_span(&e[i], ox[k], Y, &lo, &hi);
       if (lo <= hi)
-        marked += band_set(band, per_tile(lo, tw), per_tile(hi, tw));
+        band_set(band, per_tile(lo, tw), per_tile(hi, tw)), marked = true;
     }
     int64_t band_last = per_tile(py, th) * th + th - 1;
-    if (marked == band_full)
+    if (marked && band_has(band, tcol0, tcol1))
       py = band_last < row1 ? band_last : row1; /* skip the band's other rows */
     if (marked && (py == row1 || py == band_last)) {
       count += band_flush(band, (uint32_t)per_tile(py, th), g->tiles_x, visit, ctx);
-      marked = 0;
+      marked = false;
     }
   }
   return count;
