@@ -45,9 +45,11 @@
 /* The tile buffer as the fragment program of a block reaches it
  * (gs_tile_port). */
 typedef struct trace_slot trace_slot;
+typedef struct render_slot render_slot;
 typedef struct port_ctx {
   tlb_port tp;         /* first: the tile buffer's port functions (tlb_port_functions) take ctx as a tlb_port */
   trace_slot *ts;      /* the traced port's record of the batch (trace_port_*) */
+  render_slot *slot;   /* the slot whose port this is */
 } port_ctx;
 
 /* What the traced tile port saw of a batch, lane by lane, to decide each
@@ -66,15 +68,18 @@ struct trace_slot {
 
 /* A block of the group: what its fragment shader starts with, besides
  * the PSE's values (cle_worker.batch). */
-typedef struct render_slot {
+struct render_slot {
   pse_block blk;
   uint32_t cov[16];    /* MS_FLAGS: the covered samples of each lane, 0 for a lane not covered */
-  uint32_t x[16], y[16]; /* the lanes' pixels */
+  /* The lanes' pixels, filled only when something reads them: a program
+   * that reads them (GS_FRAG_READS_XY), the trace, a stencil test, a batch
+   * that is not a block of the tile buffer (prepare_block, port_stencil_setup). */
+  uint32_t x[16], y[16];
   tlb_batch lanes;     /* x, y for the tile buffer, worked out once for early Z and the shader's accesses */
   port_ctx pc;
   gs_tile_port port;
   gs_tile_port traced; /* the same port with the trace's records (a traced tile's batches use it) */
-} render_slot;
+};
 
 /* One tile job: its packets and the state it starts from. */
 typedef struct cle_job {
@@ -625,7 +630,22 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
 /* The tile port's functions, on a slot's port_ctx: begin, the Z write
  * and the colour writes are the tile buffer's (tlb_port_functions), the
  * stencil setup and the colour load these. */
-static void port_stencil_setup(void *ctx, uint32_t config) { tlb_stencil_setup(((port_ctx *)ctx)->tp.t, config); }
+/* The lanes' pixels of block b. */
+static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
+  uint32_t bx = b->x, by = b->y; /* read once, as for tc->full_cover in prepare_block */
+  for (int l = 0; l < 16; l++) {
+    x[l] = bx + PSE_LANE_DX(l);
+    y[l] = by + PSE_LANE_DY(l);
+  }
+}
+
+/* The stencil test goes lane by lane, by the lanes' pixels
+ * (tlb_z_write_batch): they are filled here if prepare_block did not. */
+static void port_stencil_setup(void *ctx, uint32_t config) {
+  render_slot *s = ((port_ctx *)ctx)->slot;
+  block_lanes(&s->blk, s->x, s->y);
+  tlb_stencil_setup(s->pc.tp.t, config);
+}
 
 static void port_colour_load(void *ctx, uint32_t *rgba) {
   port_ctx *p = ctx;
@@ -726,15 +746,6 @@ static void trace_port_colour_load(void *ctx, uint32_t *rgba) {
   trace_slot_emit(ts, p, &e);
 }
 
-/* The lanes' pixels of block b. */
-static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
-  uint32_t bx = b->x, by = b->y; /* read once, as for tc->full_cover in prepare_block */
-  for (int l = 0; l < 16; l++) {
-    x[l] = bx + PSE_LANE_DX(l);
-    y[l] = by + PSE_LANE_DY(l);
-  }
-}
-
 /* The MS_FLAGS of a multisampled block: out of line, so that GCC does not
  * merge its stores with the other case's and leave both unvectorised. */
 #if defined(__GNUC__)
@@ -744,33 +755,44 @@ static void ms_flags(const pse_block *blk, uint32_t cov[16]) {
   for (int l = 0; l < 16; l++) cov[l] = (uint32_t)(blk->samples >> (4 * l)) & 0xFu;
 }
 
+/* What prepare_block needs of the tile and the primitive being drawn,
+ * read once a group into a local (the slots' stores could alias the fields
+ * it comes from, which the compiler would read again for each block). */
+typedef struct block_plan {
+  tlb_grid grid;
+  uint32_t full;  /* tc->full_cover */
+  bool ms;        /* multisample coverage (ms_flags) */
+  bool early_z;
+  bool setup;     /* the program reads W or varyings (tc->fs_reads) */
+  bool xy;        /* the lanes' pixels are read (prepare_group) */
+} block_plan;
+
 /* Gets block blk of w->prim ready for its fragment shader, in the setup's
  * floating-point environment (round to nearest, set by draw_prim): its
  * MS_FLAGS, early Z, the PSE's values — Z always (early Z, the trace and a
  * depth write without OmapDepth take it), W and the varyings only for a
- * program that reads one of them (tc->fs_reads). Returns whether any lane
- * is left to shade. */
-static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, render_slot *s, pse_batch *b,
-                                          gs_frag_io *io) {
-  cle_worker *w = tc->w;
+ * program that reads one of them (tc->fs_reads), the lanes' pixels when
+ * they are read (bp->xy) or for a batch the tile buffer takes lane by lane
+ * (render_slot.x). Returns whether any lane is left to shade. */
+static GS_CLONE_INLINE int prepare_block(cle_worker *w, const block_plan *bp, const pse_block *blk, render_slot *s,
+                                          pse_batch *b, gs_frag_io *io) {
   uint16_t mask = blk->mask;
-  if (w->prim.samples == PSE_MS_SAMPLES)
+  if (bp->ms)
     ms_flags(blk, s->cov);
   else {
     /* full where the lane's bit is set: an AND and a compare a lane, which
-     * vectorise (a shift by the lane number does not); full is a local
-     * copy, as s->cov[] could alias tc->full_cover */
+     * vectorise (a shift by the lane number does not) */
     static const uint32_t lane_bit[16] = {1u << 0, 1u << 1, 1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
                                           1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15};
-    uint32_t full = tc->full_cover, m = mask;
+    uint32_t full = bp->full, m = mask;
     /* kept a loop: unrolled first, GCC's straight-line vectoriser finds it
      * not worth it and leaves 16 scalar selects */
     GS_NO_UNROLL
     for (int l = 0; l < 16; l++) s->cov[l] = full & (0u - (uint32_t)((m & lane_bit[l]) != 0));
   }
-  block_lanes(blk, s->x, s->y);
-  tlb_batch_block(&w->tlb, s->x, s->y, &s->lanes); /* block_lanes made them */
-  if (tc->early_z) { /* the weights early Z computed serve the batch too */
+  tlb_batch_at(&bp->grid, blk->x, blk->y, &s->lanes); /* lanes.x, .y are s->x, s->y for good (worker_init) */
+  if (bp->xy || !s->lanes.block) block_lanes(blk, s->x, s->y);
+  if (bp->early_z) { /* the weights early Z computed serve the batch too */
     uint32_t z[16];
     pse_weights wt;
     pse_block_depth_keep(&w->prim, blk, &wt, z);
@@ -778,15 +800,34 @@ static GS_CLONE_INLINE int prepare_block(tile_ctx *tc, const pse_block *blk, ren
     mask = 0;
     for (int l = 0; l < 16; l++) mask |= (uint16_t)((s->cov[l] != 0) << l);
     if (!mask) return 0;
-    if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS)) pse_batch_setup_kept(&w->prim, blk, &wt, z, b);
+    if (bp->setup) pse_batch_setup_kept(&w->prim, blk, &wt, z, b);
     else memcpy(b->z, z, sizeof b->z);
-  } else if (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS))
+  } else if (bp->setup)
     pse_batch_setup_nearest(&w->prim, blk, b);
   else if (!pse_depth_flat(&w->prim, b->z)) /* a flat Z without the call */
     pse_block_depth_nearest(&w->prim, blk, b->z);
   s->blk = *blk;
   io->mask = mask;
   return 1;
+}
+
+/* prepare_block for the blocks first..end) of w->cov, into the slots from
+ * 0 on; returns how many slots it filled. xy: the lanes' pixels are read
+ * (the program reads them, or the trace). */
+static GS_CLONE_INLINE int prepare_group(tile_ctx *tc, int first, int end, int xy) {
+  cle_worker *w = tc->w;
+  const pse_prim *p = &w->prim;
+  const block_plan bp = {.grid = tlb_grid_of(&w->tlb), .full = tc->full_cover, .ms = p->samples == PSE_MS_SAMPLES,
+                         .early_z = tc->early_z, .xy = xy,
+                         .setup = (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS)) != 0};
+  render_slot *s = w->slot;
+  pse_batch *b = w->batch;
+  gs_frag_io *io = w->io;
+  for (int i = first; i < end; i++) {
+    int k = prepare_block(w, &bp, &w->cov.block[i], s, b, io);
+    s += k, b += k, io += k;
+  }
+  return (int)(s - w->slot);
 }
 
 /* Sets what the fragment batches io[first..n) share, for the primitive in
@@ -963,11 +1004,11 @@ GS_CLONES static int draw_prim(tile_ctx *tc, const pse_vertex *const *v, unsigne
                                                   : GS_FRAG_READS_ALL;
   int shared = 0; /* batches that have the primitive's shared fields */
   const int traced = tc->trace != NULL; /* read once: the stores below could alias tc */
+  const int xy = traced || (tc->fs_reads & GS_FRAG_READS_XY);
   for (int first = 0; first < nb && rc >= 0; first += RENDER_GROUP) {
-    int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP, ready = 0;
+    int end = nb - first < RENDER_GROUP ? nb : first + RENDER_GROUP;
     gs_fp_env_set(setup_env);
-    for (int i = first; i < end; i++)
-      ready += prepare_block(tc, &w->cov.block[i], &w->slot[ready], &w->batch[ready], &w->io[ready]);
+    int ready = prepare_group(tc, first, end, xy);
     if (traced) trace_group(tc, first, end, ready);
     if (!ready) continue;
     if (ready > shared) share_batches(tc, shared, ready), shared = ready;
@@ -1355,7 +1396,8 @@ static void worker_init(cle_worker *w) {
   for (int k = 0; k < RENDER_GROUP; k++) {
     render_slot *s = &w->slot[k];
     pse_batch *b = &w->batch[k];
-    s->pc = (port_ctx){{&w->tlb, &s->lanes, NULL}, &w->ts[k]};
+    s->pc = (port_ctx){{&w->tlb, &s->lanes, NULL}, &w->ts[k], s};
+    s->lanes.x = s->x, s->lanes.y = s->y;
     s->port = (gs_tile_port){&s->pc, f->begin, port_stencil_setup, f->z_write, f->colour_write, port_colour_load};
     s->traced = (gs_tile_port){&s->pc, trace_port_begin, port_stencil_setup, trace_port_z_write,
                                trace_port_colour_write, trace_port_colour_load};

@@ -144,14 +144,33 @@ void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_bat
  * at (x[0], y[0]) in batch lane order (x[l] = x[0] + PSE_LANE_DX(l),
  * y[l] = y[0] + PSE_LANE_DY(l)), as the renderer makes them: only whether
  * that block is aligned and in the tile is left to find out. */
-static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
-  uint32_t x0 = x[0], y0 = y[0], lx0 = x0 - t->x0, ly0 = y0 - t->y0;
-  b->x = x, b->y = y;
+/* The current tile's blocks as tlb_batch_at places a batch in them: a
+ * copy, which a loop making many batches of one tile keeps in registers. */
+typedef struct tlb_grid {
+  uint32_t x0, y0, width, height; /* the tile's pixel origin and size */
+  uint32_t blocks_x, plane;       /* blocks a row; words of a block's planes of one kind (16 × samples) */
+} tlb_grid;
+static inline tlb_grid tlb_grid_of(const gs_tlb *t) {
+  return (tlb_grid){t->x0, t->y0, t->width, t->height, t->width >> 2, t->samples * 16u};
+}
+/* tlb_batch_block's work but for b->x and b->y, which it leaves: for a
+ * caller whose arrays stay the same from batch to batch, with (x0, y0)
+ * their first pixel, in the tile of g. The accesses read the arrays only
+ * for a batch that is not a block (b->block 0) and for the stencil test
+ * (after tlb_stencil_setup): such a caller may fill them only then (the
+ * renderer: render.c). */
+static inline void tlb_batch_at(const tlb_grid *g, uint32_t x0, uint32_t y0, tlb_batch *b) {
+  uint32_t lx0 = x0 - g->x0, ly0 = y0 - g->y0;
   /* tlb_zs_at(t, lx0, ly0, 0), whose lane is 0 for an aligned block (tile
    * origins are multiples of 4); used only for a block */
-  b->base = ((ly0 >> 2) * (t->width >> 2) + (lx0 >> 2)) * t->samples * 16u;
-  b->block = (((x0 | y0) & 3u) == 0) & (lx0 < t->width) & (ly0 < t->height);
+  b->base = ((ly0 >> 2) * g->blocks_x + (lx0 >> 2)) * g->plane;
+  b->block = (((x0 | y0) & 3u) == 0) & (lx0 < g->width) & (ly0 < g->height);
   b->early = 0;
+}
+static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
+  tlb_grid g = tlb_grid_of(t);
+  b->x = x, b->y = y;
+  tlb_batch_at(&g, x[0], y[0], b);
 }
 void tlb_z_write_batch(gs_tlb *t, const tlb_batch *b, const uint32_t *z, const uint32_t *rev, uint32_t *coverage,
                        uint16_t lanes);
