@@ -753,6 +753,41 @@ static void test_early_z_once_matches_twice(void **st) {
   assert_true(taken > 20000); /* the shortcut was tried often */
 }
 
+/* Stores of single-sample RGBA8888 tiles to raster frames of sizes that
+ * cut tiles anywhere (the AVX2 store, on a host with it, takes whole 4x4
+ * blocks and leaves the rest to the pixel loop), against the plain rule:
+ * each pixel of the tile inside the frame is its colour word, every other
+ * byte of the frame is as it was. */
+static void test_raster_stores_random(void **st) {
+  (void)st;
+  gs_gpu *g = gs_gpu_new(NULL);
+  gs_mem *m = gs_gpu_mem(g);
+  uint32_t seed = 99;
+  for (int iter = 0; iter < 40; iter++) {
+    seed = seed * 1664525u + 1013904223u;
+    uint32_t fw = 1 + (seed >> 8) % 150, fh = 1 + (seed >> 20) % 150;
+    gs_addr fb;
+    assert_int_equal(gs_mem_alloc(m, fw * fh * 4, 4, &fb, NULL), GS_OK);
+    uint32_t *px = gs_mem_ptr(m, fb, fw * fh * 4);
+    for (uint32_t i = 0; i < fw * fh; i++) px[i] = 0x5a000000u ^ i;
+    tlb_init(&tlb, 0, 0);
+    uint32_t tx = (seed >> 4) % ((fw + 63) / 64), ty = (seed >> 12) % ((fh + 63) / 64);
+    tlb_begin_tile(&tlb, tx, ty);
+    for (uint32_t i = 0; i < TLB_WORDS; i++) tlb.colour[i] = (seed += 0x9e3779b9u);
+    tlb_frame f = {fb, fw, fh, TLB_RGBA8888, TILING_RASTER, TLB_SAMPLE0};
+    assert_int_equal(tlb_store_colour(&tlb, m, &f, NULL), GS_OK);
+    for (uint32_t y = 0; y < fh; y++)
+      for (uint32_t x = 0; x < fw; x++) {
+        uint32_t lx = x - 64 * tx, ly = y - 64 * ty;
+        uint32_t want = lx < 64 && ly < 64 ? tlb.colour[tlb_colour_at(&tlb, lx, ly, 0, 0)] : 0x5a000000u ^ (y * fw + x);
+        if (px[y * fw + x] != want)
+          fail_msg("%ux%u frame, tile (%u, %u): pixel (%u, %u) is 0x%08x, not 0x%08x", fw, fh, tx, ty, x, y,
+                   px[y * fw + x], want);
+      }
+  }
+  gs_gpu_free(g);
+}
+
 /* The port's AVX2 code is what tlb_port_functions(1) gives on a host with
  * AVX2 (so that the tests above check it), and apart from the C functions. */
 static void test_port_functions(void **st) {
@@ -783,6 +818,7 @@ int main(void) {
       cmocka_unit_test(test_early_z_once_matches_twice),
       cmocka_unit_test(test_init_for_clear),
       cmocka_unit_test(test_port_functions),
+      cmocka_unit_test(test_raster_stores_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
