@@ -524,6 +524,18 @@ static const char vs_two_varyings[] =
     "    nop\n"
     "    nop\n";
 
+/* vs_two_varyings, with (vs_header) an SPH that maps outputs generic 0.x
+ * and 1.x (rows 0 and 1), or without a header (the rows are positional). */
+static gs_addr put_vs_two_varyings(frame *f, int vs_header) {
+  if (!vs_header) return put_code(f, vs_two_varyings);
+  gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0xF, GS_PIXEL_IMAP_UNUSED};
+  gs_sph_io out[3] = {{GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED},
+                      {GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_UNUSED},
+                      {GS_SPH_ATTR_GENERIC(1), 0x1, GS_PIXEL_IMAP_UNUSED}};
+  gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = &in, .n_inputs = 1, .outputs = out, .n_outputs = 3};
+  return put_code_decl(f, vs_two_varyings, &decl);
+}
+
 /* One GL-mode triangle whose vertex program writes varying rows 0.5 and v
  * (v = 0, 1, 0.25 at the corners), with the fragment program reading its one
  * input component at fs_attr. vs_header: the vertex program's SPH maps
@@ -534,17 +546,7 @@ static void linkage_case(int vs_header, unsigned fs_attr, double want) {
   frame f;
   frame_init(&f, 100, 70);
   gs_addr attrs = put_bytes(&f, gl_tri, sizeof gl_tri, 16);
-  gs_addr vs;
-  if (vs_header) {
-    gs_sph_io in = {GS_SPH_ATTR_GENERIC(0), 0xF, GS_PIXEL_IMAP_UNUSED};
-    gs_sph_io out[3] = {{GS_SPH_ATTR_POSITION, 0xF, GS_PIXEL_IMAP_UNUSED},
-                        {GS_SPH_ATTR_GENERIC(0), 0x1, GS_PIXEL_IMAP_UNUSED},
-                        {GS_SPH_ATTR_GENERIC(1), 0x1, GS_PIXEL_IMAP_UNUSED}};
-    gs_sph_decl decl = {.stage = GS_SPH_VERTEX, .inputs = &in, .n_inputs = 1, .outputs = out, .n_outputs = 3};
-    vs = put_code_decl(&f, vs_two_varyings, &decl);
-  } else {
-    vs = put_code(&f, vs_two_varyings);
-  }
+  gs_addr vs = put_vs_two_varyings(&f, vs_header);
   gs_addr rec = gl_record(&f, put_code_sph_at(&f, fs_varying, fs_attr, GS_PIXEL_IMAP_PERSPECTIVE), f.unif,
                           put_code(&f, cs_pixels), f.unif, vs, attrs, 2);
   gl_draw_triangle(&f, rec, 2);
@@ -569,6 +571,51 @@ static void test_sph_linkage(void **s) {
   linkage_case(1, GS_SPH_ATTR_GENERIC(2), 0.0);       /* not written: 0 */
   linkage_case(1, GS_SPH_ATTR_GENERIC(1) + 12, 1.0);  /* 1.w not written: 1.0 */
   linkage_case(0, GS_SPH_ATTR_GENERIC(1), 0.5);       /* no vertex header: the first row */
+}
+
+/* Each draw's record has its own linkage, though the renderer's workers
+ * keep the last one they worked out: gl_tri drawn twice in one frame (the
+ * depth test off, so the second draw's value shows) by two GL records, one
+ * whose fragment program reads generic 1.x (v) and one whose fragment
+ * program reads generic 0.x (0.5), has no header (row 0: 0.5), or reads
+ * generic 1.x of a vertex program without a header (row 0: 0.5), in both
+ * orders, on 1 and 2 threads; the pixels chosen lie in the three tiles
+ * the triangle touches. */
+static void test_linkage_per_record(void **s) {
+  (void)s;
+  static const int order[][2] = {{0, 1}, {1, 0}, {0, 2}, {2, 0}, {0, 3}, {3, 0}};
+  static const int chosen[][2] = {{20, 10}, {50, 20}, {70, 15}, {31, 50}, {40, 40}, {60, 30}, {30, 64}};
+  for (unsigned threads = 1; threads <= 2; threads++)
+    for (size_t c = 0; c < sizeof order / sizeof order[0]; c++) {
+      frame f;
+      frame_init(&f, 100, 70);
+      gs_addr attrs = put_bytes(&f, gl_tri, sizeof gl_tri, 16), cs = put_code(&f, cs_pixels);
+      gs_addr fs1 = put_code_sph_at(&f, fs_varying, GS_SPH_ATTR_GENERIC(1), GS_PIXEL_IMAP_PERSPECTIVE);
+      gs_addr vs = put_vs_two_varyings(&f, 1);
+      const gs_addr fs[4] = {fs1, put_code_sph_at(&f, fs_varying, GS_SPH_ATTR_GENERIC(0), GS_PIXEL_IMAP_PERSPECTIVE),
+                             put_code(&f, fs_varying), fs1};
+      const gs_addr vss[4] = {vs, vs, vs, put_vs_two_varyings(&f, 0)};
+      bin_begin(&f, 7, 0, 0);
+      for (int k = 0; k < 2; k++) {
+        bin_gl_shader(&f, gl_record(&f, fs[order[c][k]], f.unif, cs, f.unif, vss[order[c][k]], attrs, 2));
+        bin_arrays(&f, 4, 3, 0);
+      }
+      bin_finish(&f);
+      render_list(&f, 0, 0xFFFFFF);
+      run_ok(&f, threads);
+      for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
+        int inside;
+        double v = gl_tri_v(chosen[i][0] + 0.5, chosen[i][1] + 0.5, &inside), want = order[c][1] == 0 ? v : 0.5;
+        assert_true(inside);
+        uint32_t bits = pixel(&f, (uint32_t)chosen[i][0], (uint32_t)chosen[i][1]);
+        float got;
+        memcpy(&got, &bits, 4);
+        if (fabs(got - want) > 1e-6)
+          fail_msg("%u threads, programs %d then %d: pixel (%d, %d) = %.9g, want %.9g", threads, order[c][0],
+                   order[c][1], chosen[i][0], chosen[i][1], got, want);
+      }
+      frame_free(&f);
+    }
 }
 
 /* ---- (c) depth ----------------------------------------------------------------- */
@@ -2763,6 +2810,7 @@ int main(void) {
       cmocka_unit_test(test_nv_triangles_fill_rule),
       cmocka_unit_test(test_gl_varying_barycentric),
       cmocka_unit_test(test_sph_linkage),
+      cmocka_unit_test(test_linkage_per_record),
       cmocka_unit_test(test_sph_gates),
       cmocka_unit_test(test_isa_registry_and_unit),
       cmocka_unit_test(test_fragment_reads),

@@ -90,6 +90,25 @@ typedef struct cle_job {
   uint8_t worker;       /* the worker that ran it */
 } cle_job;
 
+/* What fragment_linkage's result depends on: whether the fragment
+ * program has a header, and then whether a GL record's vertex program has
+ * one, and their SPH words. */
+typedef struct linkage_key {
+  bool fs, vs;
+  uint32_t fs_sph[GS_SPH_WORDS], vs_sph[GS_SPH_WORDS];
+} linkage_key;
+
+/* The last linkage a worker worked out (fragment_linkage): tile_ctx's
+ * fs_nmodes, fs_modes, vary_src and vary_dflt for key. */
+typedef struct linkage_memo {
+  bool valid;
+  linkage_key key;
+  int nmodes;
+  uint8_t modes[PSE_MAX_VARYINGS];
+  int8_t src[PSE_MAX_VARYINGS];
+  uint32_t dflt[PSE_MAX_VARYINGS];
+} linkage_memo;
+
 /* A rendering worker: everything one host thread needs for a tile. */
 typedef struct cle_worker {
   cle_unit unit;        /* shader units, VPM, diag */
@@ -108,6 +127,7 @@ typedef struct cle_worker {
   cle_vg_draw vg;       /* the XY words of a VG draw in the rendering list */
   gs_v3d_stats stats;   /* counts only */
   gs_addr fault_record; /* shader record of the primitives that failed (gs_v3d_fault_record) */
+  linkage_memo linkage; /* the last fragment linkage (fragment_linkage) */
 } cle_worker;
 
 typedef struct cle_render {
@@ -539,21 +559,25 @@ static float f32_of(uint32_t bits) {
  * is the vertex program's row for that component — the rank of the
  * component among the generic components its OMAP maps — or, when the
  * OMAP lacks it, the component's default (0, or 1.0 for a fourth
- * component: gs_sph_attr_default); otherwise varying i is row i. Errors
- * in the worker's unit diag. */
-static int fragment_linkage(tile_ctx *tc) {
+ * component: gs_sph_attr_default); otherwise varying i is row i. The
+ * linkage depends only on the record's kind and the two headers' SPH
+ * words, so the worker keeps the last one with those (linkage_memo):
+ * each tile's first draw asks again, and working it out takes about 70,000
+ * host instructions (the map lookups). Errors in the worker's unit diag. */
+static int link_varyings(tile_ctx *tc, const linkage_key *k) {
   gs_diag *d = &tc->w->unit.diag;
   gs_sph fs, vs;
   uint16_t addr[PSE_MAX_VARYINGS];
   unsigned n;
+  int rc;
   tc->fs_nmodes = -1;
   for (int i = 0; i < PSE_MAX_VARYINGS; i++) tc->vary_src[i] = (int8_t)i, tc->vary_dflt[i] = 0;
-  int rc = gs_program_sph(tc->r->g->mem, tc->sh.fs_code, &fs, d);
-  if (rc <= 0) return rc;
+  if (!k->fs) return GS_OK;
+  if ((rc = gs_sph_decode(k->fs_sph, &fs, d)) < 0) return rc;
   if ((rc = gs_sph_varying_modes(&fs, tc->fs_modes, addr, &n, d)) < 0) return rc;
   tc->fs_nmodes = (int)n;
-  if (tc->sh.id != GS_CL_GL_SHADER_STATE) return GS_OK;
-  if ((rc = gs_program_sph(tc->r->g->mem, tc->sh.vs.code, &vs, d)) <= 0) return rc;
+  if (!k->vs) return GS_OK;
+  if ((rc = gs_sph_decode(k->vs_sph, &vs, d)) < 0) return rc;
   for (unsigned i = 0; i < n; i++) {
     if (!gs_sph_omap(&vs, addr[i])) {
       tc->vary_src[i] = -1;
@@ -564,6 +588,39 @@ static int fragment_linkage(tile_ctx *tc) {
     for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < addr[i]; a += 4) row += gs_sph_omap(&vs, a) != 0;
     tc->vary_src[i] = (int8_t)row;
   }
+  return GS_OK;
+}
+
+/* fragment_linkage for tc->sh: from the worker's memo when the record's
+ * kind and the SPH words are the memo's, else link_varyings (kept in the
+ * memo when it succeeds). */
+static int fragment_linkage(tile_ctx *tc) {
+  gs_diag *d = &tc->w->unit.diag;
+  linkage_memo *m = &tc->w->linkage;
+  linkage_key k;
+  gs_program_header h;
+  memset(&k, 0, sizeof k); /* compared whole, padding too */
+  int rc = gs_program_header_read(tc->r->g->mem, tc->sh.fs_code, &h, d);
+  if (rc < 0) return rc;
+  if ((k.fs = rc > 0)) memcpy(k.fs_sph, h.sph_words, sizeof k.fs_sph);
+  if (k.fs && tc->sh.id == GS_CL_GL_SHADER_STATE) {
+    if ((rc = gs_program_header_read(tc->r->g->mem, tc->sh.vs.code, &h, d)) < 0) return rc;
+    if ((k.vs = rc > 0)) memcpy(k.vs_sph, h.sph_words, sizeof k.vs_sph);
+  }
+  if (m->valid && !memcmp(&m->key, &k, sizeof k)) {
+    tc->fs_nmodes = m->nmodes;
+    memcpy(tc->fs_modes, m->modes, sizeof tc->fs_modes);
+    memcpy(tc->vary_src, m->src, sizeof tc->vary_src);
+    memcpy(tc->vary_dflt, m->dflt, sizeof tc->vary_dflt);
+    return GS_OK;
+  }
+  m->valid = false;
+  if ((rc = link_varyings(tc, &k)) < 0) return rc;
+  m->key = k, m->nmodes = tc->fs_nmodes;
+  memcpy(m->modes, tc->fs_modes, sizeof m->modes);
+  memcpy(m->src, tc->vary_src, sizeof m->src);
+  memcpy(m->dflt, tc->vary_dflt, sizeof m->dflt);
+  m->valid = true;
   return GS_OK;
 }
 
