@@ -461,8 +461,10 @@ static inline void compare8x2(unsigned func, const __m256i *a, const __m256i *b,
 
 /* depth_sample(t, 1, base, 0, ...) of a single-sample tile: the depth
  * test of the lanes' sample 0, failures cleared from cov, the passing Z
- * stored (with Z writes on) with the stencil bits kept. */
-static void z_block1_avx2(gs_tlb *t, uint32_t base, const uint32_t *z, uint32_t *cov, uint16_t lanes) {
+ * stored (with Z writes on) with the stencil bits kept. Inlined into the
+ * port's Z write, its one caller, which GCC left calling it. */
+static inline __attribute__((always_inline)) void z_block1_avx2(gs_tlb *t, uint32_t base, const uint32_t *z,
+                                                                 uint32_t *cov, uint16_t lanes) {
   uint32_t *zp = t->zs + base;
   const __m256i m24 = _mm256_set1_epi32(0xffffff), lm = _mm256_set1_epi32(lanes);
   __m256i zin[2], stored[2], old[2], pass[2], live[2];
