@@ -100,8 +100,8 @@ static void batch_init(fixture *f, batch *b, gs_frag_io *io, gs_addr code, const
 }
 
 /* gs_isa.fragment_reads: a program with IPA may read everything (its
- * address decides what), one without reads only the pixel (its system
- * registers); an address without a program everything. */
+ * address decides what), one without reads nothing of the batch (S2R has
+ * no pixel register); an address without a program everything. */
 static void test_fragment_reads(void **state) {
   (void)state;
   fixture f;
@@ -113,7 +113,7 @@ static void test_fragment_reads(void **state) {
                             "    EXIT ;\n", 0, &sph);
   assert_non_null(f.isa->fragment_reads);
   assert_int_equal(f.isa->fragment_reads(f.g, f.u, with), GS_FRAG_READS_ALL);
-  assert_int_equal(f.isa->fragment_reads(f.g, f.u, without), GS_FRAG_READS_XY);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, without), 0);
   assert_int_equal(f.isa->fragment_reads(f.g, f.u, 0x7ffff000u), GS_FRAG_READS_ALL);
   fixture_free(&f);
 }

@@ -16,17 +16,17 @@ static int disassemble(const uint8_t *bytes, size_t size, uint32_t base, char **
   return sass_disasm(bytes, size, text, d);
 }
 
-/* gs_isa.fragment_reads: a pixel program reads the batch's W, Z and
- * varyings only through IPA (src/isa/sass/attr.c, sass_ipa: the position's
- * z and w, a generic attribute's plane, offset and W); the pixel through
- * IPA and the system registers. Everything under the debugger or without a
- * program. */
+/* gs_isa.fragment_reads: a pixel program reads the batch's inputs only
+ * through IPA (src/isa/sass/attr.c, sass_ipa: the position's x, y, z and
+ * w, a generic attribute's plane, offset and W; the unit gives S2R no
+ * pixel register): everything with an IPA, else nothing. Everything under
+ * the debugger or without a program. */
 static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
   const sass_program *p = g->debug ? NULL : sass_unit_program(g, u, code);
   if (!p) return GS_FRAG_READS_ALL;
   for (size_t i = 0; i < p->n; i++)
     if (p->insn[i].op == SASS_OP_IPA) return GS_FRAG_READS_ALL;
-  return GS_FRAG_READS_XY;
+  return 0;
 }
 
 const gs_isa gs_isa_sass = {
