@@ -272,9 +272,10 @@ static const char *const epilog_prog =
     "ldimm r7, 1073741824\n"  /* 2.0 */
     "stop\n";
 
-/* gs_isa.fragment_reads: a program without coefficient registers reads the
- * pixel (sr80/sr81) only; one with iter/ldcf W and the varyings too (cf_setup
- * fits them); an address without a program everything. */
+/* gs_isa.fragment_reads: a program without coefficient registers or the
+ * pixel's special registers reads nothing of its batch, one with sr80 or
+ * sr81 the pixel only; one with iter/ldcf the pixel, W and the varyings
+ * (cf_setup fits them); an address without a program everything. */
 static void test_fragment_reads(void **state) {
   (void)state;
   fixture f;
@@ -283,8 +284,12 @@ static void test_fragment_reads(void **state) {
   gs_sph_decl plain = {.render_targets = 0xF}, vary = {.inputs = in, .n_inputs = 1, .render_targets = 0xF};
   gs_sph sph;
   gs_addr a = load_ps(&f, epilog_prog, &plain, &sph), b = load_ps(&f, shade_prog, &vary, &sph);
+  gs_addr px = load_ps(&f, "get_sr r1, sr80\nstop\n", &plain, &sph);
+  gs_addr py = load_ps(&f, "get_sr r1, sr81\nstop\n", &plain, &sph);
   assert_non_null(f.isa->fragment_reads);
-  assert_int_equal(f.isa->fragment_reads(f.g, f.u, a), GS_FRAG_READS_XY);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, a), 0);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, px), GS_FRAG_READS_XY);
+  assert_int_equal(f.isa->fragment_reads(f.g, f.u, py), GS_FRAG_READS_XY);
   assert_int_equal(f.isa->fragment_reads(f.g, f.u, b), GS_FRAG_READS_XY | GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS);
   assert_int_equal(f.isa->fragment_reads(f.g, f.u, 0x7ffff000u), GS_FRAG_READS_ALL);
   fixture_free(&f);

@@ -232,14 +232,16 @@ static void group_reset(agx_state *s, const agx_entry *e, unsigned lanes, int cl
 
 /* gs_isa.fragment_reads: a program reads W and the varyings only through
  * the coefficient registers (iter, iterproj, ldcf: cf_setup fits them from
- * W, the planes and the offsets), the pixel through them and sr80/sr81;
- * the rasterised Z only the epilog takes, which always has it. Everything
- * under the debugger (which shows the coefficients) or without a program. */
+ * W, the planes and the offsets), the pixel through them and sr80/sr81
+ * (frag_sr); the rasterised Z only the epilog takes, which always has it.
+ * Everything under the debugger (which shows the coefficients) or without
+ * a program. */
 uint32_t agx_fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
   if (g->debug) return GS_FRAG_READS_ALL;
   const agx_entry *e = agx_find(g, u, code);
   if (!e) return GS_FRAG_READS_ALL; /* (the run reports the error) */
-  return GS_FRAG_READS_XY | (e->reads_cf ? GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS : 0u);
+  return (e->reads_cf || e->reads_pixel ? GS_FRAG_READS_XY : 0u) |
+         (e->reads_cf ? GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS : 0u);
 }
 
 int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned n, unsigned *ran) {
@@ -313,8 +315,9 @@ int agx_run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *fio, unsigned 
       }
     }
     if (rc < 0) {
-      char extra[64];
-      snprintf(extra, sizeof extra, ", block (%u, %u) (lane k: its pixel k)", f->x[0], f->y[0]);
+      char extra[64] = ""; /* the pixel, when the batch has it (the pipeline's message names the block anyway) */
+      if (!(f->ignores & GS_FRAG_READS_XY))
+        snprintf(extra, sizeof extra, ", block (%u, %u) (lane k: its pixel k)", f->x[0], f->y[0]);
       *ran = b;
       return agx_unit_error(u, rc, "fragment shader", f->prog.code, extra);
     }

@@ -112,7 +112,7 @@ static int decode_program(const uint8_t *code, uint32_t size, agx_instr **insn, 
 }
 
 /* Decodes the program (its SPH in e->sph) into e->insn and compiles it;
- * e->halves, reads_cf, pends, frag_outs, zs, rt_past0. */
+ * e->halves, reads_cf, reads_pixel, pends, frag_outs, zs, rt_past0. */
 static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag *d) {
   if (decode_program(code, size, &e->insn, &e->prog, d) < 0) return d->code;
   size_t n = e->prog.n;
@@ -126,6 +126,7 @@ static int decode_all(agx_entry *e, const uint8_t *code, uint32_t size, gs_diag 
       unsigned end = o->index + (runs && count < 4 ? 4 : count) * per;
       if (o->kind == AGX_K_REG && end > e->halves) e->halves = end;
       if (o->kind == AGX_K_CF) e->reads_cf = 1;
+      if (o->kind == AGX_K_SR && (o->index == 80 || o->index == 81)) e->reads_pixel = 1;
     }
   for (size_t k = 0; k < n; k++) { /* the coefficient registers read, when the instruction names them */
     const agx_instr *in = &e->insn[k];

@@ -25,6 +25,7 @@ typedef struct agx_entry {
   unsigned nvary;
   unsigned halves; /* the register halves its operands name (r0l at least): what a group must zero */
   int reads_cf;     /* an operand names a coefficient register (iter, iterproj, ldcf) */
+  int reads_pixel;  /* an operand names sr80 or sr81, the pixel (iter and iterproj read it too) */
   unsigned cf_end;  /* past the highest coefficient register iter/iterproj/ldcf name (cf0 is W, cf(1 + k) varying component k) */
   int pends;        /* it has a load, store or smpf: the instructions that leave halves pending */
   int frag_outs;    /* it has sample_mask or zs_emit: the instructions that write the fragment outputs */
