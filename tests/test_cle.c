@@ -1473,6 +1473,50 @@ static void carry_case(int keep, unsigned threads) {
   frame_free(&f);
 }
 
+/* Tiles whose Clear Colors differ: a worker's buffer that a store has just
+ * cleared is cleared again for the next fresh job only when its values
+ * differ (render.c, run_job). Four tiles in a row: the first two with
+ * colour A and Z 0x123456, the third with B, the fourth with B and Z
+ * 0x654321; each stores its Z (without clearing) and then its colour
+ * (clearing both). Every pixel and Z must be its tile's clear values, on 1
+ * thread (one worker takes the tiles in turn) and on 2. */
+static void test_clear_values_per_tile(void **s) {
+  (void)s;
+  static const uint32_t colour[4] = {0xff102030u, 0xff102030u, 0xff405060u, 0xff405060u};
+  static const uint32_t z[4] = {0x123456u, 0x123456u, 0x123456u, 0x654321u};
+  for (unsigned threads = 1; threads <= 2; threads++) {
+    frame f;
+    frame_init(&f, 256, 64);
+    gs_addr zbuf = alloc(&f, 256 * 64 * 4, 16);
+    gs_cl_writer w;
+    gs_cl_writer_init(&w, f.m, f.render, 8192);
+    gs_cl_tile_rendering_mode_configuration rc = {.address = f.fb, .width = 256, .height = 64, .color_format = 1};
+    for (unsigned x = 0; x < 4; x++) {
+      gs_cl_clear_colors cc = {colour[x], colour[x], z[x], 0, 0};
+      check(&f, gs_cl_emit_clear_colors(&w, &cc, &f.d));
+      if (x == 0) check(&f, gs_cl_emit_tile_rendering_mode_configuration(&w, &rc, &f.d));
+      gs_cl_tile_coordinates tc = {x, 0};
+      check(&f, gs_cl_emit_tile_coordinates(&w, &tc, &f.d));
+      gs_cl_store_tile_buffer_general sz = {.buffer = 2, .address = zbuf, .disable_color_clear = 1,
+                                            .disable_zs_clear = 1};
+      gs_cl_store_tile_buffer_general sc = {.buffer = 1, .address = f.fb, .last_tile = x == 3};
+      check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sz, &f.d));
+      check(&f, gs_cl_emit_store_tile_buffer_general(&w, &sc, &f.d));
+    }
+    f.bin_end = f.bin, f.render_end = w.cur;
+    run_ok(&f, threads);
+    for (uint32_t y = 0; y < 64; y++)
+      for (uint32_t x = 0; x < 256; x++) {
+        uint32_t zs;
+        gs_mem_read(f.m, zbuf + 4 * (y * 256 + x), &zs, 4, NULL);
+        if (pixel(&f, x, y) != colour[x / 64] || zs >> 8 != z[x / 64])
+          fail_msg("%u threads: pixel (%u, %u) = 0x%08x with Z 0x%06x, want 0x%08x and 0x%06x", threads, x, y,
+                   pixel(&f, x, y), zs >> 8, colour[x / 64], z[x / 64]);
+      }
+    frame_free(&f);
+  }
+}
+
 static void test_tile_buffer_carries_over(void **s) {
   (void)s;
   for (unsigned threads = 1; threads <= 4; threads *= 2) {
@@ -2821,6 +2865,7 @@ int main(void) {
       cmocka_unit_test(test_render_only_loads_and_stores),
       cmocka_unit_test(test_full_resolution_dump_and_reload),
       cmocka_unit_test(test_tile_buffer_carries_over),
+      cmocka_unit_test(test_clear_values_per_tile),
       cmocka_unit_test(test_rewritten_shader),
       cmocka_unit_test(test_shader_rewritten_by_itself),
       cmocka_unit_test(test_nv_flat_varying),

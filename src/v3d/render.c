@@ -128,6 +128,12 @@ typedef struct cle_worker {
   gs_v3d_stats stats;   /* counts only */
   gs_addr fault_record; /* shader record of the primitives that failed (gs_v3d_fault_record) */
   linkage_memo linkage; /* the last fragment linkage (fragment_linkage) */
+  /* The tile buffer holds nothing but these clear values in this mode: a
+   * store cleared both buffers and nothing wrote since, so the next fresh
+   * job with the same values need not clear it again (run_job). */
+  bool clean;
+  uint32_t clean_colour[2], clean_zs;
+  int clean_ms, clean_color64;
 } cle_worker;
 
 typedef struct cle_render {
@@ -1343,12 +1349,26 @@ static int store(tile_ctx *tc, const gs_cl_packet *p) {
   if (rc < 0) return rc;
   int colour, zs;
   store_clears(p, &colour, &zs);
-  tlb_clear(&tc->w->tlb, colour, zs);
+  gs_tlb *t = &tc->w->tlb;
+  tlb_clear(t, colour, zs);
+  cle_worker *w = tc->w;
+  w->clean = colour && zs;
+  w->clean_colour[0] = t->clear_colour[0], w->clean_colour[1] = t->clear_colour[1], w->clean_zs = t->clear_zs;
+  w->clean_ms = t->ms, w->clean_color64 = t->color64;
   return GS_OK;
+}
+
+/* Whether w's tile buffer already holds what clearing both buffers would
+ * write now (the values and mode of tlb_set_clear and tlb_init_for_clear). */
+static bool clean_as_cleared(const cle_worker *w) {
+  const gs_tlb *t = &w->tlb;
+  return w->clean && w->clean_colour[0] == t->clear_colour[0] && w->clean_colour[1] == t->clear_colour[1] &&
+         w->clean_zs == t->clear_zs && w->clean_ms == t->ms && w->clean_color64 == t->color64;
 }
 
 /* The loads pending at a 115 execute now. */
 static int run_loads(tile_ctx *tc) {
+  if (tc->npending) tc->w->clean = false;
   for (unsigned i = 0; i < tc->npending; i++) {
     int rc = move_buffers(tc, &tc->pending[i], 0);
     if (rc < 0) return rc;
@@ -1385,6 +1405,7 @@ static int run_packet(tile_ctx *tc, const gs_cl_packet *p) {
   case GS_CL_VG_INLINE_PRIMITIVES: {
     int direct = p->info->tail != GS_CL_TAIL_PRIMS; /* not 48 or 49 */
     tc->cur_packet = (unsigned)p->info->id;
+    tc->w->clean = false;
     int rc = tc->dirty ? derive(tc, p) : GS_OK;
     if (rc >= 0) rc = direct ? draw_direct(tc, p) : draw_compressed(tc, p);
     if (rc < 0) tc->w->fault_record = cle_state_record(&tc->st);
@@ -1413,7 +1434,7 @@ static int run_job(cle_run *r, cle_worker *w, const cle_job *j, tile_ctx *tc) {
   bool fresh = !j->inherits || w->tlb.ms != (int)c.ms4x || w->tlb.color64 != (int)c.color64;
   if (fresh) tlb_init_for_clear(&w->tlb, (int)c.ms4x, (int)c.color64); /* cleared below */
   set_clear_values(tc);
-  if (fresh) tlb_clear(&w->tlb, 1, 1);
+  if (fresh && !clean_as_cleared(w)) tlb_clear(&w->tlb, 1, 1);
   tlb_begin_tile(&w->tlb, j->x, j->y);
   const gs_trace *t = r->g->trace;
   if (t && gs_trace_wants_tile(t, j->x, j->y, w->tlb.width, w->tlb.height)) {
@@ -1518,8 +1539,10 @@ int cle_render_flush(cle_run *r, bool ended) {
   if (in_order) threads = 1;
   int rc = make_workers(rd, threads > rd->last_worker ? threads : rd->last_worker + 1, d);
   if (rc < 0) return rc;
-  if (in_order && rd->jobs[0].inherits && rd->last_worker != 0)
+  if (in_order && rd->jobs[0].inherits && rd->last_worker != 0) {
     rd->workers[0]->tlb = rd->workers[rd->last_worker]->tlb;
+    rd->workers[0]->clean = false;
+  }
   uint8_t *seen = calloc(256 * 256 / 8, 1);
   if (!seen) return gs_diag_set(d, GS_ENOMEM, "rendering: host out of memory");
   for (uint32_t i = 0; i < n && rc >= 0;) {
