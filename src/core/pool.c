@@ -60,7 +60,8 @@ static int work(void *arg) {
  * A frame used to start its threads anew, and a new thread waits behind
  * what else runs on the host (the scheduler lets it run only after the
  * others' turn: on this 2-core host with other work, 2 to 11 ms of a 40 ms
- * frame), while a thread woken from sleep runs at once. One call at a
+ * frame), while a thread woken from sleep is credited and usually runs
+ * sooner (docs/pipeline.md, "Threads kept between frames"). One call at a
  * time has them; a call while they are busy (another host thread's, or a
  * job's own) starts threads of its own, as before. */
 typedef struct kept_thread {
