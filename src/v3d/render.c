@@ -828,6 +828,7 @@ typedef struct block_plan {
   bool early_z;
   bool setup;     /* the program reads W or varyings (tc->fs_reads) */
   bool xy;        /* the lanes' pixels are read (prepare_group) */
+  bool blocks;    /* every block is one of the tile buffer's (prepare_group) */
 } block_plan;
 
 /* Gets block blk of w->prim ready for its fragment shader, in the setup's
@@ -853,7 +854,11 @@ static GS_CLONE_INLINE int prepare_block(cle_worker *w, const block_plan *bp, co
     GS_NO_UNROLL
     for (int l = 0; l < 16; l++) s->cov[l] = full & (0u - (uint32_t)((m & lane_bit[l]) != 0));
   }
-  tlb_batch_at(&bp->grid, blk->x, blk->y, &s->lanes); /* lanes.x, .y are s->x, s->y for good (worker_init) */
+  /* lanes.x, .y are s->x, s->y for good (worker_init) */
+  if (bp->blocks)
+    s->lanes.base = tlb_block_base(&bp->grid, blk->x, blk->y), s->lanes.block = 1, s->lanes.early = 0;
+  else
+    tlb_batch_at(&bp->grid, blk->x, blk->y, &s->lanes);
   if (bp->xy || !s->lanes.block) block_lanes(blk, s->x, s->y);
   if (bp->early_z) { /* the weights early Z computed serve the batch too */
     uint32_t z[16];
@@ -876,13 +881,20 @@ static GS_CLONE_INLINE int prepare_block(cle_worker *w, const block_plan *bp, co
 
 /* prepare_block for the blocks first..end) of w->cov, into the slots from
  * 0 on; returns how many slots it filled. xy: the lanes' pixels are read
- * (the program reads them, or the trace). */
+ * (the program reads them, or the trace). The rasteriser's blocks are
+ * aligned 4×4 blocks inside its tile (pse_rasterize_tile), so when that is
+ * the tile buffer's tile (derive sets both sizes from one record,
+ * run_job both origins from the job's tile) every batch is a block of the
+ * tile buffer, and only where its planes start is left to work out. */
 static GS_CLONE_INLINE int prepare_group(tile_ctx *tc, int first, int end, int xy) {
   cle_worker *w = tc->w;
   const pse_prim *p = &w->prim;
-  const block_plan bp = {.grid = tlb_grid_of(&w->tlb), .full = tc->full_cover, .ms = p->samples == PSE_MS_SAMPLES,
+  const tlb_grid g = tlb_grid_of(&w->tlb);
+  const block_plan bp = {.grid = g, .full = tc->full_cover, .ms = p->samples == PSE_MS_SAMPLES,
                          .early_z = tc->early_z, .xy = xy,
-                         .setup = (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS)) != 0};
+                         .setup = (tc->fs_reads & (GS_FRAG_READS_W | GS_FRAG_READS_VARYINGS)) != 0,
+                         .blocks = p->tile_w == g.width && p->tile_h == g.height && g.x0 == tc->x * g.width &&
+                                   g.y0 == tc->y * g.height};
   render_slot *s = w->slot;
   pse_batch *b = w->batch;
   gs_frag_io *io = w->io;

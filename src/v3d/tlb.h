@@ -159,12 +159,15 @@ static inline tlb_grid tlb_grid_of(const gs_tlb *t) {
  * for a batch that is not a block (b->block 0) and for the stencil test
  * (after tlb_stencil_setup): such a caller may fill them only then (the
  * renderer: render.c). */
+/* The index in zs[] of the sample-0 plane of the aligned 4×4 block whose
+ * first pixel is (x0, y0), in the tile of g: tlb_zs_at(t, x0 - g->x0,
+ * y0 - g->y0, 0), whose lane is 0 (tile origins are multiples of 4). */
+static inline uint32_t tlb_block_base(const tlb_grid *g, uint32_t x0, uint32_t y0) {
+  return (((y0 - g->y0) >> 2) * g->blocks_x + ((x0 - g->x0) >> 2)) * g->plane;
+}
 static inline void tlb_batch_at(const tlb_grid *g, uint32_t x0, uint32_t y0, tlb_batch *b) {
-  uint32_t lx0 = x0 - g->x0, ly0 = y0 - g->y0;
-  /* tlb_zs_at(t, lx0, ly0, 0), whose lane is 0 for an aligned block (tile
-   * origins are multiples of 4); used only for a block */
-  b->base = ((ly0 >> 2) * g->blocks_x + (lx0 >> 2)) * g->plane;
-  b->block = (((x0 | y0) & 3u) == 0) & (lx0 < g->width) & (ly0 < g->height);
+  b->base = tlb_block_base(g, x0, y0); /* used only for a block */
+  b->block = (((x0 | y0) & 3u) == 0) & (x0 - g->x0 < g->width) & (y0 - g->y0 < g->height);
   b->early = 0;
 }
 static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
