@@ -122,8 +122,9 @@ static void warm_up(void);
  * "LLVM ERROR: ..." and exits with 1): say whose it is and how to run
  * without it. */
 static void fatal_llvm(const char *reason) {
-  fprintf(stderr, "gpusim: native code: LLVM stopped the process: %s (GPUSIM_JIT=off runs without native code)\n",
-          reason);
+  int n = (int)strcspn(reason, "\n"); /* LLVM's reasons may end with a newline */
+  fprintf(stderr, "gpusim: native code: LLVM stopped the process: %.*s (GPUSIM_JIT=off runs without native code)\n",
+          n, reason);
 }
 
 /* The code generator's level: at None (-O0) the ALU chain of gpusim bench
