@@ -120,7 +120,7 @@ static void warm_up(void);
 
 /* LLVM ends the process after an error it cannot return (it prints
  * "LLVM ERROR: ..." and exits, or aborts, as the code generator did here):
- * say whose it is and how to run without it. *
+ * say whose it is and how to run without it. */
 static void fatal_llvm(const char *reason) {
   int n = (int)strcspn(reason, "\n"); /* LLVM's reasons may end with a newline */
   fprintf(stderr, "gpusim: native code: LLVM stopped the process: %.*s (GPUSIM_JIT=off runs without native code)\n",
