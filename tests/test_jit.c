@@ -432,38 +432,66 @@ static char *quanta_program(int id, int stretch, int loops) {
   return src;
 }
 
-/* Runs the quanta test's four programs on four QPUs with interpreter
- * interp (and native code as gs_jit_policy says) and the watchdog's
- * budget; returns the result, each QPU's r0, r2 and r3 lane 0 in out[12]
+/* Runs quanta_program(i, stretch[i], loops[i]) for i < n on a context of
+ * `qpus` QPUs (0: 12) with interpreter interp (and native code as
+ * gs_jit_policy says) and the watchdog's budget; returns the result, each
+ * program's r0, r2 and r3 lane 0 and its instruction count in out[4 * n]
  * and the error message in msg. */
-static int quanta_run(int interp, uint64_t budget, uint32_t *out, char *msg, size_t len) {
-  static const int stretch[4] = {45, 58, 71, 93};
-  gs_gpu_config cfg = {.watchdog = budget};
+static int quanta_run(int interp, int qpus, int n, const int *stretch, const int *loops, uint64_t budget,
+                      uint32_t *out, char *msg, size_t len) {
+  gs_gpu_config cfg = {.watchdog = budget, .qpus = qpus};
   gs_gpu *g = gs_gpu_new(&cfg);
   assert_non_null(g);
   gs_gpu_config_of(g)->interpreter = interp;
   gs_qpu_program progs[4];
-  for (int i = 0; i < 4; i++) {
-    char *src = quanta_program(i, stretch[i], 30);
+  for (int i = 0; i < n; i++) {
+    char *src = quanta_program(i, stretch[i], loops[i]);
     uint64_t *w;
-    size_t n;
+    size_t nw;
     gs_diag d;
-    if (gs_qpu_asm(src, "quanta.s", 0, &w, &n, &d) < 0) fail_msg("%s", d.msg);
+    if (gs_qpu_asm(src, "quanta.s", 0, &w, &nw, &d) < 0) fail_msg("%s", d.msg);
     free(src);
-    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(8 * n), 8, &progs[i].code, NULL), GS_OK);
+    assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), (uint32_t)(8 * nw), 8, &progs[i].code, NULL), GS_OK);
     assert_int_equal(gs_mem_alloc(gs_gpu_mem(g), 16, 4, &progs[i].uniforms, NULL), GS_OK);
-    gs_mem_write(gs_gpu_mem(g), progs[i].code, w, (uint32_t)(8 * n), NULL);
+    gs_mem_write(gs_gpu_mem(g), progs[i].code, w, (uint32_t)(8 * nw), NULL);
     free(w);
   }
   gs_qpu_status st[4];
-  int rc = gs_qpu_run_user(g, progs, 4, st);
+  int rc = gs_qpu_run_user(g, progs, (size_t)n, st);
   snprintf(msg, len, "%s", rc < 0 ? gs_gpu_error(g) : "");
-  for (int i = 0; i < 4 && rc >= 0; i++) {
+  for (int i = 0; i < n && rc >= 0; i++) {
     const gs_qpu *q = qpu_cluster_of(g)->qpu[st[i].qpu];
-    out[3 * i] = q->reg[QREG_R0].u[0], out[3 * i + 1] = q->reg[QREG_R0 + 2].u[0], out[3 * i + 2] = q->reg[QREG_R0 + 3].u[0];
+    out[4 * i] = q->reg[QREG_R0].u[0], out[4 * i + 1] = q->reg[QREG_R0 + 2].u[0];
+    out[4 * i + 2] = q->reg[QREG_R0 + 3].u[0], out[4 * i + 3] = (uint32_t)st[i].instructions;
   }
   gs_gpu_free(g);
   return rc;
+}
+
+/* Runs quanta_run through the reference interpreter, the fast one and
+ * native code (when available) and fails unless all three give the same
+ * result, words and message; returns the result. */
+static int quanta_same(int qpus, int n, const int *stretch, const int *loops, uint64_t budget) {
+  uint32_t want[16] = {0}, fast[16] = {0}, got[16] = {0};
+  char mw[GS_DIAG_MAX], mf[GS_DIAG_MAX], mg[GS_DIAG_MAX];
+  int rw = quanta_run(GS_INTERP_REFERENCE, qpus, n, stretch, loops, budget, want, mw, sizeof mw);
+  gs_jit_policy(0, 0);
+  int rf = quanta_run(GS_INTERP_FAST, qpus, n, stretch, loops, budget, fast, mf, sizeof mf), rg = rf;
+  memcpy(got, fast, sizeof got), memcpy(mg, mf, sizeof mg);
+  if (gs_jit_available()) {
+    gs_jit_policy(1, 1);
+    rg = quanta_run(GS_INTERP_FAST, qpus, n, stretch, loops, budget, got, mg, sizeof mg);
+    gs_jit_policy(0, 0);
+  }
+  assert_int_equal(rf, rw);
+  assert_int_equal(rg, rw);
+  assert_string_equal(mf, mw);
+  assert_string_equal(mg, mw);
+  for (int i = 0; i < 4 * n; i++)
+    if (fast[i] != want[i] || got[i] != want[i])
+      fail_msg("budget %llu, %d QPUs, program %d word %d: reference 0x%08x, fast 0x%08x, native 0x%08x",
+               (unsigned long long)budget, qpus, i / 4, i % 4, want[i], fast[i], got[i]);
+  return rw;
 }
 
 /* Quanta that end a little late in native code (so as not to cut a run)
@@ -476,26 +504,34 @@ static void test_qpu_quanta(void **state) {
   (void)state;
   if (!gs_jit_available()) skip();
   static const uint64_t budgets[] = {0, 1234, 1400, 1600, 1900, 2100};
-  for (int budget = 0; budget < 6; budget++) {
-    uint64_t limit = budgets[budget];
-    uint32_t want[12] = {0}, fast[12] = {0}, got[12] = {0};
-    char mw[GS_DIAG_MAX], mf[GS_DIAG_MAX], mg[GS_DIAG_MAX];
-    int rw = quanta_run(GS_INTERP_REFERENCE, limit, want, mw, sizeof mw);
-    gs_jit_policy(0, 0);
-    int rf = quanta_run(GS_INTERP_FAST, limit, fast, mf, sizeof mf);
-    gs_jit_policy(1, 1);
-    int rg = quanta_run(GS_INTERP_FAST, limit, got, mg, sizeof mg);
-    gs_jit_policy(0, 0);
-    assert_int_equal(rw, budget ? GS_EWATCHDOG : GS_OK);
-    assert_int_equal(rf, rw);
-    assert_int_equal(rg, rw);
-    assert_string_equal(mf, mw);
-    assert_string_equal(mg, mw);
-    for (int i = 0; i < 12; i++)
-      if (fast[i] != want[i] || got[i] != want[i])
-        fail_msg("QPU %d r%d: reference 0x%08x, fast 0x%08x, native 0x%08x", i / 3, i % 3 ? i % 3 + 1 : 0, want[i],
-                 fast[i], got[i]);
-  }
+  static const int stretch[4] = {45, 58, 71, 93}, loops[4] = {30, 30, 30, 30};
+  for (int budget = 0; budget < 6; budget++)
+    assert_int_equal(quanta_same(0, 4, stretch, loops, budgets[budget]), budget ? GS_EWATCHDOG : GS_OK);
+}
+
+/* A QPU that runs alone (one program; one QPU for a queue of two; the
+ * second of two QPUs once the first has ended, after quanta that native
+ * code ended late) runs many quanta at once in the fast interpreter and
+ * native code (sched.c), ending where the last of them would: the same
+ * registers, counts and watchdog message (its count is that of the first
+ * quantum's end past the budget) as the reference interpreter, which runs
+ * one quantum at a time, for budgets on both sides of quantum ends and
+ * past the most quanta run at once (4096: 1,048,576 instructions). Fails
+ * when the quanta run at once end anywhere but at a quantum's end (a late
+ * quantum's excess not taken off) or pass the budget. */
+static void test_qpu_alone_quanta(void **state) {
+  (void)state;
+  static const uint64_t budgets[] = {0,    700,  767,  768,  769,  1025, 1281, 1537, 1793, 2049, 2305,
+                                     2561, 4000, 4321, 5000, 5001, 6000, 1049000, 1049100};
+  static const struct { int qpus, n, loops[2]; } runs[] = {{2, 1, {60, 0}}, {1, 2, {60, 60}}, {2, 2, {60, 200}}};
+  static const int stretch[2] = {40, 47};
+  for (int b = 0; b < 19; b++)
+    for (int r = 0; r < 3; r++) {
+      int loops[2] = {runs[r].loops[0], runs[r].loops[1]}; /* 3,200 and 11,000 instructions */
+      if (budgets[b] > 100000) loops[0] *= 420, loops[1] *= 420; /* past the budget */
+      int rc = quanta_same(runs[r].qpus, runs[r].n, stretch, loops, budgets[b]);
+      if (b >= 1 && b <= 4) assert_int_equal(rc, GS_EWATCHDOG);
+    }
 }
 
 int main(void) {
@@ -505,6 +541,7 @@ int main(void) {
       cmocka_unit_test(test_entries_and_background),
       cmocka_unit_test(test_steps_budgets_and_middles),
       cmocka_unit_test(test_qpu_quanta),
+      cmocka_unit_test(test_qpu_alone_quanta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,20 +43,35 @@ static void describe_block(gs_gpu *g, gs_qpu *q, char *buf, size_t len) {
   }
 }
 
+/* The most quanta a lone QPU runs in one call (run_quantum). */
+#define QPU_ALONE_QUANTA 4096
+
 /* Runs one quantum of q; returns QPU_STEP_* or a negative error. With
  * in_env the caller has set qpu_fp_env, which the fast interpreter then
  * does not check. *late: how many instructions q's last quantum ran past
- * its end (0 at the start), taken off this one's length. */
-static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env, uint32_t *late) {
-  uint32_t max = QPU_QUANTUM - *late;
-  *late = 0;
-  if (g->cfg.interpreter == GS_INTERP_REFERENCE) {
-    for (uint32_t k = 0; k < max; k++) {
+ * its end (0 at the start), taken off this one's length. With `alone` (no
+ * other QPU runs, so none can meet q at a shared unit between its quanta)
+ * the fast interpreter and native code run up to QPU_ALONE_QUANTA quanta
+ * in one call, ending where the last of them would end, as long as that is
+ * GS_JIT_RUN_STEPS instructions before the watchdog's budget: each quantum
+ * would go on where the one before ended, so q ends, stalls or reaches the
+ * budget at the same count, and the scheduler's return and native code's
+ * exit and re-entry come once in up to a million instructions instead of
+ * every 256. The reference interpreter runs one quantum at a time. */
+static int run_quantum(gs_gpu *g, gs_qpu *q, int in_env, uint32_t *late, int alone) {
+  if (g->cfg.interpreter == GS_INTERP_REFERENCE) { /* one quantum, exactly: the tests' measure */
+    for (uint32_t k = 0; k < QPU_QUANTUM; k++) {
       int rc = qpu_step_ref(g, q);
       if (rc != QPU_STEP_OK) return rc;
     }
     return QPU_STEP_OK;
   }
+  uint32_t max = QPU_QUANTUM - *late;
+  if (alone && q->budget > q->instructions + GS_JIT_RUN_STEPS) {
+    uint64_t k = (q->budget - q->instructions - GS_JIT_RUN_STEPS + *late) / QPU_QUANTUM;
+    if (k > 1) max = (uint32_t)((k < QPU_ALONE_QUANTA ? k : QPU_ALONE_QUANTA) * QPU_QUANTUM) - *late;
+  }
+  *late = 0;
   const uint64_t end = q->instructions + max;
   /* near the watchdog's budget the quantum ends exactly, so the watchdog
    * stops the program at the same count */
@@ -72,6 +87,7 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
   long prog_of[QPU_MAX];
   uint32_t late[QPU_MAX] = {0};
   size_t next = 0, done = 0;
+  int running = 0; /* QPUs with a program */
   for (int i = 0; i < nq; i++) prog_of[i] = -1;
   while (done < n) {
     /* Start queued programs on idle QPUs, in QPU order. */
@@ -80,13 +96,15 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
       qpu_reset(qpu_cluster_of(g)->qpu[i], i, progs[next].code, progs[next].uniforms, g->cfg.watchdog);
       prog_of[i] = (long)next++;
       late[i] = 0;
+      running++;
     }
     int progress = 0;
     for (int i = 0; i < nq; i++) {
       if (prog_of[i] < 0) continue;
       gs_qpu *q = qpu_cluster_of(g)->qpu[i];
       uint64_t before = q->instructions;
-      int rc = run_quantum(g, q, 0, &late[i]);
+      /* alone: the queue is empty, or has to wait for this QPU to end */
+      int rc = run_quantum(g, q, 0, &late[i], running == 1);
       if (rc < 0) return rc;
       if (q->instructions != before) progress = 1;
       if (rc == QPU_STEP_END) {
@@ -99,6 +117,7 @@ static int run_all(gs_gpu *g, const gs_qpu_program *progs, size_t n, gs_qpu_stat
         }
         q->state = QPU_ENDED;
         prog_of[i] = -1;
+        running--;
         done++;
         progress = 1;
       } else if (q->instructions > q->budget) {
@@ -141,7 +160,7 @@ static int with_rounding(gs_gpu *g, int (*run)(gs_gpu *, void *), void *arg) {
 static int run_alone(gs_gpu *g, gs_qpu *q, int in_env) {
   uint32_t late = 0;
   for (;;) {
-    int rc = run_quantum(g, q, in_env, &late);
+    int rc = run_quantum(g, q, in_env, &late, 1);
     if (rc < 0) return rc;
     if (rc == QPU_STEP_END) {
       q->state = QPU_ENDED;
