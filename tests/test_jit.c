@@ -242,20 +242,24 @@ typedef struct step_state {
   int lanes;
 } step_state;
 
-/* The whole step as jit.h describes it: the counter and pc move on, a
- * busy word counts down, the stop is a value returned; the other kinds as
- * the escape above. 0: go on. */
+/* The whole step as jit.h describes it: the counter and pc move on, the
+ * busy word's low byte (work only the escape does) is cleared and its next
+ * byte counts down (step_down 2), the pc moving 8 more when it reaches 0
+ * (a jump, which the compiled code must leave to the escape); the stop is
+ * a value returned; the other kinds as the escape above. 0: go on. */
 static int full_step(step_state *s, char *R, const gs_uop *u) {
   if (u->kind == GS_UOP_ISA + 1) return (int)u->imm;
   if (u->kind == GS_UOP_ISA) {
     uint32_t *d = (uint32_t *)(R + u->d);
     for (int i = 0; i < s->lanes; i++) d[i] += u->imm;
-    if (u->op) s->busy = u->op; /* as a branch does: steps with work to do follow */
+    if (u->op) s->busy = (uint64_t)u->op << 8 | (u->op == 4); /* as a branch does: delay slots follow */
     return 0;
   }
   s->count++;
   s->pc += 8;
-  if (s->busy) s->busy--;
+  uint64_t down = s->busy >> 8 & 0xff;
+  s->busy &= ~(uint64_t)0xff;
+  if (down) s->busy -= 0x100, s->pc += down == 1 ? 8 : 0;
   return s->count == s->stop ? STOPPED : 0;
 }
 static int step_ref_escape(void *ctx, gs_uop_machine *m, const gs_uop *u) {
@@ -314,7 +318,7 @@ static void step_runs(int n, unsigned nprogs, int over) {
   gs_jit_desc d = {.lanes = n, .mask_bits = 32, .regs_off = -1, .escape = step_jit_escape, .step_kind = STEP_KIND,
                    .step_busy = offsetof(step_state, busy), .step_count = offsetof(step_state, count),
                    .step_pc = offsetof(step_state, pc), .step_pc_add = 8, .step_stop = offsetof(step_state, stop),
-                   .step_over = over, .step_limit = offsetof(step_state, limit)};
+                   .step_over = over, .step_limit = offsetof(step_state, limit), .step_down = 2};
   d.mask_off[0] = -1;
   for (int m = 1; m < GS_UOP_MASKS; m++) d.mask_off[m] = (int32_t)(offsetof(step_state, masks) + 4u * (unsigned)m);
   unsigned fast_runs = 0, cut_short = 0, overran = 0;
@@ -336,7 +340,7 @@ static void step_runs(int n, unsigned nprogs, int over) {
     for (int i = 0; p % 4 == 1 && i + 6 < LEN; i += 6 + (int)(next(&r) % 8)) {
       int steps = 1 + (int)(next(&r) % 4);
       prog[i] = random_uop(&r, n, GS_UOP_ISA);
-      prog[i].op = (uint8_t)(1 + next(&r) % 4);
+      prog[i].op = (uint8_t)(1 + next(&r) % 5); /* 5: a countdown the steps do not finish */
       for (int j = 1; j <= steps; j++) prog[i + j] = random_uop(&r, n, STEP_KIND);
       prog[i + steps + 1] = random_uop(&r, n, GS_UOP_ISA);
     }
@@ -351,7 +355,7 @@ static void step_runs(int n, unsigned nprogs, int over) {
       int tame = t % 4 != 3;
       for (int i = 0; i < NREGS * n; i++) init[i] = value(&r, tame);
       for (int i = 0; i < 2 * n; i++) k[i] = value(&r, tame);
-      step_state s0 = {.busy = t % 3 == 2 ? next(&r) % 4 : 0, .count = next(&r) % 1000, .pc = next(&r) & ~7u,
+      step_state s0 = {.busy = t % 3 == 2 ? (next(&r) % 4) << 8 | next(&r) % 2 : 0, .count = next(&r) % 1000, .pc = next(&r) & ~7u,
                        .lanes = n};
       /* the stop: inside the program about half the time (a run cut short), else far away */
       s0.stop = s0.count + (t % 2 ? 1 + next(&r) % 14 : UINT64_C(1) << 40);

@@ -282,6 +282,9 @@ static gs_jit_fn native(qpu_program *p) {
                    .step_kind = UOP_NEXT, .step_busy = offsetof(gs_qpu, busy),
                    .step_count = offsetof(gs_qpu, instructions), .step_pc = offsetof(gs_qpu, pc), .step_pc_add = 8,
                    .step_stop = offsetof(jit_env, stop), .step_over = 1, .step_limit = offsetof(jit_env, limit)};
+#if QPU_BUSY_END_SHIFT_OK /* the branch's delay slots (finish_busy) */
+  d.step_down = 1 + offsetof(gs_qpu, branch_delay) - offsetof(gs_qpu, busy);
+#endif
   c = gs_jit_sync() ? gs_jit_compile(&d, p->uops, nuops + 1, entries, ne)
                     : gs_jit_submit(&d, p->uops, nuops + 1, entries, ne);
   free(entries);

@@ -481,22 +481,38 @@ static void call_escape(cg *g, const gs_jit_code *c, uint32_t i, LLVMBasicBlockR
  * after a branch or a thread end) whose check failed, mostly because the
  * busy word is set (a branch under way): each step in turn as slow_escape
  * does it, the common case inline and the escape otherwise, then on at
- * `after`. Registers and masks are in memory at a run's start, and steps
- * change neither, so nothing is stored or loaded around the calls; the
- * interpreter (slow_run) took about 650 host instructions more for the
- * four steps of the ALU chain's branch in gpusim bench. */
+ * `after`. The common case is a busy word of 0 or, with step_down, one
+ * that holds nothing but a countdown of 2 to 127 (the QPU's branch delay
+ * slots but the last), which the step counts down. Registers and masks
+ * are in memory at a run's start, and steps change neither, so nothing is
+ * stored or loaded around the calls; the interpreter (slow_run) took about
+ * 650 host instructions more for the four steps of the ALU chain's branch
+ * in gpusim bench, and the escape about 130 for each of the first three. */
 static void emit_steps(cg *g, const gs_jit_code *c, uint32_t i, uint32_t e, LLVMBasicBlockRef after) {
   const gs_jit_desc *d = g->d;
+  LLVMValueRef zero = LLVMConstInt(g->i64, 0, 0);
   for (uint32_t j = i; j < e; j++) {
     LLVMBasicBlockRef next = j + 1 < e ? block(g) : after, fast = block(g), call = block(g);
     LLVMValueRef busy = load(g, g->i64, at(g, g->state, d->step_busy), 8);
     LLVMValueRef cnt = load(g, g->i64, at(g, g->state, d->step_count), 8);
     LLVMValueRef stop = load(g, g->i64, at(g, g->env, d->step_stop), 8);
     LLVMValueRef cnt1 = LLVMBuildAdd(g->b, cnt, LLVMConstInt(g->i64, 1, 0), "");
-    LLVMValueRef ok = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, busy, LLVMConstInt(g->i64, 0, 0), ""),
-                                   LLVMBuildICmp(g->b, LLVMIntNE, cnt1, stop, ""), "");
+    LLVMValueRef idle = LLVMBuildICmp(g->b, LLVMIntEQ, busy, zero, ""), down = NULL;
+    if (d->step_down) { /* the countdown alone, 2 to 127 */
+      unsigned sh = 8 * (d->step_down - 1);
+      down = LLVMConstInt(g->i64, 1ull << sh, 0);
+      LLVMValueRef rest = LLVMBuildAnd(g->b, busy, LLVMConstInt(g->i64, ~(0xffull << sh), 0), "");
+      LLVMValueRef cd = LLVMBuildLShr(g->b, busy, LLVMConstInt(g->i64, sh, 0), ""); /* rest 0: the byte */
+      LLVMValueRef two_up = LLVMBuildICmp(g->b, LLVMIntULT, LLVMBuildSub(g->b, cd, LLVMConstInt(g->i64, 2, 0), ""),
+                                          LLVMConstInt(g->i64, 126, 0), "");
+      idle = LLVMBuildOr(g->b, idle, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, rest, zero, ""), two_up, ""), "");
+    }
+    LLVMValueRef ok = LLVMBuildAnd(g->b, idle, LLVMBuildICmp(g->b, LLVMIntNE, cnt1, stop, ""), "");
     LLVMBuildCondBr(g->b, ok, fast, call);
     LLVMPositionBuilderAtEnd(g->b, fast);
+    if (down) /* busy is 0 or the countdown alone */
+      store(g, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, busy, zero, ""), zero, LLVMBuildSub(g->b, busy, down, ""), ""),
+            at(g, g->state, d->step_busy), 8);
     store(g, cnt1, at(g, g->state, d->step_count), 8);
     LLVMValueRef pc = load(g, g->i32, at(g, g->state, d->step_pc), 4);
     store(g, LLVMBuildAdd(g->b, pc, k32(g, d->step_pc_add), ""), at(g, g->state, d->step_pc), 4);

@@ -55,6 +55,12 @@ typedef struct gs_jit_desc {
    * these words may lie in the register file or the masks). */
   int step_kind;
   uint32_t step_busy, step_count, step_pc, step_pc_add, step_stop;
+  /* step_down > 0: byte step_down - 1 of the busy word (in memory order)
+   * is a countdown, a signed byte (the QPU's branch delay slots): a step in
+   * a run of steps only (an ISA's delay slots) when the busy word holds
+   * nothing else and the countdown is 2 to 127 also does it inline, taking
+   * 1 off the countdown; the escape runs the step that takes it to 0. */
+  uint32_t step_down;
   /* With step_over set, a run of straight-line code that ends with a step
    * (a whole number of instructions, for an ISA whose step ends one) may
    * pass the stop: it runs whole when the counter is below the stop and
