@@ -12,7 +12,12 @@
  * code, and now and then a prepare (a whole restart) between them; the
  * programs write Z (rb15 or another value) and colours, some under
  * conditions, under SPH gates that allow them or not (the fast path hands
- * the allowed ones straight to the port). Every
+ * the allowed ones straight to the port). The interpreter runs a call's
+ * batches of a quiet program back to back (qpu_run_batches): some programs
+ * are longer than the scheduler's quantum and some calls have a small
+ * watchdog, so that batches stop at the budget (or in the watchdog) in the
+ * middle of a call, and some calls set up fewer varyings than the program
+ * reads, so that a batch in the middle fails. Every
  * port call (values, lanes and coverage), the result, the error message and
  * the exceptions must match batch for batch. */
 #include <setjmp.h>
@@ -26,10 +31,11 @@
 #include "gpusim/gpu.h"
 #include "gpusim/qpu.h"
 #include "isa/isa.h"
+#include "isa/uop/jit.h"
 #include "v3d/v3d.h"
 #include "v3d/vpm.h"
 
-#define NVARY 40
+#define NVARY 128
 
 static uint32_t rnd_state;
 static uint32_t rnd(void) {
@@ -82,11 +88,12 @@ static const char *const mul_ops[] = {"fmul", "mul24"};
 static const char *src_a(void) { return pick(2) ? acc[pick(6)] : a_src[pick(10)]; }
 static const char *src_b(void) { return pick(2) ? acc[pick(6)] : b_src[pick(10)]; }
 
-/* A random straight-line fragment program: up to 14 random instructions,
- * then each register it may use goes to the tile buffer, then the end. */
+/* A random straight-line fragment program: up to 14 random instructions
+ * (or, one in six, 150 to 549: longer than a quantum), then each register
+ * it may use goes to the tile buffer, then the end. */
 static size_t gen_program(char *s, size_t cap) {
   size_t n = 0;
-  unsigned len = 1 + pick(14);
+  unsigned len = pick(6) ? 1 + pick(14) : 150 + pick(400);
   for (unsigned i = 0; i < len; i++) {
     unsigned kind = pick(11);
     const char *c = conds[pick(7)], *sf = pick(4) ? "" : ".setf";
@@ -160,14 +167,14 @@ static void fill_batch(batch *b) {
 }
 
 static void make_io(gs_frag_io *io, batch *b, gs_stage_program prog, gs_isa_report *report, uint32_t rev,
-                    uint32_t ignores, uint32_t gates) {
+                    uint32_t ignores, uint32_t gates, unsigned nin) {
   memset(io, 0, sizeof *io);
   b->port_rec.h = 14695981039346656037ull;
   b->port = (gs_tile_port){&b->port_rec, p_begin, p_stencil, p_z, p_colour, p_load};
   uint16_t mask = 0;
   for (int l = 0; l < 16; l++) mask |= (uint16_t)((b->cov[l] != 0) << l);
   *io = (gs_frag_io){.prog = prog, .gates = gates, .report = report, .lanes = 16, .mask = mask,
-                     .reverse = rev, .x = b->x, .y = b->y, .cov = b->cov, .z = b->z, .w = b->w, .nin = NVARY,
+                     .reverse = rev, .x = b->x, .y = b->y, .cov = b->cov, .z = b->z, .w = b->w, .nin = nin,
                      .plane = (const float(*)[16])b->plane, .offset = b->offset, .imap = b->imap,
                      .tile = &b->port, .ignores = ignores};
 }
@@ -197,9 +204,10 @@ static void test_batches_match_plain_model(void **s) {
   gs_mem_write(gs_gpu_mem(g), unif, words, sizeof words, NULL);
   static batch bt[8];
   gs_frag_io io[8], one;
-  char src[2][4096];
+  static char src[2][65536];
   unsigned compared = 0, failed = 0;
   rnd_state = 12345;
+  gs_jit_policy(0, 0); /* no native code: the interpreter runs the quiet programs' batches back to back */
   for (int trial = 0; trial < 300; trial++) {
     gs_stage_program prog[2];
     for (int k = 0; k < 2; k++) {
@@ -215,6 +223,11 @@ static void test_batches_match_plain_model(void **s) {
       static const uint32_t gate_sets[] = {GS_GATE_ALL, GS_GATE_ALL, GS_GATE_ALL & ~GS_GATE_DEPTH,
                                            GS_GATE_ALL & ~GS_GATE_COLOUR};
       uint32_t gates = gate_sets[pick(4)];
+      /* the watchdog: the default, or one a long program may reach, or
+       * not reach but past a quantum; the varyings: all, or a few */
+      static const uint64_t dogs[] = {0, 0, 0, 0, 100, 300, 520, 700};
+      gs_gpu_config_of(g)->watchdog = dogs[pick(8)];
+      unsigned nin = pick(5) ? NVARY : pick(4);
       if (pick(8) == 0) assert_int_equal(isa->prepare(g, u, prog[!k].code), GS_OK); /* a whole restart */
       outcome fast[8], plain[8];
       for (unsigned b = 0; b < n; b++) fill_batch(&bt[b]);
@@ -223,7 +236,7 @@ static void test_batches_match_plain_model(void **s) {
       gs_isa_report report = {0};
       isa->trust_code(u, trust);
       uint32_t ign = GS_FRAG_READS_ALL & ~isa->fragment_reads(g, u, prog[k].code);
-      for (unsigned b = 0; b < n; b++) make_io(&io[b], &bt[b], prog[k], &report, rev, ign, gates);
+      for (unsigned b = 0; b < n; b++) make_io(&io[b], &bt[b], prog[k], &report, rev, ign, gates, nin);
       unsigned ran = 99;
       memset(&d, 0, sizeof d);
       gs_fp_env caller = gs_fp_env_get(); /* the unit's environment, as draw_prim sets it */
@@ -244,7 +257,7 @@ static void test_batches_match_plain_model(void **s) {
       for (unsigned b = 0; b < n; b++) {
         gs_isa_unit *p = isa->unit_new(g, 0, &vpm_plain, &d_plain);
         assert_non_null(p);
-        make_io(&one, &bt[b], prog[k], &report_plain, rev, 0, gates);
+        make_io(&one, &bt[b], prog[k], &report_plain, rev, 0, gates, nin);
         memset(&d_plain, 0, sizeof d_plain);
         unsigned r1 = 99;
         gs_fp_env caller = gs_fp_env_get();

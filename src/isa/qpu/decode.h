@@ -132,9 +132,56 @@ int qpu_run_fast_in_env(gs_gpu *g, gs_qpu *q, uint32_t max);
  * GS_JIT_RUN_STEPS instructions past it, which touch nothing but q's
  * registers and flags (the scheduler's quanta: sched.c). */
 int qpu_run_fast_over(gs_gpu *g, gs_qpu *q, uint32_t max, int in_env);
-/* The fast interpreter alone (qpu_run_interp_in_env) from `start`, the
- * first micro-op of the instruction at q->pc, which is in q->prog: for a
- * caller that knows it, without looking it up. exec.c */
-int qpu_run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start);
+
+/* A fragment batch as the shader's callbacks (isa_qpu.c) see it. */
+typedef struct qpu_frag_ctx {
+  gs_gpu *g;
+  const gs_frag_io *io; /* the batch running */
+  unsigned next_vary;
+} qpu_frag_ctx;
+
+/* Hands batch b to q: its payload (W, Z, x and y only when the program
+ * reads them: ign, b->ignores), and to the shader's callbacks sio (q's,
+ * whose ctx is a qpu_frag_ctx) its varyings and tile port, whose batch it
+ * begins. */
+static inline void qpu_frag_begin(gs_qpu *q, qpu_shader_io *sio, const gs_frag_io *b, uint32_t ign) {
+  qpu_frag_ctx *f = sio->ctx;
+  f->io = b, f->next_vary = 0;
+  sio->port = b->tile;
+  b->tile->begin(b->tile->ctx);
+  /* whole 64-byte vectors: memcpy of a constant size compiles to a few
+   * vector moves, where a lane loop over five arrays does not vectorise */
+  if (!(ign & GS_FRAG_READS_W)) memcpy(q->reg[QREG_RA0 + 15].f, b->w, sizeof(gs_vec));
+  if (!(ign & GS_FRAG_READS_Z)) memcpy(q->reg[QREG_RB0 + 15].u, b->z, sizeof(gs_vec));
+  if (!(ign & GS_FRAG_READS_XY)) {
+    memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
+    memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
+  }
+  memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
+}
+
+/* Batches of a quiet fragment program (isa_qpu.c, run_fragment) for the
+ * fast interpreter alone to run back to back (qpu_run_batches). */
+typedef struct qpu_batches {
+  const gs_frag_io *io, *last; /* the batch running (begun: qpu_frag_begin), the last */
+  uint32_t ign;                /* what the batches do not read (qpu_frag_begin) */
+  qpu_shader_io *sio;          /* q's shader_io */
+  const gs_qpu *fresh;         /* what each batch after the first restores */
+  const uint64_t *restore;     /* from it (qpu_copy_quiet) */
+  const qpu_program *p;        /* the program */
+  const qpu_uop *start;        /* its first micro-op at the entry, where a batch starts */
+} qpu_batches;
+
+/* Runs the batches of b from b->io, which q starts as b->fresh restored
+ * (qpu_copy_quiet or a whole copy) and begun, with the fast interpreter
+ * alone (as qpu_run_interp_in_env runs one), each from b->start (or where
+ * the pc says, when q->prog is no longer b->p: the batch before ran off
+ * its end) with a budget of `max` instructions: at a batch's thread end
+ * the next one restores (qpu_copy_quiet), begins (qpu_frag_begin) and
+ * runs.
+ * Returns QPU_STEP_END when the last one has ended, else what the run of
+ * b->io, which it leaves begun, returned: QPU_STEP_OK at the budget,
+ * QPU_STEP_STALL or an error. exec.c */
+int qpu_run_batches(gs_gpu *g, gs_qpu *q, uint32_t max, qpu_batches *b);
 
 #endif

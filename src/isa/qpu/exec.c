@@ -145,6 +145,12 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
   return jumped;
 }
 
+/* The next of the batches bs, after a batch's thread end. */
+static GS_CLONE_INLINE void next_batch(gs_qpu *q, qpu_batches *bs) {
+  qpu_copy_quiet(q, bs->fresh, bs->restore);
+  qpu_frag_begin(q, bs->sio, ++bs->io, bs->ign);
+}
+
 /* run: the lane micro-op layer's loop (src/isa/uop/run.h) over 16 lanes,
  * with the QPU's own micro-ops (exec_run.h) as cases of its switch, for the
  * instruction set the build targets (plain x86-64 by default, GS_NATIVE's
@@ -154,18 +160,28 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
  * (-ffp-contract=off holds in both, and the float operations are the same
  * IEEE operations on 16 lanes). */
 #define GS_UOP_N QPU_LANES
-#define GS_UOP_PARAMS (gs_gpu * g, gs_qpu *q, uint32_t max, const qpu_uop *start)
-/* each instruction counts itself: the run stops at `stop`; it starts at
- * `start`, the first micro-op of the instruction at q->pc in q->prog, when
- * the caller knows it (qpu_run_interp_at), else where locate says */
-#define GS_UOP_ENTER                              \
-  char *R = (char *)q->reg;                       \
-  new_flags nf = {0, 0, 0};                       \
-  const uint64_t stop = q->instructions + max;    \
-  int rc;                                         \
-  if (max == 0) return QPU_STEP_OK;               \
-  const qpu_uop *u = start ? start : locate(g, q); \
+#define GS_UOP_PARAMS (gs_gpu * g, gs_qpu *q, uint32_t max, qpu_batches *bs)
+/* each instruction counts itself: the run stops at `stop`; with batches
+ * (qpu_run_batches) it starts at their start micro-op while q->prog is
+ * their program, else where locate says */
+#define GS_UOP_ENTER                                                   \
+  char *R = (char *)q->reg;                                            \
+  new_flags nf = {0, 0, 0};                                            \
+  const uint64_t stop = q->instructions + max;                         \
+  int rc;                                                              \
+  if (max == 0) return QPU_STEP_OK;                                    \
+  const qpu_uop *u = bs && q->prog == bs->p ? bs->start : locate(g, q); \
   if (!u) return qpu_diag(g, q)->code;
+/* A thread end (exec_run.h): the run's end, or with batches the next
+ * batch's start; qpu_copy_quiet gives each batch the count the first
+ * started from, so the stop stays */
+#define QPU_RUN_ENDED                                                                    \
+  {                                                                                      \
+    if (!bs || bs->io == bs->last) return QPU_STEP_END;                                  \
+    next_batch(q, bs);                                                                   \
+    if (!(u = q->prog == bs->p ? bs->start : locate(g, q))) return qpu_diag(g, q)->code; \
+    continue;                                                                            \
+  }
 #define GS_UOP_COND(c) cond_lanes(q, c)
 #define GS_UOP_CONSTS (q->prog->consts)
 #define GS_UOP_ISA_CASES "isa/qpu/exec_run.h"
@@ -184,14 +200,16 @@ static GS_CLONE_INLINE int finish_busy(gs_qpu *q) {
 #pragma GCC pop_options
 #endif
 
-static int run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start) {
+#undef QPU_RUN_ENDED
+
+static int run_interp_batches(gs_gpu *g, gs_qpu *q, uint32_t max, qpu_batches *bs) {
 #if QPU_RUN_AVX2
-  if (__builtin_cpu_supports("avx2")) return run_avx2(g, q, max, start);
+  if (__builtin_cpu_supports("avx2")) return run_avx2(g, q, max, bs);
 #endif
-  return run_built(g, q, max, start);
+  return run_built(g, q, max, bs);
 }
 
-static int run_interp(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp_at(g, q, max, NULL); }
+static int run_interp(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp_batches(g, q, max, NULL); }
 
 #if GS_JIT
 /* Native code (src/isa/uop/jit.h, docs/uops.md "Native code"): a program
@@ -211,6 +229,7 @@ typedef struct jit_env {
   uint64_t stop, limit; /* limit: how far a run may pass the stop (jit.h, step_over) */
 } jit_env;
 
+#define QPU_RUN_ENDED return QPU_STEP_END;
 #define GS_UOP_L2(fn)                                                           \
   do {                                                                          \
     for (int i_ = 0; i_ < QPU_LANES; i_++) REG(u->d).u[i_] = fn(REG(u->a).u[i_], REG(u->b).u[i_]); \
@@ -237,6 +256,7 @@ static int jit_escape(void *env, char *R, const gs_uop *u, uint32_t *to) {
   }
 }
 #undef GS_UOP_L2
+#undef QPU_RUN_ENDED
 
 static gs_jit_fn native(qpu_program *p) {
   gs_jit_code *c = atomic_load_explicit(&p->jit, memory_order_acquire);
@@ -319,9 +339,7 @@ static int run(gs_gpu *g, gs_qpu *q, uint32_t max, int over) {
 
 int qpu_run_interp_in_env(gs_gpu *g, gs_qpu *q, uint32_t max) { return run_interp(g, q, max); }
 
-int qpu_run_interp_at(gs_gpu *g, gs_qpu *q, uint32_t max, const qpu_uop *start) {
-  return run_interp_at(g, q, max, start);
-}
+int qpu_run_batches(gs_gpu *g, gs_qpu *q, uint32_t max, qpu_batches *b) { return run_interp_batches(g, q, max, b); }
 
 int qpu_interpreted(const qpu_program *p) {
 #if GS_JIT /* as native() decides */

@@ -3,8 +3,9 @@
  * for 16 lanes and includes this file inside: the byte-vector operations,
  * flags, write-backs to the register files and I/O, signals, branches and
  * the end of an instruction. The loop's locals: R (the register array),
- * u, q, g, nf (the new flags), stop, rc. No include guard: it is included
- * once per copy of the loop. */
+ * u, q, g, nf (the new flags), stop, rc; QPU_RUN_ENDED, the includer's
+ * statement for a thread end. No include guard: it is included once per
+ * copy of the loop. */
 
     case UOP_V8ADDS: GS_UOP_L2(qpu_v8adds); break;
     case UOP_V8SUBS: GS_UOP_L2(qpu_v8subs); break;
@@ -95,17 +96,18 @@
         q->instructions += 2;
         q->pc += 24;
         q->end_delay = 0;
-        return QPU_STEP_END;
+        QPU_RUN_ENDED
       }
 #endif
-      if ((rc = finish_busy(q)) == QPU_STEP_END) return rc;
+      if ((rc = finish_busy(q)) == QPU_STEP_END) QPU_RUN_ENDED
       if (q->instructions == stop) return QPU_STEP_OK;
       if (!rc) break;
       if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
       continue;
     case UOP_SLOW:
       rc = qpu_step_ref(g, q);
-      if (rc != QPU_STEP_OK) return rc; /* end, stall or error */
+      if (rc == QPU_STEP_END) QPU_RUN_ENDED
+      if (rc != QPU_STEP_OK) return rc; /* stall or error */
       if (q->instructions == stop) return QPU_STEP_OK;
       if (!(u = locate(g, q))) return qpu_diag(g, q)->code;
       continue;

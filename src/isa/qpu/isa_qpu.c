@@ -138,12 +138,6 @@ typedef struct frag_plan {
   uint64_t restore[2];
 } frag_plan;
 
-typedef struct frag_ctx {
-  gs_gpu *g;
-  const gs_frag_io *io; /* the batch running */
-  unsigned next_vary;
-} frag_ctx;
-
 /* The abi's callbacks (below). */
 static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c);
 static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes);
@@ -163,7 +157,7 @@ struct gs_isa_unit {
   uint64_t fresh_budget;
   bool fresh_valid, fresh_frag;
   bool q_ready;    /* q's small-immediate slots are set */
-  frag_ctx frag;   /* a fragment batch's varyings and tile port (run_fragment) */
+  qpu_frag_ctx frag; /* a fragment batch's varyings and tile port (qpu_frag_begin) */
   qpu_shader_io sio;
   /* plan_program's answer for the prepared program reads_prog of cache
    * generation reads_gen (a program is freed only when the generation
@@ -283,7 +277,7 @@ static int run_vertex(gs_gpu *g, gs_isa_unit *u, const gs_vertex_io *io) {
 
 
 static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
-  frag_ctx *f = ctx;
+  qpu_frag_ctx *f = ctx;
   if (f->next_vary >= f->io->nin)
     return qpu_fault(f->g, q, GS_EHANG, "varying read %u, but the primitive sets up only %u (the read would wait "
                      "forever)", f->next_vary + 1, f->io->nin);
@@ -306,7 +300,7 @@ static int fs_varying(void *ctx, gs_qpu *q, gs_vec *vp, gs_vec *c) {
  * write without OmapDepth, a colour write without a target, stencil setup
  * and the VG alpha mask. Out of line, so that the common ones need no
  * stack frame. */
-static QPU_COLD int fs_tlb_write_other(frag_ctx *f, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
+static QPU_COLD int fs_tlb_write_other(qpu_frag_ctx *f, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
   const gs_tile_port *t = f->io->tile;
   switch (addr) {
   case QPU_W_TLB_STENCIL: t->stencil_setup(t->ctx, v->u[0]); return GS_OK;
@@ -334,13 +328,13 @@ static QPU_COLD int fs_tlb_write_other(frag_ctx *f, gs_qpu *q, unsigned addr, co
  * the program's gates allow, which come with every batch, go straight to
  * the port. */
 static int fs_tlb_write(void *ctx, gs_qpu *q, unsigned addr, const gs_vec *v, uint16_t lanes) {
-  frag_ctx *f = ctx;
+  qpu_frag_ctx *f = ctx;
   if (qpu_tlb_port_write(f->io->tile, q, addr, v, lanes)) return GS_OK;
   return fs_tlb_write_other(f, q, addr, v, lanes);
 }
 
 static int fs_tlb_load(void *ctx, gs_qpu *q, unsigned sig, gs_vec *r4) {
-  frag_ctx *f = ctx;
+  qpu_frag_ctx *f = ctx;
   if (sig == QPU_SIG_LOADC || sig == QPU_SIG_LDCEND) {
     f->io->tile->colour_load(f->io->tile->ctx, r4->u);
     return GS_OK;
@@ -428,25 +422,6 @@ static uint32_t fragment_reads(gs_gpu *g, gs_isa_unit *u, gs_addr code) {
   return p ? plan_of(u, p)->reads : GS_FRAG_READS_ALL;
 }
 
-/* A batch of a quiet program run by the fast interpreter (exec.c) as
- * qpu_run_to_end_in_env runs it: in quanta of QPU_QUANTUM instructions
- * (sched.c), the first `chunk` (a multiple of the quantum no larger than
- * the budget, or 0) at once, since none of them can end in the watchdog;
- * a stall, or the rest of a longer run, go on through
- * qpu_run_to_end_in_env from where the chunk left off. */
-static int run_quiet_batch(gs_gpu *g, gs_qpu *q, uint32_t chunk, bool interpreted, const qpu_program *p,
-                           const qpu_uop *start) {
-  /* start: the first micro-op of the program's entry, where q's pc is,
-   * while q->prog is still the program (a batch that ran off its end into
-   * another leaves q->prog at that one) */
-  int rc = chunk && interpreted ? qpu_run_interp_at(g, q, chunk, q->prog == p ? start : NULL) : QPU_STEP_OK;
-  if (rc == QPU_STEP_END) {
-    q->state = QPU_ENDED;
-    return GS_OK;
-  }
-  return rc < 0 ? rc : qpu_run_to_end_in_env(g, q);
-}
-
 /* The fragment payload: W in ra15, Z in rb15, x, y, MS_FLAGS and REV_FLAG
  * in the payload registers (RG Table 29), W, Z, x and y only when the
  * program reads them (io->ignores; qpu_copy_state leaves ra15 and rb15 as
@@ -458,9 +433,10 @@ static int run_quiet_batch(gs_gpu *g, gs_qpu *q, uint32_t chunk, bool interprete
  * A quiet program (frag_plan) with the fast interpreter and without the
  * step debugger is found once a call, with its plan, and each batch after
  * its first whole restart only restores what the plan says
- * (qpu_copy_quiet) and runs from the program's first micro-op (through
- * the interpreter alone while exec.c has no native code for it and counts
- * no more runs: qpu_interpreted). A quiet program writes no memory, so the
+ * (qpu_copy_quiet) and runs from the program's first micro-op; while
+ * exec.c has no native code for it and counts no more runs
+ * (qpu_interpreted), the interpreter alone runs the call's batches back
+ * to back (qpu_run_batches). A quiet program writes no memory, so the
  * code found at the call's start stays the code.
  *
  * Any other program restarts whole for each batch. After the first batch,
@@ -507,6 +483,7 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
   }
   int rc = GS_OK;
   unsigned i = 0;
+  qpu_batches bs = {NULL, io + n - 1, ign, &u->sio, f, plan ? plan->restore : NULL, p, start};
   for (; i < n && rc >= 0; i++) {
     const gs_frag_io *b = &io[i];
     if (p && u->q_quiet == p) {
@@ -518,20 +495,22 @@ GS_CLONES static int run_fragment(gs_gpu *g, gs_isa_unit *u, const gs_frag_io *i
         q->dirty[0] |= p->wmask[0], q->dirty[1] |= p->wmask[1];
       }
     }
-    u->frag.io = b, u->frag.next_vary = 0;
-    u->sio.port = b->tile;
-    b->tile->begin(b->tile->ctx);
-    /* whole 64-byte vectors: memcpy of a constant size compiles to a few
-     * vector moves, where a lane loop over five arrays does not vectorise */
-    if (!(ign & GS_FRAG_READS_W)) memcpy(q->reg[QREG_RA0 + 15].f, b->w, sizeof(gs_vec));
-    if (!(ign & GS_FRAG_READS_Z)) memcpy(q->reg[QREG_RB0 + 15].u, b->z, sizeof(gs_vec));
-    if (!(ign & GS_FRAG_READS_XY)) {
-      memcpy(q->payload[QPU_PAYLOAD_X].u, b->x, sizeof(gs_vec));
-      memcpy(q->payload[QPU_PAYLOAD_Y].u, b->y, sizeof(gs_vec));
-    }
-    memcpy(q->payload[QPU_PAYLOAD_MS].u, b->cov, sizeof(gs_vec));
+    qpu_frag_begin(q, &u->sio, b, ign);
     if (p) {
-      rc = run_quiet_batch(g, q, chunk, interpreted, p, start);
+      /* the interpreter runs this batch and those after it to their ends
+       * (qpu_run_batches) in quanta of QPU_QUANTUM instructions, as
+       * qpu_run_to_end_in_env would, the first `chunk` (a multiple of the
+       * quantum no larger than the budget, or 0) at once since none of
+       * them can end in the watchdog; a stall, or the rest of a longer
+       * run, go on through qpu_run_to_end_in_env where the batch stopped */
+      rc = QPU_STEP_OK;
+      if (chunk && interpreted) {
+        bs.io = b;
+        rc = qpu_run_batches(g, q, chunk, &bs);
+        i = (unsigned)(bs.io - io);
+      }
+      if (rc == QPU_STEP_END) q->state = QPU_ENDED, rc = GS_OK;
+      else if (rc >= 0) rc = qpu_run_to_end_in_env(g, q);
       u->q_quiet = rc >= 0 ? p : NULL;
       continue;
     }
