@@ -690,20 +690,20 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
 
 /* ---- a tile: fragment shading ------------------------------------------------------ */
 
-/* The tile port's functions, on a slot's port_ctx: begin, the Z write
- * and the colour writes are the tile buffer's (tlb_port_functions), the
- * stencil setup and the colour load these. */
 /* The lanes' pixels of block b. */
 static void block_lanes(const pse_block *b, uint32_t x[16], uint32_t y[16]) {
-  uint32_t bx = b->x, by = b->y; /* read once, as for tc->full_cover in prepare_block */
+  uint32_t bx = b->x, by = b->y;
   for (int l = 0; l < 16; l++) {
     x[l] = bx + PSE_LANE_DX(l);
     y[l] = by + PSE_LANE_DY(l);
   }
 }
 
-/* The stencil test goes lane by lane, by the lanes' pixels
- * (tlb_z_write_batch): they are filled here if prepare_block did not. */
+/* The tile port's functions, on a slot's port_ctx: begin, the Z write
+ * and the colour writes are the tile buffer's (tlb_port_functions), the
+ * stencil setup and the colour load these. The stencil test goes lane by
+ * lane, by the lanes' pixels (tlb_z_write_batch): the stencil setup fills
+ * them, in case prepare_block did not. */
 static void port_stencil_setup(void *ctx, uint32_t config) {
   render_slot *s = ((port_ctx *)ctx)->slot;
   block_lanes(&s->blk, s->x, s->y);

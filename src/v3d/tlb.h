@@ -140,10 +140,6 @@ typedef struct tlb_batch {
   uint32_t early_z[16], early_pass[16];
 } tlb_batch;
 void tlb_batch_of(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b);
-/* tlb_batch_of for lanes that are known to be the pixels of the 4×4 block
- * at (x[0], y[0]) in batch lane order (x[l] = x[0] + PSE_LANE_DX(l),
- * y[l] = y[0] + PSE_LANE_DY(l)), as the renderer makes them: only whether
- * that block is aligned and in the tile is left to find out. */
 /* The current tile's blocks as tlb_batch_at places a batch in them: a
  * copy, which a loop making many batches of one tile keeps in registers. */
 typedef struct tlb_grid {
@@ -153,23 +149,27 @@ typedef struct tlb_grid {
 static inline tlb_grid tlb_grid_of(const gs_tlb *t) {
   return (tlb_grid){t->x0, t->y0, t->width, t->height, t->width >> 2, t->samples * 16u};
 }
-/* tlb_batch_block's work but for b->x and b->y, which it leaves: for a
- * caller whose arrays stay the same from batch to batch, with (x0, y0)
- * their first pixel, in the tile of g. The accesses read the arrays only
- * for a batch that is not a block (b->block 0) and for the stencil test
- * (after tlb_stencil_setup): such a caller may fill them only then (the
- * renderer: render.c). */
 /* The index in zs[] of the sample-0 plane of the aligned 4×4 block whose
  * first pixel is (x0, y0), in the tile of g: tlb_zs_at(t, x0 - g->x0,
  * y0 - g->y0, 0), whose lane is 0 (tile origins are multiples of 4). */
 static inline uint32_t tlb_block_base(const tlb_grid *g, uint32_t x0, uint32_t y0) {
   return (((y0 - g->y0) >> 2) * g->blocks_x + ((x0 - g->x0) >> 2)) * g->plane;
 }
+/* tlb_batch_block's work but for b->x and b->y, which it leaves: for a
+ * caller whose arrays stay the same from batch to batch, with (x0, y0)
+ * their first pixel, in the tile of g. The accesses read the arrays only
+ * for a batch that is not a block (b->block 0) and for the stencil test
+ * (after tlb_stencil_setup): such a caller may fill them only then (the
+ * renderer: render.c). */
 static inline void tlb_batch_at(const tlb_grid *g, uint32_t x0, uint32_t y0, tlb_batch *b) {
   b->base = tlb_block_base(g, x0, y0); /* used only for a block */
   b->block = (((x0 | y0) & 3u) == 0) & (x0 - g->x0 < g->width) & (y0 - g->y0 < g->height);
   b->early = 0;
 }
+/* tlb_batch_of for lanes that are known to be the pixels of the 4×4 block
+ * at (x[0], y[0]) in batch lane order (x[l] = x[0] + PSE_LANE_DX(l),
+ * y[l] = y[0] + PSE_LANE_DY(l)), as the renderer makes them: only whether
+ * that block is aligned and in the tile is left to find out. */
 static inline void tlb_batch_block(const gs_tlb *t, const uint32_t *x, const uint32_t *y, tlb_batch *b) {
   tlb_grid g = tlb_grid_of(t);
   b->x = x, b->y = y;
