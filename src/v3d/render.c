@@ -98,15 +98,19 @@ typedef struct linkage_key {
   uint32_t fs_sph[GS_SPH_WORDS], vs_sph[GS_SPH_WORDS];
 } linkage_key;
 
-/* The last linkage a worker worked out (fragment_linkage): tile_ctx's
- * fs_nmodes, fs_modes, vary_src and vary_dflt for key. */
+/* A fragment program's linkage (fragment_linkage). */
+typedef struct frag_linkage {
+  int nmodes;                     /* varyings its SPH maps, or -1: no program header */
+  uint8_t modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
+  int8_t src[PSE_MAX_VARYINGS];   /* pse_state.src and dflt */
+  uint32_t dflt[PSE_MAX_VARYINGS];
+} frag_linkage;
+
+/* The last linkage a worker worked out (fragment_linkage), for key. */
 typedef struct linkage_memo {
   bool valid;
   linkage_key key;
-  int nmodes;
-  uint8_t modes[PSE_MAX_VARYINGS];
-  int8_t src[PSE_MAX_VARYINGS];
-  uint32_t dflt[PSE_MAX_VARYINGS];
+  frag_linkage link;
 } linkage_memo;
 
 /* A rendering worker: everything one host thread needs for a tile. */
@@ -534,11 +538,8 @@ typedef struct tile_ctx {
   uint32_t sh_version;
   const gs_isa *fs_isa;        /* the fragment program's ISA (tc->sh.fs_isa) and the worker's unit for it */
   gs_isa_unit *fs_unit;
-  int fs_nmodes;               /* varyings its SPH maps, or -1: no program header */
   uint32_t fs_reads;           /* what it reads of a batch (gs_isa.fragment_reads), for the primitive being drawn */
-  uint8_t fs_modes[PSE_MAX_VARYINGS]; /* their gs_pixel_imap */
-  int8_t vary_src[PSE_MAX_VARYINGS];  /* pse_state.src and dflt: the linkage */
-  uint32_t vary_dflt[PSE_MAX_VARYINGS];
+  frag_linkage link;           /* its linkage (fragment_linkage) */
   unsigned x, y;               /* tile coordinates */
   gs_cl_packet pending[RENDER_MAX_LOADS];
   unsigned npending;
@@ -576,23 +577,24 @@ static int link_varyings(tile_ctx *tc, const linkage_key *k) {
   uint16_t addr[PSE_MAX_VARYINGS];
   unsigned n;
   int rc;
-  tc->fs_nmodes = -1;
-  for (int i = 0; i < PSE_MAX_VARYINGS; i++) tc->vary_src[i] = (int8_t)i, tc->vary_dflt[i] = 0;
+  frag_linkage *l = &tc->link;
+  l->nmodes = -1;
+  for (int i = 0; i < PSE_MAX_VARYINGS; i++) l->src[i] = (int8_t)i, l->dflt[i] = 0;
   if (!k->fs) return GS_OK;
   if ((rc = gs_sph_decode(k->fs_sph, &fs, d)) < 0) return rc;
-  if ((rc = gs_sph_varying_modes(&fs, tc->fs_modes, addr, &n, d)) < 0) return rc;
-  tc->fs_nmodes = (int)n;
+  if ((rc = gs_sph_varying_modes(&fs, l->modes, addr, &n, d)) < 0) return rc;
+  l->nmodes = (int)n;
   if (!k->vs) return GS_OK;
   if ((rc = gs_sph_decode(k->vs_sph, &vs, d)) < 0) return rc;
   for (unsigned i = 0; i < n; i++) {
     if (!gs_sph_omap(&vs, addr[i])) {
-      tc->vary_src[i] = -1;
-      tc->vary_dflt[i] = gs_sph_attr_default(addr[i]);
+      l->src[i] = -1;
+      l->dflt[i] = gs_sph_attr_default(addr[i]);
       continue;
     }
     int row = 0;
     for (unsigned a = GS_SPH_ATTR_GENERIC(0); a < addr[i]; a += 4) row += gs_sph_omap(&vs, a) != 0;
-    tc->vary_src[i] = (int8_t)row;
+    l->src[i] = (int8_t)row;
   }
   return GS_OK;
 }
@@ -614,19 +616,12 @@ static int fragment_linkage(tile_ctx *tc) {
     if ((k.vs = rc > 0)) memcpy(k.vs_sph, h.sph_words, sizeof k.vs_sph);
   }
   if (m->valid && !memcmp(&m->key, &k, sizeof k)) {
-    tc->fs_nmodes = m->nmodes;
-    memcpy(tc->fs_modes, m->modes, sizeof tc->fs_modes);
-    memcpy(tc->vary_src, m->src, sizeof tc->vary_src);
-    memcpy(tc->vary_dflt, m->dflt, sizeof tc->vary_dflt);
+    tc->link = m->link;
     return GS_OK;
   }
   m->valid = false;
   if ((rc = link_varyings(tc, &k)) < 0) return rc;
-  m->key = k, m->nmodes = tc->fs_nmodes;
-  memcpy(m->modes, tc->fs_modes, sizeof m->modes);
-  memcpy(m->src, tc->vary_src, sizeof m->src);
-  memcpy(m->dflt, tc->vary_dflt, sizeof m->dflt);
-  m->valid = true;
+  m->key = k, m->link = tc->link, m->valid = true;
   return GS_OK;
 }
 
@@ -681,9 +676,9 @@ static int derive(tile_ctx *tc, const gs_cl_packet *draw) {
   ps->nvary = (uint8_t)tc->sh.nvary;
   pse_state_set_flat_flags(ps, it[CLE_FLAT].version ? it[CLE_FLAT].values[0] : 0);
   /* The SPH decides; varyings past those it maps keep the flags' mode. */
-  for (int i = 0; i < tc->fs_nmodes && i < (int)tc->sh.nvary; i++) ps->interp[i] = tc->fs_modes[i];
-  memcpy(ps->src, tc->vary_src, sizeof ps->src);
-  memcpy(ps->dflt, tc->vary_dflt, sizeof ps->dflt);
+  for (int i = 0; i < tc->link.nmodes && i < (int)tc->sh.nvary; i++) ps->interp[i] = tc->link.modes[i];
+  memcpy(ps->src, tc->link.src, sizeof ps->src);
+  memcpy(ps->dflt, tc->link.dflt, sizeof ps->dflt);
   tc->dirty = false;
   return GS_OK;
 }
