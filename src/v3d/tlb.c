@@ -523,19 +523,17 @@ static void port_colour_write_avx2(void *ctx, int all, const uint32_t *rgba, con
 
 static const tlb_port_fns port_avx2 = {port_begin, port_z_write_avx2, port_colour_write_avx2};
 
-/* The store of a single-sample RGBA8888 tile to a raster frame as it is,
- * w x h pixels to base (pitch bytes a row), four rows at a time: a
- * block's 16 words are two registers, the first holding its rows 0 and 1
- * (lanes 0, 1, 4, 5, then 2, 3, 6, 7: tlb_lane_of), the second rows 2 and
- * 3, each put in row order by one permute of its 64-bit halves and stored
- * as two 16-byte rows. Columns past the last whole block go a pixel at a
- * time. Returns the rows stored, h rounded down to 4. */
-static uint32_t store_raster_avx2(const gs_tlb *t, uint8_t *base, uint32_t pitch, uint32_t w, uint32_t h) {
-  for (uint32_t ly = 0; ly + 4 <= h; ly += 4) {
+/* The store of a single-sample RGBA8888 tile's whole blocks to a raster
+ * frame as it is, the first w4 x h4 pixels (multiples of 4) to base (pitch
+ * bytes a row), four rows at a time: a block's 16 words are two registers,
+ * the first holding its rows 0 and 1 (lanes 0, 1, 4, 5, then 2, 3, 6, 7:
+ * tlb_lane_of), the second rows 2 and 3, each put in row order by one
+ * permute of its 64-bit halves and stored as two 16-byte rows. */
+static void store_raster_avx2(const gs_tlb *t, uint8_t *base, uint32_t pitch, uint32_t w4, uint32_t h4) {
+  for (uint32_t ly = 0; ly < h4; ly += 4) {
     const uint32_t *c = &t->colour[tlb_colour_at(t, 0, ly, 0, 0)]; /* the next block's is 16 words on */
     uint8_t *row = base + tiling_raster_offset(t->x0, t->y0 + ly, pitch, 4);
-    uint32_t lx = 0;
-    for (; lx + 4 <= w; lx += 4, c += 16) {
+    for (uint32_t lx = 0; lx < w4; lx += 4, c += 16) {
       __m256i r01 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(const void *)c), 0xD8);
       __m256i r23 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(c + 8)), 0xD8);
       uint8_t *p = row + 4 * lx;
@@ -544,10 +542,7 @@ static uint32_t store_raster_avx2(const gs_tlb *t, uint8_t *base, uint32_t pitch
       _mm_storeu_si128((__m128i *)(void *)(p + 2 * pitch), _mm256_castsi256_si128(r23));
       _mm_storeu_si128((__m128i *)(void *)(p + 3 * pitch), _mm256_extracti128_si256(r23, 1));
     }
-    for (; lx < w; lx++)
-      for (uint32_t k = 0; k < 4; k++) memcpy(row + k * pitch + 4 * lx, &t->colour[tlb_colour_at(t, lx, ly + k, 0, 0)], 4);
   }
-  return h & ~3u;
 }
 #if !defined(__AVX2__)
 #pragma GCC pop_options
@@ -746,15 +741,20 @@ static int move_tile(gs_tlb *t, const gs_mem *m, const tlb_frame *f, move_kind k
   if (kind == MOVE_STORE_COLOUR && as_is && t->samples == 1 && f->layout == TILING_RASTER) {
     /* ... and in raster order: a block's row is two pairs of neighbouring
      * lanes (tlb_lane_of(0, y), + 1 and + 4, + 5), 16 bytes of the
-     * frame's row; with AVX2 four rows at a time, to the last multiple of 4 */
-    uint32_t ly = 0;
+     * frame's row; with AVX2 the whole blocks four rows at a time, the
+     * rest (rows below h4: columns from w4 on) here */
+    uint32_t ly = 0, w4 = 0, h4 = 0;
 #if TLB_AVX2
-    if (tlb_port_avx2()) ly = store_raster_avx2(t, base, f->width * cpp, w, h);
+    if (tlb_port_avx2()) {
+      w4 = w & ~3u, h4 = h & ~3u;
+      store_raster_avx2(t, base, f->width * cpp, w4, h4);
+      if (w4 == w) ly = h4; /* no columns left in those rows */
+    }
 #endif
     for (; ly < h; ly++) {
       uint8_t *row = base + tiling_raster_offset(t->x0, t->y0 + ly, f->width * cpp, cpp);
-      const uint32_t *c = &t->colour[tlb_colour_at(t, 0, ly, 0, 0)]; /* the next block's is 16 words on */
-      uint32_t lx = 0;
+      uint32_t lx = ly < h4 ? w4 : 0;
+      const uint32_t *c = &t->colour[tlb_colour_at(t, lx, ly, 0, 0)]; /* the next block's is 16 words on */
       for (; lx + 4 <= w; lx += 4, c += 16) {
         memcpy(row + 4 * lx, c, 8);
         memcpy(row + 4 * lx + 8, c + 4, 8);
