@@ -150,8 +150,13 @@ static void init(void) {
    * process ("Do not know how to split this operator's operand!") on some
    * of the layer's 16- and 32-lane vector operations when AVX-512 is on
    * (seen on an AMD EPYC host); the code is AVX2's, as the interpreter's.
-   * A later "-avx512f" clears it and every feature that implies it. */
+   * A later "-avx512f" clears it and every feature that implies it; an
+   * x86 feature, which another host's LLVM would not know. */
+#if defined(__x86_64__) || defined(__i386__)
   static const char no_avx512[] = ",-avx512f";
+#else
+  static const char no_avx512[] = "";
+#endif
   size_t hn = strlen(host);
   char *features = malloc(hn + sizeof no_avx512);
   if (!features) {
